@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Public API of the eh_frame library: build an unwind table from an ELF's
+ * call-frame information, keep it in the build-id cache, read it back.
+ * Used by eh2table now and by probe-load later; no BPF dependency.
+ *
+ * Conventions (libbpf's): functions return 0 or a negative errno; objects are
+ * opaque with object__method names; options structs carry their size so they
+ * can grow. Every failure also fills a struct eh_error with one line naming
+ * the reason (the caller prefixes the file name).
+ */
+#ifndef EH_TABLE_H
+#define EH_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <linux/types.h>
+
+#include "unwind_table.h"
+
+struct eh_error {
+	char msg[256];		/* "no .eh_frame or .debug_frame section", ... */
+};
+
+/* A table: built from an ELF, or mapped read-only from a cache file. */
+struct unwind_table;
+
+struct unwind_build_opts {
+	size_t sz;			/* sizeof(struct unwind_build_opts) */
+	bool no_debug_frame;		/* ignore .debug_frame (and debug files) */
+	const char *debug_root;		/* default "/usr/lib/debug" */
+};
+
+/* Parse FILE's .eh_frame/.debug_frame (and its separate debug file) into a
+ * sorted, merged table. */
+int unwind_table__from_elf(const char *path, const struct unwind_build_opts *opts,
+			   struct unwind_table **out, struct eh_error *err);
+
+/* Parse a raw CFI section, for tests and the fuzz target: DATA is the
+ * section's bytes, VADDR its address in the ELF, EH_FRAME selects .eh_frame
+ * (true) or .debug_frame (false) syntax. */
+int unwind_table__from_section(const void *data, size_t size, __u64 vaddr,
+			       bool eh_frame, struct unwind_table **out,
+			       struct eh_error *err);
+
+/* Map a cache file; checks magic, version, sizes and checksum. -EBADMSG when
+ * the file is corrupt or truncated, -ENOENT when absent. */
+int unwind_table__open(const char *path, struct unwind_table **out,
+		       struct eh_error *err);
+
+/* Write atomically (temporary file in the same directory, fsync, rename). */
+int unwind_table__write(const struct unwind_table *t, const char *path,
+			struct eh_error *err);
+
+/* Text dump, one row per line, lined up with readelf --debug-dump=frames-interp:
+ *   <pc hex> <cfa> <rbp> <ra>
+ * cfa: rsp+N rbp+N plt1 plt2 *(rsp+N)+M <reg>+N signal unsupported end
+ * rbp: u | c-N | c+N | unsupported       ra: c-8 | u | unsupported
+ * Lines starting with '#' are comments. */
+int unwind_table__dump(const struct unwind_table *t, FILE *out);
+
+const struct pk_unwind_header *unwind_table__header(const struct unwind_table *t);
+/* Bytes of the serialized table (header + arrays), as written to the cache. */
+size_t unwind_table__size(const struct unwind_table *t);
+void unwind_table__free(struct unwind_table *t);
+
+/* Cache ------------------------------------------------------------------ */
+
+#define EH_CACHE_ENV	"PROBEKIT_CACHE_DIR"
+
+/* The cache root: DIR if given, else $PROBEKIT_CACHE_DIR, else
+ * /var/cache/probekit for root, else $XDG_CACHE_HOME/probekit (or
+ * ~/.cache/probekit). Writes into BUF; -ENAMETOOLONG if it does not fit. */
+int eh_cache_root(const char *dir, char *buf, size_t len);
+
+/* The key of FILE: its GNU build-id in hex, or, without one, "nb-" followed by
+ * a content hash (documented in eh_frame/README.md). */
+int eh_cache_key(const char *path, char *buf, size_t len, struct eh_error *err);
+
+/* <root>/<first 2 hex>/<rest>.unwind */
+int eh_cache_path(const char *root, const char *key, char *buf, size_t len);
+
+struct eh_cache_opts {
+	size_t sz;
+	const char *cache_dir;		/* NULL: eh_cache_root() default */
+	bool force;			/* rebuild even if a valid file exists */
+	const struct unwind_build_opts *build;
+};
+
+enum eh_cache_result {
+	EH_CACHE_HIT = 1,		/* valid cache file reused */
+	EH_CACHE_BUILT,			/* built and written */
+	EH_CACHE_REBUILT,		/* existing file was corrupt: rebuilt */
+};
+
+/* Get FILE's table from the cache, building and writing it when absent,
+ * corrupt or forced. Returns enum eh_cache_result (> 0) or a negative errno;
+ * *out (if not NULL) receives the table, CACHE_PATH (if not NULL) its file. */
+int eh_cache_get(const char *path, const struct eh_cache_opts *opts,
+		 struct unwind_table **out, char *cache_path, size_t cache_path_len,
+		 struct eh_error *err);
+
+#endif /* EH_TABLE_H */

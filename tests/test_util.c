@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test_util.h"
+
+static const char *env_path(const char *var, const char *fallback,
+			    const char *rel, char *buf, size_t len)
+{
+	const char *root = getenv(var);
+
+	snprintf(buf, len, "%s/%s", root && *root ? root : fallback, rel);
+	return buf;
+}
+
+const char *pk_test_build_path(const char *rel, char *buf, size_t len)
+{
+	return env_path("PROBEKIT_BUILD", "build", rel, buf, len);
+}
+
+const char *pk_test_src_path(const char *rel, char *buf, size_t len)
+{
+	return env_path("PROBEKIT_SRC", ".", rel, buf, len);
+}
+
+START_TEST(test_root_required_in_ci)
+{
+	ck_abort_msg("integration tests need root and CI=true: a skip is a failure");
+}
+END_TEST
+
+bool pk_test_need_root(Suite *s, const char *why)
+{
+	const char *ci = getenv("CI");
+	TCase *tc;
+
+	if (geteuid() == 0)
+		return true;
+	if (ci && strcmp(ci, "true") == 0) {
+		tc = tcase_create("needs_root");
+		tcase_add_test(tc, test_root_required_in_ci);
+		suite_add_tcase(s, tc);
+	} else {
+		fprintf(stderr, "SKIP: not root: %s\n", why);
+	}
+	return false;
+}
+
+/* Append everything readable from FD to *buf. Returns false at EOF. */
+static bool drain(int fd, char **buf, size_t *len)
+{
+	char chunk[65536];
+	ssize_t n = read(fd, chunk, sizeof(chunk));
+	char *p;
+
+	if (n < 0 && errno == EINTR)
+		return true;
+	if (n <= 0)
+		return false;
+	p = realloc(*buf, *len + n + 1);
+	if (!p)
+		return false;
+	memcpy(p + *len, chunk, n);
+	*len += n;
+	p[*len] = '\0';
+	*buf = p;
+	return true;
+}
+
+int pk_test_run(char *const argv[], char **out, char **err)
+{
+	int po[2], pe[2], status = -1;
+	char *bo = calloc(1, 1), *be = calloc(1, 1);
+	size_t lo = 0, le = 0;
+	bool open_o = true, open_e = true;
+	pid_t pid;
+
+	if (pipe2(po, O_CLOEXEC) || pipe2(pe, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		int devnull = open("/dev/null", O_RDONLY);
+
+		dup2(devnull, 0);
+		dup2(po[1], 1);
+		dup2(pe[1], 2);
+		execvp(argv[0], argv);
+		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
+		_exit(127);
+	}
+	close(po[1]);
+	close(pe[1]);
+	while (open_o || open_e) {
+		struct pollfd p[2] = { { po[0], POLLIN, 0 }, { pe[0], POLLIN, 0 } };
+
+		if (poll(p, 2, -1) < 0 && errno != EINTR)
+			break;
+		if (open_o && p[0].revents)
+			open_o = drain(po[0], &bo, &lo);
+		if (open_e && p[1].revents)
+			open_e = drain(pe[0], &be, &le);
+	}
+	close(po[0]);
+	close(pe[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (out)
+		*out = bo;
+	else
+		free(bo);
+	if (err)
+		*err = be;
+	else
+		free(be);
+	return status;
+}
+
+char *pk_test_read_file(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t n = 0, cap = 0;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (n + 4096 + 1 > cap) {
+			char *p = realloc(buf, cap = (cap ? cap * 2 : 65536));
+
+			if (!p) {
+				free(buf);
+				fclose(f);
+				return NULL;
+			}
+			buf = p;
+		}
+		size_t r = fread(buf + n, 1, cap - n - 1, f);
+
+		n += r;
+		if (r == 0)
+			break;
+	}
+	fclose(f);
+	buf[n] = '\0';
+	if (len)
+		*len = n;
+	return buf;
+}

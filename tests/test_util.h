@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Helpers shared by the check suites. */
+#ifndef PK_TEST_UTIL_H
+#define PK_TEST_UTIL_H
+
+#include <check.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* $PROBEKIT_BUILD/<rel> (the build directory make check tests), in BUF. */
+const char *pk_test_build_path(const char *rel, char *buf, size_t len);
+/* $PROBEKIT_SRC/<rel> (the source tree), in BUF. */
+const char *pk_test_src_path(const char *rel, char *buf, size_t len);
+
+/*
+ * Integration tests need root (BPF, perf events). Suites that need it call
+ * this when building their Suite: it returns true when the test cases may be
+ * added. Not root: false, with a note on stderr, so the tests are not run --
+ * unless CI=true, where the suite gets a failing case instead: in CI a skip
+ * is a failure.
+ */
+bool pk_test_need_root(Suite *s, const char *why);
+
+/* Run ARGV (NULL-terminated), capturing stdout and stderr into malloc'ed,
+ * NUL-terminated buffers (either may be NULL to discard). Returns the exit
+ * status as from waitpid (use WIFEXITED/WEXITSTATUS), or -1. */
+int pk_test_run(char *const argv[], char **out, char **err);
+
+/* Read a whole file into a malloc'ed NUL-terminated buffer, NULL on error. */
+char *pk_test_read_file(const char *path, size_t *len);
+
+#endif
