@@ -124,6 +124,36 @@ int pk_test_run(char *const argv[], char **out, char **err)
 	return status;
 }
 
+pid_t pk_test_spawn(char *const argv[], const char *out_path)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		int in = open("/dev/null", O_RDONLY);
+		int out = open(out_path ? out_path : "/dev/null",
+			       O_WRONLY | O_CREAT | O_APPEND, 0644);
+
+		if (in < 0 || out < 0)
+			_exit(127);
+		dup2(in, 0);
+		dup2(out, 1);
+		dup2(out, 2);
+		execvp(argv[0], argv);
+		_exit(127);
+	}
+	return pid;
+}
+
+int pk_test_wait(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return status;
+}
+
 char *pk_test_read_file(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "re");

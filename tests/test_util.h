@@ -6,6 +6,7 @@
 #include <check.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 /* $PROBEKIT_BUILD/<rel> (the build directory make check tests), in BUF. */
 const char *pk_test_build_path(const char *rel, char *buf, size_t len);
@@ -25,6 +26,12 @@ bool pk_test_need_root(Suite *s, const char *why);
  * NUL-terminated buffers (either may be NULL to discard). Returns the exit
  * status as from waitpid (use WIFEXITED/WEXITSTATUS), or -1. */
 int pk_test_run(char *const argv[], char **out, char **err);
+
+/* Start ARGV (NULL-terminated) with stdin from /dev/null and stdout and
+ * stderr appended to OUT_PATH (NULL: /dev/null). Returns the pid or -1. */
+pid_t pk_test_spawn(char *const argv[], const char *out_path);
+/* Wait for PID; returns its status as from waitpid, or -1. */
+int pk_test_wait(pid_t pid);
 
 /* Read a whole file into a malloc'ed NUL-terminated buffer, NULL on error. */
 char *pk_test_read_file(const char *path, size_t *len);

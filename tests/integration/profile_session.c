@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <linux/bpf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "profile_session.h"
+#include "test_util.h"
+
+#define PIN_PREFIX "/sys/fs/bpf/probekit-test-"
+
+/* Set in the runner before check forks the test, so every test process of a
+ * run shares one prefix and the runner can clean up after all of them. */
+static pid_t runner_pid;
+static char pin_dir[128];
+
+const char *pk_e2e_pin_dir(void)
+{
+	if (!runner_pid)
+		runner_pid = getpid();
+	if (!pin_dir[0])
+		snprintf(pin_dir, sizeof(pin_dir), PIN_PREFIX "%d-%d",
+			 (int)runner_pid, (int)getpid());
+	return pin_dir;
+}
+
+void pk_e2e_cleanup_all(void)
+{
+	char cmd[256];
+
+	if (!runner_pid)
+		runner_pid = getpid();
+	/* Unpinning a link detaches it: removing the directories is the unload. */
+	snprintf(cmd, sizeof(cmd), "rm -rf " PIN_PREFIX "%d-*", (int)runner_pid);
+	if (system(cmd) != 0)
+		fprintf(stderr, "cleanup failed: %s\n", cmd);
+}
+
+const char *pk_e2e_fixture(const char *name)
+{
+	static char path[4096];
+	char rel[256];
+
+	snprintf(rel, sizeof(rel), "fixtures/%s", name);
+	return pk_test_build_path(rel, path, sizeof(path));
+}
+
+/* argv = PROGRAM --pin-dir DIR ARGS... NULL */
+static char **tool_argv(const char *tool, const char *const args[], char *path,
+			size_t len)
+{
+	size_t n = 0, i;
+	char **argv;
+
+	while (args && args[n])
+		n++;
+	argv = calloc(n + 4, sizeof(*argv));
+	argv[0] = (char *)pk_test_build_path(tool, path, len);
+	argv[1] = "--pin-dir";
+	argv[2] = (char *)pk_e2e_pin_dir();
+	for (i = 0; i < n; i++)
+		argv[3 + i] = (char *)args[i];
+	return argv;
+}
+
+static int run_tool(const char *tool, const char *const args[], char **out,
+		    char **err)
+{
+	char path[4096];
+	char **argv = tool_argv(tool, args, path, sizeof(path));
+	int status = pk_test_run(argv, out, err);
+
+	free(argv);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+}
+
+int pk_e2e_load(const char *const args[])
+{
+	char *err = NULL;
+	int rc = run_tool("probe-load", args, NULL, &err);
+
+	if (rc)
+		fprintf(stderr, "probe-load exited %d: %s", rc, err);
+	free(err);
+	return rc;
+}
+
+int pk_e2e_read(const char *const args[], char **out, char **err)
+{
+	return run_tool("probe-read", args, out, err);
+}
+
+int pk_e2e_unload(void)
+{
+	const char *args[] = { "--unload", NULL };
+
+	return run_tool("probe-load", args, NULL, NULL);
+}
+
+bool pk_e2e_parse_summary(const char *err, struct pk_e2e_summary *sum)
+{
+	const char *line = err ? strstr(err, "samples read") : NULL;
+
+	if (!line)
+		return false;
+	/* back to the start of the line */
+	while (line > err && line[-1] != '\n')
+		line--;
+	return sscanf(line, "probe-read: %llu samples read, %llu lost (ring buffer full), %llu failed stacks",
+		      &sum->read, &sum->lost, &sum->failed) == 3;
+}
+
+int pk_e2e_perf_links(void)
+{
+	__u32 id = 0;
+	int n = 0;
+
+	while (bpf_link_get_next_id(id, &id) == 0) {
+		struct bpf_link_info info;
+		__u32 len = sizeof(info);
+		int fd = bpf_link_get_fd_by_id(id);
+
+		if (fd < 0)
+			continue;	/* went away meanwhile */
+		memset(&info, 0, sizeof(info));
+		if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 &&
+		    info.type == BPF_LINK_TYPE_PERF_EVENT)
+			n++;
+		close(fd);
+	}
+	return n;
+}
+
+/*
+ * flamegraph.pl reads a line as /^(.*)\s+?(\d+(?:\.\d*)?)$/ and splits the
+ * stack on ';'. probekit promises more: integer counts, a single space before
+ * the count, no empty frame and no control characters.
+ */
+static bool parse_line(char *line, struct pk_folded_line *fl)
+{
+	char *sp = strrchr(line, ' '), *end, *frame, *p;
+	unsigned long count;
+
+	if (!sp || sp == line || sp[1] == '\0')
+		return false;
+	errno = 0;
+	count = strtoul(sp + 1, &end, 10);
+	if (errno || *end || count == 0 || sp[1] < '0' || sp[1] > '9')
+		return false;
+	*sp = '\0';
+	for (p = line; *p; p++)
+		if ((unsigned char)*p < 0x20)
+			return false;
+	for (frame = line;; frame = p + 1) {
+		p = strchrnul(frame, ';');
+		if (p == frame)
+			return false;	/* empty frame */
+		if (!*p)
+			break;
+	}
+	fl->stack = strdup(line);
+	fl->count = count;
+	return true;
+}
+
+bool pk_folded_parse(const char *text, struct pk_folded *f, const char **bad_line)
+{
+	char *copy = strdup(text ? text : ""), *save = NULL, *line;
+	bool ok = true;
+
+	memset(f, 0, sizeof(*f));
+	for (line = strtok_r(copy, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		struct pk_folded_line fl;
+
+		if (!parse_line(line, &fl)) {
+			static char bad[512];
+
+			snprintf(bad, sizeof(bad), "%s", line);
+			if (bad_line)
+				*bad_line = bad;
+			ok = false;
+			break;
+		}
+		f->lines = realloc(f->lines, (f->n + 1) * sizeof(*f->lines));
+		f->lines[f->n++] = fl;
+	}
+	free(copy);
+	return ok;
+}
+
+void pk_folded_free(struct pk_folded *f)
+{
+	for (size_t i = 0; i < f->n; i++)
+		free(f->lines[i].stack);
+	free(f->lines);
+	memset(f, 0, sizeof(*f));
+}
+
+unsigned long pk_folded_total(const struct pk_folded *f, const char *comm)
+{
+	size_t len = strlen(comm);
+	unsigned long total = 0;
+
+	for (size_t i = 0; i < f->n; i++)
+		if (!strncmp(f->lines[i].stack, comm, len) &&
+		    (f->lines[i].stack[len] == ';' || !f->lines[i].stack[len]))
+			total += f->lines[i].count;
+	return total;
+}

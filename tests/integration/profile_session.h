@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Helpers of the end-to-end suites: run the real probe-load / probe-read from
+ * the build under test against a pin directory of the test's own, and read
+ * what they print.
+ */
+#ifndef PK_PROFILE_SESSION_H
+#define PK_PROFILE_SESSION_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* One pin directory per test: /sys/fs/bpf/probekit-test-<runner pid>-<n>. */
+const char *pk_e2e_pin_dir(void);
+/* Remove every pin directory this runner created (unchecked teardown: runs
+ * in the runner process even when a test died half-way). */
+void pk_e2e_cleanup_all(void);
+
+/* Run probe-load --pin-dir <pin dir> ARGS... ; returns exit status (0 ok). */
+int pk_e2e_load(const char *const args[]);
+/* Run probe-read --pin-dir <pin dir> ARGS...; stdout into *out, stderr into
+ * *err (malloc'ed). Returns exit status. */
+int pk_e2e_read(const char *const args[], char **out, char **err);
+int pk_e2e_unload(void);
+
+/* The numbers of probe-read's summary line on stderr. */
+struct pk_e2e_summary {
+	unsigned long long read, lost, failed;
+};
+bool pk_e2e_parse_summary(const char *err, struct pk_e2e_summary *sum);
+
+/* Number of perf_event BPF links in the system. */
+int pk_e2e_perf_links(void);
+
+/* Folded-stack output as parsed by flamegraph.pl's rule: "STACK COUNT". */
+struct pk_folded_line {
+	char *stack;
+	unsigned long count;
+};
+struct pk_folded {
+	struct pk_folded_line *lines;
+	size_t n;
+};
+/* Parse; false (with *bad_line) if any line breaks the format. */
+bool pk_folded_parse(const char *text, struct pk_folded *f, const char **bad_line);
+void pk_folded_free(struct pk_folded *f);
+/* Sum of counts over lines whose root frame (comm) is COMM. */
+unsigned long pk_folded_total(const struct pk_folded *f, const char *comm);
+
+/* Fixture path, fixed pathname buffer. */
+const char *pk_e2e_fixture(const char *name);
+
+#endif
