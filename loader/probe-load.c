@@ -1,2 +1,380 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * probe-load: load the sampler, attach it to every CPU, pin it and exit.
+ * Sampling goes on without this process until `probe-load --unload`.
+ */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
-int main(void) { fputs("stub\n", stderr); return 1; }
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "command.h"
+#include "options.h"
+#include "perf_events.h"
+#include "pins.h"
+#include "probekit.h"
+#include "profile.skel.h"
+#include "session.h"
+#include "system.h"
+
+static bool verbose;
+
+/* libbpf's warnings are worth seeing; its progress chatter is not. */
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level != LIBBPF_WARN && !verbose)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+struct load {
+	const struct pk_load_opts *opts;
+	bool online[PK_MAX_CPUS];
+	char online_list[256];
+	pid_t *tgids;		/* distinct target processes */
+	int ntgids;
+	struct pk_command cmd;
+	struct pk_perf_events pe;
+	struct bpf_link **cpu_links;
+	struct pk_pins pins;
+	struct profile_bpf *skel;
+	struct pk_session session;
+	char err[PK_ERR_LEN];
+};
+
+/* Everything that can be refused without touching the kernel. */
+static int preflight(struct load *l)
+{
+	const struct pk_load_opts *o = l->opts;
+	struct pk_load_limits lim = { .page_size = sysconf(_SC_PAGESIZE) };
+	struct utsname uts;
+	int ret;
+
+	ret = pk_check_caps(pk_effective_caps(), l->err);
+	if (ret)
+		return ret;
+	uname(&uts);
+	ret = pk_check_kernel_release(uts.release, l->err);
+	if (ret)
+		return ret;
+	ret = pk_check_btf(PK_BTF_VMLINUX, l->err);
+	if (ret)
+		return ret;
+	ret = pk_read_uint("/proc/sys/kernel/perf_event_max_sample_rate", &lim.max_sample_rate);
+	if (ret)
+		return pk_err(l->err, ret, "cannot read /proc/sys/kernel/perf_event_max_sample_rate: %s",
+			      strerror(-ret));
+	ret = pk_load_opts_check(o, &lim, l->err);
+	if (ret)
+		return ret;
+	ret = pk_online_cpus(l->online, PK_MAX_CPUS, l->online_list, sizeof(l->online_list));
+	if (ret < 0)
+		return pk_err(l->err, ret, "cannot read the online CPUs: %s", strerror(-ret));
+	if (o->cpu >= 0) {
+		if (o->cpu >= PK_MAX_CPUS || !l->online[o->cpu])
+			return pk_err(l->err, -EINVAL, "-C %d: no such CPU (online: %s)",
+				      o->cpu, l->online_list);
+		memset(l->online, 0, sizeof(l->online));
+		l->online[o->cpu] = true;
+	}
+	l->tgids = calloc(o->npids + 1, sizeof(*l->tgids));	/* + the command */
+	if (!l->tgids)
+		return pk_err(l->err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < o->npids; i++) {
+		pid_t tgid;
+		int j;
+
+		ret = pk_resolve_tgid(o->pids[i], &tgid, l->err);
+		if (ret)
+			return ret;
+		for (j = 0; j < l->ntgids && l->tgids[j] != tgid; j++)
+			;
+		if (j == l->ntgids)
+			l->tgids[l->ntgids++] = tgid;
+	}
+	return 0;
+}
+
+static int configure(struct load *l)
+{
+	const struct pk_load_opts *o = l->opts;
+	struct profile_bpf *skel = l->skel;
+	bool follow = l->ntgids > 0;
+	unsigned int max_stack = PK_MAX_STACK_DEPTH;
+	int ret;
+
+	skel->rodata->filter_pids = follow;
+	skel->rodata->skip_idle = o->skip_idle;
+	skel->rodata->target_cpu = o->cpu;
+	if (pk_read_uint("/proc/sys/kernel/perf_event_max_stack", &max_stack) == 0 &&
+	    max_stack < PK_MAX_STACK_DEPTH)
+		skel->rodata->stack_depth = max_stack;
+	ret = bpf_map__set_max_entries(skel->maps.events, o->ringbuf_bytes);
+	if (ret)
+		return pk_err(l->err, ret, "ring buffer size: %s", strerror(-ret));
+	/* Without targets there is nothing for the fork/exit programs to do. */
+	bpf_program__set_autoload(skel->progs.follow_fork, follow);
+	bpf_program__set_autoload(skel->progs.forget_exit, follow);
+	return 0;
+}
+
+static int add_targets(struct load *l)
+{
+	int fd = bpf_map__fd(l->skel->maps.targets);
+	__u8 one = 1;
+
+	for (int i = 0; i < l->ntgids; i++)
+		if (bpf_map_update_elem(fd, &l->tgids[i], &one, BPF_ANY))
+			return pk_err(l->err, -errno, "cannot add target %d: %s",
+				      (int)l->tgids[i], strerror(errno));
+	return 0;
+}
+
+/* A target that exited while we loaded was missed by forget_exit. */
+static void drop_exited_targets(struct load *l)
+{
+	int fd = bpf_map__fd(l->skel->maps.targets);
+
+	for (int i = 0; i < l->ntgids; i++)
+		if (!pk_process_alive(l->tgids[i]))
+			bpf_map_delete_elem(fd, &l->tgids[i]);
+}
+
+static int attach_follow(struct load *l)
+{
+	struct profile_bpf *skel = l->skel;
+
+	if (!l->ntgids)
+		return 0;
+	skel->links.follow_fork = bpf_program__attach(skel->progs.follow_fork);
+	if (!skel->links.follow_fork)
+		return pk_err(l->err, -errno, "cannot attach to sched_process_fork: %s",
+			      strerror(errno));
+	skel->links.forget_exit = bpf_program__attach(skel->progs.forget_exit);
+	if (!skel->links.forget_exit)
+		return pk_err(l->err, -errno, "cannot attach to sched_process_exit: %s",
+			      strerror(errno));
+	return 0;
+}
+
+static int attach_cpus(struct load *l)
+{
+	struct pk_perf_events *pe = &l->pe;
+	int ret;
+
+	ret = pk_perf_events_open(pe, l->online, PK_MAX_CPUS, l->opts->freq, l->err);
+	if (ret)
+		return ret;
+	l->cpu_links = calloc(pe->n, sizeof(*l->cpu_links));
+	if (!l->cpu_links)
+		return pk_err(l->err, -ENOMEM, "out of memory");
+	for (int i = 0; i < pe->n; i++) {
+		l->cpu_links[i] = bpf_program__attach_perf_event(l->skel->progs.profile_sample,
+								 pe->fds[i]);
+		if (!l->cpu_links[i])
+			return pk_err(l->err, -errno, "cannot attach to CPU %d: %s",
+				      pe->cpus[i], strerror(errno));
+		pe->fds[i] = -1;	/* the link owns it now */
+	}
+	return 0;
+}
+
+static __u64 clock_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+static int write_session(struct load *l)
+{
+	const struct pk_load_opts *o = l->opts;
+	struct pk_session *s = &l->session;
+	__u32 key = 0;
+
+	s->layout_version = PK_PIN_LAYOUT_VERSION;
+	s->flags = (l->ntgids ? PK_SESSION_FILTER_PIDS : 0) |
+		   (o->skip_idle ? PK_SESSION_SKIP_IDLE : 0) |
+		   (o->cpu >= 0 ? PK_SESSION_FILTER_CPU : 0) |
+		   (o->cmd ? PK_SESSION_COMMAND : 0);
+	/* Boot clock: bpf_ktime_get_boot_ns() keeps counting in suspend. */
+	s->start_time_ns = clock_ns(CLOCK_BOOTTIME);
+	s->start_realtime_ns = clock_ns(CLOCK_REALTIME);
+	s->freq_hz = o->freq;
+	s->cpu = o->cpu;
+	s->ncpus = l->pe.n;
+	s->ntargets = l->ntgids;
+	s->ringbuf_bytes = o->ringbuf_bytes;
+	if (bpf_map_update_elem(bpf_map__fd(l->skel->maps.session), &key, s, BPF_ANY))
+		return pk_err(l->err, -errno, "cannot write the session settings: %s",
+			      strerror(errno));
+	return 0;
+}
+
+/* The session map goes last: it is what tells readers a session is there. */
+static int pin_all(struct load *l)
+{
+	struct profile_bpf *skel = l->skel;
+	struct pk_pins *p = &l->pins;
+	char name[64];
+	int ret = 0;
+
+	for (int i = 0; !ret && i < l->pe.n; i++) {
+		snprintf(name, sizeof(name), PK_PIN_LINKS_DIR "/cpu%d", l->pe.cpus[i]);
+		ret = pk_pins_add(p, bpf_link__fd(l->cpu_links[i]), name, l->err);
+	}
+	if (!ret && skel->links.follow_fork)
+		ret = pk_pins_add(p, bpf_link__fd(skel->links.follow_fork),
+				  PK_PIN_LINKS_DIR "/fork", l->err);
+	if (!ret && skel->links.forget_exit)
+		ret = pk_pins_add(p, bpf_link__fd(skel->links.forget_exit),
+				  PK_PIN_LINKS_DIR "/exit", l->err);
+	if (!ret)
+		ret = pk_pins_add(p, bpf_map__fd(skel->maps.events), PK_PIN_EVENTS, l->err);
+	if (!ret)
+		ret = pk_pins_add(p, bpf_map__fd(skel->maps.counters), PK_PIN_COUNTERS, l->err);
+	if (!ret)
+		ret = pk_pins_add(p, bpf_map__fd(skel->maps.targets), PK_PIN_TARGETS, l->err);
+	if (!ret)
+		ret = pk_pins_add(p, bpf_map__fd(skel->maps.session), PK_PIN_SESSION, l->err);
+	return ret;
+}
+
+/* Destroying a link detaches it (and disables its perf event) unless it is
+ * disconnected first; the pins keep them alive after we exit. */
+static void disconnect_links(struct load *l)
+{
+	for (int i = 0; i < l->pe.n; i++)
+		bpf_link__disconnect(l->cpu_links[i]);
+	if (l->skel->links.follow_fork)
+		bpf_link__disconnect(l->skel->links.follow_fork);
+	if (l->skel->links.forget_exit)
+		bpf_link__disconnect(l->skel->links.forget_exit);
+}
+
+static int load(const struct pk_load_opts *o)
+{
+	struct load *l = calloc(1, sizeof(*l));
+	int ret;
+
+	if (!l) {
+		fprintf(stderr, "probe-load: out of memory\n");
+		return 1;
+	}
+	l->opts = o;
+	l->cmd.pid = -1;
+	ret = preflight(l);
+	if (ret)
+		goto cleanup;
+	/* Claim the pin directory before the costly part: a second load is
+	 * refused at once. */
+	ret = pk_pins_claim(&l->pins, o->pin_dir, l->err);
+	if (ret)
+		goto cleanup;
+	if (o->cmd) {
+		ret = pk_command_start(&l->cmd, o->cmd, l->err);
+		if (ret)
+			goto cleanup;
+		l->tgids[l->ntgids++] = l->cmd.pid;
+	}
+
+	l->skel = profile_bpf__open();
+	if (!l->skel) {
+		ret = pk_err(l->err, -errno, "cannot open the BPF object: %s", strerror(errno));
+		goto cleanup;
+	}
+	ret = configure(l);
+	if (ret)
+		goto cleanup;
+	ret = profile_bpf__load(l->skel);
+	if (ret) {
+		ret = pk_err(l->err, ret, "cannot load the BPF programs: %s%s", strerror(-ret),
+			     verbose ? "" : " (probe-load -v shows libbpf's log)");
+		goto cleanup;
+	}
+	ret = add_targets(l);
+	if (ret)
+		goto cleanup;
+	ret = attach_follow(l);
+	if (ret)
+		goto cleanup;
+	drop_exited_targets(l);
+	ret = attach_cpus(l);
+	if (ret)
+		goto cleanup;
+	ret = write_session(l);
+	if (ret)
+		goto cleanup;
+	ret = pin_all(l);
+	if (ret)
+		goto cleanup;
+	if (o->cmd) {
+		ret = pk_command_release(&l->cmd, l->err);
+		if (ret)
+			goto cleanup;
+		fprintf(stderr, "probekit: profiling pid %d\n", (int)l->tgids[l->ntgids - 1]);
+	}
+	disconnect_links(l);
+	if (verbose)
+		fprintf(stderr, "probe-load: sampling %d CPU%s at %u Hz (%s), pinned at %s\n",
+			l->pe.n, l->pe.n == 1 ? "" : "s", o->freq,
+			l->pe.software ? "cpu-clock" : "cycles", o->pin_dir);
+
+cleanup:
+	if (ret) {
+		fprintf(stderr, "probe-load: %s\n", l->err);
+		pk_command_abort(&l->cmd);
+		pk_pins_abort(&l->pins);
+	}
+	for (int i = 0; l->cpu_links && i < l->pe.n; i++)
+		bpf_link__destroy(l->cpu_links[i]);
+	free(l->cpu_links);
+	pk_perf_events_close(&l->pe);
+	profile_bpf__destroy(l->skel);
+	free(l->tgids);
+	free(l);
+	return ret ? 1 : 0;
+}
+
+static int unload(const struct pk_load_opts *o)
+{
+	char err[PK_ERR_LEN];
+
+	if (pk_pins_unload(o->pin_dir, err)) {
+		fprintf(stderr, "probe-load: %s\n", err);
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct pk_load_opts opts;
+	char err[PK_ERR_LEN];
+	int ret;
+
+	if (pk_load_opts_parse(&opts, argc, argv, err)) {
+		fprintf(stderr, "probe-load: %s\n", err);
+		pk_load_opts_free(&opts);
+		return 1;
+	}
+	verbose = opts.verbose;
+	libbpf_set_print(libbpf_print);
+	if (opts.help)
+		ret = fputs(pk_load_usage, stdout) == EOF;
+	else if (opts.version)
+		ret = printf("probe-load (probekit) %s\n", PK_LOAD_VERSION) < 0;
+	else if (opts.unload)
+		ret = unload(&opts);
+	else
+		ret = load(&opts);
+	pk_load_opts_free(&opts);
+	return ret;
+}

@@ -1,0 +1,112 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "command.h"
+
+static void reap(pid_t pid)
+{
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* In the child: wait for the go byte (EOF: probe-load failed or died),
+ * then exec. A failed exec reports its errno on EXEC_FD. */
+static void __attribute__((noreturn))
+child(char *const argv[], int release_fd, int exec_fd)
+{
+	char go = 0;
+	int e;
+
+	while (read(release_fd, &go, 1) < 0 && errno == EINTR)
+		;
+	if (go == 'g') {
+		execvp(argv[0], argv);
+		e = errno;
+		if (write(exec_fd, &e, sizeof(e)) < 0)
+			_exit(127);
+	}
+	_exit(127);
+}
+
+int pk_command_start(struct pk_command *c, char *const argv[], char err[PK_ERR_LEN])
+{
+	int release[2], exec[2];
+
+	c->pid = -1;
+	c->release_fd = c->exec_fd = -1;
+	c->name = argv[0];
+	/* Close-on-exec: the command inherits neither pipe. */
+	if (pipe2(release, O_CLOEXEC))
+		return pk_err(err, -errno, "pipe: %s", strerror(errno));
+	if (pipe2(exec, O_CLOEXEC)) {
+		close(release[0]);
+		close(release[1]);
+		return pk_err(err, -errno, "pipe: %s", strerror(errno));
+	}
+	c->pid = fork();
+	if (c->pid == 0) {
+		close(release[1]);
+		close(exec[0]);
+		child(argv, release[0], exec[1]);
+	}
+	close(release[0]);
+	close(exec[1]);
+	if (c->pid < 0) {
+		close(release[1]);
+		close(exec[0]);
+		return pk_err(err, -errno, "fork: %s", strerror(errno));
+	}
+	c->release_fd = release[1];
+	c->exec_fd = exec[0];
+	return 0;
+}
+
+static void done(struct pk_command *c)
+{
+	if (c->release_fd >= 0)
+		close(c->release_fd);
+	if (c->exec_fd >= 0)
+		close(c->exec_fd);
+	c->release_fd = c->exec_fd = -1;
+	c->pid = -1;
+}
+
+int pk_command_release(struct pk_command *c, char err[PK_ERR_LEN])
+{
+	ssize_t n;
+	int e = 0;
+
+	if (write(c->release_fd, "g", 1) != 1) {
+		e = errno;
+	} else {
+		close(c->release_fd);
+		c->release_fd = -1;
+		while ((n = read(c->exec_fd, &e, sizeof(e))) < 0 && errno == EINTR)
+			;
+		if (n == 0)
+			e = 0;		/* EOF: the exec closed the pipe */
+		else if (n != sizeof(e))
+			e = EIO;
+	}
+	if (e) {
+		reap(c->pid);
+		done(c);
+		return pk_err(err, -e, "%s: %s", c->name, strerror(e));
+	}
+	done(c);
+	return 0;
+}
+
+void pk_command_abort(struct pk_command *c)
+{
+	pid_t pid = c->pid;
+
+	if (pid < 0)
+		return;
+	done(c);	/* EOF on the release pipe: the child exits */
+	reap(pid);
+}

@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * probe-load -- CMD: the command is forked first and held before exec, so
+ * its pid can go into the targets map; once sampling is attached it is
+ * released and execs, so it is profiled from its first instruction.
+ */
+#ifndef PK_COMMAND_H
+#define PK_COMMAND_H
+
+#include <sys/types.h>
+
+#include "errmsg.h"
+
+struct pk_command {
+	pid_t pid;		/* -1: not started */
+	const char *name;	/* argv[0], for messages */
+	int release_fd;		/* write end the child waits on */
+	int exec_fd;		/* read end: errno of a failed exec, or EOF */
+};
+
+/* Fork the child that will exec ARGV (NULL-terminated) once released. */
+int pk_command_start(struct pk_command *c, char *const argv[], char err[PK_ERR_LEN]);
+/* Let it exec; 0 once the exec succeeded, or -errno with a message if it
+ * failed (the child is then reaped). Either way C is done with. */
+int pk_command_release(struct pk_command *c, char err[PK_ERR_LEN]);
+/* Make the held child exit without running anything, and reap it. */
+void pk_command_abort(struct pk_command *c);
+
+#endif

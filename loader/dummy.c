@@ -1,3 +1,0 @@
-#include "profile.skel.h"
-#include "eh_table.h"
-int pk_dummy(void) { return 0; }

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+#include "probekit.h"
+
+const char pk_load_usage[] =
+"Usage: probe-load [OPTION...] [-- COMMAND [ARG...]]\n"
+"       probe-load --unload [--pin-dir DIR]\n"
+"\n"
+"Load probekit's sampling CPU profiler into the kernel, pin it under a bpffs\n"
+"directory and exit: sampling goes on until `probe-load --unload`. probe-read\n"
+"reads the samples.\n"
+"\n"
+"  -p, --pid PID          profile this process and the processes it forks from\n"
+"                         now on (repeatable; default: every process)\n"
+"  -C, --cpu CPU          sample this CPU only (default: all)\n"
+"  -F, --freq HZ          samples per second on each CPU (default 99)\n"
+"      --skip-idle        do not sample the idle task\n"
+"      --pin-dir DIR      pin under DIR (default " PK_PIN_DIR_DEFAULT ")\n"
+"      --ringbuf-size N   ring buffer bytes: a power of two, at least the page\n"
+"                         size; K, M, G suffixes (default 8M)\n"
+"      --unload           stop: detach and remove every pin under DIR\n"
+"  -v, --verbose          show libbpf's informational output\n"
+"  -h, --help             show this help\n"
+"  -V, --version          show the version\n"
+"\n"
+"  -- COMMAND [ARG...]    start COMMAND and profile it (and the processes it\n"
+"                         forks) from its first instruction. It runs on after\n"
+"                         probe-load exits, with probe-load's stdin, stdout and\n"
+"                         stderr; its pid is reported on stderr as\n"
+"                         \"probekit: profiling pid PID\". probe-read stops when\n"
+"                         it and its children have exited.\n"
+"\n"
+"Needs root (CAP_BPF and CAP_PERFMON), kernel BTF and Linux >= 5.15.\n"
+"Exit status: 0 loaded (or unloaded), 1 error.\n";
+
+enum {
+	OPT_SKIP_IDLE = 0x100,
+	OPT_PIN_DIR,
+	OPT_RINGBUF_SIZE,
+	OPT_UNLOAD,
+};
+
+static const struct option long_opts[] = {
+	{ "pid",		required_argument, NULL, 'p' },
+	{ "cpu",		required_argument, NULL, 'C' },
+	{ "freq",		required_argument, NULL, 'F' },
+	{ "skip-idle",		no_argument,	   NULL, OPT_SKIP_IDLE },
+	{ "pin-dir",		required_argument, NULL, OPT_PIN_DIR },
+	{ "ringbuf-size",	required_argument, NULL, OPT_RINGBUF_SIZE },
+	{ "unload",		no_argument,	   NULL, OPT_UNLOAD },
+	{ "verbose",		no_argument,	   NULL, 'v' },
+	{ "help",		no_argument,	   NULL, 'h' },
+	{ "version",		no_argument,	   NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* A whole decimal number in [MIN, MAX], nothing else (no sign for MIN >= 0,
+ * no spaces, no trailing text). */
+static bool parse_long(const char *s, long min, long max, long *out)
+{
+	char *end;
+	long v;
+
+	if (!*s || (min >= 0 && *s == '-') || *s == ' ' || *s == '+')
+		return false;
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* BYTES with an optional K, M or G (binary) suffix. */
+static bool parse_size(const char *s, unsigned long long *out)
+{
+	unsigned long long v;
+	char *end;
+	int shift = 0;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return false;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	}
+	if (*end || v > (~0ULL >> shift))
+		return false;
+	*out = v << shift;
+	return true;
+}
+
+static int add_pid(struct pk_load_opts *o, const char *arg, char err[PK_ERR_LEN])
+{
+	pid_t *p;
+	long v;
+
+	if (!parse_long(arg, 1, INT_MAX, &v))
+		return pk_err(err, -EINVAL, "-p %s: not a process id (a positive number)", arg);
+	p = realloc(o->pids, (o->npids + 1) * sizeof(*p));
+	if (!p)
+		return pk_err(err, -ENOMEM, "out of memory");
+	o->pids = p;
+	o->pids[o->npids++] = v;
+	return 0;
+}
+
+static int parse_one(struct pk_load_opts *o, int c, const char *arg,
+		     char err[PK_ERR_LEN])
+{
+	unsigned long long size;
+	long v;
+
+	switch (c) {
+	case 'p':
+		return add_pid(o, arg, err);
+	case 'C':
+		if (!parse_long(arg, 0, INT_MAX, &v))
+			return pk_err(err, -EINVAL, "-C %s: not a CPU number", arg);
+		o->cpu = v;
+		return 0;
+	case 'F':
+		if (!parse_long(arg, 1, INT_MAX, &v))
+			return pk_err(err, -EINVAL, "-F %s: not a sampling rate (a positive number of Hz)", arg);
+		o->freq = v;
+		return 0;
+	case OPT_SKIP_IDLE:
+		o->skip_idle = true;
+		return 0;
+	case OPT_PIN_DIR:
+		if (arg[0] != '/')
+			return pk_err(err, -EINVAL, "--pin-dir '%s': not an absolute path", arg);
+		o->pin_dir = arg;
+		return 0;
+	case OPT_RINGBUF_SIZE:
+		if (!parse_size(arg, &size) || size > PK_RINGBUF_MAX)
+			return pk_err(err, -EINVAL, "--ringbuf-size %s: not a size of at most 1G (bytes, or with a K, M or G suffix)", arg);
+		o->ringbuf_bytes = size;
+		return 0;
+	case OPT_UNLOAD:
+		o->unload = true;
+		return 0;
+	case 'v':
+		o->verbose = true;
+		return 0;
+	case 'h':
+		o->help = true;
+		return 0;
+	case 'V':
+		o->version = true;
+		return 0;
+	}
+	return pk_err(err, -EINVAL, "internal error: option %d", c);
+}
+
+/* getopt's own messages are off (opterr = 0): say what went wrong in one
+ * line of ours, naming the option as the user wrote it. */
+static int bad_option(int c, char **argv, char err[PK_ERR_LEN])
+{
+	const char *word = argv[optind - 1];
+	char name[64];
+
+	/* An unknown long option has optopt 0; a missing argument can only be
+	 * at the end of argv, so WORD is the option then. In a group of short
+	 * options (-vx) optind has not moved yet: use optopt. */
+	if (c == '?' ? optopt == 0 : strncmp(word, "--", 2) == 0)
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(word, "="), word);
+	else
+		snprintf(name, sizeof(name), "-%c", optopt);
+	if (c == ':')
+		return pk_err(err, -EINVAL, "option %s needs an argument", name);
+	return pk_err(err, -EINVAL, "unknown option %s (probe-load --help lists them)", name);
+}
+
+int pk_load_opts_parse(struct pk_load_opts *o, int argc, char **argv,
+		       char err[PK_ERR_LEN])
+{
+	bool load_option = false;	/* one that --unload has no use for */
+	int c, ret;
+
+	memset(o, 0, sizeof(*o));
+	o->cpu = -1;
+	o->freq = PK_FREQ_DEFAULT;
+	o->pin_dir = PK_PIN_DIR_DEFAULT;
+	o->ringbuf_bytes = PK_RINGBUF_DEFAULT;
+	err[0] = '\0';
+
+	optind = 0;	/* glibc: full reset, for repeated calls */
+	opterr = 0;
+	/* '+': stop at the first non-option, so COMMAND's own options stay its. */
+	while ((c = getopt_long(argc, argv, "+:p:C:F:vhV", long_opts, NULL)) != -1) {
+		if (c == '?' || c == ':')
+			return bad_option(c, argv, err);
+		load_option |= c == 'p' || c == 'C' || c == 'F' ||
+			       c == OPT_SKIP_IDLE || c == OPT_RINGBUF_SIZE;
+		ret = parse_one(o, c, optarg, err);
+		if (ret)
+			return ret;
+	}
+	if (optind < argc) {
+		if (strcmp(argv[optind - 1], "--") != 0)
+			return pk_err(err, -EINVAL, "unexpected argument '%s' (a command to profile goes after --)",
+				    argv[optind]);
+		o->cmd = &argv[optind];
+	} else if (optind > 1 && strcmp(argv[optind - 1], "--") == 0) {
+		return pk_err(err, -EINVAL, "-- must be followed by a command to run");
+	}
+	if (o->help || o->version)
+		return 0;
+	if (o->unload && (load_option || o->cmd))
+		return pk_err(err, -EINVAL, "--unload takes no other option than --pin-dir and -v");
+	return 0;
+}
+
+int pk_load_opts_check(const struct pk_load_opts *o,
+		       const struct pk_load_limits *lim, char err[PK_ERR_LEN])
+{
+	__u32 sz = o->ringbuf_bytes;
+
+	if (o->freq > lim->max_sample_rate)
+		return pk_err(err, -EINVAL, "-F %u: above the kernel's limit of %u Hz (/proc/sys/kernel/perf_event_max_sample_rate)",
+			    o->freq, lim->max_sample_rate);
+	if (sz < lim->page_size || (sz & (sz - 1)))
+		return pk_err(err, -EINVAL, "--ringbuf-size %u: must be a power of two of at least the page size (%ld)",
+			    sz, lim->page_size);
+	return 0;
+}
+
+void pk_load_opts_free(struct pk_load_opts *o)
+{
+	free(o->pids);
+	o->pids = NULL;
+	o->npids = 0;
+}

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* probe-load's command line, parsed into a struct so it can be unit-tested. */
+#ifndef PK_LOAD_OPTIONS_H
+#define PK_LOAD_OPTIONS_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "errmsg.h"
+
+#define PK_LOAD_VERSION		"0.1.0"
+
+#define PK_FREQ_DEFAULT		99
+#define PK_RINGBUF_DEFAULT	(8u << 20)
+#define PK_RINGBUF_MAX		(1u << 30)
+
+struct pk_load_opts {
+	pid_t *pids;		/* -p, in order given (duplicates kept) */
+	size_t npids;
+	int cpu;		/* -C; -1: all */
+	unsigned int freq;	/* -F */
+	bool skip_idle;
+	bool unload;
+	bool verbose;
+	bool help;
+	bool version;
+	const char *pin_dir;	/* points into argv or a constant */
+	__u32 ringbuf_bytes;
+	char **cmd;		/* after --, NULL-terminated; NULL: none */
+};
+
+/* What the running system allows, checked by pk_load_opts_check(). */
+struct pk_load_limits {
+	unsigned int max_sample_rate;	/* kernel.perf_event_max_sample_rate */
+	long page_size;
+};
+
+/* Parse ARGV into *O (defaults first). 0, or -EINVAL with a message in ERR.
+ * Resets getopt's state, so it may be called more than once. */
+int pk_load_opts_parse(struct pk_load_opts *o, int argc, char **argv,
+		       char err[PK_ERR_LEN]);
+/* Check the parsed values against the system's limits. 0 or -EINVAL. */
+int pk_load_opts_check(const struct pk_load_opts *o,
+		       const struct pk_load_limits *lim, char err[PK_ERR_LEN]);
+void pk_load_opts_free(struct pk_load_opts *o);
+
+/* The --help text. */
+extern const char pk_load_usage[];
+
+#endif

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * A loaded session as seen from user space: the maps probe-load pinned
+ * under the pin directory (see bpf/probekit.h for the names and layouts).
+ * Used by probe-read to find its input and by probe-load itself.
+ */
+#ifndef PK_SESSION_H
+#define PK_SESSION_H
+
+#include <linux/types.h>
+
+#include "probekit.h"
+
+struct pk_session_fds {
+	int events, counters, session, targets;
+};
+
+/* Open the pinned maps of the session at PIN_DIR (NULL: PK_PIN_DIR_DEFAULT)
+ * and read its settings into *info. -ENOENT: nothing loaded there; -EPROTO:
+ * pin layout version differs; other negative errno otherwise. fds not
+ * opened are -1 (on error, none is left open). */
+int pk_session_open(const char *pin_dir, struct pk_session_fds *fds,
+		    struct pk_session *info);
+/* Close what pk_session_open() opened; fds become -1. */
+void pk_session_close(struct pk_session_fds *fds);
+
+/* Sum the per-CPU counters into out[PK_CNT__MAX]. 0 or negative errno. */
+int pk_counters_read(int counters_fd, __u64 out[PK_CNT__MAX]);
+
+/* Number of entries in the targets map (processes still being profiled), or
+ * negative errno. 0 is exact; while targets come and go a non-zero count is
+ * a snapshot. */
+int pk_targets_count(int targets_fd);
+
+/* "PIN_DIR/NAME" into BUF (PIN_DIR NULL: the default). -ENAMETOOLONG if it
+ * does not fit. */
+int pk_pin_path(char *buf, size_t len, const char *pin_dir, const char *name);
+
+#endif

@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* probe-load's option parsing and the system checks it runs before loading:
+ * every accepted form and every refusal, with its exact message. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "options.h"
+#include "probekit.h"
+#include "system.h"
+#include "test_util.h"
+
+static struct pk_load_opts o;
+static char err[PK_ERR_LEN];
+
+/* Parse the NULL-terminated words after "probe-load". */
+#define PARSE(...) parse((char *[]){ "probe-load", __VA_ARGS__, NULL })
+
+static int parse(char **argv)
+{
+	int argc = 0;
+
+	while (argv[argc])
+		argc++;
+	pk_load_opts_free(&o);
+	return pk_load_opts_parse(&o, argc, argv, err);
+}
+
+static void teardown(void)
+{
+	pk_load_opts_free(&o);
+}
+
+#define ck_refused(ret, msg) do {				\
+	ck_assert_int_eq((ret), -EINVAL);			\
+	ck_assert_str_eq(err, (msg));				\
+} while (0)
+
+START_TEST(test_defaults)
+{
+	char *argv[] = { "probe-load", NULL };
+
+	ck_assert_int_eq(pk_load_opts_parse(&o, 1, argv, err), 0);
+	ck_assert_int_eq(o.npids, 0);
+	ck_assert_int_eq(o.cpu, -1);
+	ck_assert_uint_eq(o.freq, 99);
+	ck_assert(!o.skip_idle && !o.unload && !o.verbose && !o.help && !o.version);
+	ck_assert_str_eq(o.pin_dir, "/sys/fs/bpf/probekit");
+	ck_assert_uint_eq(o.ringbuf_bytes, 8 << 20);
+	ck_assert_ptr_null(o.cmd);
+}
+END_TEST
+
+START_TEST(test_all_options)
+{
+	ck_assert_int_eq(PARSE("-p", "12", "--pid", "34", "-p56", "-C", "1", "-F", "999",
+			       "--skip-idle", "--pin-dir", "/sys/fs/bpf/x",
+			       "--ringbuf-size", "65536", "-v"), 0);
+	ck_assert_int_eq(o.npids, 3);
+	ck_assert_int_eq(o.pids[0], 12);
+	ck_assert_int_eq(o.pids[1], 34);
+	ck_assert_int_eq(o.pids[2], 56);
+	ck_assert_int_eq(o.cpu, 1);
+	ck_assert_uint_eq(o.freq, 999);
+	ck_assert(o.skip_idle && o.verbose);
+	ck_assert_str_eq(o.pin_dir, "/sys/fs/bpf/x");
+	ck_assert_uint_eq(o.ringbuf_bytes, 65536);
+
+	ck_assert_int_eq(PARSE("--cpu=0", "--freq=49", "--pin-dir=/sys/fs/bpf/y"), 0);
+	ck_assert_int_eq(o.cpu, 0);
+	ck_assert_uint_eq(o.freq, 49);
+	ck_assert_str_eq(o.pin_dir, "/sys/fs/bpf/y");
+}
+END_TEST
+
+START_TEST(test_ringbuf_suffixes)
+{
+	ck_assert_int_eq(PARSE("--ringbuf-size", "4k"), 0);
+	ck_assert_uint_eq(o.ringbuf_bytes, 4096);
+	ck_assert_int_eq(PARSE("--ringbuf-size", "16M"), 0);
+	ck_assert_uint_eq(o.ringbuf_bytes, 16 << 20);
+	ck_assert_int_eq(PARSE("--ringbuf-size", "1G"), 0);
+	ck_assert_uint_eq(o.ringbuf_bytes, 1u << 30);
+	ck_refused(PARSE("--ringbuf-size", "2G"),
+		   "--ringbuf-size 2G: not a size of at most 1G (bytes, or with a K, M or G suffix)");
+	ck_refused(PARSE("--ringbuf-size", "12T"),
+		   "--ringbuf-size 12T: not a size of at most 1G (bytes, or with a K, M or G suffix)");
+	ck_refused(PARSE("--ringbuf-size", "-4096"),
+		   "--ringbuf-size -4096: not a size of at most 1G (bytes, or with a K, M or G suffix)");
+	ck_refused(PARSE("--ringbuf-size", "99999999999999999999"),
+		   "--ringbuf-size 99999999999999999999: not a size of at most 1G (bytes, or with a K, M or G suffix)");
+	ck_refused(PARSE("--ringbuf-size", "17179869184G"),
+		   "--ringbuf-size 17179869184G: not a size of at most 1G (bytes, or with a K, M or G suffix)");
+}
+END_TEST
+
+START_TEST(test_command)
+{
+	/* o.cmd points into argv: keep it in scope */
+	char *argv[] = { "probe-load", "-F", "499", "--", "ls", "-l", "--", "/", NULL };
+
+	ck_assert_int_eq(parse(argv), 0);
+	ck_assert_ptr_nonnull(o.cmd);
+	ck_assert_str_eq(o.cmd[0], "ls");
+	ck_assert_str_eq(o.cmd[1], "-l");	/* the command's options stay its own */
+	ck_assert_str_eq(o.cmd[2], "--");
+	ck_assert_str_eq(o.cmd[3], "/");
+	ck_assert_ptr_null(o.cmd[4]);
+	ck_assert_uint_eq(o.freq, 499);
+
+	ck_refused(PARSE("-F", "99", "--"), "-- must be followed by a command to run");
+	ck_refused(PARSE("ls", "-l"),
+		   "unexpected argument 'ls' (a command to profile goes after --)");
+	ck_refused(PARSE("-p", "1", "ls"),
+		   "unexpected argument 'ls' (a command to profile goes after --)");
+}
+END_TEST
+
+START_TEST(test_bad_pids)
+{
+	ck_refused(PARSE("-p", "abc"), "-p abc: not a process id (a positive number)");
+	ck_refused(PARSE("-p", "0"), "-p 0: not a process id (a positive number)");
+	ck_refused(PARSE("-p", "-5"), "-p -5: not a process id (a positive number)");
+	ck_refused(PARSE("-p", "12x"), "-p 12x: not a process id (a positive number)");
+	ck_refused(PARSE("-p", ""), "-p : not a process id (a positive number)");
+	ck_refused(PARSE("-p", " 12"), "-p  12: not a process id (a positive number)");
+	ck_refused(PARSE("-p", "+12"), "-p +12: not a process id (a positive number)");
+	ck_refused(PARSE("-p", "4294967296"),
+		   "-p 4294967296: not a process id (a positive number)");
+}
+END_TEST
+
+START_TEST(test_bad_cpu_and_freq)
+{
+	ck_refused(PARSE("-C", "x"), "-C x: not a CPU number");
+	ck_refused(PARSE("-C", "-1"), "-C -1: not a CPU number");
+	ck_refused(PARSE("-F", "0"), "-F 0: not a sampling rate (a positive number of Hz)");
+	ck_refused(PARSE("-F", "-99"), "-F -99: not a sampling rate (a positive number of Hz)");
+	ck_refused(PARSE("-F", "fast"), "-F fast: not a sampling rate (a positive number of Hz)");
+	ck_refused(PARSE("-F", "99.5"), "-F 99.5: not a sampling rate (a positive number of Hz)");
+	ck_refused(PARSE("-F", "99999999999"),
+		   "-F 99999999999: not a sampling rate (a positive number of Hz)");
+}
+END_TEST
+
+START_TEST(test_bad_words)
+{
+	ck_refused(PARSE("--bogus"), "unknown option --bogus (probe-load --help lists them)");
+	ck_refused(PARSE("--bogus=1"), "unknown option --bogus (probe-load --help lists them)");
+	ck_refused(PARSE("-x"), "unknown option -x (probe-load --help lists them)");
+	ck_refused(PARSE("--skip-idle", "-vx"), "unknown option -x (probe-load --help lists them)");
+	ck_refused(PARSE("-p"), "option -p needs an argument");
+	ck_refused(PARSE("-vF"), "option -F needs an argument");
+	ck_refused(PARSE("--pin-dir"), "option --pin-dir needs an argument");
+	ck_refused(PARSE("--pin-dir", "relative/dir"),
+		   "--pin-dir 'relative/dir': not an absolute path");
+	ck_refused(PARSE("--pin-dir", ""), "--pin-dir '': not an absolute path");
+}
+END_TEST
+
+START_TEST(test_unload)
+{
+	ck_assert_int_eq(PARSE("--unload"), 0);
+	ck_assert(o.unload);
+	ck_assert_int_eq(PARSE("--unload", "--pin-dir", "/sys/fs/bpf/t", "-v"), 0);
+	ck_assert(o.unload && o.verbose);
+	ck_assert_str_eq(o.pin_dir, "/sys/fs/bpf/t");
+	ck_refused(PARSE("--unload", "-p", "1"),
+		   "--unload takes no other option than --pin-dir and -v");
+	ck_refused(PARSE("--unload", "-F", "99"),
+		   "--unload takes no other option than --pin-dir and -v");
+	ck_refused(PARSE("--skip-idle", "--unload"),
+		   "--unload takes no other option than --pin-dir and -v");
+	ck_refused(PARSE("--unload", "--ringbuf-size", "8M"),
+		   "--unload takes no other option than --pin-dir and -v");
+	ck_refused(PARSE("--unload", "--", "true"),
+		   "--unload takes no other option than --pin-dir and -v");
+}
+END_TEST
+
+START_TEST(test_help_version)
+{
+	ck_assert_int_eq(PARSE("-h"), 0);
+	ck_assert(o.help);
+	ck_assert_int_eq(PARSE("--version"), 0);
+	ck_assert(o.version);
+	/* --help wins over what would otherwise be refused */
+	ck_assert_int_eq(PARSE("--unload", "-p", "1", "--help"), 0);
+	ck_assert(o.help);
+}
+END_TEST
+
+START_TEST(test_check_limits)
+{
+	struct pk_load_limits lim = { .max_sample_rate = 25000, .page_size = 4096 };
+
+	ck_assert_int_eq(PARSE("-F", "25000", "--ringbuf-size", "4096"), 0);
+	ck_assert_int_eq(pk_load_opts_check(&o, &lim, err), 0);
+	ck_assert_int_eq(PARSE("-F", "25001"), 0);
+	ck_refused(pk_load_opts_check(&o, &lim, err),
+		   "-F 25001: above the kernel's limit of 25000 Hz (/proc/sys/kernel/perf_event_max_sample_rate)");
+	ck_assert_int_eq(PARSE("--ringbuf-size", "2048"), 0);
+	ck_refused(pk_load_opts_check(&o, &lim, err),
+		   "--ringbuf-size 2048: must be a power of two of at least the page size (4096)");
+	ck_assert_int_eq(PARSE("--ringbuf-size", "12288"), 0);
+	ck_refused(pk_load_opts_check(&o, &lim, err),
+		   "--ringbuf-size 12288: must be a power of two of at least the page size (4096)");
+	lim.page_size = 65536;	/* arm64 kernels with 64 KiB pages */
+	ck_assert_int_eq(PARSE("--ringbuf-size", "32k"), 0);
+	ck_refused(pk_load_opts_check(&o, &lim, err),
+		   "--ringbuf-size 32768: must be a power of two of at least the page size (65536)");
+}
+END_TEST
+
+START_TEST(test_kernel_release)
+{
+	ck_assert_int_eq(pk_check_kernel_release("6.18.44-fc-v657", err), 0);
+	ck_assert_int_eq(pk_check_kernel_release("5.15.0-91-generic", err), 0);
+	ck_assert_int_eq(pk_check_kernel_release("10.0", err), 0);
+	ck_assert_int_eq(pk_check_kernel_release("5.14.21-150400", err), -EOPNOTSUPP);
+	ck_assert_str_eq(err, "Linux 5.14 is too old: probekit needs 5.15 or newer (BPF perf_event links)");
+	ck_assert_int_eq(pk_check_kernel_release("4.19.0", err), -EOPNOTSUPP);
+	ck_assert_str_eq(err, "Linux 4.19 is too old: probekit needs 5.15 or newer (BPF perf_event links)");
+	ck_assert_int_eq(pk_check_kernel_release("weird", err), -EOPNOTSUPP);
+	ck_assert_str_eq(err, "cannot tell the kernel version from 'weird'");
+}
+END_TEST
+
+START_TEST(test_btf_and_caps)
+{
+	ck_assert_int_eq(pk_check_btf("/nonexistent/btf/vmlinux", err), -ENOENT);
+	ck_assert_str_eq(err, "no kernel BTF (/nonexistent/btf/vmlinux: No such file or directory): "
+			 "probekit needs a kernel built with CONFIG_DEBUG_INFO_BTF");
+
+	ck_assert_int_eq(pk_check_caps(1ULL << 38 | 1ULL << 39, err), 0); /* PERFMON+BPF */
+	ck_assert_int_eq(pk_check_caps(1ULL << 21, err), 0);		    /* SYS_ADMIN */
+	ck_assert_int_eq(pk_check_caps(1ULL << 39, err), -EPERM);	    /* BPF alone */
+	ck_assert_str_eq(err, "needs root: CAP_BPF and CAP_PERFMON (or CAP_SYS_ADMIN) are not in effect");
+	ck_assert_int_eq(pk_check_caps(0, err), -EPERM);
+}
+END_TEST
+
+START_TEST(test_cpulist)
+{
+	bool m[8];
+
+	ck_assert_int_eq(pk_parse_cpulist("0-1\n", m, 8), 2);
+	ck_assert(m[0] && m[1] && !m[2]);
+	ck_assert_int_eq(pk_parse_cpulist("0,2-4,7", m, 8), 5);
+	ck_assert(m[0] && !m[1] && m[2] && m[3] && m[4] && !m[5] && !m[6] && m[7]);
+	ck_assert_int_eq(pk_parse_cpulist("3", m, 8), 1);
+	ck_assert(m[3] && !m[0]);
+	ck_assert_int_eq(pk_parse_cpulist("0-8", m, 8), -EINVAL);	/* beyond n */
+	ck_assert_int_eq(pk_parse_cpulist("4-2", m, 8), -EINVAL);
+	ck_assert_int_eq(pk_parse_cpulist("1;2", m, 8), -EINVAL);
+	ck_assert_int_eq(pk_parse_cpulist("-1", m, 8), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_resolve_tgid)
+{
+	unsigned int pid_max;
+	pid_t tgid = 0;
+	char want[64];
+
+	ck_assert_int_eq(pk_resolve_tgid(getpid(), &tgid, err), 0);
+	ck_assert_int_eq(tgid, getpid());
+	ck_assert(pk_process_alive(getpid()));
+	/* pid_max is one past the largest pid there can be */
+	ck_assert_int_eq(pk_read_uint("/proc/sys/kernel/pid_max", &pid_max), 0);
+	ck_assert_int_eq(pk_resolve_tgid(pid_max, &tgid, err), -ESRCH);
+	snprintf(want, sizeof(want), "-p %u: no such process", pid_max);
+	ck_assert_str_eq(err, want);
+	ck_assert(!pk_process_alive(pid_max));
+}
+END_TEST
+
+Suite *suite_load_options(void)
+{
+	Suite *s = suite_create("load_options");
+	TCase *tc;
+
+	tc = tcase_create("parse");
+	tcase_add_checked_fixture(tc, NULL, teardown);
+	tcase_add_test(tc, test_defaults);
+	tcase_add_test(tc, test_all_options);
+	tcase_add_test(tc, test_ringbuf_suffixes);
+	tcase_add_test(tc, test_command);
+	tcase_add_test(tc, test_unload);
+	tcase_add_test(tc, test_help_version);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("refused");
+	tcase_add_checked_fixture(tc, NULL, teardown);
+	tcase_add_test(tc, test_bad_pids);
+	tcase_add_test(tc, test_bad_cpu_and_freq);
+	tcase_add_test(tc, test_bad_words);
+	tcase_add_test(tc, test_check_limits);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("system");
+	tcase_add_test(tc, test_kernel_release);
+	tcase_add_test(tc, test_btf_and_caps);
+	tcase_add_test(tc, test_cpulist);
+	tcase_add_test(tc, test_resolve_tgid);
+	suite_add_tcase(s, tc);
+	return s;
+}
