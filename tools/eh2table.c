@@ -1,2 +1,115 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * eh2table: build the unwind tables of ELF files (or of every executable
+ * mapping of a process) into the build-id cache, or dump one as text.
+ * Usage and output format: eh2table_options.c.
+ */
+#include <errno.h>
 #include <stdio.h>
-int main(void) { fputs("stub\n", stderr); return 1; }
+#include <stdlib.h>
+#include <string.h>
+
+#include "eh2table_jobs.h"
+#include "eh2table_options.h"
+#include "eh_table.h"
+#include "exec_mappings.h"
+
+static int dump(const char *path, const struct eh_cache_opts *opts)
+{
+	struct unwind_table *t = NULL;
+	struct eh_error err = {};
+	int ret;
+
+	ret = eh_cache_get(path, opts, &t, NULL, 0, &err);
+	if (ret < 0) {
+		fprintf(stderr, "eh2table: %s: %s\n", path,
+			err.msg[0] ? err.msg : strerror(-ret));
+		return 1;
+	}
+	ret = unwind_table__dump(t, stdout);
+	unwind_table__free(t);
+	if (ret < 0 || fflush(stdout) == EOF) {
+		fprintf(stderr, "eh2table: %s: writing the dump: %s\n", path,
+			strerror(ret < 0 ? -ret : errno));
+		return 1;
+	}
+	return 0;
+}
+
+static int run_files(const char *const *files, int n,
+		     const struct eh2table_args *args,
+		     const struct eh_cache_opts *opts)
+{
+	int failed = eh2table_run(files, n, args->jobs, opts, stdout, stderr);
+
+	if (failed < 0) {
+		fprintf(stderr, "eh2table: cannot start workers: %s\n", strerror(-failed));
+		return 1;
+	}
+	return failed ? 1 : 0;
+}
+
+static int run_pid(const struct eh2table_args *args,
+		   const struct eh_cache_opts *opts)
+{
+	struct exec_mappings maps;
+	int ret;
+
+	ret = exec_mappings_read(args->pid, &maps);
+	if (ret < 0) {
+		fprintf(stderr, "eh2table: --pid %d: cannot read /proc/%d/maps: %s\n",
+			(int)args->pid, (int)args->pid,
+			ret == -ENOENT ? "no such process" : strerror(-ret));
+		return 1;
+	}
+	if (!maps.n) {
+		fprintf(stderr, "eh2table: --pid %d: no executable file mappings\n",
+			(int)args->pid);
+		exec_mappings_free(&maps);
+		return 1;
+	}
+	ret = run_files((const char *const *)maps.paths, maps.n, args, opts);
+	exec_mappings_free(&maps);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	struct eh2table_args args;
+	struct eh_cache_opts opts = { .sz = sizeof(opts) };
+	char err[256];
+	int ret;
+
+	ret = eh2table_parse_args(argc, argv, &args, err, sizeof(err));
+	if (ret == -EINVAL) {
+		fprintf(stderr, "eh2table: %s (see eh2table --help)\n", err);
+		ret = 2;
+		goto cleanup;
+	}
+	if (ret < 0) {
+		fprintf(stderr, "eh2table: %s\n", strerror(-ret));
+		ret = 1;
+		goto cleanup;
+	}
+	opts.cache_dir = args.cache_dir;
+	opts.force = args.force;
+
+	switch (args.mode) {
+	case EH2TABLE_HELP:
+		fputs(eh2table_usage, stdout);
+		ret = 0;
+		break;
+	case EH2TABLE_DUMP:
+		ret = dump(args.files[0], &opts);
+		break;
+	case EH2TABLE_PID:
+		ret = run_pid(&args, &opts);
+		break;
+	case EH2TABLE_FILES:
+		ret = run_files(args.files, args.nfiles, &args, &opts);
+		break;
+	}
+cleanup:
+	eh2table_args_free(&args);
+	return ret;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* eh2table's work on a list of files: one table each, in parallel, one
+ * output line each in argument order. */
+#ifndef EH2TABLE_JOBS_H
+#define EH2TABLE_JOBS_H
+
+#include <stdio.h>
+
+#include "eh_table.h"
+
+struct eh2table_result {
+	int status;		/* enum eh_cache_result (> 0) or -errno */
+	char key[2 * PK_UNWIND_BUILD_ID_MAX + 4];
+	__u32 rows;
+	size_t bytes;
+	double ms;
+	struct eh_error err;	/* status < 0 */
+};
+
+/* Get PATH's table through the cache (eh_cache_get) and describe it. */
+void eh2table_do_file(const char *path, const struct eh_cache_opts *opts,
+		      struct eh2table_result *r);
+
+/* The cache key of a table, from its header: build-id in hex, or
+ * "nb-<hex>" for a content-hash key. */
+void eh2table_table_key(const struct pk_unwind_header *h, char *buf, size_t len);
+
+/* PATH's line: "KEY ROWS BYTES MS STATUS PATH\n" for OUT, or, when it
+ * failed, "eh2table: PATH: reason\n" for ERR. */
+void eh2table_print_result(const char *path, const struct eh2table_result *r,
+			   FILE *out, FILE *err);
+
+/* Do FILES with JOBS worker threads and print each file's line in argument
+ * order as soon as it and every file before it are done. Returns how many
+ * files failed, or -errno when the workers could not be started. */
+int eh2table_run(const char *const *files, int nfiles, unsigned int jobs,
+		 const struct eh_cache_opts *opts, FILE *out, FILE *err);
+
+#endif
