@@ -1,0 +1,795 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * probe-load against the real kernel (root only): what it pins, what it
+ * refuses, that --unload and failed loads leave nothing behind, how the
+ * targets map follows forks and exits, and what the sampler delivers.
+ */
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+#include <dirent.h>
+#include <errno.h>
+#include <glob.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "errmsg.h"
+#include "pins.h"
+#include "session.h"
+#include "system.h"
+#include "test_util.h"
+
+#define PIN_PREFIX "/sys/fs/bpf/probekit-test-load-"
+
+static pid_t runner;		/* set when the suite is built, before check forks */
+static char dir[128];		/* this test's pin directory */
+
+static void setup(void)
+{
+	snprintf(dir, sizeof(dir), PIN_PREFIX "%d-%d", (int)runner, (int)getpid());
+}
+
+/* Unchecked teardown: runs in the runner even when a test died half-way. */
+static void cleanup_all(void)
+{
+	char pattern[128], err[PK_ERR_LEN];
+	glob_t g;
+
+	snprintf(pattern, sizeof(pattern), PIN_PREFIX "%d-*", (int)runner);
+	if (glob(pattern, 0, NULL, &g) != 0)
+		return;
+	for (size_t i = 0; i < g.gl_pathc; i++) {
+		pk_pins_unload(g.gl_pathv[i], err);
+		rmdir(g.gl_pathv[i]);
+	}
+	globfree(&g);
+}
+
+/* Run probe-load --pin-dir DIR ARGS...; returns its exit code. */
+#define LOAD(out, err, ...) \
+	load_run((const char *[]){ "--pin-dir", dir, __VA_ARGS__, NULL }, out, err)
+
+static int load_run(const char **args, char **out, char **err)
+{
+	char path[4096];
+	const char *argv[32] = { pk_test_build_path("probe-load", path, sizeof(path)) };
+	int n = 1, status;
+
+	while (*args && n < 31)
+		argv[n++] = *args++;
+	status = pk_test_run((char *const *)argv, out, err);
+	ck_assert_msg(WIFEXITED(status), "probe-load did not exit normally");
+	return WEXITSTATUS(status);
+}
+
+/* Load with ARGS and insist it worked silently. */
+#define LOAD_OK(...) do {						\
+	char *out_, *err_;						\
+	int rc_ = LOAD(&out_, &err_, __VA_ARGS__);			\
+	ck_assert_msg(rc_ == 0, "probe-load exited %d: %s", rc_, err_);	\
+	ck_assert_str_eq(out_, "");					\
+	free(out_);							\
+	free(err_);							\
+} while (0)
+
+/* Run and expect exit 1 with exactly MSG on stderr, nothing on stdout. */
+#define LOAD_REFUSED(msg, ...) do {					\
+	char *out_, *err_;						\
+	int rc_ = LOAD(&out_, &err_, __VA_ARGS__);			\
+	ck_assert_int_eq(rc_, 1);					\
+	ck_assert_str_eq(err_, (msg));					\
+	ck_assert_str_eq(out_, "");					\
+	free(out_);							\
+	free(err_);							\
+} while (0)
+
+static bool pinned(const char *name)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return access(path, F_OK) == 0;
+}
+
+static bool dir_exists(void)
+{
+	struct stat st;
+
+	return stat(dir, &st) == 0;
+}
+
+static int online_cpus(bool *mask, char *list, size_t len)
+{
+	int n = pk_online_cpus(mask, PK_MAX_CPUS, list, len);
+
+	ck_assert_int_gt(n, 0);
+	return n;
+}
+
+/* The ids of the links pinned under DIR/links, to check they are gone. */
+static int pinned_link_ids(__u32 *ids, int max)
+{
+	char path[512];
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/links", dir);
+	d = opendir(path);
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d)) && n < max) {
+		struct bpf_link_info info = {};
+		__u32 len = sizeof(info);
+		int fd;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/links/%s", dir, de->d_name);
+		fd = bpf_obj_get(path);
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(bpf_obj_get_info_by_fd(fd, &info, &len), 0);
+		ids[n++] = info.id;
+		close(fd);
+	}
+	closedir(d);
+	return n;
+}
+
+static bool link_exists(__u32 id)
+{
+	int fd = bpf_link_get_fd_by_id(id);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+static void read_counters(__u64 c[PK_CNT__MAX])
+{
+	struct pk_session_fds fds;
+	struct pk_session info;
+
+	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
+	ck_assert_int_eq(pk_counters_read(fds.counters, c), 0);
+	pk_session_close(&fds);
+}
+
+/* Poll the counters until COUNTER is non-zero (at most 3 s). */
+static void wait_counter(int counter, __u64 c[PK_CNT__MAX])
+{
+	for (int i = 0; i < 300; i++) {
+		read_counters(c);
+		if (c[counter])
+			return;
+		sleep_ms(10);
+	}
+	ck_abort_msg("counter %d stayed 0", counter);
+}
+
+static int targets_count(void)
+{
+	struct pk_session_fds fds;
+	struct pk_session info;
+	int n;
+
+	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
+	n = pk_targets_count(fds.targets);
+	pk_session_close(&fds);
+	return n;
+}
+
+static bool is_target(pid_t pid)
+{
+	struct pk_session_fds fds;
+	struct pk_session info;
+	__u32 key = pid;
+	__u8 v;
+	bool found;
+
+	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
+	found = bpf_map_lookup_elem(fds.targets, &key, &v) == 0;
+	pk_session_close(&fds);
+	return found;
+}
+
+static void wait_not_target(pid_t pid)
+{
+	for (int i = 0; i < 300 && is_target(pid); i++)
+		sleep_ms(10);
+	ck_assert_msg(!is_target(pid), "%d is still a target", (int)pid);
+}
+
+static __u64 now_ns(clockid_t clock)
+{
+	struct timespec ts;
+
+	clock_gettime(clock, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/* --- pins, settings, unload ---------------------------------------------- */
+
+START_TEST(test_load_pins_settings_unload)
+{
+	bool online[PK_MAX_CPUS];
+	char list[256], name[32];
+	struct pk_session_fds fds;
+	struct pk_session info;
+	__u64 before = now_ns(CLOCK_BOOTTIME), real = now_ns(CLOCK_REALTIME);
+	__u64 c[PK_CNT__MAX];
+	__u32 ids[PK_MAX_CPUS + 2];
+	int ncpus = online_cpus(online, list, sizeof(list)), nlinks;
+
+	LOAD_OK("-F", "199", "--ringbuf-size", "64K");
+	ck_assert(pinned("events") && pinned("counters") && pinned("session") &&
+		  pinned("targets"));
+	for (int cpu = 0; cpu < PK_MAX_CPUS; cpu++) {
+		snprintf(name, sizeof(name), "links/cpu%d", cpu);
+		ck_assert_int_eq(pinned(name), online[cpu]);
+	}
+	/* No targets: nothing to follow, no fork/exit programs. */
+	ck_assert(!pinned("links/fork") && !pinned("links/exit"));
+
+	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
+	ck_assert_int_ge(fds.events, 0);
+	ck_assert_int_ge(fds.counters, 0);
+	ck_assert_int_ge(fds.session, 0);
+	ck_assert_int_ge(fds.targets, 0);
+	ck_assert_uint_eq(info.layout_version, PK_PIN_LAYOUT_VERSION);
+	ck_assert_uint_eq(info.flags, 0);
+	ck_assert_uint_eq(info.freq_hz, 199);
+	ck_assert_int_eq(info.cpu, -1);
+	ck_assert_uint_eq(info.ncpus, ncpus);
+	ck_assert_uint_eq(info.ntargets, 0);
+	ck_assert_uint_eq(info.ringbuf_bytes, 65536);
+	ck_assert_uint_ge(info.start_time_ns, before);
+	ck_assert_uint_le(info.start_time_ns, now_ns(CLOCK_BOOTTIME));
+	ck_assert_uint_ge(info.start_realtime_ns, real);
+	ck_assert_uint_le(info.start_realtime_ns, now_ns(CLOCK_REALTIME));
+	ck_assert_int_eq(pk_targets_count(fds.targets), 0);
+	pk_session_close(&fds);
+	ck_assert_int_eq(fds.events, -1);
+	ck_assert_int_eq(fds.session, -1);
+
+	/* Sampling goes on after probe-load exited. */
+	wait_counter(PK_CNT_SAMPLES, c);
+	ck_assert_uint_eq(c[PK_CNT_FILTERED], 0);
+
+	nlinks = pinned_link_ids(ids, PK_MAX_CPUS + 2);
+	ck_assert_int_eq(nlinks, ncpus);
+	for (int i = 0; i < nlinks; i++)
+		ck_assert(link_exists(ids[i]));
+
+	LOAD_OK("--unload");
+	ck_assert(!dir_exists());
+	for (int i = 0; i < nlinks; i++)
+		ck_assert_msg(!link_exists(ids[i]), "link %u survived --unload", ids[i]);
+	ck_assert_int_eq(pk_session_open(dir, &fds, &info), -ENOENT);
+	ck_assert_int_eq(fds.events, -1);
+	ck_assert_int_eq(fds.session, -1);
+}
+END_TEST
+
+START_TEST(test_second_load_refused)
+{
+	struct pk_session_fds fds;
+	struct pk_session first, again;
+	__u32 ids[PK_MAX_CPUS + 2], ids2[PK_MAX_CPUS + 2];
+	char msg[512];
+	int n;
+
+	LOAD_OK("-F", "49");
+	ck_assert_int_eq(pk_session_open(dir, &fds, &first), 0);
+	pk_session_close(&fds);
+	n = pinned_link_ids(ids, PK_MAX_CPUS + 2);
+
+	snprintf(msg, sizeof(msg),
+		 "probe-load: a session is already loaded at %s (probe-load --unload --pin-dir %s to stop it)\n",
+		 dir, dir);
+	LOAD_REFUSED(msg, "-F", "99");
+	LOAD_REFUSED(msg, "-p", "1");
+
+	/* The first session is untouched. */
+	ck_assert_int_eq(pk_session_open(dir, &fds, &again), 0);
+	pk_session_close(&fds);
+	ck_assert_mem_eq(&first, &again, sizeof(first));
+	ck_assert_int_eq(pinned_link_ids(ids2, PK_MAX_CPUS + 2), n);
+	ck_assert_mem_eq(ids, ids2, n * sizeof(ids[0]));
+	for (int i = 0; i < n; i++)
+		ck_assert(link_exists(ids[i]));
+	LOAD_OK("--unload");
+}
+END_TEST
+
+START_TEST(test_unload_nothing)
+{
+	char msg[256];
+
+	snprintf(msg, sizeof(msg), "probe-load: nothing loaded at %s\n", dir);
+	LOAD_REFUSED(msg, "--unload");
+	/* A directory that is not a session is not ours to remove. */
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	LOAD_REFUSED(msg, "--unload");
+	ck_assert(dir_exists());
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+/* --- failed loads leave nothing ------------------------------------------ */
+
+START_TEST(test_refused_before_loading)
+{
+	unsigned int pid_max, max_rate;
+	bool online[PK_MAX_CPUS];
+	char list[256], msg[512];
+
+	ck_assert_int_eq(pk_read_uint("/proc/sys/kernel/pid_max", &pid_max), 0);
+	/* pids are below pid_max */
+	snprintf(list, sizeof(list), "%u", pid_max);
+	snprintf(msg, sizeof(msg), "probe-load: -p %u: no such process\n", pid_max);
+	LOAD_REFUSED(msg, "-p", "1", "-p", list);
+	ck_assert(!dir_exists());
+
+	online_cpus(online, list, sizeof(list));
+	snprintf(msg, sizeof(msg), "probe-load: -C 4095: no such CPU (online: %s)\n", list);
+	LOAD_REFUSED(msg, "-C", "4095");
+	ck_assert(!dir_exists());
+
+	ck_assert_int_eq(pk_read_uint("/proc/sys/kernel/perf_event_max_sample_rate", &max_rate), 0);
+	snprintf(list, sizeof(list), "%u", max_rate + 1);
+	snprintf(msg, sizeof(msg),
+		 "probe-load: -F %u: above the kernel's limit of %u Hz (/proc/sys/kernel/perf_event_max_sample_rate)\n",
+		 max_rate + 1, max_rate);
+	LOAD_REFUSED(msg, "-F", list);
+	ck_assert(!dir_exists());
+}
+END_TEST
+
+START_TEST(test_pin_dir_not_bpffs)
+{
+	char *out, *err;
+	const char *args[] = { "--pin-dir", "/tmp/probekit-test-not-bpffs", NULL };
+
+	ck_assert_int_eq(load_run(args, &out, &err), 1);
+	ck_assert_str_eq(err, "probe-load: --pin-dir /tmp/probekit-test-not-bpffs: "
+			 "/tmp is not on a bpf filesystem\n");
+	ck_assert_int_eq(access("/tmp/probekit-test-not-bpffs", F_OK), -1);
+	free(out);
+	free(err);
+}
+END_TEST
+
+/* The command's exec fails after everything was loaded and pinned: the
+ * one cleanup path must remove it all. */
+START_TEST(test_failed_exec_leaves_nothing)
+{
+	LOAD_REFUSED("probe-load: /nonexistent/probekit-cmd: No such file or directory\n",
+		     "--", "/nonexistent/probekit-cmd", "arg");
+	ck_assert(!dir_exists());
+}
+END_TEST
+
+START_TEST(test_not_root)
+{
+	char path[4096], *out, *err;
+	char *argv[] = { "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
+			 (char *)pk_test_build_path("probe-load", path, sizeof(path)),
+			 "--pin-dir", dir, NULL };
+	int status = pk_test_run(argv, &out, &err);
+
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 1);
+	ck_assert_str_eq(err, "probe-load: needs root: CAP_BPF and CAP_PERFMON "
+			 "(or CAP_SYS_ADMIN) are not in effect\n");
+	ck_assert(!dir_exists());
+	free(out);
+	free(err);
+}
+END_TEST
+
+/* No bpffs at /sys/fs/bpf (in a mount namespace of its own): probe-load
+ * mounts one. The namespace and its bpffs go away with the shell. */
+START_TEST(test_mounts_bpffs)
+{
+	char path[4096], script[8192], *out, *err;
+	char *argv[] = { "unshare", "-m", "--propagation", "private", "sh", "-ec", script, NULL };
+	int status;
+
+	snprintf(script, sizeof(script),
+		 "umount /sys/fs/bpf; ! mountpoint -q /sys/fs/bpf; "
+		 "%s --pin-dir %s; mountpoint -q /sys/fs/bpf; test -e %s/session; "
+		 "%s --unload --pin-dir %s; ! test -e %s; echo ok",
+		 pk_test_build_path("probe-load", path, sizeof(path)), dir, dir,
+		 path, dir, dir);
+	status = pk_test_run(argv, &out, &err);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", err);
+	ck_assert_str_eq(out, "ok\n");
+	ck_assert_str_eq(err, "");
+	free(out);
+	free(err);
+}
+END_TEST
+
+/* --- targets ---------------------------------------------------------------- */
+
+/* A target process that does what the test tells it, one byte at a time:
+ * 'f' fork a child that lives until HOLD closes (reports the child's pid),
+ * 't' run a thread to completion (reports 0), 'x' exit. */
+struct puppet {
+	pid_t pid;
+	int cmd, report, hold;
+};
+
+static void *nothing(void *arg)
+{
+	return arg;
+}
+
+static void puppet_main(int cmd, int report, int hold)
+{
+	char c;
+
+	while (read(cmd, &c, 1) == 1) {
+		pid_t pid = 0;
+
+		if (c == 'f') {
+			pid = fork();
+			if (pid == 0) {
+				while (read(hold, &c, 1) > 0)
+					;
+				_exit(0);
+			}
+		} else if (c == 't') {
+			pthread_t t;
+
+			pthread_create(&t, NULL, nothing, NULL);
+			pthread_join(t, NULL);
+		} else {
+			break;
+		}
+		if (write(report, &pid, sizeof(pid)) != sizeof(pid))
+			break;
+	}
+	_exit(0);
+}
+
+static void puppet_start(struct puppet *p)
+{
+	int cmd[2], report[2], hold[2];
+
+	ck_assert_int_eq(pipe(cmd), 0);
+	ck_assert_int_eq(pipe(report), 0);
+	ck_assert_int_eq(pipe(hold), 0);
+	p->pid = fork();
+	ck_assert_int_ge(p->pid, 0);
+	if (p->pid == 0) {
+		close(cmd[1]);
+		close(report[0]);
+		close(hold[1]);
+		puppet_main(cmd[0], report[1], hold[0]);
+	}
+	close(cmd[0]);
+	close(report[1]);
+	close(hold[0]);
+	p->cmd = cmd[1];
+	p->report = report[0];
+	p->hold = hold[1];
+}
+
+static pid_t puppet_do(struct puppet *p, char c)
+{
+	pid_t pid = -1;
+
+	ck_assert_int_eq(write(p->cmd, &c, 1), 1);
+	ck_assert_int_eq(read(p->report, &pid, sizeof(pid)), sizeof(pid));
+	return pid;
+}
+
+START_TEST(test_targets_follow_fork_and_exit)
+{
+	struct pk_session_fds fds;
+	struct pk_session info;
+	struct puppet p;
+	char pid[16];
+	pid_t child;
+	int status;
+
+	puppet_start(&p);
+	snprintf(pid, sizeof(pid), "%d", (int)p.pid);
+	LOAD_OK("-p", pid);
+	ck_assert(pinned("links/fork") && pinned("links/exit"));
+	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
+	pk_session_close(&fds);
+	ck_assert_uint_eq(info.flags, PK_SESSION_FILTER_PIDS);
+	ck_assert_uint_eq(info.ntargets, 1);
+	ck_assert_int_eq(targets_count(), 1);
+	ck_assert(is_target(p.pid));
+
+	/* The fork tracepoint runs before fork() returns in the parent. */
+	child = puppet_do(&p, 'f');
+	ck_assert_int_gt(child, 0);
+	ck_assert(is_target(child));
+	ck_assert_int_eq(targets_count(), 2);
+
+	/* A thread that comes and goes is not a process. */
+	ck_assert_int_eq(puppet_do(&p, 't'), 0);
+	ck_assert_int_eq(targets_count(), 2);
+	ck_assert(is_target(p.pid));
+
+	close(p.hold);		/* the child exits */
+	wait_not_target(child);
+	ck_assert(is_target(p.pid));
+
+	close(p.cmd);		/* the target exits */
+	ck_assert_int_eq(waitpid(p.pid, &status, 0), p.pid);
+	ck_assert_int_eq(targets_count(), 0);
+	close(p.report);
+	LOAD_OK("--unload");
+}
+END_TEST
+
+static int worker_hold[2];
+
+static void *worker(void *arg)
+{
+	char c;
+
+	while (read(worker_hold[0], &c, 1) > 0)
+		;
+	_exit(0);	/* the forked test's heap is not ours to leak-check */
+	return arg;
+}
+
+/* The group leader exits first (pthread_exit from main): the process lives
+ * on in its other thread and stays a target until that one exits. */
+START_TEST(test_target_outlives_its_leader)
+{
+	char pid[16], path[64], *status_text;
+	pid_t target;
+	int status;
+
+	ck_assert_int_eq(pipe(worker_hold), 0);
+	target = fork();
+	ck_assert_int_ge(target, 0);
+	if (target == 0) {
+		pthread_t t;
+
+		close(worker_hold[1]);
+		pthread_create(&t, NULL, worker, NULL);
+		sleep(1);	/* loaded by then; the leader exits under watch */
+		pthread_exit(NULL);
+	}
+	close(worker_hold[0]);
+	snprintf(pid, sizeof(pid), "%d", (int)target);
+	LOAD_OK("-p", pid);
+	ck_assert(is_target(target));
+
+	/* Wait for the leader to be a zombie while its thread runs. */
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)target);
+	for (int i = 0; i < 300; i++) {
+		status_text = pk_test_read_file(path, NULL);
+		ck_assert_ptr_nonnull(status_text);
+		bool zombie = strstr(status_text, "State:\tZ") != NULL;
+
+		free(status_text);
+		if (zombie)
+			break;
+		sleep_ms(10);
+	}
+	ck_assert(is_target(target));
+
+	close(worker_hold[1]);	/* the last thread exits */
+	ck_assert_int_eq(waitpid(target, &status, 0), target);
+	ck_assert_int_eq(targets_count(), 0);
+	LOAD_OK("--unload");
+}
+END_TEST
+
+START_TEST(test_command_is_a_target)
+{
+	struct pk_session_fds fds;
+	struct pk_session info;
+	char *out, *err, expect[64];
+	int pid = 0;
+
+	/* pk_test_run returns when the command closed stdout: it has exited. */
+	ck_assert_int_eq(LOAD(&out, &err, "--", "sh", "-c", "echo from-cmd $$"), 0);
+	ck_assert_int_eq(sscanf(err, "probekit: profiling pid %d\n", &pid), 1);
+	snprintf(expect, sizeof(expect), "probekit: profiling pid %d\n", pid);
+	ck_assert_str_eq(err, expect);
+	snprintf(expect, sizeof(expect), "from-cmd %d\n", pid);
+	ck_assert_str_eq(out, expect);
+	free(out);
+	free(err);
+
+	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
+	pk_session_close(&fds);
+	ck_assert_uint_eq(info.flags, PK_SESSION_FILTER_PIDS | PK_SESSION_COMMAND);
+	ck_assert_uint_eq(info.ntargets, 1);
+	wait_not_target(pid);
+	ck_assert_int_eq(targets_count(), 0);
+	LOAD_OK("--unload");
+}
+END_TEST
+
+/* --- what the sampler delivers --------------------------------------------- */
+
+struct delivered {
+	__u64 n, bad_cpu, idle, other_pid, bad_size, sizes;
+	int cpu;
+	pid_t pid;
+};
+
+static int on_sample(void *ctx, void *data, size_t size)
+{
+	struct delivered *d = ctx;
+	const struct pk_sample *s = data;
+
+	d->n++;
+	d->sizes += size;
+	if (s->hdr.type != PK_EVENT_SAMPLE || s->frames_off != sizeof(*s) ||
+	    s->hdr.size != s->frames_off + (s->kstack_len + s->ustack_len) * 8 ||
+	    s->hdr.size > size || s->kstack_len > PK_MAX_STACK_DEPTH ||
+	    s->ustack_len > PK_MAX_STACK_DEPTH)
+		d->bad_size++;
+	d->bad_cpu += d->cpu >= 0 && s->cpu != (__u32)d->cpu;
+	d->idle += s->tid == 0;
+	d->other_pid += d->pid > 0 && s->pid != (__u32)d->pid;
+	return 0;
+}
+
+static void drain(struct delivered *d)
+{
+	struct pk_session_fds fds;
+	struct pk_session info;
+	struct ring_buffer *rb;
+
+	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
+	rb = ring_buffer__new(fds.events, on_sample, d, NULL);
+	ck_assert_ptr_nonnull(rb);
+	ck_assert_int_ge(ring_buffer__consume(rb), 0);
+	ring_buffer__free(rb);
+	pk_session_close(&fds);
+}
+
+START_TEST(test_cpu_and_idle_filters)
+{
+	struct delivered d = { .cpu = 0, .pid = -1 };
+	struct pk_session_fds fds;
+	struct pk_session info;
+	__u64 c[PK_CNT__MAX];
+
+	LOAD_OK("-C", "0", "--skip-idle", "-F", "997");
+	ck_assert(pinned("links/cpu0") && !pinned("links/cpu1"));
+	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
+	pk_session_close(&fds);
+	ck_assert_uint_eq(info.flags, PK_SESSION_SKIP_IDLE | PK_SESSION_FILTER_CPU);
+	ck_assert_int_eq(info.cpu, 0);
+	ck_assert_uint_eq(info.ncpus, 1);
+	/* Whether CPU 0 is ever idle meanwhile depends on the machine: the
+	 * delivered samples must hold no idle one either way. */
+	for (int i = 0; i < 300; i++) {
+		read_counters(c);
+		if (c[PK_CNT_SAMPLES] + c[PK_CNT_FILTERED] >= 50)
+			break;
+		sleep_ms(10);
+	}
+	ck_assert_uint_ge(c[PK_CNT_SAMPLES] + c[PK_CNT_FILTERED], 50);
+	drain(&d);
+	ck_assert_uint_ge(d.n, c[PK_CNT_SAMPLES]);
+	ck_assert_uint_eq(d.bad_size, 0);
+	ck_assert_uint_eq(d.bad_cpu, 0);
+	ck_assert_uint_eq(d.idle, 0);
+	LOAD_OK("--unload");
+}
+END_TEST
+
+START_TEST(test_pid_filter)
+{
+	struct delivered d = { .cpu = -1 };
+	__u64 c[PK_CNT__MAX];
+	char pid[16];
+
+	d.pid = fork();
+	ck_assert_int_ge(d.pid, 0);
+	if (d.pid == 0)
+		for (volatile unsigned long x = 0;; x++)
+			;
+	snprintf(pid, sizeof(pid), "%d", (int)d.pid);
+	LOAD_OK("-p", pid, "-F", "997");
+	wait_counter(PK_CNT_SAMPLES, c);
+	drain(&d);
+	kill(d.pid, SIGKILL);
+	waitpid(d.pid, NULL, 0);
+	ck_assert_uint_gt(d.n, 0);
+	ck_assert_uint_eq(d.bad_size, 0);
+	ck_assert_uint_eq(d.other_pid, 0);
+	LOAD_OK("--unload");
+}
+END_TEST
+
+/* A one-page ring buffer nobody reads fills up: the rest is counted as
+ * lost, never silently dropped. Each record takes at least its 8-byte
+ * header and 56 + 8 bytes (one frame: the interrupted instruction). */
+START_TEST(test_tiny_ringbuf_counts_losses)
+{
+	struct delivered d = { .cpu = -1, .pid = -1 };
+	long page = sysconf(_SC_PAGESIZE);
+	char size[32];
+	__u64 c[PK_CNT__MAX];
+
+	snprintf(size, sizeof(size), "%ld", page);
+	LOAD_OK("--ringbuf-size", size, "-F", "4999");
+	wait_counter(PK_CNT_RINGBUF_FULL, c);
+	ck_assert_uint_gt(c[PK_CNT_SAMPLES], 0);
+	ck_assert_uint_le(c[PK_CNT_SAMPLES], page / (8 + sizeof(struct pk_sample) + 8));
+	ck_assert_uint_eq(c[PK_CNT_FILTERED], 0);
+	drain(&d);
+	ck_assert_uint_eq(d.n, c[PK_CNT_SAMPLES]);
+	ck_assert_uint_eq(d.bad_size, 0);
+	LOAD_OK("--unload");
+}
+END_TEST
+
+Suite *suite_load_session(void)
+{
+	Suite *s = suite_create("load_session");
+	TCase *tc;
+
+	runner = getpid();
+	if (!pk_test_need_root(s, "probe-load loads BPF programs"))
+		return s;
+
+	tc = tcase_create("pins");
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_unchecked_fixture(tc, NULL, cleanup_all);
+	tcase_set_timeout(tc, 20);
+	tcase_add_test(tc, test_load_pins_settings_unload);
+	tcase_add_test(tc, test_second_load_refused);
+	tcase_add_test(tc, test_unload_nothing);
+	tcase_add_test(tc, test_mounts_bpffs);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("refused");
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_unchecked_fixture(tc, NULL, cleanup_all);
+	tcase_set_timeout(tc, 20);
+	tcase_add_test(tc, test_refused_before_loading);
+	tcase_add_test(tc, test_pin_dir_not_bpffs);
+	tcase_add_test(tc, test_failed_exec_leaves_nothing);
+	tcase_add_test(tc, test_not_root);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("targets");
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_unchecked_fixture(tc, NULL, cleanup_all);
+	tcase_set_timeout(tc, 20);
+	tcase_add_test(tc, test_targets_follow_fork_and_exit);
+	tcase_add_test(tc, test_target_outlives_its_leader);
+	tcase_add_test(tc, test_command_is_a_target);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("samples");
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_unchecked_fixture(tc, NULL, cleanup_all);
+	tcase_set_timeout(tc, 20);
+	tcase_add_test(tc, test_cpu_and_idle_filters);
+	tcase_add_test(tc, test_pid_filter);
+	tcase_add_test(tc, test_tiny_ringbuf_counts_losses);
+	suite_add_tcase(s, tc);
+	return s;
+}
