@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The on-disk cache: one table file per build-id under the cache root,
+ * reused when valid, rebuilt when absent, corrupt or forced. The hit path
+ * reads only the ELF's build-id note and maps + checks the table file; it
+ * never parses call-frame information.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "eh_internal.h"
+
+#define NO_BUILD_ID_PREFIX "nb-"
+
+static int fit(char *buf, size_t len, int n)
+{
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}
+
+int eh_cache_root(const char *dir, char *buf, size_t len)
+{
+	const char *env = getenv(EH_CACHE_ENV), *xdg, *home;
+
+	if (dir && *dir)
+		return fit(buf, len, snprintf(buf, len, "%s", dir));
+	if (env && *env)
+		return fit(buf, len, snprintf(buf, len, "%s", env));
+	if (geteuid() == 0)
+		return fit(buf, len, snprintf(buf, len, "/var/cache/probekit"));
+	xdg = getenv("XDG_CACHE_HOME");
+	if (xdg && *xdg == '/')	/* the XDG spec ignores relative paths */
+		return fit(buf, len, snprintf(buf, len, "%s/probekit", xdg));
+	home = getenv("HOME");
+	if (home && *home)
+		return fit(buf, len, snprintf(buf, len, "%s/.cache/probekit", home));
+	return -ENOENT;
+}
+
+/* The build-id in hex, or "nb-" and the hash of the whole file's bytes: a
+ * copy of the file anywhere gets the same key, any change a new one. */
+static int key_of(const struct elf_file *ef, char *buf, size_t len)
+{
+	const __u8 *id;
+	const void *bytes;
+	size_t n, size;
+	__u64 h;
+	__u8 be[8];
+	int i;
+
+	id = elf_file__build_id(ef, &n);
+	if (n)
+		return eh_hex(id, n, buf, len);
+	bytes = elf_file__bytes(ef, &size);
+	h = eh_hash_final(eh_hash_update(EH_HASH_INIT, bytes, size), size);
+	for (i = 0; i < 8; i++)
+		be[i] = (__u8)(h >> (56 - 8 * i));
+	if (len < sizeof(NO_BUILD_ID_PREFIX))
+		return -ENAMETOOLONG;
+	memcpy(buf, NO_BUILD_ID_PREFIX, sizeof(NO_BUILD_ID_PREFIX) - 1);
+	return eh_hex(be, sizeof(be), buf + sizeof(NO_BUILD_ID_PREFIX) - 1,
+		      len - (sizeof(NO_BUILD_ID_PREFIX) - 1));
+}
+
+int eh_cache_key(const char *path, char *buf, size_t len, struct eh_error *err)
+{
+	struct elf_file *ef;
+	int ret;
+
+	ret = elf_file__open(path, &ef, err);
+	if (ret)
+		return ret;
+	ret = key_of(ef, buf, len);
+	if (ret)
+		eh_fail(err, -ret, "cache key does not fit in %zu bytes", len);
+	elf_file__close(ef);
+	return ret;
+}
+
+int eh_cache_path(const char *root, const char *key, char *buf, size_t len)
+{
+	size_t klen = strlen(key);
+
+	if (klen < 3 || strchr(key, '/'))
+		return -EINVAL;
+	/* nb-<hash> goes to nb/<hash>: keeps the 2-hex directories for
+	 * build-ids only */
+	if (!strncmp(key, NO_BUILD_ID_PREFIX, sizeof(NO_BUILD_ID_PREFIX) - 1))
+		return fit(buf, len, snprintf(buf, len, "%s/nb/%s.unwind", root,
+					      key + sizeof(NO_BUILD_ID_PREFIX) - 1));
+	return fit(buf, len, snprintf(buf, len, "%s/%.2s/%s.unwind", root, key,
+				      key + 2));
+}
+
+/* mkdir -p of the directory holding FILE. */
+static int make_parent_dirs(const char *file, struct eh_error *err)
+{
+	char dir[4096];
+	char *p;
+
+	if (fit(dir, sizeof(dir), snprintf(dir, sizeof(dir), "%s", file)))
+		return eh_fail(err, ENAMETOOLONG, "cache path too long");
+	p = strrchr(dir, '/');
+	if (!p || p == dir)
+		return 0;
+	*p = '\0';
+	for (p = dir + 1; ; p++) {
+		bool last = *p == '\0';
+
+		if (*p != '/' && !last)
+			continue;
+		*p = '\0';
+		if (mkdir(dir, 0755) && errno != EEXIST)
+			return eh_fail(err, errno, "cannot create %s: %s", dir,
+				       strerror(errno));
+		if (last)
+			return 0;
+		*p = '/';
+	}
+}
+
+static bool same_build_id(const struct unwind_table *t, const struct elf_file *ef)
+{
+	const struct pk_unwind_header *h = unwind_table__header(t);
+	const __u8 *id;
+	size_t n;
+
+	id = elf_file__build_id(ef, &n);
+	return h->build_id_len == n && !memcmp(h->build_id, id, n);
+}
+
+int eh_cache_get(const char *path, const struct eh_cache_opts *opts,
+		 struct unwind_table **out, char *cache_path, size_t cache_path_len,
+		 struct eh_error *err)
+{
+	char root[4096], key[2 * PK_UNWIND_BUILD_ID_MAX + 1], file[4096];
+	struct unwind_table *t = NULL;
+	struct elf_file *ef;
+	int ret, result = EH_CACHE_BUILT;
+
+	ret = eh_cache_root(EH_OPT(opts, cache_dir, NULL), root, sizeof(root));
+	if (ret)
+		return eh_fail(err, -ret, ret == -ENOENT ?
+			       "no cache directory: set HOME or " EH_CACHE_ENV :
+			       "cache directory path too long");
+	ret = elf_file__open(path, &ef, err);
+	if (ret)
+		return ret;
+	ret = key_of(ef, key, sizeof(key));
+	if (!ret)
+		ret = eh_cache_path(root, key, file, sizeof(file));
+	if (ret) {
+		ret = eh_fail(err, -ret, "cache path too long");
+		goto out;
+	}
+	if (cache_path && fit(cache_path, cache_path_len,
+			      snprintf(cache_path, cache_path_len, "%s", file))) {
+		ret = eh_fail(err, ENAMETOOLONG, "cache path does not fit the buffer");
+		goto out;
+	}
+
+	if (!EH_OPT(opts, force, false)) {
+		ret = unwind_table__open(file, &t, NULL);
+		if (!ret && same_build_id(t, ef)) {
+			result = EH_CACHE_HIT;
+			goto done;
+		}
+		unwind_table__free(t);
+		t = NULL;
+		if (!ret || ret == -EBADMSG)
+			result = EH_CACHE_REBUILT;
+	}
+
+	ret = eh_table_from_elf_file(ef, path, EH_OPT(opts, build, NULL), &t, err);
+	if (ret)
+		goto out;
+	ret = make_parent_dirs(file, err);
+	if (!ret)
+		ret = unwind_table__write(t, file, err);
+	if (ret)
+		goto out;
+done:
+	if (out) {
+		*out = t;
+		t = NULL;
+	}
+	ret = result;
+out:
+	unwind_table__free(t);
+	elf_file__close(ef);
+	return ret;
+}

@@ -1,0 +1,340 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The call-frame instruction interpreter: runs a CIE's initial instructions
+ * and an FDE's program into rows (start pc + the CFA, frame-pointer and
+ * return-address rules). Only those three are tracked; instructions on
+ * other registers are decoded (to stay in step) and ignored.
+ *
+ * The work is linear in the program's bytes: there are no jumps in CFI,
+ * every row needs an advance of at least one byte, advances may not leave
+ * the FDE, and remember_state nesting is capped. An opcode we do not know
+ * cannot be skipped (its length is unknown), so it marks the rest of the
+ * FDE unsupported rather than failing the whole file; malformed operands
+ * and impossible advances are errors.
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "dwarf_read.h"
+#include "eh_internal.h"
+
+enum {
+	DW_CFA_nop = 0x00,
+	DW_CFA_set_loc = 0x01,
+	DW_CFA_advance_loc1 = 0x02,
+	DW_CFA_advance_loc2 = 0x03,
+	DW_CFA_advance_loc4 = 0x04,
+	DW_CFA_offset_extended = 0x05,
+	DW_CFA_restore_extended = 0x06,
+	DW_CFA_undefined = 0x07,
+	DW_CFA_same_value = 0x08,
+	DW_CFA_register = 0x09,
+	DW_CFA_remember_state = 0x0a,
+	DW_CFA_restore_state = 0x0b,
+	DW_CFA_def_cfa = 0x0c,
+	DW_CFA_def_cfa_register = 0x0d,
+	DW_CFA_def_cfa_offset = 0x0e,
+	DW_CFA_def_cfa_expression = 0x0f,
+	DW_CFA_expression = 0x10,
+	DW_CFA_offset_extended_sf = 0x11,
+	DW_CFA_def_cfa_sf = 0x12,
+	DW_CFA_def_cfa_offset_sf = 0x13,
+	DW_CFA_val_offset = 0x14,
+	DW_CFA_val_offset_sf = 0x15,
+	DW_CFA_val_expression = 0x16,
+	DW_CFA_MIPS_advance_loc8 = 0x1d,
+	DW_CFA_GNU_args_size = 0x2e,
+	DW_CFA_GNU_negative_offset_extended = 0x2f,
+	DW_CFA_advance_loc = 0x40,
+	DW_CFA_offset = 0x80,
+	DW_CFA_restore = 0xc0,
+};
+
+struct interp {
+	const struct cfi_section *s;
+	const struct cfi_cie *cie;
+	const struct cfi_state *init;	/* NULL while running the CIE */
+	__u64 entry_off;		/* for messages */
+	__u64 loc, end;
+	struct cfi_state st;
+	struct cfi_state stack[EH_MAX_STATE_DEPTH];
+	unsigned int depth;
+	cfi_row_fn fn;
+	void *arg;
+	struct eh_error *err;
+};
+
+static const char *entry_kind(const struct interp *in)
+{
+	return in->init ? "FDE" : "CIE";
+}
+
+static int bad(struct interp *in, int errno_val, const char *what)
+{
+	return eh_fail(in->err, errno_val, "%s: %s at 0x%llx: %s", in->s->name,
+		       entry_kind(in), (unsigned long long)in->entry_off, what);
+}
+
+static void set_rule(struct interp *in, __u64 reg, __u8 kind, __s64 value,
+		     const __u8 *expr, __u64 expr_len)
+{
+	struct cfi_rule r = {
+		.kind = kind, .value = value, .expr = expr,
+		.expr_len = (__u32)expr_len,
+	};
+
+	if (reg == EH_REG_RBP)
+		in->st.fp = r;
+	if (reg == in->cie->ra_reg)
+		in->st.ra = r;
+}
+
+static void restore_rule(struct interp *in, __u64 reg)
+{
+	static const struct cfi_rule unmentioned;
+
+	if (reg == EH_REG_RBP)
+		in->st.fp = in->init ? in->init->fp : unmentioned;
+	if (reg == in->cie->ra_reg)
+		in->st.ra = in->init ? in->init->ra : unmentioned;
+}
+
+/* Move the location DELTA bytes on, closing the current row. */
+static int advance_bytes(struct interp *in, __u64 delta)
+{
+	int ret;
+
+	if (!in->init)
+		return bad(in, EINVAL, "advance in CIE initial instructions");
+	if (delta > in->end - in->loc)
+		return bad(in, EINVAL, "advance past the end of the FDE");
+	if (!delta)
+		return 0;
+	ret = in->fn(in->arg, in->loc, &in->st);
+	in->loc += delta;
+	return ret;
+}
+
+/* DELTA in code alignment units. */
+static int advance(struct interp *in, __u64 delta)
+{
+	if (delta && in->cie->code_align > ~0ull / delta)
+		return bad(in, EINVAL, "advance past the end of the FDE");
+	return advance_bytes(in, delta * in->cie->code_align);
+}
+
+static void def_cfa(struct interp *in, __u64 reg, __s64 offset)
+{
+	in->st.cfa = (struct cfi_cfa){ .kind = CFI_CFA_REG_OFFSET, .reg = reg,
+				       .offset = offset };
+}
+
+/* One instruction at C. >0: stop (unknown opcode), <0: error. */
+static int step(struct interp *in, struct dw_cursor *c)
+{
+	__u8 op = dw_u8(c);
+	__s64 daf = in->cie->data_align;
+	__u64 reg, len, u;
+	const __u8 *expr;
+
+	switch (op & 0xc0) {
+	case DW_CFA_advance_loc:
+		return advance(in, op & 0x3f);
+	case DW_CFA_offset:
+		u = dw_uleb(c);
+		set_rule(in, op & 0x3f, CFI_RULE_OFFSET, (__s64)u * daf, NULL, 0);
+		return 0;
+	case DW_CFA_restore:
+		restore_rule(in, op & 0x3f);
+		return 0;
+	}
+
+	switch (op) {
+	case DW_CFA_nop:
+	case DW_CFA_GNU_args_size:
+		if (op == DW_CFA_GNU_args_size)
+			dw_uleb(c);
+		return 0;
+	case DW_CFA_set_loc: {
+		__u64 loc;
+		int ret;
+
+		if (!in->init)
+			return bad(in, EINVAL, "set_loc in CIE initial instructions");
+		if (in->s->eh_frame)
+			ret = dw_read_pointer(c, in->cie->fde_enc,
+					      in->s->vaddr + (__u64)(c->p - in->s->data),
+					      in->cie->addr_size, &loc);
+		else
+			ret = dw_read_pointer(c, 0, 0, in->cie->addr_size, &loc);
+		if (ret)
+			return bad(in, EINVAL, "bad DW_CFA_set_loc operand");
+		if (loc < in->loc)
+			return bad(in, EINVAL, "DW_CFA_set_loc moves backwards");
+		return advance_bytes(in, loc - in->loc);
+	}
+	case DW_CFA_advance_loc1:
+		return advance(in, dw_u8(c));
+	case DW_CFA_advance_loc2:
+		return advance(in, dw_u16(c));
+	case DW_CFA_advance_loc4:
+		return advance(in, dw_u32(c));
+	case DW_CFA_MIPS_advance_loc8:
+		return advance(in, dw_u64(c));
+	case DW_CFA_offset_extended:
+		reg = dw_uleb(c);
+		u = dw_uleb(c);
+		set_rule(in, reg, CFI_RULE_OFFSET, (__s64)u * daf, NULL, 0);
+		return 0;
+	case DW_CFA_offset_extended_sf:
+		reg = dw_uleb(c);
+		set_rule(in, reg, CFI_RULE_OFFSET, dw_sleb(c) * daf, NULL, 0);
+		return 0;
+	case DW_CFA_GNU_negative_offset_extended:
+		reg = dw_uleb(c);
+		u = dw_uleb(c);
+		set_rule(in, reg, CFI_RULE_OFFSET, -(__s64)u * daf, NULL, 0);
+		return 0;
+	case DW_CFA_val_offset:
+		reg = dw_uleb(c);
+		u = dw_uleb(c);
+		set_rule(in, reg, CFI_RULE_VAL_OFFSET, (__s64)u * daf, NULL, 0);
+		return 0;
+	case DW_CFA_val_offset_sf:
+		reg = dw_uleb(c);
+		set_rule(in, reg, CFI_RULE_VAL_OFFSET, dw_sleb(c) * daf, NULL, 0);
+		return 0;
+	case DW_CFA_restore_extended:
+		restore_rule(in, dw_uleb(c));
+		return 0;
+	case DW_CFA_undefined:
+		set_rule(in, dw_uleb(c), CFI_RULE_UNDEFINED, 0, NULL, 0);
+		return 0;
+	case DW_CFA_same_value:
+		set_rule(in, dw_uleb(c), CFI_RULE_SAME, 0, NULL, 0);
+		return 0;
+	case DW_CFA_register:
+		reg = dw_uleb(c);
+		set_rule(in, reg, CFI_RULE_REGISTER, (__s64)dw_uleb(c), NULL, 0);
+		return 0;
+	case DW_CFA_expression:
+	case DW_CFA_val_expression:
+		reg = dw_uleb(c);
+		len = dw_uleb(c);
+		expr = c->p;
+		dw_skip(c, len);
+		if (!c->bad)
+			set_rule(in, reg, op == DW_CFA_expression ? CFI_RULE_EXPR :
+				 CFI_RULE_VAL_EXPR, 0, expr, len);
+		return 0;
+	case DW_CFA_remember_state:
+		if (in->depth == EH_MAX_STATE_DEPTH)
+			return bad(in, E2BIG, "DW_CFA_remember_state nested too deep");
+		in->stack[in->depth++] = in->st;
+		return 0;
+	case DW_CFA_restore_state:
+		/* The whole state, CFA included, as GCC and glibc expect. */
+		if (!in->depth)
+			return bad(in, EINVAL, "DW_CFA_restore_state without remember_state");
+		in->st = in->stack[--in->depth];
+		return 0;
+	case DW_CFA_def_cfa:
+		reg = dw_uleb(c);
+		def_cfa(in, reg, (__s64)dw_uleb(c));
+		return 0;
+	case DW_CFA_def_cfa_sf:
+		reg = dw_uleb(c);
+		def_cfa(in, reg, dw_sleb(c) * daf);
+		return 0;
+	case DW_CFA_def_cfa_register:
+		/* Keeps the offset; after an expression CFA this starts a
+		 * register rule with the old offset, as readelf does. */
+		in->st.cfa.reg = dw_uleb(c);
+		in->st.cfa.kind = CFI_CFA_REG_OFFSET;
+		in->st.cfa.expr = NULL;
+		in->st.cfa.expr_len = 0;
+		return 0;
+	case DW_CFA_def_cfa_offset:
+		in->st.cfa.offset = (__s64)dw_uleb(c);
+		return 0;
+	case DW_CFA_def_cfa_offset_sf:
+		in->st.cfa.offset = dw_sleb(c) * daf;
+		return 0;
+	case DW_CFA_def_cfa_expression:
+		len = dw_uleb(c);
+		expr = c->p;
+		dw_skip(c, len);
+		if (!c->bad)
+			in->st.cfa = (struct cfi_cfa){ .kind = CFI_CFA_EXPR,
+						       .expr = expr,
+						       .expr_len = (__u32)len };
+		return 0;
+	default:
+		return 1;
+	}
+}
+
+static int run(struct interp *in, const __u8 *p, const __u8 *end)
+{
+	struct dw_cursor c = { .p = p, .end = end };
+
+	while (c.p < c.end) {
+		int ret = step(in, &c);
+
+		if (ret < 0)
+			return ret;
+		if (c.bad)
+			return bad(in, EINVAL, "truncated call-frame instruction");
+		if (ret > 0) {
+			in->st.broken = true;
+			break;
+		}
+	}
+	return 0;
+}
+
+int cfi_run_cie(const struct cfi_section *s, const struct cfi_cie *cie,
+		struct cfi_state *init, struct eh_error *err)
+{
+	struct interp in;
+	struct interp *ip = &in;
+	int ret;
+
+	memset(ip, 0, offsetof(struct interp, stack));
+	ip->depth = 0;
+	ip->s = s;
+	ip->cie = cie;
+	ip->entry_off = cie->offset;
+	ip->err = err;
+	ret = run(ip, cie->insns, cie->insns_end);
+	if (!ret)
+		*init = ip->st;
+	return ret;
+}
+
+int cfi_run_fde(const struct cfi_section *s, const struct cfi_fde *fde,
+		const struct cfi_state *init, cfi_row_fn fn, void *arg,
+		struct eh_error *err)
+{
+	struct interp in;
+	int ret;
+
+	memset(&in, 0, offsetof(struct interp, stack));
+	in.depth = 0;
+	in.s = s;
+	in.cie = &s->cies[fde->cie];
+	in.init = init;
+	in.entry_off = fde->offset;
+	in.loc = fde->pc_begin;
+	in.end = fde->pc_end;
+	in.st = *init;
+	in.fn = fn;
+	in.arg = arg;
+	in.err = err;
+	ret = run(&in, fde->insns, fde->insns_end);
+	if (ret)
+		return ret;
+	if (in.loc < in.end)
+		ret = fn(arg, in.loc, &in.st);
+	return ret;
+}

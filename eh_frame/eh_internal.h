@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Internal interfaces of the eh_frame library, shared between its modules
+ * and its unit tests. Not installed, not used by programs.
+ */
+#ifndef EH_INTERNAL_H
+#define EH_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/types.h>
+
+#include "eh_table.h"
+
+/* Fill ERR (may be NULL) and return -ERRNO, which must be positive. */
+int eh_fail(struct eh_error *err, int errno_val, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* An options struct's FIELD if the caller's struct is big enough to hold
+ * it (libbpf's OPTS_GET), else DEF. */
+#define EH_OPT(o, field, def) \
+	((o) && (o)->sz >= offsetof(__typeof__(*(o)), field) + sizeof((o)->field) ? \
+	 (o)->field : (def))
+
+/* Bounds on the work one file may cause (bad input must not explode). */
+#define EH_MAX_STATE_DEPTH	64		/* remember_state nesting */
+#define EH_MAX_ROWS		(1u << 26)	/* rows of one table */
+
+/* x86_64 DWARF register numbers we care about. */
+#define EH_REG_RBP	6
+#define EH_REG_RSP	7
+#define EH_REG_RIP	16
+
+/* ---- checksum.c: the 64-bit hash of cache files and content keys ------- */
+
+#define EH_HASH_INIT	0xcbf29ce484222325ull
+/* FNV-1a over little-endian 64-bit words; a trailing partial word is
+ * zero-padded, so only the last call of a sequence may pass a length that
+ * is not a multiple of 8. */
+__u64 eh_hash_update(__u64 h, const void *data, size_t len);
+/* Mix in the total length and avalanche (murmur3 fmix64). */
+__u64 eh_hash_final(__u64 h, __u64 total_len);
+/* Checksum of a serialized table: the whole buffer with the header's
+ * checksum field read as zero. */
+__u64 eh_table_checksum(const void *buf, size_t size);
+
+/* ---- call-frame information: cfi_parse.c --------------------------------- */
+
+struct cfi_cie {
+	__u64 offset;			/* in the section */
+	const __u8 *insns, *insns_end;	/* initial instructions */
+	__u64 code_align;
+	__s64 data_align;
+	__u64 ra_reg;
+	__u8 version;
+	__u8 fde_enc;			/* DW_EH_PE_* of FDE addresses */
+	__u8 addr_size;
+	bool has_z;			/* augmentation data length present */
+	bool signal;			/* augmentation 'S' */
+};
+
+struct cfi_fde {
+	__u64 offset;			/* in the section */
+	__u64 pc_begin, pc_end;
+	const __u8 *insns, *insns_end;
+	__u32 cie;			/* index into cfi_section.cies */
+};
+
+struct cfi_section {
+	const __u8 *data;
+	size_t size;
+	__u64 vaddr;
+	bool eh_frame;			/* .eh_frame (else .debug_frame) syntax */
+	const char *name;		/* for messages */
+	struct cfi_cie *cies;
+	size_t ncies;
+	struct cfi_fde *fdes;
+	size_t nfdes;
+};
+
+/* Walk every CIE and FDE of a section, decoding FDE address ranges. */
+int cfi_section_parse(struct cfi_section *s, const void *data, size_t size,
+		      __u64 vaddr, bool eh_frame, struct eh_error *err);
+void cfi_section_free(struct cfi_section *s);
+
+/* DW_EH_PE_* pointer at C (whose address in the ELF is FIELD_VADDR). */
+struct dw_cursor;
+int dw_read_pointer(struct dw_cursor *c, __u8 enc, __u64 field_vaddr,
+		    __u8 addr_size, __u64 *out);
+
+/* ---- call-frame interpreter: cfi_interp.c -------------------------------- */
+
+enum cfi_rule_kind {
+	CFI_RULE_UNMENTIONED = 0,	/* never set: the ABI default */
+	CFI_RULE_UNDEFINED,
+	CFI_RULE_SAME,
+	CFI_RULE_OFFSET,		/* saved at CFA + value */
+	CFI_RULE_VAL_OFFSET,		/* value is CFA + value */
+	CFI_RULE_REGISTER,		/* in register value */
+	CFI_RULE_EXPR,
+	CFI_RULE_VAL_EXPR,
+};
+
+struct cfi_rule {
+	__u8 kind;			/* enum cfi_rule_kind */
+	__u32 expr_len;
+	__s64 value;
+	const __u8 *expr;
+};
+
+enum cfi_cfa_kind {
+	CFI_CFA_REG_OFFSET = 0,		/* reg + offset */
+	CFI_CFA_EXPR,			/* DWARF expression */
+};
+
+struct cfi_cfa {
+	__u8 kind;			/* enum cfi_cfa_kind */
+	__u32 expr_len;
+	__u64 reg;
+	__s64 offset;
+	const __u8 *expr;
+};
+
+/* The rules we keep: CFA, the frame pointer and the return address. */
+struct cfi_state {
+	struct cfi_cfa cfa;
+	struct cfi_rule fp, ra;
+	bool broken;		/* an instruction we cannot interpret was met:
+				 * everything from here is unsupported */
+};
+
+/* Called for each row: STATE holds from PC until the next row. */
+typedef int (*cfi_row_fn)(void *arg, __u64 pc, const struct cfi_state *state);
+
+/* Run the CIE's initial instructions into INIT. */
+int cfi_run_cie(const struct cfi_section *s, const struct cfi_cie *cie,
+		struct cfi_state *init, struct eh_error *err);
+/* Run an FDE from the CIE's initial state INIT, reporting rows to FN. */
+int cfi_run_fde(const struct cfi_section *s, const struct cfi_fde *fde,
+		const struct cfi_state *init, cfi_row_fn fn, void *arg,
+		struct eh_error *err);
+
+/* ---- rule_classify.c ------------------------------------------------------ */
+
+/* The table rule of STATE (SIGNAL for every row of an 'S' CIE). Fields
+ * that do not apply to a type are zero, so equal rules compare equal. */
+void eh_classify(const struct cfi_state *state, bool signal,
+		 struct pk_unwind_rule *rule);
+/* Classify a DW_CFA_def_cfa_expression (PLT1/PLT2/DEREF/UNSUPPORTED). */
+void eh_classify_cfa_expr(const __u8 *expr, size_t len,
+			  struct pk_unwind_rule *rule);
+
+/* ---- table_build.c -------------------------------------------------------- */
+
+struct eh_row {
+	__u64 pc;
+	struct pk_unwind_rule rule;
+};
+
+/* Rows sorted by pc, adjacent rules distinct, an END row in every gap and
+ * after the last FDE. */
+struct eh_rows {
+	struct eh_row *v;
+	size_t n, cap;
+};
+
+void eh_rows_free(struct eh_rows *rows);
+/* Append, merging with the previous row when the rule is the same, and
+ * replacing it when it starts at the same pc. */
+int eh_rows_push(struct eh_rows *rows, __u64 pc, const struct pk_unwind_rule *rule);
+/* Rows of one CFI section. */
+int eh_rows_from_section(struct eh_rows *rows, const void *data, size_t size,
+			 __u64 vaddr, bool eh_frame, struct eh_error *err);
+/* PRIMARY wherever it has a non-END row, SECONDARY elsewhere. */
+int eh_rows_overlay(struct eh_rows *out, const struct eh_rows *primary,
+		    const struct eh_rows *secondary);
+
+/* Serialize ROWS into a table (interning rules); FLAGS, BUILD_ID go to the
+ * header. */
+int eh_table_from_rows(const struct eh_rows *rows, __u16 flags,
+		       const __u8 *build_id, size_t build_id_len,
+		       struct unwind_table **out, struct eh_error *err);
+
+/* ---- table_file.c --------------------------------------------------------- */
+
+struct unwind_table {
+	void *buf;		/* header + arrays, as in the file */
+	size_t size;
+	bool mapped;		/* buf is an mmap of a cache file */
+};
+
+/* Every check unwind_table__open makes; -EBADMSG with a reason. */
+int eh_table_validate(const void *buf, size_t size, struct eh_error *err);
+/* The canonical layout for NROWS and NRULES. */
+void eh_table_layout(__u32 nrows, __u32 nrules, struct pk_unwind_header *h);
+
+/* ---- elf_file.c ----------------------------------------------------------- */
+
+struct elf_file;
+
+struct elf_section {
+	const void *data;
+	size_t size;
+	__u64 vaddr;
+};
+
+/* Open PATH (mmapped, never copied), checking it is a 64-bit x86_64 ELF. */
+int elf_file__open(const char *path, struct elf_file **out, struct eh_error *err);
+void elf_file__close(struct elf_file *ef);
+/* Section NAME's bytes (decompressed if SHF_COMPRESSED): -ENOENT if absent
+ * or without bytes (NOBITS), -EINVAL if it lies past the end of the file. */
+int elf_file__section(struct elf_file *ef, const char *name,
+		      struct elf_section *out, struct eh_error *err);
+/* The GNU build-id note; length 0 when there is none. */
+const __u8 *elf_file__build_id(const struct elf_file *ef, size_t *len);
+/* The whole file as mapped. */
+const void *elf_file__bytes(const struct elf_file *ef, size_t *len);
+/* The separate debug file of EF (by build-id under DEBUG_ROOT, then by
+ * .gnu_debuglink), or NULL. */
+struct elf_file *elf_file__open_debug(struct elf_file *ef, const char *path,
+				      const char *debug_root);
+
+/* ---- cache.c / table_build.c ---------------------------------------------- */
+
+/* Build from an opened ELF (shared by unwind_table__from_elf and the cache,
+ * which already opened it for the key). */
+int eh_table_from_elf_file(struct elf_file *ef, const char *path,
+			   const struct unwind_build_opts *opts,
+			   struct unwind_table **out, struct eh_error *err);
+/* Hex of BYTES into BUF; -ENAMETOOLONG if it does not fit. */
+int eh_hex(const __u8 *bytes, size_t n, char *buf, size_t len);
+
+#endif /* EH_INTERNAL_H */

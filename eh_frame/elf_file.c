@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * An ELF file opened with libelf over mmap (never copied): the checks that
+ * make it ours (64-bit little-endian x86_64), section lookup with every
+ * range checked against the real file size (a truncated file is mapped
+ * short, and libelf trusts the headers), the GNU build-id note, and the
+ * separate debug file found by build-id or .gnu_debuglink.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "eh_internal.h"
+
+struct elf_file {
+	int fd;
+	Elf *elf;
+	const char *raw;
+	size_t size;
+	size_t shnum, shstrndx;
+	dev_t dev;
+	ino_t ino;
+	__u8 build_id[PK_UNWIND_BUILD_ID_MAX];
+	size_t build_id_len;
+};
+
+static bool in_file(const struct elf_file *ef, __u64 off, __u64 len)
+{
+	return off <= ef->size && len <= ef->size - off;
+}
+
+static void find_build_id(struct elf_file *ef)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(ef->elf, scn))) {
+		GElf_Shdr sh;
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE ||
+		    !in_file(ef, sh.sh_offset, sh.sh_size))
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d)
+			continue;
+		while ((off = gelf_getnote(d, off, &nh, &name_off, &desc_off))) {
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)d->d_buf + name_off, "GNU", 4) &&
+			    nh.n_descsz && nh.n_descsz <= sizeof(ef->build_id)) {
+				memcpy(ef->build_id, (char *)d->d_buf + desc_off,
+				       nh.n_descsz);
+				ef->build_id_len = nh.n_descsz;
+				return;
+			}
+		}
+	}
+}
+
+static int check_header(struct elf_file *ef, struct eh_error *err)
+{
+	GElf_Ehdr eh;
+
+	if (elf_kind(ef->elf) != ELF_K_ELF) {
+		if (ef->size >= SELFMAG && !memcmp(ef->raw, ELFMAG, SELFMAG))
+			return eh_fail(err, ENOEXEC, "truncated ELF header (%zu bytes)",
+				       ef->size);
+		return eh_fail(err, ENOEXEC, "not an ELF file");
+	}
+	if (ef->size < EI_NIDENT || ef->raw[EI_CLASS] != ELFCLASS64)
+		return eh_fail(err, ENOTSUP, "32-bit ELF: only 64-bit x86_64 is supported");
+	if (ef->size < sizeof(Elf64_Ehdr))
+		return eh_fail(err, ENOEXEC, "truncated ELF header (%zu bytes)", ef->size);
+	if (ef->raw[EI_DATA] != ELFDATA2LSB)
+		return eh_fail(err, ENOTSUP, "big-endian ELF: only x86_64 is supported");
+	if (!gelf_getehdr(ef->elf, &eh))
+		return eh_fail(err, EINVAL, "bad ELF header: %s", elf_errmsg(-1));
+	if (eh.e_machine != EM_X86_64)
+		return eh_fail(err, ENOTSUP, "foreign architecture (e_machine %u): only x86_64 is supported",
+			       eh.e_machine);
+	if (elf_getshdrnum(ef->elf, &ef->shnum) || elf_getshdrstrndx(ef->elf, &ef->shstrndx))
+		return eh_fail(err, EINVAL, "truncated or bad ELF section headers: %s",
+			       elf_errmsg(-1));
+	if (ef->shnum && (eh.e_shentsize != sizeof(Elf64_Shdr) ||
+			  !in_file(ef, eh.e_shoff, (__u64)ef->shnum * sizeof(Elf64_Shdr))))
+		return eh_fail(err, EINVAL, "truncated ELF: section headers end past the end of the file");
+	return 0;
+}
+
+int elf_file__open(const char *path, struct elf_file **out, struct eh_error *err)
+{
+	struct elf_file *ef;
+	struct stat st;
+	int ret;
+
+	ef = calloc(1, sizeof(*ef));
+	if (!ef)
+		return eh_fail(err, ENOMEM, "out of memory");
+	/* O_NONBLOCK: a FIFO must not hang us before fstat rejects it */
+	ef->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (ef->fd < 0) {
+		ret = eh_fail(err, errno, "cannot open: %s", strerror(errno));
+		goto fail;
+	}
+	if (fstat(ef->fd, &st)) {
+		ret = eh_fail(err, errno, "cannot stat: %s", strerror(errno));
+		goto fail;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		ret = eh_fail(err, EISDIR, "is a directory");
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = eh_fail(err, EINVAL, "not a regular file");
+		goto fail;
+	}
+	if (st.st_size == 0) {
+		ret = eh_fail(err, ENOEXEC, "empty file");
+		goto fail;
+	}
+	ef->dev = st.st_dev;
+	ef->ino = st.st_ino;
+	elf_version(EV_CURRENT);
+	ef->elf = elf_begin(ef->fd, ELF_C_READ_MMAP, NULL);
+	if (!ef->elf) {
+		ret = eh_fail(err, EINVAL, "cannot read ELF: %s", elf_errmsg(-1));
+		goto fail;
+	}
+	ef->raw = elf_rawfile(ef->elf, &ef->size);
+	if (!ef->raw || ef->size != (size_t)st.st_size) {
+		ret = eh_fail(err, EINVAL, "cannot map the file: %s", elf_errmsg(-1));
+		goto fail;
+	}
+	ret = check_header(ef, err);
+	if (ret)
+		goto fail;
+	find_build_id(ef);
+	*out = ef;
+	return 0;
+fail:
+	elf_file__close(ef);
+	return ret;
+}
+
+void elf_file__close(struct elf_file *ef)
+{
+	if (!ef)
+		return;
+	if (ef->elf)
+		elf_end(ef->elf);
+	if (ef->fd >= 0)
+		close(ef->fd);
+	free(ef);
+}
+
+static Elf_Scn *find_section(struct elf_file *ef, const char *name, GElf_Shdr *sh)
+{
+	Elf_Scn *scn = NULL;
+
+	while ((scn = elf_nextscn(ef->elf, scn))) {
+		const char *n;
+
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		n = elf_strptr(ef->elf, ef->shstrndx, sh->sh_name);
+		if (n && !strcmp(n, name))
+			return scn;
+	}
+	return NULL;
+}
+
+int elf_file__section(struct elf_file *ef, const char *name,
+		      struct elf_section *out, struct eh_error *err)
+{
+	GElf_Shdr sh;
+	Elf_Scn *scn;
+	Elf_Data *d;
+
+	scn = find_section(ef, name, &sh);
+	if (!scn || sh.sh_type == SHT_NOBITS)
+		return -ENOENT;
+	if (!in_file(ef, sh.sh_offset, sh.sh_size))
+		return eh_fail(err, EINVAL, "truncated ELF: section %s ends past the end of the file",
+			       name);
+	if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
+		return eh_fail(err, EINVAL, "cannot decompress section %s: %s",
+			       name, elf_errmsg(-1));
+	d = elf_getdata(scn, NULL);
+	if (!d)
+		return eh_fail(err, EINVAL, "cannot read section %s: %s", name,
+			       elf_errmsg(-1));
+	if (!d->d_buf || !d->d_size)
+		return -ENOENT;
+	out->data = d->d_buf;
+	out->size = d->d_size;
+	out->vaddr = sh.sh_addr;
+	return 0;
+}
+
+const __u8 *elf_file__build_id(const struct elf_file *ef, size_t *len)
+{
+	*len = ef->build_id_len;
+	return ef->build_id;
+}
+
+const void *elf_file__bytes(const struct elf_file *ef, size_t *len)
+{
+	*len = ef->size;
+	return ef->raw;
+}
+
+/* CANDIDATE if it is an ELF other than EF with EF's build-id (when both
+ * have one). */
+static struct elf_file *try_debug(struct elf_file *ef, const char *candidate)
+{
+	struct elf_file *dbg;
+	struct stat st;
+
+	if (stat(candidate, &st) || (st.st_dev == ef->dev && st.st_ino == ef->ino))
+		return NULL;
+	if (elf_file__open(candidate, &dbg, NULL))
+		return NULL;
+	if (ef->build_id_len && dbg->build_id_len &&
+	    (dbg->build_id_len != ef->build_id_len ||
+	     memcmp(dbg->build_id, ef->build_id, ef->build_id_len))) {
+		elf_file__close(dbg);
+		return NULL;
+	}
+	return dbg;
+}
+
+struct elf_file *elf_file__open_debug(struct elf_file *ef, const char *path,
+				      const char *debug_root)
+{
+	char buf[PATH_MAX], dir[PATH_MAX], hex[2 * PK_UNWIND_BUILD_ID_MAX + 1];
+	struct elf_section link;
+	struct elf_file *dbg;
+	const char *name, *slash;
+	int n;
+
+	if (ef->build_id_len >= 2 &&
+	    !eh_hex(ef->build_id, ef->build_id_len, hex, sizeof(hex))) {
+		n = snprintf(buf, sizeof(buf), "%s/.build-id/%.2s/%s.debug",
+			     debug_root, hex, hex + 2);
+		if (n > 0 && (size_t)n < sizeof(buf) && (dbg = try_debug(ef, buf)))
+			return dbg;
+	}
+
+	if (elf_file__section(ef, ".gnu_debuglink", &link, NULL))
+		return NULL;
+	name = link.data;
+	if (!memchr(name, 0, link.size) || !*name || strchr(name, '/'))
+		return NULL;
+	if (!realpath(path, dir))
+		return NULL;
+	slash = strrchr(dir, '/');
+	dir[slash ? slash - dir : 0] = '\0';	/* "" for files in / */
+
+	n = snprintf(buf, sizeof(buf), "%s/%s", dir, name);
+	if (n > 0 && (size_t)n < sizeof(buf) && (dbg = try_debug(ef, buf)))
+		return dbg;
+	n = snprintf(buf, sizeof(buf), "%s/.debug/%s", dir, name);
+	if (n > 0 && (size_t)n < sizeof(buf) && (dbg = try_debug(ef, buf)))
+		return dbg;
+	n = snprintf(buf, sizeof(buf), "%s%s/%s", debug_root, dir, name);
+	if (n > 0 && (size_t)n < sizeof(buf) && (dbg = try_debug(ef, buf)))
+		return dbg;
+	return NULL;
+}

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The table as a file: canonical layout, validation, atomic write and
+ * read-only mapping. A table in memory is always its serialized bytes, so
+ * writing is one write() and a mapped cache file is used as is.
+ *
+ * Validation trusts nothing in the header: the layout must be the one the
+ * writer computes from nrows/nrules and match the real file size, and the
+ * checksum covers the header (checksum field as zero) and every payload
+ * byte, so any corrupted or truncated file is -EBADMSG and gets rebuilt.
+ *
+ * No fsync before the rename: the cache is a cache. Readers never see a
+ * partial file (rename is atomic), and a file torn by a crash fails the
+ * size or checksum check and is rebuilt; skipping fsync keeps the cold
+ * build from paying for a disk flush.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "eh_internal.h"
+
+#define ALIGN8(x) (((x) + 7) & ~(__u64)7)
+
+void eh_table_layout(__u32 nrows, __u32 nrules, struct pk_unwind_header *h)
+{
+	h->nrows = nrows;
+	h->nrules = nrules;
+	h->header_size = sizeof(*h);
+	h->pcs_off = ALIGN8(sizeof(*h));
+	h->rule_ids_off = ALIGN8(h->pcs_off + (__u64)nrows * sizeof(__u32));
+	h->rules_off = ALIGN8(h->rule_ids_off + (__u64)nrows * sizeof(__u16));
+	h->file_size = h->rules_off + (__u64)nrules * sizeof(struct pk_unwind_rule);
+}
+
+static int corrupt(struct eh_error *err, const char *what)
+{
+	return eh_fail(err, EBADMSG, "corrupt table: %s", what);
+}
+
+static bool rule_ok(const struct pk_unwind_rule *r)
+{
+	return r->cfa_type <= PK_CFA_UNSUPPORTED && r->fp_type <= PK_FP_UNSUPPORTED &&
+	       r->ra_type <= PK_RA_UNSUPPORTED;
+}
+
+int eh_table_validate(const void *buf, size_t size, struct eh_error *err)
+{
+	const struct pk_unwind_header *h = buf;
+	struct pk_unwind_header want;
+	const struct pk_unwind_rule *rules;
+	const __u16 *ids;
+	const __u32 *pcs;
+	__u32 i;
+
+	if (size < sizeof(*h))
+		return corrupt(err, "truncated header");
+	if (memcmp(h->magic, PK_UNWIND_MAGIC, sizeof(h->magic)))
+		return corrupt(err, "bad magic");
+	if (h->version != PK_UNWIND_VERSION)
+		return eh_fail(err, EBADMSG, "corrupt table: unsupported version %u",
+			       h->version);
+	if (h->arch != 62 && h->arch != 183)
+		return corrupt(err, "unknown architecture");
+	if (h->flags & ~(__u16)(PK_UNWIND_HAS_EH_FRAME | PK_UNWIND_HAS_DEBUG_FRAME |
+				PK_UNWIND_NO_BUILD_ID))
+		return corrupt(err, "unknown flags");
+	if (h->build_id_len > PK_UNWIND_BUILD_ID_MAX)
+		return corrupt(err, "build-id length");
+	if (h->header_size != sizeof(*h))
+		return corrupt(err, "header size");
+	if (!h->nrows || h->nrows > EH_MAX_ROWS || !h->nrules ||
+	    h->nrules > PK_UNWIND_MAX_RULES || h->nrules > h->nrows)
+		return corrupt(err, "row or rule count");
+	eh_table_layout(h->nrows, h->nrules, &want);
+	if (h->pcs_off != want.pcs_off || h->rule_ids_off != want.rule_ids_off ||
+	    h->rules_off != want.rules_off || h->file_size != want.file_size)
+		return corrupt(err, "section offsets");
+	if (h->file_size != size)
+		return corrupt(err, "file size does not match the header (truncated?)");
+	if (h->checksum != eh_table_checksum(buf, size))
+		return corrupt(err, "checksum mismatch");
+
+	/* A correct checksum over a buggy writer's output must still not
+	 * send a reader out of bounds. */
+	pcs = (const __u32 *)((const char *)buf + h->pcs_off);
+	ids = (const __u16 *)((const char *)buf + h->rule_ids_off);
+	rules = (const struct pk_unwind_rule *)((const char *)buf + h->rules_off);
+	if (pcs[0] != 0 || h->pc_end < h->pc_base ||
+	    h->pc_end - h->pc_base != pcs[h->nrows - 1])
+		return corrupt(err, "address range");
+	for (i = 0; i < h->nrows; i++)
+		if (ids[i] >= h->nrules || (i && pcs[i] <= pcs[i - 1]))
+			return corrupt(err, "rows not sorted or rule id out of range");
+	for (i = 0; i < h->nrules; i++)
+		if (!rule_ok(&rules[i]))
+			return corrupt(err, "unknown rule type");
+	return 0;
+}
+
+int unwind_table__open(const char *path, struct unwind_table **out,
+		       struct eh_error *err)
+{
+	struct unwind_table *t;
+	struct stat st;
+	void *map;
+	int fd, ret;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return eh_fail(err, errno, "cannot open: %s", strerror(errno));
+	if (fstat(fd, &st)) {
+		ret = eh_fail(err, errno, "cannot stat: %s", strerror(errno));
+		goto out_fd;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = eh_fail(err, EBADMSG, "corrupt table: not a regular file");
+		goto out_fd;
+	}
+	if ((size_t)st.st_size < sizeof(struct pk_unwind_header)) {
+		ret = corrupt(err, "truncated header");
+		goto out_fd;
+	}
+	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+	if (map == MAP_FAILED) {
+		ret = eh_fail(err, errno, "cannot map: %s", strerror(errno));
+		goto out_fd;
+	}
+	ret = eh_table_validate(map, st.st_size, err);
+	if (!ret) {
+		t = calloc(1, sizeof(*t));
+		if (!t) {
+			ret = eh_fail(err, ENOMEM, "out of memory");
+		} else {
+			t->buf = map;
+			t->size = st.st_size;
+			t->mapped = true;
+			*out = t;
+		}
+	}
+	if (ret)
+		munmap(map, st.st_size);
+out_fd:
+	close(fd);
+	return ret;
+}
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		p += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int unwind_table__write(const struct unwind_table *t, const char *path,
+			struct eh_error *err)
+{
+	char tmp[4096];
+	int fd, ret, n;
+
+	n = snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
+	if (n < 0 || (size_t)n >= sizeof(tmp))
+		return eh_fail(err, ENAMETOOLONG, "cache path too long");
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return eh_fail(err, errno, "cannot create %s: %s", tmp, strerror(errno));
+	ret = write_all(fd, t->buf, t->size);
+	if (ret) {
+		eh_fail(err, -ret, "cannot write %s: %s", tmp, strerror(-ret));
+		goto fail;
+	}
+	/* mkstemp makes 0600; a shared cache is readable by all */
+	if (fchmod(fd, 0644)) {
+		ret = eh_fail(err, errno, "cannot chmod %s: %s", tmp, strerror(errno));
+		goto fail;
+	}
+	ret = close(fd);
+	fd = -1;
+	if (ret) {
+		ret = eh_fail(err, errno, "cannot write %s: %s", tmp, strerror(errno));
+		goto fail;
+	}
+	if (rename(tmp, path)) {
+		ret = eh_fail(err, errno, "cannot rename to %s: %s", path, strerror(errno));
+		goto fail;
+	}
+	return 0;
+fail:
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	return ret;
+}
+
+const struct pk_unwind_header *unwind_table__header(const struct unwind_table *t)
+{
+	return t->buf;
+}
+
+size_t unwind_table__size(const struct unwind_table *t)
+{
+	return t->size;
+}
+
+void unwind_table__free(struct unwind_table *t)
+{
+	if (!t)
+		return;
+	if (t->mapped)
+		munmap(t->buf, t->size);
+	else
+		free(t->buf);
+	free(t);
+}
