@@ -11,9 +11,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "probekit.h"
-
-#define PK_MAX_TARGETS		8192
-#define PK_RINGBUF_DEFAULT	(8u << 20)
+#include "profile.h"
 
 const volatile bool filter_pids = false;
 const volatile bool skip_idle = false;

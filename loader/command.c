@@ -16,7 +16,7 @@ static void reap(pid_t pid)
 /* In the child: wait for the go byte (EOF: probe-load failed or died),
  * then exec. A failed exec reports its errno on EXEC_FD. */
 static void __attribute__((noreturn))
-child(char *const argv[], int release_fd, int exec_fd)
+child(char *const argv[], const sigset_t *mask, int release_fd, int exec_fd)
 {
 	char go = 0;
 	int e;
@@ -24,6 +24,7 @@ child(char *const argv[], int release_fd, int exec_fd)
 	while (read(release_fd, &go, 1) < 0 && errno == EINTR)
 		;
 	if (go == 'g') {
+		sigprocmask(SIG_SETMASK, mask, NULL);
 		execvp(argv[0], argv);
 		e = errno;
 		if (write(exec_fd, &e, sizeof(e)) < 0)
@@ -32,7 +33,8 @@ child(char *const argv[], int release_fd, int exec_fd)
 	_exit(127);
 }
 
-int pk_command_start(struct pk_command *c, char *const argv[], char err[PK_ERR_LEN])
+int pk_command_start(struct pk_command *c, char *const argv[],
+		     const sigset_t *exec_mask, char err[PK_ERR_LEN])
 {
 	int release[2], exec[2];
 
@@ -51,7 +53,7 @@ int pk_command_start(struct pk_command *c, char *const argv[], char err[PK_ERR_L
 	if (c->pid == 0) {
 		close(release[1]);
 		close(exec[0]);
-		child(argv, release[0], exec[1]);
+		child(argv, exec_mask, release[0], exec[1]);
 	}
 	close(release[0]);
 	close(exec[1]);

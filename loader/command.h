@@ -7,6 +7,7 @@
 #ifndef PK_COMMAND_H
 #define PK_COMMAND_H
 
+#include <signal.h>
 #include <sys/types.h>
 
 #include "errmsg.h"
@@ -18,8 +19,10 @@ struct pk_command {
 	int exec_fd;		/* read end: errno of a failed exec, or EOF */
 };
 
-/* Fork the child that will exec ARGV (NULL-terminated) once released. */
-int pk_command_start(struct pk_command *c, char *const argv[], char err[PK_ERR_LEN]);
+/* Fork the child that will exec ARGV (NULL-terminated) once released,
+ * with EXEC_MASK as its signal mask (probe-load blocks some while loading). */
+int pk_command_start(struct pk_command *c, char *const argv[],
+		     const sigset_t *exec_mask, char err[PK_ERR_LEN]);
 /* Let it exec; 0 once the exec succeeded, or -errno with a message if it
  * failed (the child is then reaped). Either way C is done with. */
 int pk_command_release(struct pk_command *c, char err[PK_ERR_LEN]);

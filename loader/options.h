@@ -9,11 +9,11 @@
 #include <sys/types.h>
 
 #include "errmsg.h"
+#include "profile.h"
 
 #define PK_LOAD_VERSION		"0.1.0"
 
 #define PK_FREQ_DEFAULT		99
-#define PK_RINGBUF_DEFAULT	(8u << 20)
 #define PK_RINGBUF_MAX		(1u << 30)
 
 struct pk_load_opts {

@@ -6,6 +6,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 
 struct load {
 	const struct pk_load_opts *opts;
+	sigset_t saved_mask;	/* before blocking the stop signals */
 	bool online[PK_MAX_CPUS];
 	char online_list[256];
 	pid_t *tgids;		/* distinct target processes */
@@ -98,6 +100,9 @@ static int preflight(struct load *l)
 		if (j == l->ntgids)
 			l->tgids[l->ntgids++] = tgid;
 	}
+	if (l->ntgids + (o->cmd != NULL) > PK_MAX_TARGETS)
+		return pk_err(l->err, -E2BIG, "too many processes: at most %d can be profiled",
+			      PK_MAX_TARGETS);
 	return 0;
 }
 
@@ -259,8 +264,35 @@ static void disconnect_links(struct load *l)
 		bpf_link__disconnect(l->skel->links.forget_exit);
 }
 
+/*
+ * Ctrl-C (or a TERM, HUP, QUIT) in the middle of a load must not leave half
+ * a session pinned: they are held off while loading and, if one came, the
+ * load is undone before the command is released.
+ */
+static void hold_stop_signals(sigset_t *set, sigset_t *saved)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+	sigaddset(set, SIGQUIT);
+	sigprocmask(SIG_BLOCK, set, saved);
+}
+
+static bool stop_signal_pending(const sigset_t *set)
+{
+	sigset_t pending;
+
+	sigpending(&pending);
+	for (int sig = 1; sig < NSIG; sig++)
+		if (sigismember(set, sig) == 1 && sigismember(&pending, sig) == 1)
+			return true;
+	return false;
+}
+
 static int load(const struct pk_load_opts *o)
 {
+	sigset_t stop;
 	struct load *l = calloc(1, sizeof(*l));
 	int ret;
 
@@ -270,6 +302,7 @@ static int load(const struct pk_load_opts *o)
 	}
 	l->opts = o;
 	l->cmd.pid = -1;
+	hold_stop_signals(&stop, &l->saved_mask);
 	ret = preflight(l);
 	if (ret)
 		goto cleanup;
@@ -279,7 +312,7 @@ static int load(const struct pk_load_opts *o)
 	if (ret)
 		goto cleanup;
 	if (o->cmd) {
-		ret = pk_command_start(&l->cmd, o->cmd, l->err);
+		ret = pk_command_start(&l->cmd, o->cmd, &l->saved_mask, l->err);
 		if (ret)
 			goto cleanup;
 		l->tgids[l->ntgids++] = l->cmd.pid;
@@ -315,6 +348,10 @@ static int load(const struct pk_load_opts *o)
 	ret = pin_all(l);
 	if (ret)
 		goto cleanup;
+	if (stop_signal_pending(&stop)) {
+		ret = pk_err(l->err, -EINTR, "interrupted: nothing loaded");
+		goto cleanup;
+	}
 	if (o->cmd) {
 		ret = pk_command_release(&l->cmd, l->err);
 		if (ret)

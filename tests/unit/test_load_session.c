@@ -68,12 +68,13 @@ static int load_run(const char **args, char **out, char **err)
 	return WEXITSTATUS(status);
 }
 
-/* Load with ARGS and insist it worked silently. */
+/* Run with ARGS and insist it worked, silently. */
 #define LOAD_OK(...) do {						\
 	char *out_, *err_;						\
 	int rc_ = LOAD(&out_, &err_, __VA_ARGS__);			\
 	ck_assert_msg(rc_ == 0, "probe-load exited %d: %s", rc_, err_);	\
 	ck_assert_str_eq(out_, "");					\
+	ck_assert_str_eq(err_, "");					\
 	free(out_);							\
 	free(err_);							\
 } while (0)
@@ -379,6 +380,42 @@ START_TEST(test_failed_exec_leaves_nothing)
 {
 	LOAD_REFUSED("probe-load: /nonexistent/probekit-cmd: No such file or directory\n",
 		     "--", "/nonexistent/probekit-cmd", "arg");
+	ck_assert(!dir_exists());
+}
+END_TEST
+
+/* A stop signal that arrives while loading undoes the load. Pending and
+ * blocked signals survive exec, so one can be sent before it starts. */
+START_TEST(test_interrupted_load_leaves_nothing)
+{
+	char path[4096], err[512] = "";
+	int fds[2], status;
+	ssize_t n;
+	pid_t pid;
+
+	pk_test_build_path("probe-load", path, sizeof(path));
+	ck_assert_int_eq(pipe(fds), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		sigset_t term;
+
+		sigemptyset(&term);
+		sigaddset(&term, SIGTERM);
+		sigprocmask(SIG_BLOCK, &term, NULL);
+		kill(getpid(), SIGTERM);
+		dup2(fds[1], 2);
+		execl(path, path, "--pin-dir", dir, "--", "true", (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	n = read(fds[0], err, sizeof(err) - 1);
+	ck_assert_int_gt(n, 0);
+	close(fds[0]);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 1);
+	ck_assert_str_eq(err, "probe-load: interrupted: nothing loaded\n");
 	ck_assert(!dir_exists());
 }
 END_TEST
@@ -771,6 +808,7 @@ Suite *suite_load_session(void)
 	tcase_add_test(tc, test_refused_before_loading);
 	tcase_add_test(tc, test_pin_dir_not_bpffs);
 	tcase_add_test(tc, test_failed_exec_leaves_nothing);
+	tcase_add_test(tc, test_interrupted_load_leaves_nothing);
 	tcase_add_test(tc, test_not_root);
 	suite_add_tcase(s, tc);
 
