@@ -16,34 +16,41 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-void eh2table_table_key(const struct pk_unwind_header *h, char *buf, size_t len)
+void eh2table_key_from_cache_path(const char *file, char *buf, size_t len)
 {
-	__u32 n = h->build_id_len < PK_UNWIND_BUILD_ID_MAX ?
-		  h->build_id_len : PK_UNWIND_BUILD_ID_MAX;
-	size_t at = 0;
+	const char *base = strrchr(file, '/'), *dir = base;
+	size_t n;
 
 	buf[0] = '\0';
-	if (h->flags & PK_UNWIND_NO_BUILD_ID)
-		at = snprintf(buf, len, "nb-");
-	for (__u32 i = 0; i < n && at + 3 <= len; i++)
-		at += snprintf(buf + at, len - at, "%02x", h->build_id[i]);
+	if (!base || base == file)
+		return;
+	while (dir > file && dir[-1] != '/')
+		dir--;
+	n = strlen(base + 1);
+	if (n > 7 && !strcmp(base + 1 + n - 7, ".unwind"))
+		n -= 7;
+	if ((size_t)(base - dir) == 2 && !strncmp(dir, "nb", 2))
+		snprintf(buf, len, "nb-%.*s", (int)n, base + 1);
+	else
+		snprintf(buf, len, "%.*s%.*s", (int)(base - dir), dir, (int)n, base + 1);
 }
 
 void eh2table_do_file(const char *path, const struct eh_cache_opts *opts,
 		      struct eh2table_result *r)
 {
 	struct unwind_table *t = NULL;
+	char file[4096];
 	double start = now_ms();
 
 	memset(r, 0, sizeof(*r));
-	r->status = eh_cache_get(path, opts, &t, NULL, 0, &r->err);
+	r->status = eh_cache_get(path, opts, &t, file, sizeof(file), &r->err);
 	r->ms = now_ms() - start;
 	if (r->status < 0) {
 		if (!r->err.msg[0])
 			snprintf(r->err.msg, sizeof(r->err.msg), "%s", strerror(-r->status));
 		return;
 	}
-	eh2table_table_key(unwind_table__header(t), r->key, sizeof(r->key));
+	eh2table_key_from_cache_path(file, r->key, sizeof(r->key));
 	r->rows = unwind_table__header(t)->nrows;
 	r->bytes = unwind_table__size(t);
 	unwind_table__free(t);

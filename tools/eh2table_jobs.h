@@ -21,9 +21,10 @@ struct eh2table_result {
 void eh2table_do_file(const char *path, const struct eh_cache_opts *opts,
 		      struct eh2table_result *r);
 
-/* The cache key of a table, from its header: build-id in hex, or
- * "nb-<hex>" for a content-hash key. */
-void eh2table_table_key(const struct pk_unwind_header *h, char *buf, size_t len);
+/* The cache key back from a cache file path, the inverse of eh_cache_path():
+ * <root>/ab/cdef.unwind -> "abcdef", <root>/nb/<hash>.unwind -> "nb-<hash>".
+ * Cheaper than eh_cache_key(), which hashes a whole file without build-id. */
+void eh2table_key_from_cache_path(const char *file, char *buf, size_t len);
 
 /* PATH's line: "KEY ROWS BYTES MS STATUS PATH\n" for OUT, or, when it
  * failed, "eh2table: PATH: reason\n" for ERR. */

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* eh2table's command-line parsing: modes, values, and each usage error. */
+#include <errno.h>
+
+#include "eh2table_options.h"
+#include "test_util.h"
+
+#define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+static int parse(int argc, char *const argv[], struct eh2table_args *a, char *err)
+{
+	return eh2table_parse_args(argc, argv, a, err, 256);
+}
+
+START_TEST(test_files_and_options)
+{
+	char *argv[] = { "eh2table", "a.so", "--force", "-j", "4", "--cache-dir", "/c",
+			 "b.so" };
+	struct eh2table_args a;
+	char err[256] = "";
+
+	ck_assert_int_eq(parse(ARGC(argv), argv, &a, err), 0);
+	ck_assert_int_eq(a.mode, EH2TABLE_FILES);
+	ck_assert(a.force);
+	ck_assert_uint_eq(a.jobs, 4);
+	ck_assert_str_eq(a.cache_dir, "/c");
+	ck_assert_int_eq(a.nfiles, 2);
+	ck_assert_str_eq(a.files[0], "a.so");
+	ck_assert_str_eq(a.files[1], "b.so");
+	eh2table_args_free(&a);
+}
+END_TEST
+
+START_TEST(test_defaults_and_joined_values)
+{
+	char *argv[] = { "eh2table", "-j8", "--jobs=2", "--cache-dir=/x", "--", "--force" };
+	struct eh2table_args a;
+	char err[256] = "";
+
+	ck_assert_int_eq(parse(ARGC(argv), argv, &a, err), 0);
+	ck_assert_uint_eq(a.jobs, 2);
+	ck_assert_str_eq(a.cache_dir, "/x");
+	ck_assert(!a.force);			/* after "--": a file name */
+	ck_assert_int_eq(a.nfiles, 1);
+	ck_assert_str_eq(a.files[0], "--force");
+	eh2table_args_free(&a);
+
+	char *plain[] = { "eh2table", "f" };
+
+	ck_assert_int_eq(parse(ARGC(plain), plain, &a, err), 0);
+	ck_assert_uint_eq(a.jobs, 1);
+	ck_assert_ptr_null(a.cache_dir);
+	eh2table_args_free(&a);
+}
+END_TEST
+
+START_TEST(test_pid_dump_help)
+{
+	char *pid[] = { "eh2table", "--pid", "1234", "-j", "2" };
+	char *dump[] = { "eh2table", "--dump", "/bin/true", "--force" };
+	char *dump_eq[] = { "eh2table", "--dump=/bin/true" };
+	char *help[] = { "eh2table", "--pid", "x", "--help" };
+	struct eh2table_args a;
+	char err[256] = "";
+
+	ck_assert_int_eq(parse(ARGC(pid), pid, &a, err), 0);
+	ck_assert_int_eq(a.mode, EH2TABLE_PID);
+	ck_assert_int_eq(a.pid, 1234);
+	eh2table_args_free(&a);
+	ck_assert_int_eq(parse(ARGC(dump), dump, &a, err), 0);
+	ck_assert_int_eq(a.mode, EH2TABLE_DUMP);
+	ck_assert_str_eq(a.files[0], "/bin/true");
+	ck_assert(a.force);
+	eh2table_args_free(&a);
+	ck_assert_int_eq(parse(ARGC(dump_eq), dump_eq, &a, err), 0);
+	ck_assert_int_eq(a.mode, EH2TABLE_DUMP);
+	ck_assert_str_eq(a.files[0], "/bin/true");
+	eh2table_args_free(&a);
+	/* --pid x is an error, but --help comes first in the scan only when
+	 * it comes first: here the bad pid is seen before. */
+	ck_assert_int_eq(parse(ARGC(help), help, &a, err), -EINVAL);
+	eh2table_args_free(&a);
+	char *help_first[] = { "eh2table", "-h", "--pid", "x" };
+
+	ck_assert_int_eq(parse(ARGC(help_first), help_first, &a, err), 0);
+	ck_assert_int_eq(a.mode, EH2TABLE_HELP);
+	eh2table_args_free(&a);
+}
+END_TEST
+
+/* Each usage error, with its exact message. */
+static const struct {
+	const char *args[5];
+	const char *msg;
+} bad[] = {
+	{ { NULL }, "no FILE given" },
+	{ { "--frobnicate", "f" }, "unknown option '--frobnicate'" },
+	{ { "-x", "f" }, "unknown option '-x'" },
+	{ { "--forced", "f" }, "unknown option '--forced'" },
+	{ { "-j", "0", "f" }, "-j: '0' is not a number of jobs from 1 to 256" },
+	{ { "-j", "257", "f" }, "-j: '257' is not a number of jobs from 1 to 256" },
+	{ { "-j", "2x", "f" }, "-j: '2x' is not a number of jobs from 1 to 256" },
+	{ { "--jobs=-1", "f" }, "--jobs: '-1' is not a number of jobs from 1 to 256" },
+	{ { "f", "-j" }, "option '-j' needs a number" },
+	{ { "--pid", "abc" }, "--pid: 'abc' is not a process id" },
+	{ { "--pid", "0" }, "--pid: '0' is not a process id" },
+	{ { "--pid", "99999999999" }, "--pid: '99999999999' is not a process id" },
+	{ { "--pid" }, "option '--pid' needs a process id" },
+	{ { "--pid", "1", "f" }, "--pid takes no FILE arguments" },
+	{ { "--pid", "1", "--dump", "f" }, "--pid and --dump cannot be combined" },
+	{ { "--dump" }, "--dump takes exactly one FILE" },
+	{ { "--dump", "a", "b" }, "--dump takes exactly one FILE" },
+	{ { "--cache-dir" }, "option '--cache-dir' needs a directory" },
+	{ { "--cache-dir=", "f" }, "--cache-dir: empty directory name" },
+};
+
+START_TEST(test_usage_errors)
+{
+	char *argv[8] = { "eh2table" };
+	struct eh2table_args a;
+	char err[256] = "";
+	int argc = 1;
+
+	for (int i = 0; bad[_i].args[i]; i++)
+		argv[argc++] = (char *)bad[_i].args[i];
+	ck_assert_int_eq(parse(argc, argv, &a, err), -EINVAL);
+	ck_assert_str_eq(err, bad[_i].msg);
+	eh2table_args_free(&a);
+}
+END_TEST
+
+Suite *suite_eh2table_options(void)
+{
+	Suite *s = suite_create("eh2table_options");
+	TCase *tc = tcase_create("parse");
+
+	tcase_add_test(tc, test_files_and_options);
+	tcase_add_test(tc, test_defaults_and_joined_values);
+	tcase_add_test(tc, test_pid_dump_help);
+	tcase_add_loop_test(tc, test_usage_errors, 0, sizeof(bad) / sizeof(bad[0]));
+	suite_add_tcase(s, tc);
+	return s;
+}
