@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "options.h"
 #include "probekit.h"
 
@@ -61,23 +62,6 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* A whole decimal number in [MIN, MAX], nothing else (no sign for MIN >= 0,
- * no spaces, no trailing text). */
-static bool parse_long(const char *s, long min, long max, long *out)
-{
-	char *end;
-	long v;
-
-	if (!*s || (min >= 0 && *s == '-') || *s == ' ' || *s == '+')
-		return false;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
 /* BYTES with an optional K, M or G (binary) suffix. */
 static bool parse_size(const char *s, unsigned long long *out)
 {
@@ -107,7 +91,7 @@ static int add_pid(struct pk_load_opts *o, const char *arg, char err[PK_ERR_LEN]
 	pid_t *p;
 	long v;
 
-	if (!parse_long(arg, 1, INT_MAX, &v))
+	if (!pk_cli_parse_long(arg, 1, INT_MAX, &v))
 		return pk_err(err, -EINVAL, "-p %s: not a process id (a positive number)", arg);
 	p = realloc(o->pids, (o->npids + 1) * sizeof(*p));
 	if (!p)
@@ -127,12 +111,12 @@ static int parse_one(struct pk_load_opts *o, int c, const char *arg,
 	case 'p':
 		return add_pid(o, arg, err);
 	case 'C':
-		if (!parse_long(arg, 0, INT_MAX, &v))
+		if (!pk_cli_parse_long(arg, 0, INT_MAX, &v))
 			return pk_err(err, -EINVAL, "-C %s: not a CPU number", arg);
 		o->cpu = v;
 		return 0;
 	case 'F':
-		if (!parse_long(arg, 1, INT_MAX, &v))
+		if (!pk_cli_parse_long(arg, 1, INT_MAX, &v))
 			return pk_err(err, -EINVAL, "-F %s: not a sampling rate (a positive number of Hz)", arg);
 		o->freq = v;
 		return 0;
@@ -165,25 +149,6 @@ static int parse_one(struct pk_load_opts *o, int c, const char *arg,
 	return pk_err(err, -EINVAL, "internal error: option %d", c);
 }
 
-/* getopt's own messages are off (opterr = 0): say what went wrong in one
- * line of ours, naming the option as the user wrote it. */
-static int bad_option(int c, char **argv, char err[PK_ERR_LEN])
-{
-	const char *word = argv[optind - 1];
-	char name[64];
-
-	/* An unknown long option has optopt 0; a missing argument can only be
-	 * at the end of argv, so WORD is the option then. In a group of short
-	 * options (-vx) optind has not moved yet: use optopt. */
-	if (c == '?' ? optopt == 0 : strncmp(word, "--", 2) == 0)
-		snprintf(name, sizeof(name), "%.*s", (int)strcspn(word, "="), word);
-	else
-		snprintf(name, sizeof(name), "-%c", optopt);
-	if (c == ':')
-		return pk_err(err, -EINVAL, "option %s needs an argument", name);
-	return pk_err(err, -EINVAL, "unknown option %s (probe-load --help lists them)", name);
-}
-
 int pk_load_opts_parse(struct pk_load_opts *o, int argc, char **argv,
 		       char err[PK_ERR_LEN])
 {
@@ -202,7 +167,7 @@ int pk_load_opts_parse(struct pk_load_opts *o, int argc, char **argv,
 	/* '+': stop at the first non-option, so COMMAND's own options stay its. */
 	while ((c = getopt_long(argc, argv, "+:p:C:F:vhV", long_opts, NULL)) != -1) {
 		if (c == '?' || c == ':')
-			return bad_option(c, argv, err);
+			return pk_cli_bad_option(c, argv, "probe-load", err);
 		load_option |= c == 'p' || c == 'C' || c == 'F' ||
 			       c == OPT_SKIP_IDLE || c == OPT_RINGBUF_SIZE;
 		ret = parse_one(o, c, optarg, err);

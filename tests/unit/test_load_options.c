@@ -2,6 +2,7 @@
 /* probe-load's option parsing and the system checks it runs before loading:
  * every accepted form and every refusal, with its exact message. */
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -82,16 +83,17 @@ START_TEST(test_ringbuf_suffixes)
 	ck_assert_uint_eq(o.ringbuf_bytes, 16 << 20);
 	ck_assert_int_eq(PARSE("--ringbuf-size", "1G"), 0);
 	ck_assert_uint_eq(o.ringbuf_bytes, 1u << 30);
-	ck_refused(PARSE("--ringbuf-size", "2G"),
-		   "--ringbuf-size 2G: not a size of at most 1G (bytes, or with a K, M or G suffix)");
-	ck_refused(PARSE("--ringbuf-size", "12T"),
-		   "--ringbuf-size 12T: not a size of at most 1G (bytes, or with a K, M or G suffix)");
-	ck_refused(PARSE("--ringbuf-size", "-4096"),
-		   "--ringbuf-size -4096: not a size of at most 1G (bytes, or with a K, M or G suffix)");
-	ck_refused(PARSE("--ringbuf-size", "99999999999999999999"),
-		   "--ringbuf-size 99999999999999999999: not a size of at most 1G (bytes, or with a K, M or G suffix)");
-	ck_refused(PARSE("--ringbuf-size", "17179869184G"),
-		   "--ringbuf-size 17179869184G: not a size of at most 1G (bytes, or with a K, M or G suffix)");
+	static const char *const bad[] = {
+		"2G", "12T", "-4096", "0x1000", "4 k", "", "99999999999999999999",
+		"17179869184G",
+	};
+	char msg[PK_ERR_LEN];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(msg, sizeof(msg), "--ringbuf-size %s: not a size of at most 1G "
+			 "(bytes, or with a K, M or G suffix)", bad[i]);
+		ck_refused(PARSE("--ringbuf-size", (char *)bad[i]), msg);
+	}
 }
 END_TEST
 
@@ -119,15 +121,15 @@ END_TEST
 
 START_TEST(test_bad_pids)
 {
-	ck_refused(PARSE("-p", "abc"), "-p abc: not a process id (a positive number)");
-	ck_refused(PARSE("-p", "0"), "-p 0: not a process id (a positive number)");
-	ck_refused(PARSE("-p", "-5"), "-p -5: not a process id (a positive number)");
-	ck_refused(PARSE("-p", "12x"), "-p 12x: not a process id (a positive number)");
-	ck_refused(PARSE("-p", ""), "-p : not a process id (a positive number)");
-	ck_refused(PARSE("-p", " 12"), "-p  12: not a process id (a positive number)");
-	ck_refused(PARSE("-p", "+12"), "-p +12: not a process id (a positive number)");
-	ck_refused(PARSE("-p", "4294967296"),
-		   "-p 4294967296: not a process id (a positive number)");
+	static const char *const bad[] = {
+		"abc", "0", "-5", "12x", "", " 12", "+12", "4294967296",
+	};
+	char msg[PK_ERR_LEN];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(msg, sizeof(msg), "-p %s: not a process id (a positive number)", bad[i]);
+		ck_refused(PARSE("-p", (char *)bad[i]), msg);
+	}
 }
 END_TEST
 
@@ -258,8 +260,23 @@ START_TEST(test_cpulist)
 }
 END_TEST
 
+static pid_t thread_tid, thread_tgid;
+
+/* Resolve this thread's own id while it exists. */
+static void *resolve_own_tid(void *arg)
+{
+	char e[PK_ERR_LEN];
+
+	thread_tid = gettid();
+	if (pk_resolve_tgid(thread_tid, &thread_tgid, e))
+		thread_tgid = -1;
+	return arg;
+}
+
 START_TEST(test_resolve_tgid)
 {
+	pthread_t t;
+
 	unsigned int pid_max;
 	pid_t tgid = 0;
 	char want[64];
@@ -267,6 +284,11 @@ START_TEST(test_resolve_tgid)
 	ck_assert_int_eq(pk_resolve_tgid(getpid(), &tgid, err), 0);
 	ck_assert_int_eq(tgid, getpid());
 	ck_assert(pk_process_alive(getpid()));
+	/* a thread id stands for its process */
+	ck_assert_int_eq(pthread_create(&t, NULL, resolve_own_tid, NULL), 0);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	ck_assert_int_ne(thread_tid, getpid());
+	ck_assert_int_eq(thread_tgid, getpid());
 	/* pid_max is one past the largest pid there can be */
 	ck_assert_int_eq(pk_read_uint("/proc/sys/kernel/pid_max", &pid_max), 0);
 	ck_assert_int_eq(pk_resolve_tgid(pid_max, &tgid, err), -ESRCH);

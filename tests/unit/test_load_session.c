@@ -782,6 +782,17 @@ START_TEST(test_tiny_ringbuf_counts_losses)
 }
 END_TEST
 
+static TCase *root_case(Suite *s, const char *name)
+{
+	TCase *tc = tcase_create(name);
+
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_unchecked_fixture(tc, NULL, cleanup_all);
+	tcase_set_timeout(tc, 20);
+	suite_add_tcase(s, tc);
+	return tc;
+}
+
 Suite *suite_load_session(void)
 {
 	Suite *s = suite_create("load_session");
@@ -791,43 +802,27 @@ Suite *suite_load_session(void)
 	if (!pk_test_need_root(s, "probe-load loads BPF programs"))
 		return s;
 
-	tc = tcase_create("pins");
-	tcase_add_checked_fixture(tc, setup, NULL);
-	tcase_add_unchecked_fixture(tc, NULL, cleanup_all);
-	tcase_set_timeout(tc, 20);
+	tc = root_case(s, "pins");
 	tcase_add_test(tc, test_load_pins_settings_unload);
 	tcase_add_test(tc, test_second_load_refused);
 	tcase_add_test(tc, test_unload_nothing);
 	tcase_add_test(tc, test_mounts_bpffs);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("refused");
-	tcase_add_checked_fixture(tc, setup, NULL);
-	tcase_add_unchecked_fixture(tc, NULL, cleanup_all);
-	tcase_set_timeout(tc, 20);
+	tc = root_case(s, "refused");
 	tcase_add_test(tc, test_refused_before_loading);
 	tcase_add_test(tc, test_pin_dir_not_bpffs);
 	tcase_add_test(tc, test_failed_exec_leaves_nothing);
 	tcase_add_test(tc, test_interrupted_load_leaves_nothing);
 	tcase_add_test(tc, test_not_root);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("targets");
-	tcase_add_checked_fixture(tc, setup, NULL);
-	tcase_add_unchecked_fixture(tc, NULL, cleanup_all);
-	tcase_set_timeout(tc, 20);
+	tc = root_case(s, "targets");
 	tcase_add_test(tc, test_targets_follow_fork_and_exit);
 	tcase_add_test(tc, test_target_outlives_its_leader);
 	tcase_add_test(tc, test_command_is_a_target);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("samples");
-	tcase_add_checked_fixture(tc, setup, NULL);
-	tcase_add_unchecked_fixture(tc, NULL, cleanup_all);
-	tcase_set_timeout(tc, 20);
+	tc = root_case(s, "samples");
 	tcase_add_test(tc, test_cpu_and_idle_filters);
 	tcase_add_test(tc, test_pid_filter);
 	tcase_add_test(tc, test_tiny_ringbuf_counts_losses);
-	suite_add_tcase(s, tc);
 	return s;
 }
