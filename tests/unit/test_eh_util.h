@@ -51,7 +51,7 @@
 #define CIE_X86_64	DEF_CFA, RSP, 8, OFS(RA), 1
 
 struct cfi_blob {
-	uint8_t buf[1 << 16];
+	uint8_t buf[1 << 20];
 	size_t n;
 	size_t len_pos;		/* of the entry being written */
 	uint64_t vaddr;		/* the section's address */
