@@ -1,0 +1,126 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "folded.h"
+#include "test_util.h"
+
+static void check_stack(const char *comm, const char *const *user, size_t nuser,
+			const char *const *kernel, size_t nkernel, const char *want)
+{
+	char *got = pk_fold_stack(comm, user, nuser, kernel, nkernel);
+
+	ck_assert_ptr_nonnull(got);
+	ck_assert_str_eq(got, want);
+	free(got);
+}
+
+START_TEST(test_order_and_suffix)
+{
+	const char *user[] = { "main", "a", "b" };
+	const char *kernel[] = { "entry_SYSCALL_64", "do_syscall_64", "schedule" };
+
+	check_stack("app", user, 3, kernel, 3,
+		    "app;main;a;b;entry_SYSCALL_64_[k];do_syscall_64_[k];schedule_[k]");
+	check_stack("app", user, 3, NULL, 0, "app;main;a;b");
+	check_stack("kworker/0:1", NULL, 0, kernel, 1, "kworker/0:1;entry_SYSCALL_64_[k]");
+	check_stack("idle", NULL, 0, NULL, 0, "idle");
+}
+END_TEST
+
+START_TEST(test_sanitize)
+{
+	const char *user[] = { "operator new(unsigned long)", "", NULL, "a;b;;c", "x\ny\tz\r" };
+	const char *kernel[] = { "" };
+
+	/* Spaces stay; ';' and control characters go; empty is [unknown]. */
+	check_stack("my app", user, 5, kernel, 1,
+		    "my app;operator new(unsigned long);[unknown];[unknown];a:b::c;x y z ;[unknown]_[k]");
+	check_stack("", NULL, 0, NULL, 0, "[unknown]");
+	check_stack("a;b", NULL, 0, NULL, 0, "a:b");
+}
+END_TEST
+
+static char *write_items(struct pk_fold_item *items, size_t n)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(pk_fold_write(f, items, n), 0);
+	fclose(f);
+	return buf;
+}
+
+START_TEST(test_write_sorted_merged)
+{
+	struct pk_fold_item items[] = {
+		{ "b;main;x", 3 },
+		{ "a;main;y", 1 },
+		{ "b;main;x", 4 },	/* same line from another raw stack */
+		{ "a;main", 10 },
+		{ "B;main", 2 },
+	};
+	char *out = write_items(items, 5);
+
+	/* Byte order: 'B' < 'a' < 'b'; "a;main" before "a;main;y". */
+	ck_assert_str_eq(out, "B;main 2\na;main 10\na;main;y 1\nb;main;x 7\n");
+	free(out);
+	out = write_items(NULL, 0);
+	ck_assert_str_eq(out, "");
+	free(out);
+}
+END_TEST
+
+/* Every line must split back as flamegraph.pl does:
+ * /^(.*)\s+?(\d+(?:\.\d*)?)$/ with frames split on ';'. */
+START_TEST(test_flamegraph_parse)
+{
+	const char *user[] = { "f(int, char)", "g;h", "" };
+	char *stack = pk_fold_stack("a b", user, 3, NULL, 0);
+	struct pk_fold_item item = { stack, 12345678901ULL };
+	char *out = write_items(&item, 1), *sp, *end;
+	int frames = 1;
+
+	sp = strrchr(out, ' ');
+	ck_assert_ptr_nonnull(sp);
+	ck_assert_uint_eq(strtoull(sp + 1, &end, 10), 12345678901ULL);
+	ck_assert_str_eq(end, "\n");
+	for (char *p = out; p < sp; p++) {
+		ck_assert(*p != '\n');
+		frames += *p == ';';
+	}
+	ck_assert_int_eq(frames, 4);
+	free(out);
+	free(stack);
+}
+END_TEST
+
+START_TEST(test_write_error)
+{
+	struct pk_fold_item item = { "a;b", 1 };
+	FILE *f = fopen("/dev/full", "w");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(pk_fold_write(f, &item, 1), -EIO);
+	fclose(f);
+}
+END_TEST
+
+Suite *suite_folded(void)
+{
+	Suite *s = suite_create("folded");
+	TCase *tc = tcase_create("stack");
+
+	tcase_add_test(tc, test_order_and_suffix);
+	tcase_add_test(tc, test_sanitize);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("write");
+	tcase_add_test(tc, test_write_sorted_merged);
+	tcase_add_test(tc, test_flamegraph_parse);
+	tcase_add_test(tc, test_write_error);
+	suite_add_tcase(s, tc);
+	return s;
+}

@@ -1,0 +1,148 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <string.h>
+
+#include "stack_agg.h"
+#include "test_util.h"
+
+static struct pk_stack *add(struct pk_stack_agg *agg, __u32 pid, const char *comm,
+			    const __u64 *frames, __u16 klen, __u16 ulen, bool *is_new)
+{
+	struct pk_stack *s = pk_stack_agg_add(agg, pid, comm, frames, klen, ulen, 1, is_new);
+
+	ck_assert_ptr_nonnull(s);
+	return s;
+}
+
+START_TEST(test_identical_counted_once)
+{
+	struct pk_stack_agg *agg = pk_stack_agg_new();
+	const __u64 f[] = { 0xffffffff81000010, 0x401000, 0x402000 };
+	struct pk_stack *s1, *s2;
+	size_t n;
+	bool is_new;
+
+	s1 = add(agg, 7, "app", f, 1, 2, &is_new);
+	ck_assert(is_new);
+	s2 = add(agg, 7, "app", f, 1, 2, &is_new);
+	ck_assert(!is_new);
+	ck_assert_ptr_eq(s1, s2);
+	ck_assert_uint_eq(s1->count, 2);
+	ck_assert_uint_eq(s1->klen, 1);
+	ck_assert_uint_eq(s1->ulen, 2);
+	ck_assert_uint_eq(s1->frames[2], 0x402000);
+	ck_assert_str_eq(s1->comm, "app");
+	pk_stack_agg_entries(agg, &n);
+	ck_assert_uint_eq(n, 1);
+	pk_stack_agg_free(agg);
+}
+END_TEST
+
+START_TEST(test_distinct_keys)
+{
+	struct pk_stack_agg *agg = pk_stack_agg_new();
+	const __u64 f[] = { 1, 2, 3 };
+	const __u64 g[] = { 1, 2, 4 };
+	struct pk_stack *const *list;
+	size_t n;
+	bool is_new;
+
+	add(agg, 7, "app", f, 1, 2, &is_new);
+	/* Each differs from the first in one part of the key. */
+	add(agg, 8, "app", f, 1, 2, &is_new);
+	ck_assert(is_new);
+	add(agg, 7, "app2", f, 1, 2, &is_new);
+	ck_assert(is_new);
+	add(agg, 7, "app", g, 1, 2, &is_new);
+	ck_assert(is_new);
+	/* Same addresses, split differently between kernel and user. */
+	add(agg, 7, "app", f, 2, 1, &is_new);
+	ck_assert(is_new);
+	add(agg, 7, "app", f, 1, 1, &is_new);
+	ck_assert(is_new);
+	add(agg, 7, "app", f, 0, 0, &is_new);
+	ck_assert(is_new);
+	list = pk_stack_agg_entries(agg, &n);
+	ck_assert_uint_eq(n, 7);
+	/* First-seen order. */
+	ck_assert_uint_eq(list[0]->pid, 7);
+	ck_assert_uint_eq(list[1]->pid, 8);
+	ck_assert_str_eq(list[2]->comm, "app2");
+	pk_stack_agg_free(agg);
+}
+END_TEST
+
+/* The comm is compared up to its NUL: bytes after it (stale data from the
+ * kernel's buffer) do not split a stack. */
+START_TEST(test_comm_after_nul)
+{
+	struct pk_stack_agg *agg = pk_stack_agg_new();
+	char a[PK_TASK_COMM_LEN] = "sh\0garbage", b[PK_TASK_COMM_LEN] = "sh\0other";
+	const __u64 f[] = { 1 };
+	bool is_new;
+
+	add(agg, 1, a, f, 0, 1, &is_new);
+	add(agg, 1, b, f, 0, 1, &is_new);
+	ck_assert(!is_new);
+	pk_stack_agg_free(agg);
+}
+END_TEST
+
+/* Frames come straight from a ring-buffer record: any alignment. */
+START_TEST(test_unaligned_frames)
+{
+	struct pk_stack_agg *agg = pk_stack_agg_new();
+	unsigned char buf[8 * 3 + 1];
+	const __u64 f[] = { 0x1111, 0x2222, 0x3333 };
+	struct pk_stack *s;
+	bool is_new;
+
+	memcpy(buf + 1, f, sizeof(f));
+	s = pk_stack_agg_add(agg, 1, "x", buf + 1, 1, 2, 1, &is_new);
+	ck_assert_ptr_nonnull(s);
+	ck_assert_uint_eq(s->frames[0], 0x1111);
+	ck_assert_uint_eq(s->frames[2], 0x3333);
+	add(agg, 1, "x", f, 1, 2, &is_new);
+	ck_assert(!is_new);
+	pk_stack_agg_free(agg);
+}
+END_TEST
+
+/* Many stacks: the table grows and every count stays with its stack. */
+START_TEST(test_growth)
+{
+	struct pk_stack_agg *agg = pk_stack_agg_new();
+	struct pk_stack *const *list;
+	size_t n;
+	bool is_new;
+
+	for (int round = 0; round < 3; round++)
+		for (__u64 i = 0; i < 5000; i++) {
+			__u64 f[2] = { i, i * 7 };
+
+			add(agg, (__u32)(i % 13), "w", f, 0, 2, &is_new);
+			ck_assert(is_new == (round == 0));
+		}
+	list = pk_stack_agg_entries(agg, &n);
+	ck_assert_uint_eq(n, 5000);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_uint_eq(list[i]->count, 3);
+		ck_assert_uint_eq(list[i]->frames[0], i);
+	}
+	pk_stack_agg_free(agg);
+}
+END_TEST
+
+Suite *suite_stack_agg(void)
+{
+	Suite *s = suite_create("stack_agg");
+	TCase *tc = tcase_create("aggregate");
+
+	tcase_add_test(tc, test_identical_counted_once);
+	tcase_add_test(tc, test_distinct_keys);
+	tcase_add_test(tc, test_comm_after_nul);
+	tcase_add_test(tc, test_unaligned_frames);
+	tcase_add_test(tc, test_growth);
+	suite_add_tcase(s, tc);
+	return s;
+}

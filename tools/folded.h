@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Folded stacks, the format flamegraph.pl and most flame graph tools read:
+ * one line per distinct stack, "comm;root;...;leaf COUNT". User frames come
+ * before kernel frames, which carry the suffix "_[k]".
+ *
+ * A frame name never holds ';' (becomes ':') nor a control character such
+ * as a newline (becomes ' '), and is never empty ("[unknown]"), so that each
+ * line splits back into exactly its frames.
+ */
+#ifndef PK_FOLDED_H
+#define PK_FOLDED_H
+
+#include <linux/types.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define PK_FOLD_KERNEL_SUFFIX "_[k]"
+
+/* The line's stack part for one sample, malloc'ed (NULL: no memory). USER
+ * and KERNEL are each ordered root (outermost) first. */
+char *pk_fold_stack(const char *comm, const char *const *user, size_t nuser,
+		    const char *const *kernel, size_t nkernel);
+
+struct pk_fold_item {
+	const char *stack;
+	__u64 count;
+};
+
+/* Write ITEMS sorted by stack (byte order), identical stacks merged with
+ * their counts summed, as "STACK COUNT\n" lines. Reorders ITEMS.
+ * 0, or -EIO when writing failed. */
+int pk_fold_write(FILE *f, struct pk_fold_item *items, size_t n);
+
+#endif

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * A process's memory mappings as /proc/PID/maps lists them, sorted by
+ * address for binary search, so that a sampled address can be mapped back to
+ * the file (and file offset) it came from.
+ */
+#ifndef PK_PROC_MAPS_H
+#define PK_PROC_MAPS_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+enum pk_mapping_kind {
+	PK_MAP_FILE,		/* path starting with '/' */
+	PK_MAP_ANON,		/* no name */
+	PK_MAP_SPECIAL,		/* [vdso], [stack], [heap], [anon:x], ... */
+};
+
+enum pk_mapping_perm {
+	PK_MAP_R = 1u << 0,
+	PK_MAP_W = 1u << 1,
+	PK_MAP_X = 1u << 2,
+	PK_MAP_P = 1u << 3,	/* private (copy on write) */
+};
+
+struct pk_mapping {
+	__u64 start, end;	/* [start, end) */
+	__u64 offset;		/* file offset of start */
+	__u64 inode;
+	__u32 dev_major, dev_minor;
+	__u32 perms;		/* enum pk_mapping_perm */
+	enum pk_mapping_kind kind;
+	bool deleted;		/* " (deleted)" was stripped from the name */
+	char *name;		/* path or [special]; "" when anonymous */
+};
+
+struct pk_maps {
+	struct pk_mapping *v;	/* sorted by start, non-overlapping */
+	size_t n;
+};
+
+/* Parse one line (without or with its '\n') into *m; m->name is malloc'ed.
+ * 0, -EBADMSG on a malformed line, -ENOMEM. */
+int pk_maps_parse_line(const char *line, size_t len, struct pk_mapping *m);
+
+/* Parse the text of a whole maps file. Only executable mappings are kept
+ * when EXEC_ONLY (stack samples only ever point into those). 0 or -errno;
+ * *out is empty on error. */
+int pk_maps_parse(const char *text, size_t len, bool exec_only, struct pk_maps *out);
+
+/* Read /proc/PID/maps (PROC_ROOT: NULL for "/proc"). -ENOENT (or -ESRCH)
+ * when the process is gone. */
+int pk_maps_read(const char *proc_root, pid_t pid, bool exec_only, struct pk_maps *out);
+
+/* The mapping holding ADDR, or NULL. */
+const struct pk_mapping *pk_maps_find(const struct pk_maps *maps, __u64 addr);
+
+void pk_maps_free(struct pk_maps *maps);
+
+#endif

@@ -1,0 +1,132 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "stack_agg.h"
+#include "u64map.h"
+
+struct pk_stack_agg {
+	struct pk_stack **slots;	/* open addressing, cap a power of two */
+	size_t cap;
+	struct pk_stack **list;		/* first-seen order */
+	size_t n, list_cap;
+};
+
+struct pk_stack_agg *pk_stack_agg_new(void)
+{
+	return calloc(1, sizeof(struct pk_stack_agg));
+}
+
+void pk_stack_agg_free(struct pk_stack_agg *agg)
+{
+	if (!agg)
+		return;
+	for (size_t i = 0; i < agg->n; i++)
+		free(agg->list[i]);
+	free(agg->list);
+	free(agg->slots);
+	free(agg);
+}
+
+static __u64 hash_stack(__u32 pid, const char *comm, const void *frames, size_t nframes)
+{
+	__u64 h = pk_hash64(pid ^ ((__u64)nframes << 32)), w;
+
+	for (size_t i = 0; i < PK_TASK_COMM_LEN; i += 8) {
+		memcpy(&w, comm + i, 8);
+		h = pk_hash64(h ^ w);
+	}
+	for (size_t i = 0; i < nframes; i++) {
+		memcpy(&w, (const char *)frames + 8 * i, 8);
+		h = pk_hash64(h ^ w);
+	}
+	return h;
+}
+
+static bool same(const struct pk_stack *s, __u64 hash, __u32 pid, const char *comm,
+		 const void *frames, __u16 klen, __u16 ulen)
+{
+	return s->hash == hash && s->pid == pid && s->klen == klen && s->ulen == ulen &&
+	       memcmp(s->comm, comm, PK_TASK_COMM_LEN) == 0 &&
+	       memcmp(s->frames, frames, 8 * (size_t)(klen + ulen)) == 0;
+}
+
+static int grow(struct pk_stack_agg *agg)
+{
+	size_t cap = agg->cap ? 2 * agg->cap : 1024;
+	struct pk_stack **slots = calloc(cap, sizeof(*slots));
+
+	if (!slots)
+		return -ENOMEM;
+	for (size_t i = 0; i < agg->n; i++) {
+		size_t j = agg->list[i]->hash & (cap - 1);
+
+		while (slots[j])
+			j = (j + 1) & (cap - 1);
+		slots[j] = agg->list[i];
+	}
+	free(agg->slots);
+	agg->slots = slots;
+	agg->cap = cap;
+	return 0;
+}
+
+struct pk_stack *pk_stack_agg_add(struct pk_stack_agg *agg, __u32 pid, const char *comm,
+				  const void *frames, __u16 klen, __u16 ulen, __u64 count,
+				  bool *is_new)
+{
+	char comm_key[PK_TASK_COMM_LEN] = { 0 };
+	size_t nframes = (size_t)klen + ulen, i;
+	struct pk_stack *s;
+	__u64 hash;
+
+	/* Bytes after the comm's NUL are not part of the name. */
+	strncpy(comm_key, comm, PK_TASK_COMM_LEN - 1);
+	hash = hash_stack(pid, comm_key, frames, nframes);
+	*is_new = false;
+	if (agg->cap) {
+		for (i = hash & (agg->cap - 1); (s = agg->slots[i]); i = (i + 1) & (agg->cap - 1)) {
+			if (same(s, hash, pid, comm_key, frames, klen, ulen)) {
+				s->count += count;
+				return s;
+			}
+		}
+	}
+	/* Load factor at most 1/2. */
+	if (2 * (agg->n + 1) > agg->cap && grow(agg))
+		return NULL;
+	if (agg->n == agg->list_cap) {
+		size_t cap = agg->list_cap ? 2 * agg->list_cap : 1024;
+		struct pk_stack **list = realloc(agg->list, cap * sizeof(*list));
+
+		if (!list)
+			return NULL;
+		agg->list = list;
+		agg->list_cap = cap;
+	}
+	s = malloc(sizeof(*s) + 8 * nframes);
+	if (!s)
+		return NULL;
+	s->hash = hash;
+	s->count = count;
+	s->user = NULL;
+	s->pid = pid;
+	s->klen = klen;
+	s->ulen = ulen;
+	memcpy(s->comm, comm_key, PK_TASK_COMM_LEN);
+	memcpy(s->frames, frames, 8 * nframes);
+	for (i = hash & (agg->cap - 1); agg->slots[i]; i = (i + 1) & (agg->cap - 1))
+		;
+	agg->slots[i] = s;
+	agg->list[agg->n++] = s;
+	*is_new = true;
+	return s;
+}
+
+struct pk_stack *const *pk_stack_agg_entries(const struct pk_stack_agg *agg, size_t *n)
+{
+	*n = agg->n;
+	return agg->list;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Identical raw stacks (same process, thread name and addresses) counted
+ * once: samples are aggregated before anything is symbolized, so each
+ * distinct stack costs one symbolization however often it was sampled.
+ */
+#ifndef PK_STACK_AGG_H
+#define PK_STACK_AGG_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "probekit.h"
+
+struct pk_stack {
+	__u64 hash;
+	__u64 count;
+	void *user;		/* the caller's (e.g. the folded line) */
+	__u32 pid;
+	__u16 klen, ulen;
+	char comm[PK_TASK_COMM_LEN];
+	__u64 frames[];		/* klen kernel then ulen user addresses, leaf first */
+};
+
+struct pk_stack_agg;
+
+struct pk_stack_agg *pk_stack_agg_new(void);
+void pk_stack_agg_free(struct pk_stack_agg *agg);
+
+/*
+ * Count COUNT samples of a stack: FRAMES holds klen kernel then ulen user
+ * addresses (leaf first), possibly unaligned (copied). Returns the stack's
+ * entry, with *is_new when this is its first sample; NULL when out of
+ * memory.
+ */
+struct pk_stack *pk_stack_agg_add(struct pk_stack_agg *agg, __u32 pid, const char *comm,
+				  const void *frames, __u16 klen, __u16 ulen, __u64 count,
+				  bool *is_new);
+
+/* Entries in the order they were first seen; valid until the next add. */
+struct pk_stack *const *pk_stack_agg_entries(const struct pk_stack_agg *agg, size_t *n);
+
+#endif

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strpool.h"
+#include "symtab.h"
+
+struct pk_symtab {
+	struct pk_sym *v;
+	size_t n, cap;
+	struct pk_strpool names;
+	__u64 limit;
+	bool finished;
+};
+
+struct pk_symtab *pk_symtab_new(void)
+{
+	struct pk_symtab *tab = calloc(1, sizeof(*tab));
+
+	if (tab)
+		tab->limit = ~0ULL;
+	return tab;
+}
+
+void pk_symtab_free(struct pk_symtab *tab)
+{
+	if (!tab)
+		return;
+	pk_strpool_free(&tab->names);
+	free(tab->v);
+	free(tab);
+}
+
+int pk_symtab_add(struct pk_symtab *tab, __u64 addr, __u64 size, const char *name,
+		  enum pk_sym_rank rank)
+{
+	struct pk_sym *s;
+
+	if (tab->n == tab->cap) {
+		size_t cap = tab->cap ? 2 * tab->cap : 256;
+		struct pk_sym *v = realloc(tab->v, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		tab->v = v;
+		tab->cap = cap;
+	}
+	s = &tab->v[tab->n];
+	s->name = pk_strpool_add(&tab->names, name);
+	if (!s->name)
+		return -ENOMEM;
+	s->addr = addr;
+	s->size = size;
+	s->rank = rank;
+	s->parent = -1;
+	tab->n++;
+	tab->finished = false;
+	return 0;
+}
+
+/* By address; at one address the preferred name first: higher rank, then
+ * sized over unsized, then the larger size, then by name so that the choice
+ * never depends on the order symbols were added in. */
+static int cmp_sym(const void *a, const void *b)
+{
+	const struct pk_sym *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1;
+	if ((x->size != 0) != (y->size != 0))
+		return x->size ? -1 : 1;
+	if (x->size != y->size)
+		return x->size > y->size ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+static __u64 sym_end(const struct pk_symtab *tab, size_t i)
+{
+	const struct pk_sym *s = &tab->v[i];
+
+	if (s->size)
+		return s->addr + s->size < s->addr ? ~0ULL : s->addr + s->size;
+	return i + 1 < tab->n ? tab->v[i + 1].addr : tab->limit;
+}
+
+int pk_symtab_finish(struct pk_symtab *tab)
+{
+	size_t out = 0;
+
+	if (tab->n)
+		qsort(tab->v, tab->n, sizeof(*tab->v), cmp_sym);
+	/* Keep one symbol per address, the preferred one (sorted first). */
+	for (size_t i = 0; i < tab->n; i++)
+		if (out == 0 || tab->v[out - 1].addr != tab->v[i].addr)
+			tab->v[out++] = tab->v[i];
+	tab->n = out;
+	/* parent[i]: nearest earlier symbol still open at v[i].addr, found by
+	 * walking the previous symbol's parent chain (amortised linear). It
+	 * lets an address past the end of a nested symbol fall back to the
+	 * enclosing one without scanning. */
+	for (size_t i = 0; i < tab->n; i++) {
+		long j = (long)i - 1;
+
+		while (j >= 0 && sym_end(tab, j) <= tab->v[i].addr)
+			j = tab->v[j].parent;
+		tab->v[i].parent = j;
+	}
+	tab->finished = true;
+	return 0;
+}
+
+void pk_symtab_set_limit(struct pk_symtab *tab, __u64 end)
+{
+	tab->limit = end;
+}
+
+long pk_symtab_lookup(const struct pk_symtab *tab, __u64 addr)
+{
+	size_t lo = 0, hi = tab->n;
+	long i;
+
+	if (!tab->finished)
+		return -1;
+	/* Last symbol with start <= addr. */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (tab->v[mid].addr <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (i = (long)lo - 1; i >= 0; i = tab->v[i].parent)
+		if (addr < sym_end(tab, i))
+			return i;
+	return -1;
+}
+
+const struct pk_sym *pk_symtab_sym(const struct pk_symtab *tab, long idx)
+{
+	return idx >= 0 && (size_t)idx < tab->n ? &tab->v[idx] : NULL;
+}
+
+size_t pk_symtab_count(const struct pk_symtab *tab)
+{
+	return tab->n;
+}

@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * A symbol table sorted once and binary-searched for every address: the one
+ * lookup structure behind user (ELF) and kernel (kallsyms) symbols.
+ */
+#ifndef PK_SYMTAB_H
+#define PK_SYMTAB_H
+
+#include <linux/types.h>
+#include <stddef.h>
+
+/* At equal addresses the higher rank names the address (a global alias is
+ * the name a user knows; a local one is often a compiler clone). */
+enum pk_sym_rank {
+	PK_SYM_MARKER = 0,	/* names nothing, only ends the symbol before it */
+	PK_SYM_LOCAL,
+	PK_SYM_WEAK,
+	PK_SYM_GLOBAL,
+};
+
+struct pk_sym {
+	__u64 addr;
+	__u64 size;		/* 0: unknown, the symbol ends where the next begins */
+	const char *name;	/* owned by the table */
+	__u32 rank;		/* enum pk_sym_rank */
+	__s32 parent;		/* enclosing symbol, for addresses past the end of
+				 * a nested one; -1: none */
+};
+
+struct pk_symtab;
+
+struct pk_symtab *pk_symtab_new(void);
+void pk_symtab_free(struct pk_symtab *tab);
+
+/* Add a symbol (NAME is copied). 0 or -ENOMEM. */
+int pk_symtab_add(struct pk_symtab *tab, __u64 addr, __u64 size, const char *name,
+		  enum pk_sym_rank rank);
+
+/* Sort and resolve aliases; call once after the last add, before lookups.
+ * 0 or -ENOMEM. */
+int pk_symtab_finish(struct pk_symtab *tab);
+
+/* Index of the symbol covering ADDR, or -1: the last symbol starting at or
+ * before ADDR whose extent holds it (sized symbols end at addr+size, unsized
+ * ones at the next symbol's start; the last unsized symbol covers nothing
+ * after itself beyond LIMIT, see pk_symtab_set_limit). */
+long pk_symtab_lookup(const struct pk_symtab *tab, __u64 addr);
+
+/* End of the range unsized symbols may extend to (default: no limit). */
+void pk_symtab_set_limit(struct pk_symtab *tab, __u64 end);
+
+const struct pk_sym *pk_symtab_sym(const struct pk_symtab *tab, long idx);
+size_t pk_symtab_count(const struct pk_symtab *tab);
+
+#endif
