@@ -78,14 +78,29 @@ static int run_tool(const char *tool, const char *const args[], char **out,
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
+/*
+ * probe-load -- CMD hands its stdout and stderr to the command, which runs on
+ * after probe-load exits: capture into a file, not a pipe, or we would wait
+ * for the command too.
+ */
 int pk_e2e_load(const char *const args[])
 {
-	char *err = NULL;
-	int rc = run_tool("probe-load", args, NULL, &err);
+	char path[4096], log[] = "/tmp/pk-load-XXXXXX";
+	char **argv = tool_argv("probe-load", args, path, sizeof(path));
+	int fd = mkstemp(log), status, rc;
+	char *text;
 
+	if (fd < 0)
+		return -1;
+	close(fd);
+	status = pk_test_wait(pk_test_spawn(argv, log));
+	rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+	text = pk_test_read_file(log, NULL);
 	if (rc)
-		fprintf(stderr, "probe-load exited %d: %s", rc, err);
-	free(err);
+		fprintf(stderr, "probe-load exited %d: %s", rc, text ? text : "");
+	free(text);
+	free(argv);
+	unlink(log);
 	return rc;
 }
 

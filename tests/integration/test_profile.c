@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * End to end: the real probe-load and probe-read, real BPF on this kernel,
+ * fixture programs with known call chains (tests/fixtures/).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "probekit.h"
+#include "profile_session.h"
+#include "session.h"
+#include "test_util.h"
+
+#define FREQ		99
+#define FREQ_STR	"99"
+
+static void setup(void)
+{
+	pk_e2e_pin_dir();	/* fixes the runner's prefix before check forks */
+}
+
+static void teardown(void)
+{
+	pk_e2e_cleanup_all();
+}
+
+static unsigned long folded_sum(const struct pk_folded *f, bool (*match)(const char *))
+{
+	unsigned long n = 0;
+
+	for (size_t i = 0; i < f->n; i++)
+		if (match(f->lines[i].stack))
+			n += f->lines[i].count;
+	return n;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t ls = strlen(s), lx = strlen(suffix);
+
+	return ls >= lx && !strcmp(s + ls - lx, suffix);
+}
+
+/* The whole chain, hot() as the leaf, no kernel frame (pure user loop). */
+static bool full_fp_chain(const char *stack)
+{
+	return !strncmp(stack, "fp_chain;", 9) && ends_with(stack, ";main;a;b;c;hot");
+}
+
+/* Read until the target exits; -d bounds a broken run. */
+static void read_all(char **out, char **err)
+{
+	const char *args[] = { "-d", "60", NULL };
+
+	ck_assert_int_eq(pk_e2e_read(args, out, err), 0);
+}
+
+static void parse_or_fail(const char *out, struct pk_folded *f)
+{
+	const char *bad = NULL;
+
+	ck_assert_msg(pk_folded_parse(out, f, &bad), "not folded format: '%s'", bad);
+}
+
+static void read_counters(__u64 cnt[PK_CNT__MAX])
+{
+	struct pk_session_fds fds;
+	struct pk_session info;
+
+	ck_assert_int_eq(pk_session_open(pk_e2e_pin_dir(), &fds, &info), 0);
+	ck_assert_int_eq(pk_counters_read(fds.counters, cnt), 0);
+	pk_session_close(&fds);
+}
+
+START_TEST(test_fp_chain_full_stacks)
+{
+	char stats[] = "/tmp/pk-fp-chain-XXXXXX";
+	int fd = mkstemp(stats);
+	const char *load[] = { "-F", FREQ_STR, "--", pk_e2e_fixture("fp_chain"), "3",
+			       stats, NULL };
+	char *out = NULL, *err = NULL, *cpu_text;
+	struct pk_e2e_summary sum;
+	struct pk_folded f;
+	unsigned long total, full;
+	double cpu_s, expected;
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	read_all(&out, &err);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+
+	parse_or_fail(out, &f);
+	ck_assert_msg(pk_e2e_parse_summary(err, &sum), "no summary line in: %s", err);
+	total = pk_folded_total(&f, "fp_chain");
+	full = folded_sum(&f, full_fp_chain);
+	cpu_text = pk_test_read_file(stats, NULL);
+	ck_assert_ptr_nonnull(cpu_text);
+	cpu_s = atol(cpu_text) / 1e6;
+	expected = FREQ * cpu_s;
+	fprintf(stderr, "fp_chain: %lu samples read, %.0f expected (%d Hz x %.2f s CPU), "
+		"%lu full stacks (%.1f%%), lost %llu, failed %llu\n",
+		total, expected, FREQ, cpu_s, full, total ? 100.0 * full / total : 0.0,
+		sum.lost, sum.failed);
+	ck_assert_uint_eq(sum.lost, 0);
+	ck_assert_uint_eq(total, sum.read);
+	/* the ratios below need enough samples even on a loaded machine */
+	ck_assert_msg(total >= 50, "fixture got only %lu samples", total);
+	ck_assert_msg(total >= 0.85 * expected && total <= 1.10 * expected,
+		      "%lu samples, expected about %.0f", total, expected);
+	ck_assert_msg(full * 10 >= total * 9, "only %lu of %lu stacks are main;a;b;c;hot:\n%s",
+		      full, total, out);
+	unlink(stats);
+	free(cpu_text);
+	pk_folded_free(&f);
+	free(out);
+	free(err);
+}
+END_TEST
+
+/* The user chain, then at least one kernel frame, and the kernel frames last. */
+static bool syscall_chain_with_kernel(const char *stack)
+{
+	const char *chain = strstr(stack, ";main;a;b;c;");
+	const char *k;
+
+	if (strncmp(stack, "syscall_chain;", 14) || !chain)
+		return false;
+	k = strstr(chain, "_[k]");
+	if (!k)
+		return false;
+	/* every frame after the first kernel frame is a kernel frame */
+	for (const char *p = strchr(k, ';'); p; p = strchr(p + 1, ';')) {
+		const char *next = strchr(p + 1, ';');
+		size_t len = next ? (size_t)(next - p - 1) : strlen(p + 1);
+
+		if (len < 4 || strncmp(p + 1 + len - 4, "_[k]", 4))
+			return false;
+	}
+	return ends_with(stack, "_[k]");
+}
+
+START_TEST(test_syscall_kernel_frames)
+{
+	const char *load[] = { "-F", FREQ_STR, "--", pk_e2e_fixture("syscall_chain"), "2",
+			       NULL };
+	char *out = NULL, *err = NULL;
+	struct pk_folded f;
+	unsigned long total, with_kernel;
+
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	read_all(&out, &err);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	parse_or_fail(out, &f);
+	total = pk_folded_total(&f, "syscall_chain");
+	with_kernel = folded_sum(&f, syscall_chain_with_kernel);
+	fprintf(stderr, "syscall_chain: %lu of %lu samples show main;a;b;c then kernel frames\n",
+		with_kernel, total);
+	ck_assert_uint_ge(total, 50);
+	/* The read loop spends most of its time clearing the user buffer. */
+	ck_assert_msg(with_kernel * 2 >= total, "%lu of %lu with kernel frames:\n%s",
+		      with_kernel, total, out);
+	pk_folded_free(&f);
+	free(out);
+	free(err);
+}
+END_TEST
+
+START_TEST(test_tiny_ringbuf_counts_losses)
+{
+	const char *load[] = { "-F", "2000", "--ringbuf-size", "4096", "--",
+			       pk_e2e_fixture("fp_chain"), "2", NULL };
+	char *out = NULL, *err = NULL;
+	struct pk_e2e_summary sum;
+	__u64 cnt[PK_CNT__MAX];
+
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	/* Nobody reads for the fixture's whole life: the 4 KiB buffer overflows. */
+	sleep(3);
+	read_counters(cnt);
+	read_all(&out, &err);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	ck_assert_msg(pk_e2e_parse_summary(err, &sum), "no summary line in: %s", err);
+	fprintf(stderr, "tiny ring buffer: %llu read, %llu lost\n", sum.read, sum.lost);
+	ck_assert_uint_gt(sum.read, 0);
+	ck_assert_uint_gt(sum.lost, 0);
+	ck_assert_uint_eq(sum.lost, cnt[PK_CNT_RINGBUF_FULL]);
+	ck_assert_uint_eq(sum.read, cnt[PK_CNT_SAMPLES]);
+	free(out);
+	free(err);
+}
+END_TEST
+
+START_TEST(test_restarted_reader_loses_nothing)
+{
+	const char *load[] = { "-F", FREQ_STR, "--", pk_e2e_fixture("fp_chain"), "3", NULL };
+	const char *first[] = { "-d", "0.5", NULL };
+	char *out1 = NULL, *err1 = NULL, *out2 = NULL, *err2 = NULL;
+	struct pk_e2e_summary s1, s2;
+	struct pk_folded f1, f2;
+	__u64 cnt[PK_CNT__MAX];
+
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	sleep(1);
+	ck_assert_int_eq(pk_e2e_read(first, &out1, &err1), 0);
+	sleep(1);
+	read_all(&out2, &err2);
+	read_counters(cnt);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+
+	ck_assert(pk_e2e_parse_summary(err1, &s1));
+	ck_assert(pk_e2e_parse_summary(err2, &s2));
+	parse_or_fail(out1, &f1);
+	parse_or_fail(out2, &f2);
+	fprintf(stderr, "restart: first reader %llu, second %llu, kernel counted %llu\n",
+		s1.read, s2.read, (unsigned long long)cnt[PK_CNT_SAMPLES]);
+	ck_assert_uint_gt(s1.read, 50);	/* ~1.5 s of samples were waiting */
+	ck_assert_uint_gt(s2.read, 50);
+	ck_assert_uint_eq(s1.read + s2.read, cnt[PK_CNT_SAMPLES]);
+	ck_assert_uint_eq(cnt[PK_CNT_RINGBUF_FULL], 0);
+	ck_assert_uint_eq(pk_folded_total(&f1, "fp_chain"), s1.read);
+	ck_assert_uint_eq(pk_folded_total(&f2, "fp_chain"), s2.read);
+	pk_folded_free(&f1);
+	pk_folded_free(&f2);
+	free(out1);
+	free(err1);
+	free(out2);
+	free(err2);
+}
+END_TEST
+
+START_TEST(test_unload_leaves_nothing)
+{
+	int before = pk_e2e_perf_links(), after_load, after_unload;
+	pid_t sleeper = fork();
+	char pid[16];
+	const char *load[] = { "-p", pid, NULL };
+	struct stat st;
+
+	if (sleeper == 0) {
+		pause();
+		_exit(0);
+	}
+	snprintf(pid, sizeof(pid), "%d", (int)sleeper);
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	after_load = pk_e2e_perf_links();
+	ck_assert_int_eq(stat(pk_e2e_pin_dir(), &st), 0);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	after_unload = pk_e2e_perf_links();
+	kill(sleeper, SIGKILL);
+	pk_test_wait(sleeper);
+	fprintf(stderr, "perf_event links: %d before, %d loaded, %d after unload\n",
+		before, after_load, after_unload);
+	ck_assert_int_eq(after_load, before + sysconf(_SC_NPROCESSORS_ONLN));
+	ck_assert_int_eq(after_unload, before);
+	ck_assert_int_eq(stat(pk_e2e_pin_dir(), &st), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	/* and once more: nothing is loaded now */
+	ck_assert_int_ne(pk_e2e_unload(), 0);
+}
+END_TEST
+
+START_TEST(test_read_without_session)
+{
+	const char *args[] = { "-d", "1", NULL };
+	char *out = NULL, *err = NULL;
+
+	ck_assert_int_ne(pk_e2e_read(args, &out, &err), 0);
+	ck_assert_str_eq(out, "");
+	ck_assert_ptr_nonnull(strstr(err, pk_e2e_pin_dir()));
+	ck_assert_ptr_null(strchr(err, '\n') ? strchr(strchr(err, '\n') + 1, '\n') : NULL);
+	free(out);
+	free(err);
+}
+END_TEST
+
+Suite *suite_profile_e2e(void)
+{
+	Suite *s = suite_create("profile_e2e");
+	TCase *tc;
+
+	if (!pk_test_need_root(s, "profiling loads BPF programs"))
+		return s;
+
+	tc = tcase_create("stacks");
+	tcase_add_unchecked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_fp_chain_full_stacks);
+	tcase_add_test(tc, test_syscall_kernel_frames);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("ring_buffer");
+	tcase_add_unchecked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_tiny_ringbuf_counts_losses);
+	tcase_add_test(tc, test_restarted_reader_loses_nothing);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("lifecycle");
+	tcase_add_unchecked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_unload_leaves_nothing);
+	tcase_add_test(tc, test_read_without_session);
+	suite_add_tcase(s, tc);
+	return s;
+}
