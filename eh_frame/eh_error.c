@@ -14,6 +14,12 @@ int eh_fail(struct eh_error *err, int errno_val, const char *fmt, ...)
 		va_start(ap, fmt);
 		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 		va_end(ap);
+		/* Messages quote bytes of the input (augmentation strings): a
+		 * control character there must not split or garble the one
+		 * error line. */
+		for (char *p = err->msg; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				*p = '?';
 	}
 	return -errno_val;
 }
