@@ -123,6 +123,64 @@ START_TEST(test_fp_chain_full_stacks)
 }
 END_TEST
 
+/* utime + stime of PID in seconds, from /proc/PID/stat */
+static double proc_cpu_seconds(pid_t pid)
+{
+	char path[64], *text, *p;
+	unsigned long ut = 0, st = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	text = pk_test_read_file(path, NULL);
+	ck_assert_ptr_nonnull(text);
+	p = strrchr(text, ')');	/* comm may hold spaces */
+	ck_assert_int_eq(sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
+				&ut, &st), 2);
+	free(text);
+	return (double)(ut + st) / sysconf(_SC_CLK_TCK);
+}
+
+/* The issue's own recipe: probe-load -p PID, then probe-read -d 2. */
+START_TEST(test_pid_mode_for_two_seconds)
+{
+	char *fixture[] = { (char *)pk_e2e_fixture("fp_chain"), "6", NULL };
+	pid_t pid = pk_test_spawn(fixture, NULL);
+	char pid_str[16];
+	const char *load[] = { "-p", pid_str, "-F", FREQ_STR, NULL };
+	const char *read[] = { "-d", "2", NULL };
+	char *out = NULL, *err = NULL;
+	double cpu0, cpu1, expected;
+	unsigned long total, full;
+	struct pk_folded f;
+
+	ck_assert_int_gt(pid, 0);
+	snprintf(pid_str, sizeof(pid_str), "%d", (int)pid);
+	usleep(200 * 1000);	/* past exec: comm is fp_chain */
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	cpu0 = proc_cpu_seconds(pid);
+	ck_assert_int_eq(pk_e2e_read(read, &out, &err), 0);
+	cpu1 = proc_cpu_seconds(pid);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	kill(pid, SIGKILL);
+	pk_test_wait(pid);
+
+	parse_or_fail(out, &f);
+	total = pk_folded_total(&f, "fp_chain");
+	full = folded_sum(&f, full_fp_chain);
+	expected = FREQ * (cpu1 - cpu0);
+	fprintf(stderr, "fp_chain -p, -d 2: %lu samples read, %.0f expected (%d Hz x %.2f s CPU), "
+		"%lu full stacks (%.1f%%)\n", total, expected, FREQ, cpu1 - cpu0, full,
+		total ? 100.0 * full / total : 0.0);
+	ck_assert_msg(total >= 50, "fixture got only %lu samples", total);
+	ck_assert_msg(total >= 0.85 * expected && total <= 1.10 * expected,
+		      "%lu samples, expected about %.0f", total, expected);
+	ck_assert_msg(full * 10 >= total * 9, "only %lu of %lu stacks are main;a;b;c;hot:\n%s",
+		      full, total, out);
+	pk_folded_free(&f);
+	free(out);
+	free(err);
+}
+END_TEST
+
 /* The user chain, then at least one kernel frame, and the kernel frames last. */
 static bool syscall_chain_with_kernel(const char *stack)
 {
@@ -291,6 +349,7 @@ Suite *suite_profile_e2e(void)
 	tcase_add_unchecked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_fp_chain_full_stacks);
+	tcase_add_test(tc, test_pid_mode_for_two_seconds);
 	tcase_add_test(tc, test_syscall_kernel_frames);
 	suite_add_tcase(s, tc);
 
