@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "probekit.h"
 #include "read_options.h"
 
@@ -62,22 +63,6 @@ static bool parse_seconds(const char *s, double *out)
 	return true;
 }
 
-/* getopt's own messages are off (opterr = 0): say what went wrong in one
- * line, naming the option as the user wrote it. */
-static int bad_option(int c, char **argv, char err[PK_ERR_LEN])
-{
-	const char *word = argv[optind - 1];
-	char name[64];
-
-	if (c == '?' ? optopt == 0 : strncmp(word, "--", 2) == 0)
-		snprintf(name, sizeof(name), "%.*s", (int)strcspn(word, "="), word);
-	else
-		snprintf(name, sizeof(name), "-%c", optopt);
-	if (c == ':')
-		return pk_err(err, -EINVAL, "option %s needs an argument", name);
-	return pk_err(err, -EINVAL, "unknown option %s (probe-read --help lists them)", name);
-}
-
 int pk_read_opts_parse(struct pk_read_opts *o, int argc, char **argv,
 		       char err[PK_ERR_LEN])
 {
@@ -88,7 +73,7 @@ int pk_read_opts_parse(struct pk_read_opts *o, int argc, char **argv,
 	err[0] = '\0';
 
 	optind = 0;	/* glibc: full reset, for repeated calls */
-	opterr = 0;
+	opterr = 0;	/* errors are reported in one line of ours */
 	while ((c = getopt_long(argc, argv, ":d:o:hV", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
@@ -113,7 +98,7 @@ int pk_read_opts_parse(struct pk_read_opts *o, int argc, char **argv,
 			o->version = true;
 			break;
 		default:
-			return bad_option(c, argv, err);
+			return pk_cli_bad_option(c, argv, "probe-read", err);
 		}
 	}
 	if (optind < argc)

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <stdint.h>
+
+#include "test_util.h"
+#include "u64map.h"
+
+START_TEST(test_put_get_replace)
+{
+	struct pk_u64map m = { 0 };
+	int a, b;
+
+	ck_assert_ptr_eq(pk_u64map_get(&m, 1), NULL);	/* empty */
+	ck_assert_int_eq(pk_u64map_put(&m, 0, &a), 0);	/* key 0 is a key */
+	ck_assert_int_eq(pk_u64map_put(&m, ~0ULL, &b), 0);
+	ck_assert_ptr_eq(pk_u64map_get(&m, 0), &a);
+	ck_assert_ptr_eq(pk_u64map_get(&m, ~0ULL), &b);
+	ck_assert_int_eq(pk_u64map_put(&m, 0, &b), 0);
+	ck_assert_ptr_eq(pk_u64map_get(&m, 0), &b);
+	ck_assert_uint_eq(m.n, 2);
+	pk_u64map_free(&m);
+}
+END_TEST
+
+START_TEST(test_growth)
+{
+	struct pk_u64map m = { 0 };
+
+	/* Keys with the same low bits and sequential ones. */
+	for (uintptr_t i = 1; i <= 20000; i++) {
+		ck_assert_int_eq(pk_u64map_put(&m, i << 32, (void *)i), 0);
+		ck_assert_int_eq(pk_u64map_put(&m, i, (void *)(i + 1)), 0);
+	}
+	ck_assert_uint_eq(m.n, 40000);
+	for (uintptr_t i = 1; i <= 20000; i++) {
+		ck_assert_ptr_eq(pk_u64map_get(&m, i << 32), (void *)i);
+		ck_assert_ptr_eq(pk_u64map_get(&m, i), (void *)(i + 1));
+	}
+	ck_assert_ptr_eq(pk_u64map_get(&m, 20001), NULL);
+	pk_u64map_free(&m);
+}
+END_TEST
+
+Suite *suite_u64map(void)
+{
+	Suite *s = suite_create("u64map");
+	TCase *tc = tcase_create("map");
+
+	tcase_add_test(tc, test_put_get_replace);
+	tcase_add_test(tc, test_growth);
+	suite_add_tcase(s, tc);
+	return s;
+}
