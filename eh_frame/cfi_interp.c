@@ -129,6 +129,19 @@ static void def_cfa(struct interp *in, __u64 reg, __s64 offset)
 				       .offset = offset };
 }
 
+/*
+ * An offset operand times the data alignment factor. Both come from the
+ * input, so the product may not fit: that is undefined behaviour in C, and
+ * the fuzzer found it. An unrepresentable product becomes INT64_MIN, which
+ * no rule class accepts (the row is unsupported, never wrong).
+ */
+static __s64 scaled(__s64 v, __s64 daf)
+{
+	__s64 r;
+
+	return __builtin_mul_overflow(v, daf, &r) ? INT64_MIN : r;
+}
+
 /* One instruction at C. >0: stop (unknown opcode), <0: error. */
 static int step(struct interp *in, struct dw_cursor *c)
 {
@@ -142,7 +155,7 @@ static int step(struct interp *in, struct dw_cursor *c)
 		return advance(in, op & 0x3f);
 	case DW_CFA_offset:
 		u = dw_uleb(c);
-		set_rule(in, op & 0x3f, CFI_RULE_OFFSET, (__s64)u * daf, NULL, 0);
+		set_rule(in, op & 0x3f, CFI_RULE_OFFSET, scaled((__s64)u, daf), NULL, 0);
 		return 0;
 	case DW_CFA_restore:
 		restore_rule(in, op & 0x3f);
@@ -184,25 +197,25 @@ static int step(struct interp *in, struct dw_cursor *c)
 	case DW_CFA_offset_extended:
 		reg = dw_uleb(c);
 		u = dw_uleb(c);
-		set_rule(in, reg, CFI_RULE_OFFSET, (__s64)u * daf, NULL, 0);
+		set_rule(in, reg, CFI_RULE_OFFSET, scaled((__s64)u, daf), NULL, 0);
 		return 0;
 	case DW_CFA_offset_extended_sf:
 		reg = dw_uleb(c);
-		set_rule(in, reg, CFI_RULE_OFFSET, dw_sleb(c) * daf, NULL, 0);
+		set_rule(in, reg, CFI_RULE_OFFSET, scaled(dw_sleb(c), daf), NULL, 0);
 		return 0;
 	case DW_CFA_GNU_negative_offset_extended:
 		reg = dw_uleb(c);
 		u = dw_uleb(c);
-		set_rule(in, reg, CFI_RULE_OFFSET, -(__s64)u * daf, NULL, 0);
+		set_rule(in, reg, CFI_RULE_OFFSET, scaled(scaled((__s64)u, daf), -1), NULL, 0);
 		return 0;
 	case DW_CFA_val_offset:
 		reg = dw_uleb(c);
 		u = dw_uleb(c);
-		set_rule(in, reg, CFI_RULE_VAL_OFFSET, (__s64)u * daf, NULL, 0);
+		set_rule(in, reg, CFI_RULE_VAL_OFFSET, scaled((__s64)u, daf), NULL, 0);
 		return 0;
 	case DW_CFA_val_offset_sf:
 		reg = dw_uleb(c);
-		set_rule(in, reg, CFI_RULE_VAL_OFFSET, dw_sleb(c) * daf, NULL, 0);
+		set_rule(in, reg, CFI_RULE_VAL_OFFSET, scaled(dw_sleb(c), daf), NULL, 0);
 		return 0;
 	case DW_CFA_restore_extended:
 		restore_rule(in, dw_uleb(c));
@@ -244,7 +257,7 @@ static int step(struct interp *in, struct dw_cursor *c)
 		return 0;
 	case DW_CFA_def_cfa_sf:
 		reg = dw_uleb(c);
-		def_cfa(in, reg, dw_sleb(c) * daf);
+		def_cfa(in, reg, scaled(dw_sleb(c), daf));
 		return 0;
 	case DW_CFA_def_cfa_register:
 		/* Keeps the offset; after an expression CFA this starts a
@@ -258,7 +271,7 @@ static int step(struct interp *in, struct dw_cursor *c)
 		in->st.cfa.offset = (__s64)dw_uleb(c);
 		return 0;
 	case DW_CFA_def_cfa_offset_sf:
-		in->st.cfa.offset = dw_sleb(c) * daf;
+		in->st.cfa.offset = scaled(dw_sleb(c), daf);
 		return 0;
 	case DW_CFA_def_cfa_expression:
 		len = dw_uleb(c);
