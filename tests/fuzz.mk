@@ -1,0 +1,58 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# `make fuzz`: libFuzzer targets over the eh_frame library (tests/fuzz/),
+# built with clang, ASan and UBSan into $(BUILD)/fuzz/, each run for
+# FUZZ_SECONDS from its seed corpus tests/fuzz/corpus/NAME/ (new inputs go
+# to $(BUILD)/fuzz/corpus-NAME/, crashes to $(BUILD)/fuzz/NAME-crash-*).
+# Any crash, leak, sanitizer report or failed check fails the target.
+
+FUZZ_DIR     := $(BUILD)/fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_CC      ?= clang
+FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-fno-omit-frame-pointer
+FUZZ_CFLAGS  := -g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Wno-unused-parameter \
+	-Ieh_frame -Itests/fuzz $(FUZZ_SAN) \
+	$(shell $(PKG_CONFIG) --cflags libelf libdw 2>/dev/null)
+FUZZ_LIBS    := $(shell $(PKG_CONFIG) --libs libelf libdw 2>/dev/null) -lz
+
+FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,$(FUZZ_DIR)/fuzz_%,\
+	$(wildcard tests/fuzz/fuzz_*.c))
+# The library and the shared checks get coverage instrumentation only; the
+# fuzzer's main() comes in at link time.
+FUZZ_OBJS    := $(EH_SRCS:eh_frame/%.c=$(FUZZ_DIR)/obj/%.o) \
+	$(FUZZ_DIR)/obj/table_check.o
+
+$(FUZZ_DIR)/obj/%.o: eh_frame/%.c
+	@mkdir -p $(@D)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+$(FUZZ_DIR)/obj/%.o: tests/fuzz/%.c
+	@mkdir -p $(@D)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+$(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
+	$(call msg,FUZZER,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -MMD -MP $< $(FUZZ_OBJS) \
+		$(FUZZ_LIBS) -o $@
+
+.PHONY: fuzz-build
+fuzz-build: $(FUZZ_TARGETS)
+
+# One target after the other, each for FUZZ_SECONDS on one core.
+fuzz: $(FUZZ_TARGETS)
+	$(Q)set -e; for t in $(FUZZ_TARGETS); do \
+		name=$${t##*/fuzz_}; \
+		mkdir -p $(FUZZ_DIR)/corpus-$$name; \
+		echo "  FUZZ     $$name for $(FUZZ_SECONDS) s"; \
+		$$t -max_total_time=$(FUZZ_SECONDS) -timeout=10 -rss_limit_mb=2048 \
+			-print_final_stats=1 \
+			-artifact_prefix=$(FUZZ_DIR)/$$name-crash- \
+			$(FUZZ_DIR)/corpus-$$name tests/fuzz/corpus/$$name \
+			> $(FUZZ_DIR)/$$name.log 2>&1 || \
+			{ tail -n 40 $(FUZZ_DIR)/$$name.log; \
+			  echo "fuzz: $$name failed, see $(FUZZ_DIR)/$$name.log"; exit 1; }; \
+		grep -E '^stat::number_of_executed_units|^Done' $(FUZZ_DIR)/$$name.log \
+			| sed 's/^/           /'; \
+	done

@@ -1,0 +1,41 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * libFuzzer target over the cache-file reader: unwind_table__open() on
+ * arbitrary bytes written to a memfd (opened by its /proc/self/fd path, as
+ * a cache file would be). A file it accepts must be a well-formed table;
+ * everything else must be rejected with one line of reason, never used.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "eh_table.h"
+#include "table_check.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static int fd = -1;
+	static char path[64];
+	struct unwind_table *t = NULL;
+	struct eh_error err = { "" };
+	int ret;
+
+	if (fd < 0) {
+		fd = memfd_create("fuzz-cache", MFD_CLOEXEC);
+		if (fd < 0)
+			abort();
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	}
+	if (ftruncate(fd, 0) || pwrite(fd, data, size, 0) != (ssize_t)size)
+		abort();
+	ret = unwind_table__open(path, &t, &err);
+	if (ret == 0) {
+		fuzz_check_table(t);
+		unwind_table__free(t);
+	} else {
+		fuzz_check_error(ret, &err);
+	}
+	return 0;
+}

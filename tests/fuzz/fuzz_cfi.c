@@ -1,0 +1,35 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * libFuzzer target over the CFI parser and interpreter:
+ * unwind_table__from_section() on arbitrary bytes. Input layout:
+ *   byte 0      bit 0: 1 = .eh_frame syntax, 0 = .debug_frame
+ *   bytes 1-4   the section's virtual address (little-endian u32)
+ *   bytes 5-    the section
+ * Every table built must be well formed and dump cleanly; every failure
+ * must come with one line of reason (table_check.c).
+ */
+#include <stdint.h>
+#include <string.h>
+
+#include "eh_table.h"
+#include "table_check.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct unwind_table *t = NULL;
+	struct eh_error err = { "" };
+	uint32_t vaddr;
+	int ret;
+
+	if (size < 5)
+		return 0;
+	memcpy(&vaddr, data + 1, sizeof(vaddr));
+	ret = unwind_table__from_section(data + 5, size - 5, vaddr, data[0] & 1, &t, &err);
+	if (ret == 0) {
+		fuzz_check_table(t);
+		unwind_table__free(t);
+	} else {
+		fuzz_check_error(ret, &err);
+	}
+	return 0;
+}
