@@ -65,32 +65,51 @@ static void find_build_id(struct elf_file *ef)
 	}
 }
 
-static int check_header(struct elf_file *ef, struct eh_error *err)
+/* Before libelf sees the file: our own reading of the ELF header, so each
+ * way of not being a usable x86_64 ELF gets its own reason (libelf would
+ * quietly report a truncated file as having no sections). */
+static int check_ident(int fd, size_t size, struct eh_error *err)
 {
-	GElf_Ehdr eh;
+	unsigned char id[sizeof(Elf64_Ehdr)] = { 0 };
+	Elf64_Ehdr eh;
+	ssize_t n = pread(fd, id, sizeof(id), 0);
 
-	if (elf_kind(ef->elf) != ELF_K_ELF) {
-		if (ef->size >= SELFMAG && !memcmp(ef->raw, ELFMAG, SELFMAG))
-			return eh_fail(err, ENOEXEC, "truncated ELF header (%zu bytes)",
-				       ef->size);
+	if (n < 0)
+		return eh_fail(err, errno, "cannot read: %s", strerror(errno));
+	if ((size_t)n < SELFMAG || memcmp(id, ELFMAG, SELFMAG))
 		return eh_fail(err, ENOEXEC, "not an ELF file");
-	}
-	if (ef->size < EI_NIDENT || ef->raw[EI_CLASS] != ELFCLASS64)
+	if ((size_t)n > EI_CLASS && id[EI_CLASS] == ELFCLASS32)
 		return eh_fail(err, ENOTSUP, "32-bit ELF: only 64-bit x86_64 is supported");
-	if (ef->size < sizeof(Elf64_Ehdr))
-		return eh_fail(err, ENOEXEC, "truncated ELF header (%zu bytes)", ef->size);
-	if (ef->raw[EI_DATA] != ELFDATA2LSB)
+	if ((size_t)n < sizeof(eh))
+		return eh_fail(err, ENOEXEC, "truncated ELF header (%zu bytes)", size);
+	if (id[EI_CLASS] != ELFCLASS64)
+		return eh_fail(err, ENOEXEC, "bad ELF class %u", id[EI_CLASS]);
+	if (id[EI_DATA] != ELFDATA2LSB)
 		return eh_fail(err, ENOTSUP, "big-endian ELF: only x86_64 is supported");
-	if (!gelf_getehdr(ef->elf, &eh))
-		return eh_fail(err, EINVAL, "bad ELF header: %s", elf_errmsg(-1));
+	memcpy(&eh, id, sizeof(eh));
 	if (eh.e_machine != EM_X86_64)
 		return eh_fail(err, ENOTSUP, "foreign architecture (e_machine %u): only x86_64 is supported",
 			       eh.e_machine);
+	/* e_shnum 0 with an offset: the count is in section 0, which must be
+	 * there too */
+	if (eh.e_shoff && (eh.e_shentsize != sizeof(Elf64_Shdr) ||
+			   eh.e_shoff > size ||
+			   (__u64)(eh.e_shnum ? eh.e_shnum : 1) * sizeof(Elf64_Shdr) >
+			   size - eh.e_shoff))
+		return eh_fail(err, EINVAL, "truncated ELF: section headers end past the end of the file");
+	return 0;
+}
+
+static int check_header(struct elf_file *ef, struct eh_error *err)
+{
+	if (elf_kind(ef->elf) != ELF_K_ELF)
+		return eh_fail(err, ENOEXEC, "not an ELF file");
 	if (elf_getshdrnum(ef->elf, &ef->shnum) || elf_getshdrstrndx(ef->elf, &ef->shstrndx))
 		return eh_fail(err, EINVAL, "truncated or bad ELF section headers: %s",
 			       elf_errmsg(-1));
-	if (ef->shnum && (eh.e_shentsize != sizeof(Elf64_Shdr) ||
-			  !in_file(ef, eh.e_shoff, (__u64)ef->shnum * sizeof(Elf64_Shdr))))
+	/* extended numbering: the count came from section 0 */
+	if (ef->shnum && !in_file(ef, elf64_getehdr(ef->elf)->e_shoff,
+				  (__u64)ef->shnum * sizeof(Elf64_Shdr)))
 		return eh_fail(err, EINVAL, "truncated ELF: section headers end past the end of the file");
 	return 0;
 }
@@ -128,6 +147,9 @@ int elf_file__open(const char *path, struct elf_file **out, struct eh_error *err
 	}
 	ef->dev = st.st_dev;
 	ef->ino = st.st_ino;
+	ret = check_ident(ef->fd, st.st_size, err);
+	if (ret)
+		goto fail;
 	elf_version(EV_CURRENT);
 	ef->elf = elf_begin(ef->fd, ELF_C_READ_MMAP, NULL);
 	if (!ef->elf) {

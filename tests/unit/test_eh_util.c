@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* CFI assembler for the eh_frame unit tests (see test_eh_util.h). */
 #include <check.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "test_eh_util.h"
+#include "test_util.h"
 
 void blob_init(struct cfi_blob *b, uint64_t vaddr)
 {
@@ -239,4 +241,56 @@ char *eh_one_fde(const uint8_t *insns, size_t n, uint64_t range, int *ret,
 		 struct eh_error *err)
 {
 	return eh_cie_fde(INSNS(CIE_X86_64), insns, n, range, ret, err);
+}
+
+void eh_tmpdir(char *buf, size_t len)
+{
+	snprintf(buf, len, "/tmp/pk-eh-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(buf));
+}
+
+static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+void eh_rmtree(const char *path)
+{
+	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+void eh_copy_file(const char *src, const char *dst, size_t max)
+{
+	size_t len;
+	char *data = pk_test_read_file(src, &len);
+	FILE *f;
+
+	ck_assert_ptr_nonnull(data);
+	f = fopen(dst, "w");
+	ck_assert_ptr_nonnull(f);
+	if (len > max)
+		len = max;
+	ck_assert_uint_eq(fwrite(data, 1, len, f), len);
+	ck_assert_int_eq(fclose(f), 0);
+	free(data);
+}
+
+size_t eh_patch_file(const char *path, const void *find, const void *repl, size_t n)
+{
+	size_t len, off;
+	char *data = pk_test_read_file(path, &len);
+	char *at;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(data);
+	at = memmem(data, len, find, n);
+	ck_assert_msg(at, "pattern not found in %s", path);
+	off = (size_t)(at - data);
+	f = fopen(path, "r+");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fseek(f, (long)off, SEEK_SET), 0);
+	ck_assert_uint_eq(fwrite(repl, 1, n, f), n);
+	ck_assert_int_eq(fclose(f), 0);
+	free(data);
+	return off;
 }

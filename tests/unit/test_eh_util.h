@@ -102,6 +102,18 @@ char *eh_section_text(const struct cfi_blob *b, bool eh_frame, int *ret,
 #define ROW(pc4, rest)	"000000000000" pc4 " " rest "\n"
 #define END(pc4)	ROW(pc4, "end u u")
 
+/* Files for the ELF and cache tests. */
+#define EH_TEST_LIBC "/usr/lib/x86_64-linux-gnu/libc.so.6"
+/* mkdtemp under /tmp into BUF (at least 32 bytes). */
+void eh_tmpdir(char *buf, size_t len);
+/* rm -r */
+void eh_rmtree(const char *path);
+/* Copy at most MAX bytes of SRC to DST (mode 0644). */
+void eh_copy_file(const char *src, const char *dst, size_t max);
+/* Replace the first occurrence of FIND (N bytes) in PATH by REPL (N bytes);
+ * fails the test if absent. Returns its offset. */
+size_t eh_patch_file(const char *path, const void *find, const void *repl, size_t n);
+
 #define INSNS(...) ((const uint8_t[]){ __VA_ARGS__ }), sizeof((const uint8_t[]){ __VA_ARGS__ })
 
 #endif
