@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "demangle.h"
+#include "strbuf.h"
 
 /* From libstdc++ (the programs link -lstdc++); declared here so that this
  * file stays C. */
@@ -14,33 +15,14 @@ extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *st
 /* --- output buffer --------------------------------------------------------- */
 
 struct out {
-	char *s;
-	size_t len, cap;
-	bool failed;
+	struct pk_strbuf buf;
 	int skip;	/* > 0: parse without printing */
 };
 
 static void put_n(struct out *o, const char *s, size_t n)
 {
-	if (o->failed || o->skip || n == 0)
-		return;
-	if (o->len + n + 1 > o->cap) {
-		size_t cap = o->cap ? o->cap : 64;
-		char *p;
-
-		while (o->len + n + 1 > cap)
-			cap *= 2;
-		p = realloc(o->s, cap);
-		if (!p) {
-			o->failed = true;
-			return;
-		}
-		o->s = p;
-		o->cap = cap;
-	}
-	memcpy(o->s + o->len, s, n);
-	o->len += n;
-	o->s[o->len] = '\0';
+	if (!o->skip)
+		pk_strbuf_putn(&o->buf, s, n);
 }
 
 static void put(struct out *o, const char *s)
@@ -61,11 +43,12 @@ static void put_u64(struct out *o, uint64_t v)
 
 static char *out_finish(struct out *o)
 {
-	if (o->failed || !o->s) {
-		free(o->s);
-		return NULL;
-	}
-	return o->s;
+	return pk_strbuf_finish(&o->buf);
+}
+
+static void out_discard(struct out *o)
+{
+	free(pk_strbuf_finish(&o->buf));
 }
 
 static int hexval(char c)
@@ -197,7 +180,7 @@ static char *rust_legacy(const char *name, bool hashed)
 		goto fail;
 	return out_finish(&o);
 fail:
-	free(o.s);
+	out_discard(&o);
 	return NULL;
 }
 
@@ -345,28 +328,32 @@ static bool v0_backref(struct v0 *p, size_t *saved)
 	return true;
 }
 
+/* The name of a bound lifetime: 'a, 'b, ... then '_26, '_27, ... */
+static void put_lifetime_name(struct out *o, uint64_t depth)
+{
+	put(o, "'");
+	if (depth < 26) {
+		char c = 'a' + depth;
+
+		put_n(o, &c, 1);
+	} else {
+		put(o, "_");
+		put_u64(o, depth);
+	}
+}
+
 static void v0_lifetime(struct v0 *p)
 {
 	uint64_t i = v0_base62(p);
 
 	if (!p->ok)
 		return;
-	put(p->o, "'");
-	if (i == 0) {
-		put(p->o, "_");
-	} else if (i <= p->bound_lifetimes) {
-		uint64_t depth = p->bound_lifetimes - i;
-
-		if (depth < 26) {
-			char c = 'a' + depth;
-			put_n(p->o, &c, 1);
-		} else {
-			put(p->o, "_");
-			put_u64(p->o, depth);
-		}
-	} else {
+	if (i == 0)
+		put(p->o, "'_");
+	else if (i <= p->bound_lifetimes)
+		put_lifetime_name(p->o, p->bound_lifetimes - i);
+	else
 		p->ok = false;
-	}
 }
 
 /* [binder]: "G" base-62-number introduces that many + 1 lifetimes. */
@@ -382,18 +369,9 @@ static uint64_t v0_binder(struct v0 *p)
 	}
 	put(p->o, "for<");
 	for (uint64_t i = 0; i < n; i++) {
-		uint64_t depth = p->bound_lifetimes + i;
-
 		if (i)
 			put(p->o, ", ");
-		put(p->o, "'");
-		if (depth < 26) {
-			char c = 'a' + depth;
-			put_n(p->o, &c, 1);
-		} else {
-			put(p->o, "_");
-			put_u64(p->o, depth);
-		}
+		put_lifetime_name(p->o, p->bound_lifetimes + i);
 	}
 	put(p->o, "> ");
 	p->bound_lifetimes += n;
@@ -620,15 +598,18 @@ static void v0_type(struct v0 *p)
 	case 'Q':
 		put(p->o, "&");
 		if (v0_eat(p, 'L')) {
-			size_t before = p->o->len;
+			struct pk_strbuf *b = &p->o->buf;
+			size_t before = b->len;
 
 			v0_lifetime(p);
 			/* An erased lifetime ('_) is not shown. */
-			if (p->o->len == before + 2 && !p->o->skip &&
-			    memcmp(p->o->s + before, "'_", 2) == 0)
-				p->o->len = before;
-			else
+			if (b->len == before + 2 && !b->failed &&
+			    memcmp(b->s + before, "'_", 2) == 0) {
+				b->len = before;
+				b->s[before] = '\0';
+			} else {
 				put(p->o, " ");
+			}
 		}
 		if (tag == 'Q')
 			put(p->o, "mut ");
@@ -810,7 +791,7 @@ char *pk_demangle_rust_v0(const char *name)
 		o.skip--;
 	}
 	if (!p.ok) {
-		free(o.s);
+		out_discard(&o);
 		return NULL;
 	}
 	return out_finish(&o);

@@ -5,75 +5,46 @@
 #include <string.h>
 
 #include "folded.h"
+#include "strbuf.h"
 
 static const char UNKNOWN[] = "[unknown]";
 
-struct buf {
-	char *s;
-	size_t len, cap;
-	bool failed;
-};
-
-static char *reserve(struct buf *b, size_t n)
-{
-	if (b->failed)
-		return NULL;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		char *s;
-
-		while (b->len + n + 1 > cap)
-			cap *= 2;
-		s = realloc(b->s, cap);
-		if (!s) {
-			b->failed = true;
-			return NULL;
-		}
-		b->s = s;
-		b->cap = cap;
-	}
-	return b->s + b->len;
-}
-
 /* One frame, made safe for the format, then SUFFIX. */
-static void add_frame(struct buf *b, const char *name, const char *suffix)
+static void add_frame(struct pk_strbuf *b, const char *name, const char *suffix)
 {
-	size_t n, sn = strlen(suffix);
-	char *p;
+	size_t at, n;
 
 	if (!name || !name[0])
 		name = UNKNOWN;
-	n = strlen(name);
-	p = reserve(b, 1 + n + sn);
-	if (!p)
-		return;
 	if (b->len)
-		*p++ = ';', b->len++;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = name[i];
+		pk_strbuf_puts(b, ";");
+	at = b->len;
+	n = strlen(name);
+	pk_strbuf_putn(b, name, n);
+	if (b->failed)
+		return;
+	for (char *p = b->s + at; p < b->s + at + n; p++) {
+		unsigned char c = *p;
 
-		p[i] = c == ';' ? ':' : (c < 0x20 || c == 0x7f) ? ' ' : c;
+		if (c == ';')
+			*p = ':';
+		else if (c < 0x20 || c == 0x7f)
+			*p = ' ';
 	}
-	memcpy(p + n, suffix, sn);
-	b->len += n + sn;
-	b->s[b->len] = '\0';
+	pk_strbuf_puts(b, suffix);
 }
 
 char *pk_fold_stack(const char *comm, const char *const *user, size_t nuser,
 		    const char *const *kernel, size_t nkernel)
 {
-	struct buf b = { 0 };
+	struct pk_strbuf b = { 0 };
 
 	add_frame(&b, comm, "");
 	for (size_t i = 0; i < nuser; i++)
 		add_frame(&b, user[i], "");
 	for (size_t i = 0; i < nkernel; i++)
 		add_frame(&b, kernel[i], PK_FOLD_KERNEL_SUFFIX);
-	if (b.failed) {
-		free(b.s);
-		return NULL;
-	}
-	return b.s;
+	return pk_strbuf_finish(&b);
 }
 
 static int cmp_item(const void *a, const void *b)
