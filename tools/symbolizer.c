@@ -122,6 +122,21 @@ static enum pk_sym_rank rank_of(unsigned char bind)
 	return PK_SYM_LOCAL;
 }
 
+/* A symbol without a size (_init, hand-written assembly) covers at most
+ * the rest of its section: the PLT after .init is not _init's. 0: up to
+ * the next symbol, when the section is unknown. */
+static __u64 unsized_extent(Elf *elf, GElf_Word shndx, GElf_Addr value)
+{
+	GElf_Shdr mem, *sh;
+	Elf_Scn *scn;
+
+	if (!elf || shndx >= SHN_LORESERVE || !(scn = elf_getscn(elf, shndx)) ||
+	    !(sh = gelf_getshdr(scn, &mem)) || value < sh->sh_addr ||
+	    value >= sh->sh_addr + sh->sh_size)
+		return 0;
+	return sh->sh_addr + sh->sh_size - value;
+}
+
 /* The function symbols of the module, once, into a sorted table: libdwfl
  * picks the best table (.symtab, a separate debug file's, .dynsym plus
  * MiniDebugInfo), and dwfl_module_addrsym would scan it per address. */
@@ -134,17 +149,21 @@ static int load_symbols(struct module *mod, Dwfl_Module *dm)
 		return -ENOMEM;
 	for (int i = 1; i < n; i++) {
 		GElf_Sym sym;
-		GElf_Addr addr;
+		GElf_Addr addr, bias;
 		GElf_Word shndx;
+		Elf *elf;
 		const char *name = dwfl_module_getsym_info(dm, i, &sym, &addr, &shndx,
-							   NULL, NULL);
+							   &elf, &bias);
 		unsigned char type = GELF_ST_TYPE(sym.st_info);
+		__u64 size = sym.st_size;
 		int err;
 
 		if (!name || !name[0] || shndx == SHN_UNDEF ||
 		    (type != STT_FUNC && type != STT_GNU_IFUNC))
 			continue;
-		err = pk_symtab_add(mod->syms, addr, sym.st_size, name,
+		if (size == 0)
+			size = unsized_extent(elf, shndx, sym.st_value);
+		err = pk_symtab_add(mod->syms, addr, size, name,
 				    rank_of(GELF_ST_BIND(sym.st_info)));
 		if (err)
 			return err;

@@ -151,6 +151,41 @@ START_TEST(test_unsymbolized_formats)
 }
 END_TEST
 
+/* An unsized symbol (_init) ends with its section: the PLT that follows
+ * .init is nobody's function. */
+START_TEST(test_unsized_symbol_ends_with_section)
+{
+	const char *path = pk_fx_build("c_pie", pk_fx_c_src, false, "-pie");
+	char maps[4096] = "", want[64], *out = NULL, *line, *save;
+	char *argv[] = { "objdump", "-h", (char *)path, NULL };
+	unsigned long long plt = 0, init = 0;
+	struct pk_symbolizer *sym;
+	__u64 bias;
+
+	pk_fx_run_ok(argv, &out);
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char name[64];
+		unsigned long long size, vma;
+
+		if (sscanf(line, "%*d %63s %llx %llx", name, &size, &vma) != 3)
+			continue;
+		if (strcmp(name, ".plt") == 0)
+			plt = vma;
+		if (strcmp(name, ".init") == 0)
+			init = vma;
+	}
+	free(out);
+	ck_assert(init && plt > init);
+	bias = pk_fx_fake_maps(path, PK_FX_PIE_BASE, maps, sizeof(maps));
+	pk_fx_set_maps(PK_FX_PID, maps);
+	sym = new_symbolizer(NULL);
+	ck_assert_str_eq(pk_symbolizer_user(sym, PK_FX_PID, bias + init), "_init");
+	snprintf(want, sizeof(want), "[c_pie+0x%llx]", plt);
+	ck_assert_str_eq(pk_symbolizer_user(sym, PK_FX_PID, bias + plt), want);
+	pk_symbolizer_free(sym);
+}
+END_TEST
+
 /* An address outside every known mapping makes the symbolizer read the
  * maps again (after a short delay): dlopen between two samples. */
 START_TEST(test_maps_reread)
@@ -239,6 +274,7 @@ Suite *suite_symbolizer(void)
 	tcase_add_checked_fixture(tc, pk_fx_setup, pk_fx_teardown);
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_unsymbolized_formats);
+	tcase_add_test(tc, test_unsized_symbol_ends_with_section);
 	tcase_add_test(tc, test_maps_reread);
 	tcase_add_test(tc, test_self);
 	tcase_add_test(tc, test_kernel);
