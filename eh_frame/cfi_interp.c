@@ -260,8 +260,9 @@ static int step(struct interp *in, struct dw_cursor *c)
 		def_cfa(in, reg, scaled(dw_sleb(c), daf));
 		return 0;
 	case DW_CFA_def_cfa_register:
-		/* Keeps the offset; after an expression CFA this starts a
-		 * register rule with the old offset, as readelf does. */
+		/* Keeps the offset; after an expression CFA this is the
+		 * offset from before the expression, as in libgcc and
+		 * readelf (hand-written assembly in libgcrypt relies on it). */
 		in->st.cfa.reg = dw_uleb(c);
 		in->st.cfa.kind = CFI_CFA_REG_OFFSET;
 		in->st.cfa.expr = NULL;
@@ -277,10 +278,13 @@ static int step(struct interp *in, struct dw_cursor *c)
 		len = dw_uleb(c);
 		expr = c->p;
 		dw_skip(c, len);
-		if (!c->bad)
-			in->st.cfa = (struct cfi_cfa){ .kind = CFI_CFA_EXPR,
-						       .expr = expr,
-						       .expr_len = (__u32)len };
+		/* Register and offset stay: a later def_cfa_register
+		 * goes back to them (libgcc and readelf agree). */
+		if (!c->bad) {
+			in->st.cfa.kind = CFI_CFA_EXPR;
+			in->st.cfa.expr = expr;
+			in->st.cfa.expr_len = (__u32)len;
+		}
 		return 0;
 	default:
 		return 1;

@@ -49,7 +49,8 @@ int unwind_table__from_section(const void *data, size_t size, __u64 vaddr,
 int unwind_table__open(const char *path, struct unwind_table **out,
 		       struct eh_error *err);
 
-/* Write atomically (temporary file in the same directory, fsync, rename). */
+/* Write atomically (temporary file in the same directory, rename; no fsync:
+ * a file torn by a crash fails validation and is rebuilt). */
 int unwind_table__write(const struct unwind_table *t, const char *path,
 			struct eh_error *err);
 

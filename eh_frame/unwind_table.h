@@ -91,7 +91,9 @@ struct pk_unwind_header {
 	__u64 rule_ids_off;
 	__u64 rules_off;
 	__u64 file_size;	/* total bytes, header included */
-	__u64 checksum;		/* of bytes [header_size, file_size) */
+	__u64 checksum;		/* of bytes [0, file_size), this field read
+				 * as 0: header fields are covered too
+				 * (eh_frame/README.md: the hash) */
 };
 
 enum pk_unwind_flags {

@@ -125,6 +125,19 @@ START_TEST(test_def_cfa_register)
 }
 END_TEST
 
+START_TEST(test_def_cfa_register_after_expression)
+{
+	/* libgcrypt's assembly: CFA on rax+8, then an expression, then
+	 * def_cfa_register rsp: the offset from before the expression (8)
+	 * comes back, as libgcc's unwinder and readelf compute it. */
+	CHECK_FDE(ROW("1000", "rsp+8 u c-8") ROW("1001", "rax+8 u c-8")
+		  ROW("1002", "*(rsp+152)+8 u c-8") ROW("1003", "rsp+8 u c-8") END("1020"),
+		  ADV(1), DEF_CFA_REG, 0,
+		  ADV(1), DEF_CFA_EXPR, 6, 0x77, 0x98, 0x01, 0x06, 0x23, 0x08,
+		  ADV(1), DEF_CFA_REG, RSP);
+}
+END_TEST
+
 START_TEST(test_def_cfa_offset_sf)
 {
 	CHECK_FDE(ROW("1000", "rsp+8 u c-8") ROW("1001", "rsp+16 u c-8") END("1020"),
@@ -341,6 +354,7 @@ Suite *suite_eh_interp(void)
 	tcase_add_test(tc, test_def_cfa);
 	tcase_add_test(tc, test_def_cfa_sf);
 	tcase_add_test(tc, test_def_cfa_register);
+	tcase_add_test(tc, test_def_cfa_register_after_expression);
 	tcase_add_test(tc, test_def_cfa_offset_sf);
 	tcase_add_test(tc, test_cfa_other_registers);
 	suite_add_tcase(s, tc);
