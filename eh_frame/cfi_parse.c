@@ -106,9 +106,17 @@ static int parse_augmentation(struct cfi_section *s, struct cfi_cie *cie,
 		dw_skip(c, cie->addr_size);
 		return 0;
 	}
-	if (aug[0] != 'z')
-		return eh_fail(err, EINVAL, "%s: CIE at 0x%llx: unknown augmentation \"%s\"",
-			       s->name, (unsigned long long)cie->offset, aug);
+	if (aug[0] != 'z') {
+		/* No 'z': no augmentation data, so only letters that carry
+		 * none can be understood. gas writes "S" into the .debug_frame
+		 * CIE of a .cfi_signal_frame function. */
+		for (a = aug; *a == 'S'; a++)
+			cie->signal = true;
+		if (*a)
+			return eh_fail(err, EINVAL, "%s: CIE at 0x%llx: unknown augmentation \"%s\"",
+				       s->name, (unsigned long long)cie->offset, aug);
+		return 0;
+	}
 	cie->has_z = true;
 	len = dw_uleb(c);
 	if (c->bad || len > dw_left(c))
