@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
-#include <inttypes.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,73 +17,47 @@ static bool contains(const struct exec_mappings *m, const char *path)
 	return false;
 }
 
-static int add(struct exec_mappings *m, const char *path)
+int exec_mappings_from(const struct pk_maps *maps, struct exec_mappings *out)
 {
-	char **p;
-
-	if (contains(m, path))
-		return 0;
-	p = realloc(m->paths, (m->n + 1) * sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	m->paths = p;
-	m->paths[m->n] = strdup(path);
-	if (!m->paths[m->n])
-		return -ENOMEM;
-	m->n++;
-	return 0;
-}
-
-int exec_mappings_parse(FILE *f, struct exec_mappings *out)
-{
-	char *line = NULL, perms[5];
-	size_t cap = 0;
-	ssize_t len;
-	int err = 0;
-
 	memset(out, 0, sizeof(*out));
-	while ((len = getline(&line, &cap, f)) > 0) {
-		uint64_t start, end, off, inode;
-		unsigned int major, minor;
-		int path_at = 0;
+	for (size_t i = 0; i < maps->n; i++) {
+		const struct pk_mapping *m = &maps->v[i];
+		char *path;
+		char **p;
 
-		if (line[len - 1] == '\n')
-			line[--len] = '\0';
-		/* start-end perms offset major:minor inode [path]; the path
-		 * is the rest of the line and may contain spaces. */
-		if (sscanf(line, "%" SCNx64 "-%" SCNx64 " %4s %" SCNx64 " %x:%x %" SCNu64 " %n",
-			   &start, &end, perms, &off, &major, &minor, &inode,
-			   &path_at) < 7 || strlen(perms) != 4) {
-			err = -EBADMSG;
-			break;
-		}
-		if (perms[2] != 'x' || line[path_at] != '/')
+		if (m->kind != PK_MAP_FILE || !(m->perms & PK_MAP_X))
 			continue;
-		err = add(out, line + path_at);
-		if (err)
-			break;
+		if (asprintf(&path, "%s%s", m->name, m->deleted ? " (deleted)" : "") < 0)
+			goto nomem;
+		if (contains(out, path)) {
+			free(path);
+			continue;
+		}
+		p = realloc(out->paths, (out->n + 1) * sizeof(*p));
+		if (!p) {
+			free(path);
+			goto nomem;
+		}
+		out->paths = p;
+		out->paths[out->n++] = path;
 	}
-	if (!err && ferror(f))
-		err = -EIO;
-	free(line);
-	if (err)
-		exec_mappings_free(out);
-	return err;
+	return 0;
+nomem:
+	exec_mappings_free(out);
+	return -ENOMEM;
 }
 
 int exec_mappings_read(pid_t pid, struct exec_mappings *out)
 {
-	char path[64];
-	FILE *f;
+	struct pk_maps maps;
 	int err;
 
 	memset(out, 0, sizeof(*out));
-	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	err = exec_mappings_parse(f, out);
-	fclose(f);
+	err = pk_maps_read(NULL, pid, true, &maps);
+	if (err)
+		return err;
+	err = exec_mappings_from(&maps, out);
+	pk_maps_free(&maps);
 	return err;
 }
 

@@ -22,31 +22,20 @@ static const char maps[] =
 "7ffd0e1f0000-7ffd0e1f2000 r-xp 00000000 00:00 0                  [vdso]\n"
 "ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0  [vsyscall]\n";
 
-START_TEST(test_parse_maps)
+START_TEST(test_files_of_maps)
 {
-	FILE *f = fmemopen((void *)maps, sizeof(maps) - 1, "r");
+	struct pk_maps maps_all;
 	struct exec_mappings m;
 
-	ck_assert_int_eq(exec_mappings_parse(f, &m), 0);
-	fclose(f);
+	ck_assert_int_eq(pk_maps_parse(maps, sizeof(maps) - 1, false, &maps_all), 0);
+	ck_assert_int_eq(exec_mappings_from(&maps_all, &m), 0);
+	pk_maps_free(&maps_all);
 	ck_assert_int_eq(m.n, 4);
 	ck_assert_str_eq(m.paths[0], "/usr/bin/cat");
 	ck_assert_str_eq(m.paths[1], "/usr/lib/x86_64-linux-gnu/libc.so.6");
 	ck_assert_str_eq(m.paths[2], "/opt/my lib/libsp ace.so");
 	ck_assert_str_eq(m.paths[3], "/tmp/gone.so (deleted)");
 	exec_mappings_free(&m);
-}
-END_TEST
-
-START_TEST(test_malformed_line)
-{
-	static const char bad[] = "55d0c0a00000-55d0c0a02000 r-xp 00000000 08:01 /usr/bin/cat\n";
-	FILE *f = fmemopen((void *)bad, sizeof(bad) - 1, "r");
-	struct exec_mappings m;
-
-	ck_assert_int_eq(exec_mappings_parse(f, &m), -EBADMSG);
-	ck_assert_int_eq(m.n, 0);
-	fclose(f);
 }
 END_TEST
 
@@ -74,8 +63,7 @@ Suite *suite_exec_mappings(void)
 	Suite *s = suite_create("exec_mappings");
 	TCase *tc = tcase_create("maps");
 
-	tcase_add_test(tc, test_parse_maps);
-	tcase_add_test(tc, test_malformed_line);
+	tcase_add_test(tc, test_files_of_maps);
 	tcase_add_test(tc, test_own_process);
 	suite_add_tcase(s, tc);
 	return s;
