@@ -119,6 +119,27 @@ START_TEST(test_debug_frame_versions)
 }
 END_TEST
 
+START_TEST(test_debug_frame_signal_augmentation)
+{
+	/* gas: .cfi_signal_frame in .debug_frame is augmentation "S", no 'z' */
+	struct cfi_blob *b = new_blob(0);
+	size_t cie = b->n;
+
+	blob_begin(b);
+	blob_u32(b, 0xffffffffu);
+	blob_u8(b, 3);
+	blob_bytes(b, "S", 2);
+	blob_uleb(b, 1);
+	blob_sleb(b, -8);
+	blob_uleb(b, RA);
+	blob_bytes(b, INSNS(CIE_X86_64));
+	blob_end(b);
+	dbg_fde(b, cie, 0x1000, 0x10, INSNS(ADV(1), DEF_CFA_OFS, 16));
+	expect_rows(b, false, ROW("1000", "signal u c-8") END("1010"));
+	free(b);
+}
+END_TEST
+
 START_TEST(test_dwarf64_lengths)
 {
 	struct cfi_blob *b = new_blob(0);
@@ -289,6 +310,7 @@ Suite *suite_eh_build(void)
 
 	tc = tcase_create("formats");
 	tcase_add_test(tc, test_debug_frame_versions);
+	tcase_add_test(tc, test_debug_frame_signal_augmentation);
 	tcase_add_test(tc, test_dwarf64_lengths);
 	tcase_add_test(tc, test_pointer_encodings);
 	suite_add_tcase(s, tc);
