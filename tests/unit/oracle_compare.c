@@ -190,12 +190,10 @@ static int piece_add(struct pieces *ps, uint64_t a, uint64_t b, int fde)
 	return 0;
 }
 
-static const struct rf_frames *sort_frames;
-
-static int by_begin(const void *x, const void *y)
+static int by_begin(const void *x, const void *y, void *frames)
 {
-	const struct rf_fde *a = &sort_frames->fdes[*(const int *)x];
-	const struct rf_fde *b = &sort_frames->fdes[*(const int *)y];
+	const struct rf_fde *a = &((const struct rf_frames *)frames)->fdes[*(const int *)x];
+	const struct rf_fde *b = &((const struct rf_frames *)frames)->fdes[*(const int *)y];
 
 	if (a->pc_begin != b->pc_begin)
 		return a->pc_begin < b->pc_begin ? -1 : 1;
@@ -230,8 +228,7 @@ static int claim_section(const struct rf_frames *f, bool debug, struct pieces *o
 		    !(debug && fde->pc_begin == 0))
 			idx[n++] = i;
 	}
-	sort_frames = f;
-	qsort(idx, n, sizeof(*idx), by_begin);
+	qsort_r(idx, n, sizeof(*idx), by_begin, (void *)f);
 	for (int k = 0; k < n && !ret; k++) {
 		const struct rf_fde *fde = &f->fdes[idx[k]];
 		uint64_t b = fde->pc_end;
@@ -281,22 +278,6 @@ static int subtract(const struct pieces *dbg, const struct pieces *eh, struct pi
 
 static const struct oc_rule end_rule = { "end", "-", "-" };
 
-/* Our rule at PC: the last row at or below it; "end" before the first. */
-static const struct oc_rule *ours_at(const struct oc_table *t, uint64_t pc)
-{
-	int lo = 0, hi = t->n;
-
-	while (lo < hi) {
-		int mid = (lo + hi) / 2;
-
-		if (t->rows[mid].pc <= pc)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo ? &t->rows[lo - 1].rule : &end_rule;
-}
-
 /* Index of the first row of T with pc > PC. */
 static int first_row_above(const struct oc_table *t, uint64_t pc)
 {
@@ -311,6 +292,14 @@ static int first_row_above(const struct oc_table *t, uint64_t pc)
 			hi = mid;
 	}
 	return lo;
+}
+
+/* Our rule at PC: the last row at or below it; "end" before the first. */
+static const struct oc_rule *ours_at(const struct oc_table *t, uint64_t pc)
+{
+	int i = first_row_above(t, pc);
+
+	return i ? &t->rows[i - 1].rule : &end_rule;
 }
 
 static bool same_rule(const struct oc_rule *a, const struct oc_rule *b)
