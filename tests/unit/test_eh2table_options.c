@@ -76,8 +76,8 @@ START_TEST(test_pid_dump_help)
 	ck_assert_int_eq(a.mode, EH2TABLE_DUMP);
 	ck_assert_str_eq(a.files[0], "/bin/true");
 	eh2table_args_free(&a);
-	/* --pid x is an error, but --help comes first in the scan only when
-	 * it comes first: here the bad pid is seen before. */
+	/* Arguments are read left to right: a bad value before --help is
+	 * still an error, --help before it wins. */
 	ck_assert_int_eq(parse(ARGC(help), help, &a, err), -EINVAL);
 	eh2table_args_free(&a);
 	char *help_first[] = { "eh2table", "-h", "--pid", "x" };
