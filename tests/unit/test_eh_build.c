@@ -21,17 +21,6 @@ static struct cfi_blob *new_blob(uint64_t vaddr)
 	return b;
 }
 
-static void expect_rows(const struct cfi_blob *b, bool eh_frame, const char *want)
-{
-	struct eh_error err;
-	int ret;
-	char *got = eh_section_text(b, eh_frame, &ret, &err);
-
-	ck_assert_msg(got, "build failed: %d %s", ret, err.msg);
-	ck_assert_str_eq(got, want);
-	free(got);
-}
-
 START_TEST(test_gap_gets_end_row)
 {
 	struct cfi_blob *b = new_blob(0x200000);
@@ -39,7 +28,7 @@ START_TEST(test_gap_gets_end_row)
 
 	eh_fde(b, cie, "zR", 0x1000, 0x10, NULL, 0);
 	eh_fde(b, cie, "zR", 0x1020, 0x10, INSNS(ADV(1), DEF_CFA_OFS, 16));
-	expect_rows(b, true, ROW("1000", "rsp+8 u c-8") END("1010")
+	eh_expect_rows(b, true, ROW("1000", "rsp+8 u c-8") END("1010")
 		    ROW("1020", "rsp+8 u c-8") ROW("1021", "rsp+16 u c-8") END("1030"));
 	free(b);
 }
@@ -53,7 +42,7 @@ START_TEST(test_adjacent_identical_fdes_merge)
 	eh_fde(b, cie, "zR", 0x1000, 0x10, NULL, 0);
 	eh_fde(b, cie, "zR", 0x1010, 0x10, NULL, 0);
 	eh_fde(b, cie, "zR", 0x1020, 0x10, INSNS(DEF_CFA_OFS, 16));
-	expect_rows(b, true, ROW("1000", "rsp+8 u c-8") ROW("1020", "rsp+16 u c-8")
+	eh_expect_rows(b, true, ROW("1000", "rsp+8 u c-8") ROW("1020", "rsp+16 u c-8")
 		    END("1030"));
 	free(b);
 }
@@ -67,7 +56,7 @@ START_TEST(test_fdes_sorted_by_pc)
 	eh_fde(b, cie, "zR", 0x3000, 0x10, INSNS(DEF_CFA_OFS, 24));
 	eh_fde(b, cie, "zR", 0x1000, 0x10, NULL, 0);
 	eh_fde(b, cie, "zR", 0x2000, 0x10, INSNS(DEF_CFA_OFS, 16));
-	expect_rows(b, true, ROW("1000", "rsp+8 u c-8") END("1010")
+	eh_expect_rows(b, true, ROW("1000", "rsp+8 u c-8") END("1010")
 		    ROW("2000", "rsp+16 u c-8") END("2010")
 		    ROW("3000", "rsp+24 u c-8") END("3010"));
 	free(b);
@@ -81,7 +70,7 @@ START_TEST(test_overlapping_fde_later_start_wins)
 
 	eh_fde(b, cie, "zR", 0x1000, 0x20, INSNS(ADV(8), DEF_CFA_OFS, 16));
 	eh_fde(b, cie, "zR", 0x1010, 0x08, NULL, 0);
-	expect_rows(b, true, ROW("1000", "rsp+8 u c-8") ROW("1008", "rsp+16 u c-8")
+	eh_expect_rows(b, true, ROW("1000", "rsp+8 u c-8") ROW("1008", "rsp+16 u c-8")
 		    ROW("1010", "rsp+8 u c-8") END("1018"));
 	free(b);
 }
@@ -95,7 +84,7 @@ START_TEST(test_empty_fde_and_terminator)
 	eh_fde(b, cie, "zR", 0x1000, 0, INSNS(DEF_CFA_OFS, 16));	/* covers nothing */
 	blob_u32(b, 0);						/* zero terminator */
 	eh_fde(b, cie, "zR", 0x1000, 0x10, NULL, 0);
-	expect_rows(b, true, ROW("1000", "rsp+8 u c-8") END("1010"));
+	eh_expect_rows(b, true, ROW("1000", "rsp+8 u c-8") END("1010"));
 	free(b);
 }
 END_TEST
@@ -112,7 +101,7 @@ START_TEST(test_debug_frame_versions)
 		dbg_fde(b, cie, 0x1000, 0x10, INSNS(ADV(1), DEF_CFA_OFS, 16, OFS(RBP), 2));
 		/* address 0: a discarded function's FDE, skipped */
 		dbg_fde(b, cie, 0, 0x10, INSNS(DEF_CFA_OFS, 32));
-		expect_rows(b, false, ROW("1000", "rsp+8 u c-8")
+		eh_expect_rows(b, false, ROW("1000", "rsp+8 u c-8")
 			    ROW("1001", "rsp+16 c-16 c-8") END("1010"));
 		free(b);
 	}
@@ -135,7 +124,7 @@ START_TEST(test_debug_frame_signal_augmentation)
 	blob_bytes(b, INSNS(CIE_X86_64));
 	blob_end(b);
 	dbg_fde(b, cie, 0x1000, 0x10, INSNS(ADV(1), DEF_CFA_OFS, 16));
-	expect_rows(b, false, ROW("1000", "signal u c-8") END("1010"));
+	eh_expect_rows(b, false, ROW("1000", "signal u c-8") END("1010"));
 	free(b);
 }
 END_TEST
@@ -148,14 +137,14 @@ START_TEST(test_dwarf64_lengths)
 	b->dwarf64 = true;
 	cie = dbg_cie(b, 4, INSNS(CIE_X86_64));
 	dbg_fde(b, cie, 0x1000, 0x10, INSNS(ADV(2), DEF_CFA_OFS, 16));
-	expect_rows(b, false, ROW("1000", "rsp+8 u c-8") ROW("1002", "rsp+16 u c-8")
+	eh_expect_rows(b, false, ROW("1000", "rsp+8 u c-8") ROW("1002", "rsp+16 u c-8")
 		    END("1010"));
 
 	blob_init(b, 0x200000);
 	b->dwarf64 = true;
 	cie = eh_cie(b, "zR", 1, -8, INSNS(CIE_X86_64));
 	eh_fde(b, cie, "zR", 0x1000, 0x10, INSNS(ADV(2), DEF_CFA_OFS, 16));
-	expect_rows(b, true, ROW("1000", "rsp+8 u c-8") ROW("1002", "rsp+16 u c-8")
+	eh_expect_rows(b, true, ROW("1000", "rsp+8 u c-8") ROW("1002", "rsp+16 u c-8")
 		    END("1010"));
 	free(b);
 }
@@ -193,7 +182,7 @@ static void check_encoding(uint8_t enc)
 	}
 	blob_uleb(b, 0);
 	blob_end(b);
-	expect_rows(b, true, ROW("1000", "rsp+8 u c-8") END("1010"));
+	eh_expect_rows(b, true, ROW("1000", "rsp+8 u c-8") END("1010"));
 	free(b);
 }
 

@@ -225,6 +225,17 @@ char *eh_section_text(const struct cfi_blob *b, bool eh_frame, int *ret,
 	return text;
 }
 
+void eh_expect_rows(const struct cfi_blob *b, bool eh_frame, const char *want)
+{
+	struct eh_error err;
+	int ret;
+	char *got = eh_section_text(b, eh_frame, &ret, &err);
+
+	ck_assert_msg(got, "build failed: %d %s", ret, err.msg);
+	ck_assert_str_eq(got, want);
+	free(got);
+}
+
 char *eh_cie_fde(const uint8_t *cie_insns, size_t cn, const uint8_t *fde_insns,
 		 size_t fn, uint64_t range, int *ret, struct eh_error *err)
 {

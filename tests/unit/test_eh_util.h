@@ -98,6 +98,9 @@ char *eh_rows_text(const struct unwind_table *t);
 char *eh_section_text(const struct cfi_blob *b, bool eh_frame, int *ret,
 		      struct eh_error *err);
 
+/* Building B must succeed with exactly the rows WANT. */
+void eh_expect_rows(const struct cfi_blob *b, bool eh_frame, const char *want);
+
 /* Expected dump lines: ROW("1000", "rsp+8 u c-8") for pc 0x1000. */
 #define ROW(pc4, rest)	"000000000000" pc4 " " rest "\n"
 #define END(pc4)	ROW(pc4, "end u u")
