@@ -64,7 +64,8 @@ for f in $FILES; do
 		  if (c ~ /^rsp[+-]/) k = "rsp"; else if (c ~ /^rbp[+-]/) k = "rbp";
 		  else if (c ~ /^\*\(/) k = "deref"; else if (c ~ /^[a-z0-9]+[+-][0-9]+$/) k = "reg";
 		  else k = c
-		  cfa[k]++; if ($3 == "unsupported") fpu++; if ($4 == "u") rau++;
+		  cfa[k]++; if (k == "end") next
+		  if ($3 == "unsupported") fpu++; if ($4 == "u") rau++
 		  if ($4 == "unsupported") rax++ }
 		END { printf "| %s | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d | %d |", name, n,
 			cfa["rsp"], cfa["rbp"], cfa["plt1"], cfa["plt2"], cfa["deref"], cfa["reg"],
@@ -82,7 +83,8 @@ echo "Ratios use whole-process wall times (CPU $BENCH_CPU). Targets: cold/readel
 echo "warm/readelf <= 0.02, bytes/row <= 8. Own = eh2table's MS field (open, parse or"
 echo "map + check, write); wall - floor = what is not process start-up."
 echo
-echo "Rows per rule class (CFA column; RBP unsupported; RA undefined / unsupported):"
+echo "Rows per rule class (CFA column; then, end rows left out, RBP unsupported and RA"
+echo "undefined (outermost frame) / unsupported):"
 echo
 echo "| file | rows | rsp+N | rbp+N | plt1 | plt2 | deref | other reg | signal | unsupported | end | rbp unsupported | ra u | ra unsupported |"
 echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
