@@ -107,6 +107,25 @@ asm_deref:
 	.cfi_endproc
 	.size	asm_deref, .-asm_deref
 
+/* The two glibc .plt CFA expressions, as ld writes them for .plt (lit11)
+ * and for IBT-enabled .plt.sec-style entries (lit10):
+ *   rsp+8 + (((rip & 15) >= N) << 3)
+ * and a dereference based on RBP. Never called. */
+	.globl	asm_plt_forms
+	.type	asm_plt_forms, @function
+asm_plt_forms:
+	.cfi_startproc
+	.cfi_escape 0x0f, 0x0b, 0x77, 0x08, 0x80, 0x00, 0x3f, 0x1a, 0x3b, 0x2a, 0x33, 0x24, 0x22
+	nop
+	.cfi_escape 0x0f, 0x0b, 0x77, 0x08, 0x80, 0x00, 0x3f, 0x1a, 0x3a, 0x2a, 0x33, 0x24, 0x22
+	nop
+	.cfi_escape 0x0f, 0x05, 0x76, 0x70, 0x06, 0x23, 0x10
+	nop
+	.cfi_def_cfa %rsp, 8
+	ret
+	.cfi_endproc
+	.size	asm_plt_forms, .-asm_plt_forms
+
 /* RBP saved at a positive CFA offset and the return address somewhere else
  * than CFA-8 (unsupported). */
 	.globl	asm_odd_slots
