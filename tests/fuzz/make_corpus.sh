@@ -72,6 +72,7 @@ seed python-head /usr/bin/python3.11 .eh_frame 0 24
 for f in cfi_c-gcc-O2 cfi_cxx-gcc-O2 cfi_asm-clang; do
 	"$B/eh2table" --cache-dir "$tmp/cache" --force "$B/oracle/$f" > /dev/null
 done
+rm -f "$OUT"/cache/*.unwind
 find "$tmp/cache" -name '*.unwind' | sort | while read -r f; do
 	cp "$f" "$OUT/cache/$(basename "$f" .unwind | cut -c1-12).unwind"
 done
