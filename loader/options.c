@@ -39,7 +39,7 @@ const char pk_load_usage[] =
 "                         it and its children have exited.\n"
 "\n"
 "Needs root (CAP_BPF and CAP_PERFMON), kernel BTF and Linux >= 5.15.\n"
-"Exit status: 0 loaded (or unloaded), 1 error.\n";
+"Exit status: 0 loaded (or unloaded), 1 error, 2 bad usage.\n";
 
 enum {
 	OPT_SKIP_IDLE = 0x100,
@@ -167,7 +167,7 @@ int pk_load_opts_parse(struct pk_load_opts *o, int argc, char **argv,
 	/* '+': stop at the first non-option, so COMMAND's own options stay its. */
 	while ((c = getopt_long(argc, argv, "+:p:C:F:vhV", long_opts, NULL)) != -1) {
 		if (c == '?' || c == ':')
-			return pk_cli_bad_option(c, argv, "probe-load", err);
+			return pk_cli_bad_option(c, argv, long_opts, "probe-load", err);
 		load_option |= c == 'p' || c == 'C' || c == 'F' ||
 			       c == OPT_SKIP_IDLE || c == OPT_RINGBUF_SIZE;
 		ret = parse_one(o, c, optarg, err);

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "command.h"
 #include "options.h"
 #include "perf_events.h"
@@ -397,10 +398,10 @@ int main(int argc, char **argv)
 	char err[PK_ERR_LEN];
 	int ret;
 
-	if (pk_load_opts_parse(&opts, argc, argv, err)) {
-		fprintf(stderr, "probe-load: %s\n", err);
+	ret = pk_load_opts_parse(&opts, argc, argv, err);
+	if (ret) {
 		pk_load_opts_free(&opts);
-		return 1;
+		return pk_cli_parse_failed("probe-load", ret, err);
 	}
 	verbose = opts.verbose;
 	libbpf_set_print(libbpf_print);

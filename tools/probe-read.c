@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "options.h"	/* PK_LOAD_VERSION: one version for the project */
 #include "read_options.h"
 #include "reader.h"
@@ -249,11 +250,11 @@ int main(int argc, char **argv)
 {
 	struct pk_read_opts opts;
 	char err[PK_ERR_LEN];
+	int ret;
 
-	if (pk_read_opts_parse(&opts, argc, argv, err)) {
-		fprintf(stderr, "probe-read: %s\n", err);
-		return 1;
-	}
+	ret = pk_read_opts_parse(&opts, argc, argv, err);
+	if (ret)
+		return pk_cli_parse_failed("probe-read", ret, err);
 	if (opts.help)
 		return fputs(pk_read_usage, stdout) == EOF;
 	if (opts.version)

@@ -30,7 +30,7 @@ const char pk_read_usage[] =
 "A summary goes to standard error: samples read, samples lost because the\n"
 "ring buffer was full and stacks that could not be read, since the session\n"
 "started.\n"
-"Exit status: 0 done, 1 error.\n";
+"Exit status: 0 done, 1 error, 2 bad usage.\n";
 
 enum {
 	OPT_PIN_DIR = 0x100,
@@ -98,7 +98,7 @@ int pk_read_opts_parse(struct pk_read_opts *o, int argc, char **argv,
 			o->version = true;
 			break;
 		default:
-			return pk_cli_bad_option(c, argv, "probe-read", err);
+			return pk_cli_bad_option(c, argv, long_opts, "probe-read", err);
 		}
 	}
 	if (optind < argc)

@@ -4,7 +4,9 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "options.h"
@@ -122,7 +124,7 @@ END_TEST
 START_TEST(test_bad_pids)
 {
 	static const char *const bad[] = {
-		"abc", "0", "-5", "12x", "", " 12", "+12", "4294967296",
+		"abc", "0", "-5", "12x", "", " 12", "\t12", "\n12", "+12", "4294967296",
 	};
 	char msg[PK_ERR_LEN];
 
@@ -152,6 +154,13 @@ START_TEST(test_bad_words)
 	ck_refused(PARSE("--bogus=1"), "unknown option --bogus (probe-load --help lists them)");
 	ck_refused(PARSE("-x"), "unknown option -x (probe-load --help lists them)");
 	ck_refused(PARSE("--skip-idle", "-vx"), "unknown option -x (probe-load --help lists them)");
+	ck_refused(PARSE("--skip-idle=1"), "option --skip-idle takes no argument");
+	ck_refused(PARSE("--unload=yes"), "option --unload takes no argument");
+	ck_refused(PARSE("--help=x"), "option --help takes no argument");
+	ck_refused(PARSE("--skip=1"), "option --skip takes no argument");	/* abbreviated */
+	/* -x is not --pin-dir's fault, though it is the word before */
+	ck_refused(PARSE("--pin-dir=/sys/fs/bpf/x", "-xv"),
+		   "unknown option -x (probe-load --help lists them)");
 	ck_refused(PARSE("-p"), "option -p needs an argument");
 	ck_refused(PARSE("-vF"), "option -F needs an argument");
 	ck_refused(PARSE("--pin-dir"), "option --pin-dir needs an argument");
@@ -298,6 +307,42 @@ START_TEST(test_resolve_tgid)
 }
 END_TEST
 
+/* The program: a usage error is one line on stderr and exit 2, before any
+ * check of privileges or of the system; --help and --version exit 0. */
+static void run_program(char **args, int want_status, const char *want_out,
+			const char *want_err)
+{
+	char path[4096], *argv[8] = { (char *)pk_test_build_path("probe-load", path, sizeof(path)) };
+	char *out = NULL, *errs = NULL;
+	int status, n = 1;
+
+	while (*args && n < 7)
+		argv[n++] = *args++;
+	status = pk_test_run(argv, &out, &errs);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), want_status);
+	ck_assert_str_eq(out, want_out);
+	ck_assert_str_eq(errs, want_err);
+	free(out);
+	free(errs);
+}
+
+#define RUN(status, out, err, ...) run_program((char *[]){ __VA_ARGS__, NULL }, status, out, err)
+
+START_TEST(test_program_usage)
+{
+	RUN(2, "", "probe-load: unknown option --frobnicate (probe-load --help lists them)\n",
+	    "--frobnicate");
+	RUN(2, "", "probe-load: option -F needs an argument\n", "-F");
+	RUN(2, "", "probe-load: -F 0: not a sampling rate (a positive number of Hz)\n", "-F", "0");
+	RUN(2, "", "probe-load: --unload takes no other option than --pin-dir and -v\n",
+	    "--unload", "-p", "1");
+	RUN(2, "", "probe-load: -- must be followed by a command to run\n", "--");
+	RUN(0, pk_load_usage, "", "--help");
+	RUN(0, "probe-load (probekit) " PK_LOAD_VERSION "\n", "", "-V");
+}
+END_TEST
+
 Suite *suite_load_options(void)
 {
 	Suite *s = suite_create("load_options");
@@ -319,6 +364,11 @@ Suite *suite_load_options(void)
 	tcase_add_test(tc, test_bad_cpu_and_freq);
 	tcase_add_test(tc, test_bad_words);
 	tcase_add_test(tc, test_check_limits);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("program");
+	tcase_set_timeout(tc, 20);
+	tcase_add_test(tc, test_program_usage);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("system");

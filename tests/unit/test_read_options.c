@@ -84,6 +84,9 @@ START_TEST(test_errors)
 		{ { "-x" }, "unknown option -x (probe-read --help lists them)" },
 		{ { "--bogus" }, "unknown option --bogus (probe-read --help lists them)" },
 		{ { "--bogus=1" }, "unknown option --bogus (probe-read --help lists them)" },
+		{ { "--help=1" }, "option --help takes no argument" },
+		{ { "--vers=1" }, "option --vers takes no argument" },
+		{ { "--output=o", "-xd1" }, "unknown option -x (probe-read --help lists them)" },
 		{ { "-d" }, "option -d needs an argument" },
 		{ { "--duration" }, "option --duration needs an argument" },
 		{ { "-o" }, "option -o needs an argument" },
@@ -106,14 +109,15 @@ START_TEST(test_errors)
 }
 END_TEST
 
-/* The program itself: one line on stderr, exit 1, nothing on stdout. */
-static void run_fails(char *const argv[], const char *want_err)
+/* The program itself: one line on stderr, exit STATUS (2 bad usage, 1 an
+ * error while running), nothing on stdout. */
+static void run_fails(char *const argv[], int want_status, const char *want_err)
 {
 	char *out = NULL, *err = NULL;
 	int status = pk_test_run(argv, &out, &err);
 
 	ck_assert(WIFEXITED(status));
-	ck_assert_int_eq(WEXITSTATUS(status), 1);
+	ck_assert_int_eq(WEXITSTATUS(status), want_status);
 	ck_assert_str_eq(out, "");
 	ck_assert_str_eq(err, want_err);
 	free(out);
@@ -130,12 +134,22 @@ START_TEST(test_program_errors)
 	{
 		char *argv[] = { prog, "-d", "-1", NULL };
 
-		run_fails(argv, "probe-read: -d -1: not a duration (a positive number of seconds, at most a year)\n");
+		run_fails(argv, 2, "probe-read: -d -1: not a duration (a positive number of seconds, at most a year)\n");
 	}
 	{
 		char *argv[] = { prog, "--frobnicate", NULL };
 
-		run_fails(argv, "probe-read: unknown option --frobnicate (probe-read --help lists them)\n");
+		run_fails(argv, 2, "probe-read: unknown option --frobnicate (probe-read --help lists them)\n");
+	}
+	{
+		char *argv[] = { prog, "-o", NULL };
+
+		run_fails(argv, 2, "probe-read: option -o needs an argument\n");
+	}
+	{
+		char *argv[] = { prog, "-d", "1", "extra", NULL };
+
+		run_fails(argv, 2, "probe-read: unexpected argument 'extra'\n");
 	}
 	{
 		/* Nothing loaded there; no output file is left behind. */
@@ -144,7 +158,7 @@ START_TEST(test_program_errors)
 
 		snprintf(want, sizeof(want),
 			 "probe-read: no probekit session at %s (run probe-load first)\n", dir);
-		run_fails(argv, want);
+		run_fails(argv, 1, want);
 		ck_assert_int_eq(access(out_path, F_OK), -1);
 	}
 	ck_assert_int_eq(rmdir(dir), 0);	/* empty: no temporary file either */
