@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "eh2table_jobs.h"
 #include "eh2table_options.h"
 #include "eh_table.h"
@@ -77,18 +78,12 @@ int main(int argc, char **argv)
 {
 	struct eh2table_args args;
 	struct eh_cache_opts opts = { .sz = sizeof(opts) };
-	char err[256];
+	char err[PK_ERR_LEN];
 	int ret;
 
-	ret = eh2table_parse_args(argc, argv, &args, err, sizeof(err));
-	if (ret == -EINVAL) {
-		fprintf(stderr, "eh2table: %s (see eh2table --help)\n", err);
-		ret = 2;
-		goto cleanup;
-	}
-	if (ret < 0) {
-		fprintf(stderr, "eh2table: %s\n", strerror(-ret));
-		ret = 1;
+	ret = eh2table_parse_args(argc, argv, &args, err);
+	if (ret) {
+		ret = pk_cli_parse_failed("eh2table", ret, err);
 		goto cleanup;
 	}
 	opts.cache_dir = args.cache_dir;

@@ -1,16 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/*
- * Hand-rolled rather than getopt_long: getopt keeps global state and prints
- * its own messages, and the usage errors here must be exactly one line that
- * the tests can match.
- */
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "eh2table_options.h"
 
 const char eh2table_usage[] =
@@ -52,138 +47,105 @@ const char eh2table_usage[] =
 "  rbp: u (not saved) c-N/c+N (saved at CFA-N/CFA+N) unsupported\n"
 "  ra:  c-8 u (undefined: outermost frame) unsupported\n"
 "\n"
-"Exit status: 0 all files done, 1 some file failed, 2 bad usage.\n";
+"Exit status: 0 all files done, 1 error (some file failed), 2 bad usage.\n";
 
-static int usage_error(char *err, size_t errlen, const char *fmt, ...)
+enum {
+	OPT_CACHE_DIR = 0x100,
+	OPT_FORCE,
+	OPT_PID,
+	OPT_DUMP,
+};
+
+static const struct option long_opts[] = {
+	{ "cache-dir",	required_argument, NULL, OPT_CACHE_DIR },
+	{ "force",	no_argument,	   NULL, OPT_FORCE },
+	{ "jobs",	required_argument, NULL, 'j' },
+	{ "pid",	required_argument, NULL, OPT_PID },
+	/* Optional: in "--dump FILE" FILE is the one FILE argument, so that
+	 * "--dump --force FILE" keeps --force an option. */
+	{ "dump",	optional_argument, NULL, OPT_DUMP },
+	{ "help",	no_argument,	   NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Which of FILE..., --pid and --dump: exactly one. */
+static int pick_mode(struct eh2table_args *args, bool dump, char err[PK_ERR_LEN])
 {
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return -EINVAL;
-}
-
-/* A decimal in [min, max], nothing else (no sign, no spaces, no suffix). */
-static bool parse_uint(const char *s, long min, long max, long *out)
-{
-	char *end;
-	long v;
-
-	if (*s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || *end || v < min || v > max)
-		return false;
-	*out = v;
-	return true;
-}
-
-/*
- * Long options take "--opt VALUE" or "--opt=VALUE"; -j also "-jN". Returns
- * the value and advances *i past it, or NULL when the value is missing.
- */
-static const char *option_value(int argc, char *const argv[], int *i,
-				const char *name)
-{
-	const char *arg = argv[*i];
-	size_t n = strlen(name);
-
-	if (strncmp(arg, name, n) == 0 && arg[n] == '=')
-		return arg + n + 1;
-	if (strcmp(name, "-j") == 0 && strncmp(arg, "-j", 2) == 0 && arg[2])
-		return arg + 2;
-	if (*i + 1 >= argc)
-		return NULL;
-	return argv[++*i];
-}
-
-/* Does ARG name option NAME, alone or as NAME=VALUE? */
-static bool is_option(const char *arg, const char *name, bool takes_value)
-{
-	size_t n = strlen(name);
-
-	if (strncmp(arg, name, n) != 0)
-		return false;
-	return arg[n] == '\0' || (takes_value && arg[n] == '=');
-}
-
-int eh2table_parse_args(int argc, char *const argv[], struct eh2table_args *args,
-			char *err, size_t errlen)
-{
-	bool only_files = false, dump = false, pid = false;
-	const char *val;
-	long v;
-	int i;
-
-	memset(args, 0, sizeof(*args));
-	args->jobs = 1;
-	args->files = calloc(argc > 0 ? argc : 1, sizeof(*args->files));
-	if (!args->files)
-		return -ENOMEM;
-
-	for (i = 1; i < argc; i++) {
-		const char *arg = argv[i];
-
-		if (only_files || arg[0] != '-' || strcmp(arg, "-") == 0) {
-			args->files[args->nfiles++] = arg;
-		} else if (strcmp(arg, "--") == 0) {
-			only_files = true;
-		} else if (is_option(arg, "-h", false) || is_option(arg, "--help", false)) {
-			args->mode = EH2TABLE_HELP;
-			return 0;
-		} else if (is_option(arg, "--force", false)) {
-			args->force = true;
-		} else if (is_option(arg, "--cache-dir", true)) {
-			val = option_value(argc, argv, &i, "--cache-dir");
-			if (!val)
-				return usage_error(err, errlen, "option '--cache-dir' needs a directory");
-			if (!*val)
-				return usage_error(err, errlen, "--cache-dir: empty directory name");
-			args->cache_dir = val;
-		} else if (strncmp(arg, "-j", 2) == 0 || is_option(arg, "--jobs", true)) {
-			const char *name = arg[1] == 'j' ? "-j" : "--jobs";
-
-			val = option_value(argc, argv, &i, name);
-			if (!val)
-				return usage_error(err, errlen, "option '%s' needs a number", name);
-			if (!parse_uint(val, 1, EH2TABLE_MAX_JOBS, &v))
-				return usage_error(err, errlen,
-						   "%s: '%s' is not a number of jobs from 1 to %d",
-						   name, val, EH2TABLE_MAX_JOBS);
-			args->jobs = v;
-		} else if (is_option(arg, "--pid", true)) {
-			val = option_value(argc, argv, &i, "--pid");
-			if (!val)
-				return usage_error(err, errlen, "option '--pid' needs a process id");
-			if (!parse_uint(val, 1, INT_MAX, &v))
-				return usage_error(err, errlen, "--pid: '%s' is not a process id", val);
-			args->pid = v;
-			pid = true;
-		} else if (is_option(arg, "--dump", true)) {
-			dump = true;
-			if (arg[strlen("--dump")] == '=')
-				args->files[args->nfiles++] = arg + strlen("--dump=");
-		} else {
-			return usage_error(err, errlen, "unknown option '%s'", arg);
-		}
-	}
-
-	if (pid && dump)
-		return usage_error(err, errlen, "--pid and --dump cannot be combined");
-	if (pid) {
+	if (args->pid && dump)
+		return pk_err(err, -EINVAL, "--pid and --dump cannot be combined");
+	if (args->pid) {
 		if (args->nfiles)
-			return usage_error(err, errlen, "--pid takes no FILE arguments");
+			return pk_err(err, -EINVAL, "--pid takes no FILE arguments");
 		args->mode = EH2TABLE_PID;
 	} else if (dump) {
 		if (args->nfiles != 1)
-			return usage_error(err, errlen, "--dump takes exactly one FILE");
+			return pk_err(err, -EINVAL, "--dump takes exactly one FILE");
 		args->mode = EH2TABLE_DUMP;
 	} else if (!args->nfiles) {
-		return usage_error(err, errlen, "no FILE given");
+		return pk_err(err, -EINVAL, "no FILE given");
 	}
 	return 0;
+}
+
+int eh2table_parse_args(int argc, char *const argv[], struct eh2table_args *args,
+			char err[PK_ERR_LEN])
+{
+	bool dump = false;
+	long v;
+	int c;
+
+	memset(args, 0, sizeof(*args));
+	args->jobs = 1;
+	err[0] = '\0';
+	args->files = calloc(argc > 0 ? argc : 1, sizeof(*args->files));
+	if (!args->files)
+		return pk_err(err, -ENOMEM, "out of memory");
+
+	optind = 0;	/* glibc: full reset, for repeated calls */
+	opterr = 0;	/* errors are reported in one line of ours */
+	/* '-': each FILE comes back in its place as option 1, so argv is read
+	 * left to right and never reordered. */
+	while ((c = getopt_long(argc, argv, "-:j:h", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 1:
+			args->files[args->nfiles++] = optarg;
+			break;
+		case 'h':
+			/* Wins over what follows it, not over what came before. */
+			args->mode = EH2TABLE_HELP;
+			return 0;
+		case OPT_FORCE:
+			args->force = true;
+			break;
+		case OPT_CACHE_DIR:
+			if (!optarg[0])
+				return pk_err(err, -EINVAL, "--cache-dir: empty directory name");
+			args->cache_dir = optarg;
+			break;
+		case 'j':
+			if (!pk_cli_parse_long(optarg, 1, EH2TABLE_MAX_JOBS, &v))
+				return pk_err(err, -EINVAL, "-j %s: not a number of jobs from 1 to %d",
+					      optarg, EH2TABLE_MAX_JOBS);
+			args->jobs = v;
+			break;
+		case OPT_PID:
+			if (!pk_cli_parse_long(optarg, 1, INT_MAX, &v))
+				return pk_err(err, -EINVAL, "--pid %s: not a process id (a positive number)",
+					      optarg);
+			args->pid = v;
+			break;
+		case OPT_DUMP:
+			dump = true;
+			if (optarg)
+				args->files[args->nfiles++] = optarg;
+			break;
+		default:
+			return pk_cli_bad_option(c, argv, long_opts, "eh2table", err);
+		}
+	}
+	while (optind < argc)	/* after "--": FILEs only */
+		args->files[args->nfiles++] = argv[optind++];
+	return pick_mode(args, dump, err);
 }
 
 void eh2table_args_free(struct eh2table_args *args)

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "errmsg.h"
+
 #define EH2TABLE_MAX_JOBS	256
 
 enum eh2table_mode {
@@ -29,13 +31,14 @@ struct eh2table_args {
 extern const char eh2table_usage[];
 
 /*
- * Parse ARGV (not permuted: options and FILEs may come in any order, "--"
- * ends the options) into ARGS. 0 on success; -EINVAL with one line (no
- * program prefix, no newline) in ERR on bad usage; -ENOMEM. Free with
- * eh2table_args_free() in every case.
+ * Parse ARGV into ARGS, left to right and without reordering it: options
+ * and FILEs may come in any order, "--" ends the options, --help ends the
+ * parse. 0 on success; -EINVAL (bad usage) or -ENOMEM with one line (no
+ * program prefix, no newline) in ERR. Free with eh2table_args_free() in
+ * every case. Resets getopt's state, so it may be called more than once.
  */
 int eh2table_parse_args(int argc, char *const argv[], struct eh2table_args *args,
-			char *err, size_t errlen);
+			char err[PK_ERR_LEN]);
 void eh2table_args_free(struct eh2table_args *args);
 
 #endif

@@ -9,7 +9,7 @@
 
 static int parse(int argc, char *const argv[], struct eh2table_args *a, char *err)
 {
-	return eh2table_parse_args(argc, argv, a, err, 256);
+	return eh2table_parse_args(argc, argv, a, err);
 }
 
 START_TEST(test_files_and_options)
@@ -17,7 +17,7 @@ START_TEST(test_files_and_options)
 	char *argv[] = { "eh2table", "a.so", "--force", "-j", "4", "--cache-dir", "/c",
 			 "b.so" };
 	struct eh2table_args a;
-	char err[256] = "";
+	char err[PK_ERR_LEN] = "";
 
 	ck_assert_int_eq(parse(ARGC(argv), argv, &a, err), 0);
 	ck_assert_int_eq(a.mode, EH2TABLE_FILES);
@@ -27,6 +27,10 @@ START_TEST(test_files_and_options)
 	ck_assert_int_eq(a.nfiles, 2);
 	ck_assert_str_eq(a.files[0], "a.so");
 	ck_assert_str_eq(a.files[1], "b.so");
+	/* argv is left as it was: getopt did not move the FILEs to the end */
+	ck_assert_str_eq(argv[1], "a.so");
+	ck_assert_str_eq(argv[2], "--force");
+	ck_assert_str_eq(argv[7], "b.so");
 	eh2table_args_free(&a);
 }
 END_TEST
@@ -35,7 +39,7 @@ START_TEST(test_defaults_and_joined_values)
 {
 	char *argv[] = { "eh2table", "-j8", "--jobs=2", "--cache-dir=/x", "--", "--force" };
 	struct eh2table_args a;
-	char err[256] = "";
+	char err[PK_ERR_LEN] = "";
 
 	ck_assert_int_eq(parse(ARGC(argv), argv, &a, err), 0);
 	ck_assert_uint_eq(a.jobs, 2);
@@ -61,7 +65,7 @@ START_TEST(test_pid_dump_help)
 	char *dump_eq[] = { "eh2table", "--dump=/bin/true" };
 	char *help[] = { "eh2table", "--pid", "x", "--help" };
 	struct eh2table_args a;
-	char err[256] = "";
+	char err[PK_ERR_LEN] = "";
 
 	ck_assert_int_eq(parse(ARGC(pid), pid, &a, err), 0);
 	ck_assert_int_eq(a.mode, EH2TABLE_PID);
@@ -79,11 +83,26 @@ START_TEST(test_pid_dump_help)
 	/* Arguments are read left to right: a bad value before --help is
 	 * still an error, --help before it wins. */
 	ck_assert_int_eq(parse(ARGC(help), help, &a, err), -EINVAL);
+	ck_assert_str_eq(err, "--pid x: not a process id (a positive number)");
 	eh2table_args_free(&a);
 	char *help_first[] = { "eh2table", "-h", "--pid", "x" };
 
 	ck_assert_int_eq(parse(ARGC(help_first), help_first, &a, err), 0);
 	ck_assert_int_eq(a.mode, EH2TABLE_HELP);
+	eh2table_args_free(&a);
+	/* -h stops the parse inside "-hj4"; the next parse starts afresh
+	 * rather than going on with "j4". */
+	char *help_group[] = { "eh2table", "-hj4" };
+	char *again[] = { "eh2table", "-j", "3", "f" };
+
+	ck_assert_int_eq(parse(ARGC(help_group), help_group, &a, err), 0);
+	ck_assert_int_eq(a.mode, EH2TABLE_HELP);
+	eh2table_args_free(&a);
+	ck_assert_int_eq(parse(ARGC(again), again, &a, err), 0);
+	ck_assert_int_eq(a.mode, EH2TABLE_FILES);
+	ck_assert_uint_eq(a.jobs, 3);
+	ck_assert_int_eq(a.nfiles, 1);
+	ck_assert_str_eq(a.files[0], "f");
 	eh2table_args_free(&a);
 }
 END_TEST
@@ -94,31 +113,45 @@ static const struct {
 	const char *msg;
 } bad[] = {
 	{ { NULL }, "no FILE given" },
-	{ { "--frobnicate", "f" }, "unknown option '--frobnicate'" },
-	{ { "-x", "f" }, "unknown option '-x'" },
-	{ { "--forced", "f" }, "unknown option '--forced'" },
-	{ { "-j", "0", "f" }, "-j: '0' is not a number of jobs from 1 to 256" },
-	{ { "-j", "257", "f" }, "-j: '257' is not a number of jobs from 1 to 256" },
-	{ { "-j", "2x", "f" }, "-j: '2x' is not a number of jobs from 1 to 256" },
-	{ { "--jobs=-1", "f" }, "--jobs: '-1' is not a number of jobs from 1 to 256" },
-	{ { "f", "-j" }, "option '-j' needs a number" },
-	{ { "--pid", "abc" }, "--pid: 'abc' is not a process id" },
-	{ { "--pid", "0" }, "--pid: '0' is not a process id" },
-	{ { "--pid", "99999999999" }, "--pid: '99999999999' is not a process id" },
-	{ { "--pid" }, "option '--pid' needs a process id" },
+	{ { "--frobnicate", "f" }, "unknown option --frobnicate (eh2table --help lists them)" },
+	{ { "--frobnicate=1", "f" }, "unknown option --frobnicate (eh2table --help lists them)" },
+	{ { "-x", "f" }, "unknown option -x (eh2table --help lists them)" },
+	{ { "f", "-jx" }, "-j x: not a number of jobs from 1 to 256" },
+	{ { "--forced", "f" }, "unknown option --forced (eh2table --help lists them)" },
+	{ { "--force=1", "f" }, "option --force takes no argument" },
+	{ { "--help=1" }, "option --help takes no argument" },
+	{ { "-j", "0", "f" }, "-j 0: not a number of jobs from 1 to 256" },
+	{ { "-j", "257", "f" }, "-j 257: not a number of jobs from 1 to 256" },
+	{ { "-j", "2x", "f" }, "-j 2x: not a number of jobs from 1 to 256" },
+	{ { "-j", "+2", "f" }, "-j +2: not a number of jobs from 1 to 256" },
+	{ { "-j", " 2", "f" }, "-j  2: not a number of jobs from 1 to 256" },
+	{ { "-j", "\t2", "f" }, "-j \t2: not a number of jobs from 1 to 256" },
+	{ { "-j", "", "f" }, "-j : not a number of jobs from 1 to 256" },
+	{ { "--jobs=-1", "f" }, "-j -1: not a number of jobs from 1 to 256" },
+	{ { "f", "-j" }, "option -j needs an argument" },
+	{ { "f", "--jobs" }, "option --jobs needs an argument" },
+	{ { "--pid", "abc" }, "--pid abc: not a process id (a positive number)" },
+	{ { "--pid", "0" }, "--pid 0: not a process id (a positive number)" },
+	{ { "--pid", "-1" }, "--pid -1: not a process id (a positive number)" },
+	{ { "--pid", "\t1" }, "--pid \t1: not a process id (a positive number)" },
+	{ { "--pid", "99999999999" }, "--pid 99999999999: not a process id (a positive number)" },
+	{ { "--pid" }, "option --pid needs an argument" },
 	{ { "--pid", "1", "f" }, "--pid takes no FILE arguments" },
+	{ { "--pid", "1", "--", "f" }, "--pid takes no FILE arguments" },
 	{ { "--pid", "1", "--dump", "f" }, "--pid and --dump cannot be combined" },
 	{ { "--dump" }, "--dump takes exactly one FILE" },
 	{ { "--dump", "a", "b" }, "--dump takes exactly one FILE" },
-	{ { "--cache-dir" }, "option '--cache-dir' needs a directory" },
+	{ { "--dump=a", "b" }, "--dump takes exactly one FILE" },
+	{ { "--cache-dir" }, "option --cache-dir needs an argument" },
 	{ { "--cache-dir=", "f" }, "--cache-dir: empty directory name" },
+	{ { "--cache-dir", "", "f" }, "--cache-dir: empty directory name" },
 };
 
 START_TEST(test_usage_errors)
 {
 	char *argv[8] = { "eh2table" };
 	struct eh2table_args a;
-	char err[256] = "";
+	char err[PK_ERR_LEN] = "";
 	int argc = 1;
 
 	for (int i = 0; bad[_i].args[i]; i++)
