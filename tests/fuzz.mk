@@ -1,5 +1,6 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# `make fuzz`: libFuzzer targets over the eh_frame library (tests/fuzz/),
+# `make fuzz`: libFuzzer targets over every parser of untrusted bytes: the
+# eh_frame library and probe-read's records, /proc text and demangler (tests/fuzz/),
 # built with clang, ASan and UBSan into $(BUILD)/fuzz/, each run for
 # FUZZ_SECONDS from its seed corpus tests/fuzz/corpus/NAME/ (new inputs go
 # to $(BUILD)/fuzz/corpus-NAME/, crashes to $(BUILD)/fuzz/NAME-crash-*).
@@ -11,18 +12,27 @@ FUZZ_CC      ?= clang
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 FUZZ_CFLAGS  := -g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Wno-unused-parameter \
-	-Ieh_frame -Itests/fuzz $(FUZZ_SAN) \
+	-Ieh_frame -Itools -Ibpf -Itests/fuzz $(FUZZ_SAN) \
 	$(shell $(PKG_CONFIG) --cflags libelf libdw 2>/dev/null)
-FUZZ_LIBS    := $(shell $(PKG_CONFIG) --libs libelf libdw 2>/dev/null) -lz
+FUZZ_LIBS    := $(shell $(PKG_CONFIG) --libs libelf libdw 2>/dev/null) -lz -lstdc++
+# probe-read's parsers, with what they need of tools/
+FUZZ_TOOL_SRCS := tools/demangle.c tools/strbuf.c tools/record.c \
+	tools/proc_maps.c tools/kallsyms.c tools/symtab.c tools/strpool.c
 
 FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,$(FUZZ_DIR)/fuzz_%,\
 	$(wildcard tests/fuzz/fuzz_*.c))
 # The library and the shared checks get coverage instrumentation only; the
 # fuzzer's main() comes in at link time.
 FUZZ_OBJS    := $(EH_SRCS:eh_frame/%.c=$(FUZZ_DIR)/obj/%.o) \
-	$(FUZZ_DIR)/obj/table_check.o
+	$(FUZZ_DIR)/obj/table_check.o \
+	$(FUZZ_TOOL_SRCS:tools/%.c=$(FUZZ_DIR)/obj/tools/%.o)
 
 $(FUZZ_DIR)/obj/%.o: eh_frame/%.c
+	@mkdir -p $(@D)
+	$(call msg,FUZZ-CC,$@)
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+$(FUZZ_DIR)/obj/tools/%.o: tools/%.c
 	@mkdir -p $(@D)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@

@@ -811,7 +811,7 @@ static char *demangle_cxx(const char *name)
 	return s;
 }
 
-char *pk_demangle(const char *name)
+static char *demangle_any(const char *name)
 {
 	char *s;
 
@@ -827,4 +827,17 @@ char *pk_demangle(const char *name)
 		return s;
 	/* A Rust legacy name without the hash: C++ rejects its "$" escapes. */
 	return pk_demangle_rust_legacy(name);
+}
+
+char *pk_demangle(const char *name)
+{
+	char *s = demangle_any(name);
+
+	/* Grammars allow empty identifiers ("_RC0"): an empty result says less
+	 * than the mangled name, so the caller keeps that. */
+	if (s && !*s) {
+		free(s);
+		return NULL;
+	}
+	return s;
 }

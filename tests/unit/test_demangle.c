@@ -157,6 +157,19 @@ START_TEST(test_rust_v0_malformed)
 }
 END_TEST
 
+/* The grammar allows an empty crate name (found by fuzz_demangle); the
+ * decoder says "", and pk_demangle leaves the mangled name to the caller. */
+START_TEST(test_empty_result_keeps_mangled)
+{
+	char *s = pk_demangle_rust_v0("_RC0");
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert_str_eq(s, "");
+	free(s);
+	ck_assert_ptr_eq(pk_demangle("_RC0"), NULL);
+}
+END_TEST
+
 Suite *suite_demangle(void)
 {
 	Suite *s = suite_create("demangle");
@@ -171,6 +184,7 @@ Suite *suite_demangle(void)
 	tcase_add_test(tc, test_rust_v0_paths);
 	tcase_add_test(tc, test_rust_v0_generics);
 	tcase_add_test(tc, test_rust_v0_malformed);
+	tcase_add_test(tc, test_empty_result_keeps_mangled);
 	suite_add_tcase(s, tc);
 	return s;
 }
