@@ -51,11 +51,24 @@ struct load {
 	char err[PK_ERR_LEN];
 };
 
+/* The option values against this system's limits, before anything else:
+ * a refusal (-EINVAL) is bad usage, like the parser's. */
+static int check_limits(const struct pk_load_opts *o, char err[PK_ERR_LEN])
+{
+	struct pk_load_limits lim = { .page_size = sysconf(_SC_PAGESIZE) };
+	int ret;
+
+	ret = pk_read_uint("/proc/sys/kernel/perf_event_max_sample_rate", &lim.max_sample_rate);
+	if (ret)
+		return pk_err(err, ret, "cannot read /proc/sys/kernel/perf_event_max_sample_rate: %s",
+			      strerror(-ret));
+	return pk_load_opts_check(o, &lim, err);
+}
+
 /* Everything that can be refused without touching the kernel. */
 static int preflight(struct load *l)
 {
 	const struct pk_load_opts *o = l->opts;
-	struct pk_load_limits lim = { .page_size = sysconf(_SC_PAGESIZE) };
 	struct utsname uts;
 	int ret;
 
@@ -67,13 +80,6 @@ static int preflight(struct load *l)
 	if (ret)
 		return ret;
 	ret = pk_check_btf(PK_BTF_VMLINUX, l->err);
-	if (ret)
-		return ret;
-	ret = pk_read_uint("/proc/sys/kernel/perf_event_max_sample_rate", &lim.max_sample_rate);
-	if (ret)
-		return pk_err(l->err, ret, "cannot read /proc/sys/kernel/perf_event_max_sample_rate: %s",
-			      strerror(-ret));
-	ret = pk_load_opts_check(o, &lim, l->err);
 	if (ret)
 		return ret;
 	ret = pk_online_cpus(l->online, PK_MAX_CPUS, l->online_list, sizeof(l->online_list));
@@ -118,6 +124,9 @@ static int configure(struct load *l)
 	skel->rodata->filter_pids = follow;
 	skel->rodata->skip_idle = o->skip_idle;
 	skel->rodata->target_cpu = o->cpu;
+	/* A quarter full: the reader, polling every 100 ms, still has three
+	 * quarters of room to catch up at any rate. */
+	skel->rodata->wakeup_bytes = o->ringbuf_bytes / 4;
 	if (pk_read_uint("/proc/sys/kernel/perf_event_max_stack", &max_stack) == 0 &&
 	    max_stack < PK_MAX_STACK_DEPTH)
 		skel->rodata->stack_depth = max_stack;
@@ -399,6 +408,8 @@ int main(int argc, char **argv)
 	int ret;
 
 	ret = pk_load_opts_parse(&opts, argc, argv, err);
+	if (!ret && !opts.help && !opts.version && !opts.unload)
+		ret = check_limits(&opts, err);
 	if (ret) {
 		pk_load_opts_free(&opts);
 		return pk_cli_parse_failed("probe-load", ret, err);

@@ -308,7 +308,7 @@ START_TEST(test_resolve_tgid)
 END_TEST
 
 /* The program: a usage error is one line on stderr and exit 2, before any
- * check of privileges or of the system; --help and --version exit 0. */
+ * check of privileges; --help and --version exit 0. */
 static void run_program(char **args, int want_status, const char *want_out,
 			const char *want_err)
 {
@@ -331,6 +331,12 @@ static void run_program(char **args, int want_status, const char *want_out,
 
 START_TEST(test_program_usage)
 {
+	char ringbuf[PK_ERR_LEN];
+
+	/* Checked against this system's limits before the privileges. */
+	snprintf(ringbuf, sizeof(ringbuf), "probe-load: --ringbuf-size 12288: must be a power of two"
+		 " of at least the page size (%ld)\n", sysconf(_SC_PAGESIZE));
+	RUN(2, "", ringbuf, "--ringbuf-size", "12288");
 	RUN(2, "", "probe-load: unknown option --frobnicate (probe-load --help lists them)\n",
 	    "--frobnicate");
 	RUN(2, "", "probe-load: option -F needs an argument\n", "-F");
