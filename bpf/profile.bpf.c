@@ -19,6 +19,10 @@ const volatile __s32 target_cpu = -1;
 /* min(PK_MAX_STACK_DEPTH, kernel.perf_event_max_stack): bpf_get_stack()
  * stops there, so a stack that fills it was probably cut short. */
 const volatile __u32 stack_depth = PK_MAX_STACK_DEPTH;
+/* Wake the reader only once this many bytes wait in the ring buffer (0:
+ * after every sample). A wakeup per sample costs the reader two context
+ * switches per sample; it polls on a timer anyway. */
+const volatile __u64 wakeup_bytes = 0;
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -141,7 +145,9 @@ int profile_sample(struct bpf_perf_event_data *ctx)
 
 	if (size > sizeof(*b))
 		return 0;	/* cannot happen; tells the verifier the bound */
-	if (bpf_ringbuf_output(&events, b, size, 0)) {
+	if (bpf_ringbuf_output(&events, b, size,
+			       bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
+			       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP)) {
 		count(PK_CNT_RINGBUF_FULL);
 		return 0;
 	}
