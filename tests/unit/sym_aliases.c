@@ -34,7 +34,7 @@ struct syms {
 	size_t n, cap;
 };
 
-static int syms_add(struct syms *s, uint64_t addr, const char *name)
+static int syms_add(struct syms *s, uint64_t addr, const char *name, size_t len)
 {
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? 2 * s->cap : 256;
@@ -45,7 +45,7 @@ static int syms_add(struct syms *s, uint64_t addr, const char *name)
 		s->v = v;
 		s->cap = cap;
 	}
-	if (!(s->v[s->n].name = strdup(name)))
+	if (!(s->v[s->n].name = strndup(name, len)))
 		return -ENOMEM;
 	s->v[s->n++].addr = addr;
 	return 0;
@@ -166,7 +166,7 @@ static int elf_symbols(Elf *elf, struct syms *s)
 			    sym.st_shndx == SHN_UNDEF ||
 			    !(name = elf_strptr(elf, sh.sh_link, sym.st_name)) || !*name)
 				continue;
-			ret = syms_add(s, sym.st_value, name);
+			ret = syms_add(s, sym.st_value, name, strlen(name));
 		}
 	}
 	return ret;
@@ -253,26 +253,44 @@ int sa_aliases_add_elf(struct sa_aliases *a, const char *path, char *err, size_t
 	return ret;
 }
 
+/* "ADDR TYPE NAME[\tMODULE]": false when LINE is not that. Neither sscanf
+ * nor strlen: both would scan the rest of the 200k-line text per line. */
+static bool kallsyms_line(const char *line, uint64_t *addr, char *type, const char **name,
+			  size_t *len)
+{
+	char *p;
+
+	errno = 0;
+	*addr = strtoull(line, &p, 16);
+	if (p == line || errno || p[0] != ' ' || !p[1] || p[1] == '\n' || p[2] != ' ')
+		return false;
+	*type = p[1];
+	*name = p + 3;
+	*len = strcspn(*name, " \t\n");
+	return *len > 0;
+}
+
 int sa_aliases_add_kallsyms(struct sa_aliases *a, const char *text, char *err, size_t errlen)
 {
 	struct syms s = { 0 };
 	unsigned int lineno = 0;
-	const char *line = text;
+	const char *line = text, *name;
 	int ret = 0;
 
 	for (; !ret && line && *line; line = strchr(line, '\n'), line = line ? line + 1 : NULL) {
-		unsigned long long addr;
-		char type, name[512];
+		uint64_t addr;
+		size_t len;
+		char type;
 
 		lineno++;
-		if (sscanf(line, "%llx %c %511s", &addr, &type, name) != 3) {
+		if (!kallsyms_line(line, &addr, &type, &name, &len)) {
 			snprintf(err, errlen, "kallsyms line %u: not \"ADDR TYPE NAME\"", lineno);
 			ret = -EBADMSG;
 			break;
 		}
 		/* addresses hidden (kptr_restrict) are all 0: no aliases */
 		if (addr && (type == 't' || type == 'T' || type == 'w' || type == 'W'))
-			ret = syms_add(&s, addr, name);
+			ret = syms_add(&s, addr, name, len);
 	}
 	if (!ret)
 		ret = add_space(a, &s);
