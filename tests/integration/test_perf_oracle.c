@@ -1,0 +1,345 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The stack oracle: probekit and `perf record` profile the same fixture over
+ * the same window, and their stacks must agree as distributions.
+ *
+ * Today's BPF unwinder walks frame pointers, so the like-for-like oracle is
+ * perf's frame-pointer call graph (--call-graph fp): both tools should then
+ * see the same chains, including the ones libc breaks (a libc function
+ * without a frame of its own hides its caller from both). When the DWARF
+ * unwinder lands it is compared with --call-graph dwarf the same way.
+ *
+ * Both tools sample on their own cpu-clock timers at 99 Hz, so they never
+ * see the same samples: the comparison is of shares, with a tolerance from
+ * binomial sampling statistics (tests/share_compare.h).
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "perf_script.h"
+#include "profile_session.h"
+#include "share_compare.h"
+#include "sym_aliases.h"
+#include "test_util.h"
+
+#define FREQ_STR	"99"
+/* About 400 samples per side for a fixture that keeps one CPU busy. */
+#define WINDOW_S	4
+#define WINDOW_STR	"4"
+/* The fixture outlives both tools' windows (startup included), then exits
+ * by itself even when a failed test never gets to kill it. */
+#define FIXTURE_STR	"7"
+
+/* A stack holding at least this share on either side must agree. */
+#define SIGNIFICANT	0.05
+/*
+ * Shares of one stack may differ by SIGMAS standard errors. A normal
+ * deviate exceeds 4 with probability 6.3e-5: with at most ~6 significant
+ * stacks per fixture and 3 fixtures, a false alarm in under 1 of 800 runs.
+ * At 400 samples a side, 4 sigma is 14.1 points for a stack at 50%, 8.5 at
+ * 10% and 6.2 at 5%: the power to detect a frame lost in a tenth of the
+ * samples, not less.
+ */
+#define SIGMAS		4.0
+/* Under 200 samples a side 4 sigma exceeds 20 points at 50%: too blunt for
+ * the comparison to mean anything, so the run is invalid, not a pass. */
+#define MIN_SAMPLES	200
+/*
+ * Samples in stacks the other side never saw. With 400 samples a side only
+ * a stack under about 1.5% of the time can go unseen by chance ((1 - q)^400
+ * is 1.8% at q = 1%, 0.03% at 2%), so the one-sided mass is the tail of
+ * rare stacks -- interrupt-time kernel paths, each tool's own interrupts
+ * (perf's irq_work), a PLT stub -- measured at up to 2% here. The bound is
+ * the size of one significant stack: a systematic difference that large
+ * fails even when it spreads over many rare stacks.
+ */
+#define ONE_SIDED_MAX	0.05
+
+/* One fixture profiled by both tools, everything they printed. */
+struct both {
+	int load_rc, read_rc, unload_rc, record_status, script_status;
+	char *pk_out, *pk_err, *record_log, *script, *script_err;
+};
+
+static void setup(void)
+{
+	pk_e2e_pin_dir();	/* fixes the runner's prefix before check forks */
+}
+
+static void teardown(void)
+{
+	pk_e2e_cleanup_all();
+}
+
+static void both_free(struct both *r)
+{
+	free(r->pk_out);
+	free(r->pk_err);
+	free(r->record_log);
+	free(r->script);
+	free(r->script_err);
+}
+
+/*
+ * Start FIXTURE, then probekit (probe-load -p, probe-read -d) and perf
+ * record -p on it at the same time. Nothing is asserted until every process
+ * is gone and perf's files are removed: a failure leaves nothing behind.
+ */
+static void profile_with_both(const char *fixture, struct both *r)
+{
+	char dir[] = "/tmp/pk-perf-XXXXXX", data[64], log[64], pid_str[16];
+	char *fx_argv[] = { (char *)pk_e2e_fixture(fixture), FIXTURE_STR, NULL };
+	const char *load[] = { "-p", pid_str, "-F", FREQ_STR, NULL };
+	const char *read[] = { "-d", WINDOW_STR, NULL };
+	char *record[] = { "perf", "record", "-F", FREQ_STR, "--call-graph", "fp",
+			   "--no-buildid-cache", "-p", pid_str, "-o", data,
+			   "--", "sleep", WINDOW_STR, NULL };
+	char *script[] = { "perf", "script", "-i", data, "--no-inline",
+			   "-F", "comm,pid,tid,ip,sym,dso", NULL };
+	pid_t fx, perf = -1;
+
+	memset(r, 0, sizeof(*r));
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(data, sizeof(data), "%s/perf.data", dir);
+	snprintf(log, sizeof(log), "%s/record.log", dir);
+	fx = pk_test_spawn(fx_argv, NULL);
+	ck_assert_int_gt(fx, 0);
+	snprintf(pid_str, sizeof(pid_str), "%d", (int)fx);
+	usleep(200 * 1000);	/* past exec: comm is the fixture's */
+
+	r->load_rc = pk_e2e_load(load);
+	if (r->load_rc == 0) {
+		perf = pk_test_spawn(record, log);
+		r->read_rc = pk_e2e_read(read, &r->pk_out, &r->pk_err);
+		r->unload_rc = pk_e2e_unload();
+	}
+	r->record_status = perf > 0 ? pk_test_wait(perf) : -1;
+	kill(fx, SIGKILL);
+	pk_test_wait(fx);
+	r->record_log = pk_test_read_file(log, NULL);
+	if (perf > 0)
+		r->script_status = pk_test_run(script, &r->script, &r->script_err);
+	unlink(data);
+	unlink(log);
+	rmdir(dir);
+}
+
+static bool exited_ok(int status)
+{
+	return status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+/* perf's messages, each line prefixed, for the record of the run. */
+static void print_perf_messages(const char *what, const char *text)
+{
+	const char *p = text;
+
+	while (p && *p) {
+		const char *nl = strchrnul(p, '\n');
+
+		fprintf(stderr, "  %s: %.*s\n", what, (int)(nl - p), p);
+		p = *nl ? nl + 1 : nl;
+	}
+}
+
+/* --- normalization --------------------------------------------------------- */
+
+/* Where names come from: perf's files for user frames, kallsyms for kernel. */
+struct names {
+	struct sa_aliases *user, *kernel;
+};
+
+static void names_load(struct names *n, const struct ps_stacks *perf)
+{
+	char err[512] = "";
+	char *kallsyms = pk_test_read_file("/proc/kallsyms", NULL);
+
+	n->user = sa_aliases_new();
+	n->kernel = sa_aliases_new();
+	ck_assert(n->user && n->kernel && kallsyms);
+	for (size_t i = 0; i < perf->ndsos; i++)
+		ck_assert_msg(sa_aliases_add_elf(n->user, perf->dsos[i], err, sizeof(err)) == 0,
+			      "%s", err);
+	ck_assert_msg(sa_aliases_add_kallsyms(n->kernel, kallsyms, err, sizeof(err)) == 0,
+		      "%s", err);
+	free(kallsyms);
+}
+
+static void names_free(struct names *n)
+{
+	sa_aliases_free(n->user);
+	sa_aliases_free(n->kernel);
+}
+
+/*
+ * One frame as the comparison sees it. Only what the two tools name
+ * differently for the same code is changed:
+ * - "[...]": no symbol. probekit prints [FILE+0xADDR] (or [vdso+0x..],
+ *   [anon], [unknown] without a mapping), perf "[unknown]": "[unknown]".
+ * - "NAME@plt": perf makes up symbols for PLT stubs from the relocations,
+ *   where probekit has none and prints [FILE+0xADDR]: "[unknown]".
+ * - aliases: one address, several symbols (read/__read, random/__random,
+ *   __memcpy_/__memmove_avx512_unaligned_erms); the tools pick by different
+ *   rules: the canonical alias (tests/sym_aliases.h).
+ * perf's kernel entry frames (entry_SYSCALL_64_after_hwframe) and offsets
+ * need nothing: with these fields perf prints no +0x offsets, and both
+ * tools name entry code from the same kallsyms.
+ */
+static const char *normalize_frame(struct names *n, const char *frame, bool kernel)
+{
+	size_t len = strlen(frame);
+
+	if (frame[0] == '[' && frame[len - 1] == ']')
+		return "[unknown]";
+	if (len >= 4 && !strcmp(frame + len - 4, "@plt"))
+		return "[unknown]";
+	return sa_aliases_canonical(kernel ? n->kernel : n->user, frame);
+}
+
+static char *normalize_stack(struct names *n, const char *stack)
+{
+	static const char ksuffix[] = "_[k]";
+	const size_t klen = sizeof(ksuffix) - 1;
+	char *copy = strdup(stack), *frame, *save = NULL, *out = NULL;
+	size_t outlen = 0;
+	FILE *f = open_memstream(&out, &outlen);
+	bool first = true;
+
+	ck_assert(copy && f);
+	for (frame = strtok_r(copy, ";", &save); frame; frame = strtok_r(NULL, ";", &save)) {
+		size_t len = strlen(frame);
+		bool kernel = !first && len > klen && !strcmp(frame + len - klen, ksuffix);
+
+		if (kernel)
+			frame[len - klen] = '\0';
+		/* the root is the comm, not a symbol */
+		fprintf(f, "%s%s%s", first ? "" : ";",
+			first ? frame : normalize_frame(n, frame, kernel), kernel ? ksuffix : "");
+		first = false;
+	}
+	ck_assert_int_eq(fclose(f), 0);
+	free(copy);
+	return out;
+}
+
+/* FOLDED (probe-read's format) normalized, as counts for the comparison. */
+static struct sc_count *normalized_counts(struct names *n, const char *folded,
+					  const char *who, size_t *count)
+{
+	const char *bad = NULL;
+	struct pk_folded f;
+	struct sc_count *c;
+
+	ck_assert_msg(pk_folded_parse(folded, &f, &bad), "%s: not folded format: '%s'", who, bad);
+	c = calloc(f.n ? f.n : 1, sizeof(*c));
+	ck_assert_ptr_nonnull(c);
+	for (size_t i = 0; i < f.n; i++)
+		c[i] = (struct sc_count){ normalize_stack(n, f.lines[i].stack), f.lines[i].count };
+	*count = f.n;
+	pk_folded_free(&f);
+	return c;
+}
+
+static void counts_free(struct sc_count *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free((char *)c[i].stack);
+	free(c);
+}
+
+/* --- the comparison ---------------------------------------------------------- */
+
+static void compare_with_perf(const char *fixture)
+{
+	struct both r;
+	struct pk_e2e_summary sum;
+	struct ps_stacks perf;
+	struct names names;
+	struct sc_count *pk_counts, *perf_counts;
+	size_t npk, nperf;
+	struct sc_result res;
+	char err[512] = "";
+
+	profile_with_both(fixture, &r);
+	ck_assert_msg(r.load_rc == 0, "probe-load -p failed");
+	ck_assert_msg(r.read_rc == 0, "probe-read failed: %s", r.pk_err);
+	ck_assert_int_eq(r.unload_rc, 0);
+	ck_assert_msg(exited_ok(r.record_status), "perf record failed:\n%s", r.record_log);
+	ck_assert_msg(exited_ok(r.script_status), "perf script failed:\n%s", r.script_err);
+	ck_assert_msg(pk_e2e_parse_summary(r.pk_err, &sum), "no summary line in: %s", r.pk_err);
+	ck_assert_msg(ps_stacks_parse(r.script, &perf, err, sizeof(err)) == 0, "%s", err);
+
+	names_load(&names, &perf);
+	pk_counts = normalized_counts(&names, r.pk_out, "probe-read", &npk);
+	perf_counts = normalized_counts(&names, perf.folded, "perf script", &nperf);
+	ck_assert_int_eq(sc_compare(pk_counts, npk, perf_counts, nperf, SIGNIFICANT, SIGMAS,
+				    &res), 0);
+
+	fprintf(stderr, "perf oracle, %s, %d s at %s Hz: probekit %llu samples (%llu lost, "
+		"%llu failed stacks), perf %lu samples; shares after normalization, "
+		"tolerance %.0f sigma:\n", fixture, WINDOW_S, FREQ_STR, sum.read, sum.lost,
+		sum.failed, perf.samples, SIGMAS);
+	sc_result_print(stderr, &res, "probekit", "perf");
+	print_perf_messages("perf record", r.record_log);
+	print_perf_messages("perf script", r.script_err);
+
+	ck_assert_msg(res.total_a >= MIN_SAMPLES && res.total_b >= MIN_SAMPLES,
+		      "too few samples to compare: probekit %lu, perf %lu (need %d)",
+		      res.total_a, res.total_b, MIN_SAMPLES);
+	ck_assert_msg(res.disagree == 0, "%zu stacks of %s hold different shares "
+		      "in probekit and perf (table above)", res.disagree, fixture);
+	ck_assert_msg(res.only_a <= ONE_SIDED_MAX && res.only_b <= ONE_SIDED_MAX,
+		      "%s: %.1f%% of probekit's samples in stacks perf never saw, "
+		      "%.1f%% of perf's in stacks probekit never saw (at most %.0f%%)",
+		      fixture, 100 * res.only_a, 100 * res.only_b, 100 * ONE_SIDED_MAX);
+
+	sc_result_free(&res);
+	counts_free(pk_counts, npk);
+	counts_free(perf_counts, nperf);
+	names_free(&names);
+	ps_stacks_free(&perf);
+	both_free(&r);
+}
+
+/* main -> a -> b -> c -> hot, all in user space. */
+START_TEST(test_fp_chain)
+{
+	compare_with_perf("fp_chain");
+}
+END_TEST
+
+/* main -> a -> b -> c -> read(2): mostly kernel frames under libc's read. */
+START_TEST(test_syscall_chain)
+{
+	compare_with_perf("syscall_chain");
+}
+END_TEST
+
+/* Through libc's qsort, whose frameless functions break both tools' chains
+ * the same way, plus /dev/urandom reads in the kernel. */
+START_TEST(test_demo)
+{
+	compare_with_perf("demo");
+}
+END_TEST
+
+Suite *suite_perf_oracle(void)
+{
+	Suite *s = suite_create("perf_oracle");
+	TCase *tc;
+
+	if (!pk_test_need_root(s, "profiling loads BPF programs and runs perf record"))
+		return s;
+	tc = tcase_create("fp_call_graphs");
+	tcase_add_unchecked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_fp_chain);
+	tcase_add_test(tc, test_syscall_chain);
+	tcase_add_test(tc, test_demo);
+	suite_add_tcase(s, tc);
+	return s;
+}
