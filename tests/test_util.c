@@ -185,3 +185,10 @@ char *pk_test_read_file(const char *path, size_t *len)
 		*len = n;
 	return buf;
 }
+
+void *pk_test_grow(void *v, size_t n, size_t size)
+{
+	if (n & (n - 1))
+		return v;
+	return realloc(v, (n ? 2 * n : 1) * size);
+}

@@ -36,4 +36,9 @@ int pk_test_wait(pid_t pid);
 /* Read a whole file into a malloc'ed NUL-terminated buffer, NULL on error. */
 char *pk_test_read_file(const char *path, size_t *len);
 
+/* Room for element N of array V that holds N elements of SIZE bytes, its
+ * capacity the next power of two: only a full array (N a power of two, or
+ * 0) grows, to twice N. NULL when out of memory, V untouched. */
+void *pk_test_grow(void *v, size_t n, size_t size);
+
 #endif
