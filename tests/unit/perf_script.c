@@ -9,6 +9,7 @@
 
 #include "folded.h"
 #include "perf_script.h"
+#include "test_util.h"
 
 #define KERNEL_DSO "[kernel.kallsyms]"
 /* Upper half of the address space: the kernel's on x86-64 and arm64. */
@@ -40,16 +41,6 @@ static int bad(struct parser *p, const char *what)
 	return -EBADMSG;
 }
 
-/* Room for element N of array V holding N elements: capacities are powers
- * of two, so only a full array (N a power of two, or 0) grows. NULL: no
- * memory, V untouched. */
-static void *grow(void *v, size_t n, size_t size)
-{
-	if (n & (n - 1))
-		return v;
-	return realloc(v, (n ? 2 * n : 1) * size);
-}
-
 static int add_dso(struct parser *p, const char *dso, size_t len)
 {
 	char **v;
@@ -61,7 +52,7 @@ static int add_dso(struct parser *p, const char *dso, size_t len)
 	if (p->ndsos && strlen(p->dsos[p->ndsos - 1]) == len &&
 	    !strncmp(p->dsos[p->ndsos - 1], dso, len))
 		return 0;
-	if (!(v = grow(p->dsos, p->ndsos, sizeof(*v))))
+	if (!(v = pk_test_grow(p->dsos, p->ndsos, sizeof(*v))))
 		return -ENOMEM;
 	p->dsos = v;
 	if (!(p->dsos[p->ndsos] = strndup(dso, len)))
@@ -100,7 +91,7 @@ static int add_frame(struct parser *p, const char *text)
 	dso++;
 	if (dlen == 7 && !strncmp(dso, "inlined", 7))
 		return bad(p, "inlined frame: run perf script with --no-inline");
-	if (!(f = grow(p->frames, p->nframes, sizeof(*f))))
+	if (!(f = pk_test_grow(p->frames, p->nframes, sizeof(*f))))
 		return -ENOMEM;
 	p->frames = f;
 	f = &p->frames[p->nframes];
@@ -146,7 +137,7 @@ static int end_sample(struct parser *p)
 	p->comm = NULL;
 	if (!stack)
 		return -ENOMEM;
-	if (!(items = grow(p->items, p->nitems, sizeof(*items)))) {
+	if (!(items = pk_test_grow(p->items, p->nitems, sizeof(*items)))) {
 		free(stack);
 		return -ENOMEM;
 	}

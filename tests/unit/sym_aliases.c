@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "sym_aliases.h"
+#include "test_util.h"
 
 #define DEBUG_DIR "/usr/lib/debug/.build-id/"
 
@@ -19,7 +20,7 @@ struct alias {
 
 struct sa_aliases {
 	struct alias *v;
-	size_t n, cap;
+	size_t n;
 	bool sorted;
 };
 
@@ -31,20 +32,16 @@ struct sym {
 
 struct syms {
 	struct sym *v;
-	size_t n, cap;
+	size_t n;
 };
 
 static int syms_add(struct syms *s, uint64_t addr, const char *name, size_t len)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 256;
-		struct sym *v = realloc(s->v, cap * sizeof(*v));
+	struct sym *v = pk_test_grow(s->v, s->n, sizeof(*v));
 
-		if (!v)
-			return -ENOMEM;
-		s->v = v;
-		s->cap = cap;
-	}
+	if (!v)
+		return -ENOMEM;
+	s->v = v;
 	if (!(s->v[s->n].name = strndup(name, len)))
 		return -ENOMEM;
 	s->v[s->n++].addr = addr;
@@ -69,15 +66,11 @@ static int cmp_sym(const void *a, const void *b)
 
 static int alias_add(struct sa_aliases *a, const char *name, const char *canonical)
 {
-	if (a->n == a->cap) {
-		size_t cap = a->cap ? 2 * a->cap : 64;
-		struct alias *v = realloc(a->v, cap * sizeof(*v));
+	struct alias *v = pk_test_grow(a->v, a->n, sizeof(*v));
 
-		if (!v)
-			return -ENOMEM;
-		a->v = v;
-		a->cap = cap;
-	}
+	if (!v)
+		return -ENOMEM;
+	a->v = v;
 	a->v[a->n].name = strdup(name);
 	a->v[a->n].canonical = strdup(canonical);
 	if (!a->v[a->n].name || !a->v[a->n].canonical) {
