@@ -150,6 +150,12 @@ static int drain(struct ring_buffer *rb, const struct pk_read_opts *o,
 				timeout = (int)(left * 1000) + 1;
 		}
 		ret = ring_buffer__poll(rb, timeout);
+		/* Samples come without a wakeup until a quarter of the buffer
+		 * is full (bpf/profile.bpf.c), and ring_buffer__poll() reads
+		 * only a buffer that woke it: read the rest on the timer, while
+		 * the processes they sampled still live to be symbolized. */
+		if (ret >= 0)
+			ret = ring_buffer__consume(rb);
 		if (ret < 0 && ret != -EINTR)
 			return pk_err(err, ret, "cannot read the ring buffer: %s", strerror(-ret));
 		/* 0 targets is exact: everything they sampled is already in
