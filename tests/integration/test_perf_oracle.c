@@ -27,12 +27,16 @@
 #include "test_util.h"
 
 #define FREQ_STR	"99"
-/* About 400 samples per side for a fixture that keeps one CPU busy. */
-#define WINDOW_S	4
+/* Seconds: about 400 samples per side for a fixture that keeps one CPU busy. */
 #define WINDOW_STR	"4"
 /* The fixture outlives both tools' windows (startup included), then exits
  * by itself even when a failed test never gets to kill it. */
 #define FIXTURE_STR	"7"
+/* Or the fixture starts a second after both tools (the ring buffer is then
+ * empty when probe-read starts) and runs for 3 s, and both tools stop when
+ * it exits; -d only bounds a broken run. */
+#define LATE_START	"sleep 1; exec \"$0\" 3"
+#define UNTIL_EXIT_STR	"20"
 
 /* A stack holding at least this share on either side must agree. */
 #define SIGNIFICANT	0.05
@@ -86,18 +90,23 @@ static void both_free(struct both *r)
 
 /*
  * Start FIXTURE, then probekit (probe-load -p, probe-read -d) and perf
- * record -p on it at the same time. Nothing is asserted until every process
- * is gone and perf's files are removed: a failure leaves nothing behind.
+ * record -p on it at the same time: for WINDOW_STR seconds while it runs on, or
+ * (UNTIL_EXIT) from before it starts until it exits. Nothing is asserted
+ * until every process is gone and perf's files are removed: a failure
+ * leaves nothing behind.
  */
-static void profile_with_both(const char *fixture, struct both *r)
+static void profile_with_both(const char *fixture, bool until_exit, struct both *r)
 {
 	char dir[] = "/tmp/pk-perf-XXXXXX", data[64], log[64], pid_str[16];
-	char *fx_argv[] = { (char *)pk_e2e_fixture(fixture), FIXTURE_STR, NULL };
+	char *fx_window[] = { (char *)pk_e2e_fixture(fixture), FIXTURE_STR, NULL };
+	char *fx_late[] = { "sh", "-c", LATE_START, (char *)pk_e2e_fixture(fixture), NULL };
+	char **fx_argv = until_exit ? fx_late : fx_window;
 	const char *load[] = { "-p", pid_str, "-F", FREQ_STR, NULL };
-	const char *read[] = { "-d", WINDOW_STR, NULL };
+	const char *read[] = { "-d", until_exit ? UNTIL_EXIT_STR : WINDOW_STR, NULL };
+	/* without a command, perf record -p stops when the target exits */
 	char *record[] = { "perf", "record", "-F", FREQ_STR, "--call-graph", "fp",
 			   "--no-buildid-cache", "-p", pid_str, "-o", data,
-			   "--", "sleep", WINDOW_STR, NULL };
+			   until_exit ? NULL : "--", "sleep", WINDOW_STR, NULL };
 	char *script[] = { "perf", "script", "-i", data, "--no-inline",
 			   "-F", "comm,pid,tid,ip,sym,dso", NULL };
 	pid_t fx, perf = -1;
@@ -109,7 +118,7 @@ static void profile_with_both(const char *fixture, struct both *r)
 	fx = pk_test_spawn(fx_argv, NULL);
 	ck_assert_int_gt(fx, 0);
 	snprintf(pid_str, sizeof(pid_str), "%d", (int)fx);
-	usleep(200 * 1000);	/* past exec: comm is the fixture's */
+	usleep(200 * 1000);	/* past exec: comm is the fixture's (or sh's) */
 
 	r->load_rc = pk_e2e_load(load);
 	if (r->load_rc == 0) {
@@ -253,7 +262,7 @@ static void counts_free(struct sc_count *c, size_t n)
 
 /* --- the comparison ---------------------------------------------------------- */
 
-static void compare_with_perf(const char *fixture)
+static void compare_with_perf(const char *fixture, bool until_exit)
 {
 	struct both r;
 	struct pk_e2e_summary sum;
@@ -264,7 +273,7 @@ static void compare_with_perf(const char *fixture)
 	struct sc_result res;
 	char err[512] = "";
 
-	profile_with_both(fixture, &r);
+	profile_with_both(fixture, until_exit, &r);
 	ck_assert_msg(r.load_rc == 0, "probe-load -p failed");
 	ck_assert_msg(r.read_rc == 0, "probe-read failed: %s", r.pk_err);
 	ck_assert_int_eq(r.unload_rc, 0);
@@ -279,10 +288,11 @@ static void compare_with_perf(const char *fixture)
 	ck_assert_int_eq(sc_compare(pk_counts, npk, perf_counts, nperf, SIGNIFICANT, SIGMAS,
 				    &res), 0);
 
-	fprintf(stderr, "perf oracle, %s, %d s at %s Hz: probekit %llu samples (%llu lost, "
+	fprintf(stderr, "perf oracle, %s, %s at %s Hz: probekit %llu samples (%llu lost, "
 		"%llu failed stacks), perf %lu samples; shares after normalization, "
-		"tolerance %.0f sigma:\n", fixture, WINDOW_S, FREQ_STR, sum.read, sum.lost,
-		sum.failed, perf.samples, SIGMAS);
+		"tolerance %.0f sigma:\n", fixture,
+		until_exit ? "started late, until it exits" : WINDOW_STR " s", FREQ_STR,
+		sum.read, sum.lost, sum.failed, perf.samples, SIGMAS);
 	sc_result_print(stderr, &res, "probekit", "perf");
 	print_perf_messages("perf record", r.record_log);
 	print_perf_messages("perf script", r.script_err);
@@ -308,14 +318,27 @@ static void compare_with_perf(const char *fixture)
 /* main -> a -> b -> c -> hot, all in user space. */
 START_TEST(test_fp_chain)
 {
-	compare_with_perf("fp_chain");
+	compare_with_perf("fp_chain", false);
 }
 END_TEST
 
 /* main -> a -> b -> c -> read(2): mostly kernel frames under libc's read. */
 START_TEST(test_syscall_chain)
 {
-	compare_with_perf("syscall_chain");
+	compare_with_perf("syscall_chain", false);
+}
+END_TEST
+
+/*
+ * A target that starts after probe-read and exits before the session ends:
+ * probekit must read its stacks while it lives, or its mappings are gone
+ * and every user frame is [unknown] (perf keeps its mmap events). Ring
+ * buffer records that come without a wakeup were once only read at the
+ * end.
+ */
+START_TEST(test_target_exits)
+{
+	compare_with_perf("syscall_chain", true);
 }
 END_TEST
 
@@ -323,7 +346,7 @@ END_TEST
  * the same way, plus /dev/urandom reads in the kernel. */
 START_TEST(test_demo)
 {
-	compare_with_perf("demo");
+	compare_with_perf("demo", false);
 }
 END_TEST
 
@@ -339,6 +362,7 @@ Suite *suite_perf_oracle(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_fp_chain);
 	tcase_add_test(tc, test_syscall_chain);
+	tcase_add_test(tc, test_target_exits);
 	tcase_add_test(tc, test_demo);
 	suite_add_tcase(s, tc);
 	return s;
