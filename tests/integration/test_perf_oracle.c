@@ -42,11 +42,10 @@
 #define SIGNIFICANT	0.05
 /*
  * Shares of one stack may differ by SIGMAS standard errors. A normal
- * deviate exceeds 4 with probability 6.3e-5: with at most ~6 significant
- * stacks per fixture and 3 fixtures, a false alarm in under 1 of 800 runs.
- * At 400 samples a side, 4 sigma is 14.1 points for a stack at 50%, 8.5 at
- * 10% and 6.2 at 5%: the power to detect a frame lost in a tenth of the
- * samples, not less.
+ * deviate exceeds 4 with probability 6.3e-5: with the 9 significant stacks
+ * of the 4 runs below, a false alarm about once in 1800 runs. At 400
+ * samples a side, 4 sigma is 14.1 points for a stack at 50%, 8.5 at 10%
+ * and 6.2 at 5%: a frame lost or added in a tenth of the samples fails.
  */
 #define SIGMAS		4.0
 /* Under 200 samples a side 4 sigma exceeds 20 points at 50%: too blunt for
@@ -90,10 +89,10 @@ static void both_free(struct both *r)
 
 /*
  * Start FIXTURE, then probekit (probe-load -p, probe-read -d) and perf
- * record -p on it at the same time: for WINDOW_STR seconds while it runs on, or
- * (UNTIL_EXIT) from before it starts until it exits. Nothing is asserted
- * until every process is gone and perf's files are removed: a failure
- * leaves nothing behind.
+ * record -p on it at the same time: for WINDOW_STR seconds while it runs
+ * on, or (UNTIL_EXIT) from before it starts until it exits. Nothing is
+ * asserted until every process is gone and perf's files are removed: a
+ * failure leaves nothing behind.
  */
 static void profile_with_both(const char *fixture, bool until_exit, struct both *r)
 {
