@@ -56,6 +56,7 @@ struct output {
 
 static int output_open(struct output *out, const char *path, char err[PK_ERR_LEN])
 {
+	struct stat st;
 	mode_t mask;
 	int fd;
 
@@ -65,6 +66,10 @@ static int output_open(struct output *out, const char *path, char err[PK_ERR_LEN
 		out->f = stdout;
 		return 0;
 	}
+	/* What would make the final rename fail must be refused before reading:
+	 * samples consumed from the ring buffer are gone for the next reader. */
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return pk_err(err, -EISDIR, "cannot write %s: %s", path, strerror(EISDIR));
 	if (asprintf(&out->tmp, "%s.XXXXXX", path) < 0) {
 		out->tmp = NULL;
 		return pk_err(err, -ENOMEM, "out of memory");

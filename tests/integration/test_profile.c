@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "probekit.h"
@@ -52,12 +54,24 @@ static bool full_fp_chain(const char *stack)
 	return !strncmp(stack, "fp_chain;", 9) && ends_with(stack, ";main;a;b;c;hot");
 }
 
-/* Read until the target exits; -d bounds a broken run. */
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Read until the target exits; -d bounds a broken run, and the time taken
+ * shows it was the exit that ended it. */
 static void read_all(char **out, char **err)
 {
 	const char *args[] = { "-d", "60", NULL };
+	double t0 = now_s();
 
 	ck_assert_int_eq(pk_e2e_read(args, out, err), 0);
+	ck_assert_msg(now_s() - t0 < 30, "probe-read ran %.1f s: it did not stop when the "
+		      "targets exited", now_s() - t0);
 }
 
 static void parse_or_fail(const char *out, struct pk_folded *f)
@@ -323,6 +337,118 @@ START_TEST(test_unload_leaves_nothing)
 }
 END_TEST
 
+/* probe-read BUILD/probe-read --pin-dir DIR ARGS..., stdout and stderr to LOG */
+static pid_t spawn_reader(const char *const args[], const char *log)
+{
+	char path[4096];
+	const char *argv[16] = { pk_test_build_path("probe-read", path, sizeof(path)),
+				 "--pin-dir", pk_e2e_pin_dir() };
+	size_t n = 3;
+
+	while (*args && n < 15)
+		argv[n++] = *args++;
+	return pk_test_spawn((char *const *)argv, log);
+}
+
+/* Ctrl-C ends the reading at once with the full output and the summary. */
+START_TEST(test_sigint_stops_reader)
+{
+	char folded[] = "/tmp/pk-sigint-XXXXXX", log[] = "/tmp/pk-sigint-log-XXXXXX";
+	const char *load[] = { "-F", FREQ_STR, "--", pk_e2e_fixture("fp_chain"), "8", NULL };
+	const char *args[] = { "-o", folded, NULL };
+	char *out, *err;
+	struct pk_e2e_summary sum;
+	struct pk_folded f;
+	double t0;
+	pid_t reader;
+	int status;
+
+	close(mkstemp(folded));
+	close(mkstemp(log));
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	reader = spawn_reader(args, log);
+	sleep(2);
+	t0 = now_s();
+	kill(reader, SIGINT);
+	status = pk_test_wait(reader);
+	fprintf(stderr, "SIGINT: probe-read stopped %.2f s after the signal\n", now_s() - t0);
+	ck_assert_msg(now_s() - t0 < 1.0, "probe-read took %.1f s to stop", now_s() - t0);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	out = pk_test_read_file(folded, NULL);
+	err = pk_test_read_file(log, NULL);
+	ck_assert_msg(pk_e2e_parse_summary(err, &sum), "no summary line in: %s", err);
+	parse_or_fail(out, &f);
+	ck_assert_uint_gt(sum.read, 100);	/* ~2 s at 99 Hz */
+	ck_assert_uint_eq(pk_folded_total(&f, "fp_chain"), sum.read);
+	pk_folded_free(&f);
+	unlink(folded);
+	unlink(log);
+	free(out);
+	free(err);
+}
+END_TEST
+
+/* -o FILE appears whole or not at all: a file that cannot be written is one
+ * error line and nothing left behind, and the session is untouched. */
+START_TEST(test_output_file_errors)
+{
+	char dir[] = "/tmp/pk-out-XXXXXX", target[256];
+	const char *load[] = { "-F", FREQ_STR, "--", pk_e2e_fixture("fp_chain"), "2", NULL };
+	const char *missing[] = { "-d", "0.2", "-o", "/nonexistent-dir/out.folded", NULL };
+	const char *to_dir[] = { "-d", "0.2", "-o", target, NULL };
+	char *out = NULL, *err = NULL;
+	struct pk_e2e_summary sum;
+	__u64 cnt[PK_CNT__MAX];
+	struct pk_folded f;
+	struct stat st;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(target, sizeof(target), "%s/sub", dir);
+	ck_assert_int_eq(mkdir(target, 0755), 0);	/* -o names a directory */
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+
+	ck_assert_int_eq(pk_e2e_read(missing, &out, &err), 1);
+	ck_assert_str_eq(out, "");
+	ck_assert_ptr_nonnull(strstr(err, "/nonexistent-dir/out.folded"));
+	ck_assert_ptr_null(strchr(err, '\n') ? strchr(strchr(err, '\n') + 1, '\n') : NULL);
+	free(out);
+	free(err);
+
+	ck_assert_int_eq(pk_e2e_read(to_dir, &out, &err), 1);
+	ck_assert_ptr_nonnull(strstr(err, target));
+	ck_assert_ptr_null(strchr(err, '\n') ? strchr(strchr(err, '\n') + 1, '\n') : NULL);
+	/* nothing but the directory that was there: no temporary file left */
+	ck_assert_int_eq(stat(target, &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	{
+		char cmd[512];
+
+		snprintf(cmd, sizeof(cmd), "test $(ls -A %s | wc -l) -eq 1", dir);
+		ck_assert_int_eq(system(cmd), 0);
+	}
+	free(out);
+	free(err);
+
+	/* the failed readers consumed nothing: a reader that can write gets
+	 * every sample the kernel counted */
+	read_all(&out, &err);
+	read_counters(cnt);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	ck_assert(pk_e2e_parse_summary(err, &sum));
+	parse_or_fail(out, &f);
+	ck_assert_uint_gt(sum.read, 50);
+	ck_assert_uint_eq(sum.read, cnt[PK_CNT_SAMPLES]);
+	ck_assert_uint_eq(pk_folded_total(&f, "fp_chain"), sum.read);
+	pk_folded_free(&f);
+	rmdir(target);
+	rmdir(dir);
+	free(out);
+	free(err);
+}
+END_TEST
+
 START_TEST(test_read_without_session)
 {
 	const char *args[] = { "-d", "1", NULL };
@@ -365,6 +491,8 @@ Suite *suite_profile_e2e(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_unload_leaves_nothing);
 	tcase_add_test(tc, test_read_without_session);
+	tcase_add_test(tc, test_sigint_stops_reader);
+	tcase_add_test(tc, test_output_file_errors);
 	suite_add_tcase(s, tc);
 	return s;
 }
