@@ -40,6 +40,28 @@ void pk_e2e_cleanup_all(void)
 		fprintf(stderr, "cleanup failed: %s\n", cmd);
 }
 
+static void e2e_setup(void)
+{
+	pk_e2e_pin_dir();	/* fixes the runner's prefix before check forks */
+}
+
+TCase *pk_e2e_tcase(Suite *s, const char *name, double timeout)
+{
+	TCase *tc = tcase_create(name);
+
+	tcase_add_unchecked_fixture(tc, e2e_setup, pk_e2e_cleanup_all);
+	tcase_set_timeout(tc, timeout);
+	suite_add_tcase(s, tc);
+	return tc;
+}
+
+bool pk_e2e_one_line(const char *text)
+{
+	const char *nl = strchr(text, '\n');
+
+	return nl && nl[1] == '\0';
+}
+
 const char *pk_e2e_fixture(const char *name)
 {
 	static char path[4096];

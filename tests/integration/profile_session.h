@@ -11,11 +11,21 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "test_util.h"
+
 /* One pin directory per test: /sys/fs/bpf/probekit-test-<runner pid>-<n>. */
 const char *pk_e2e_pin_dir(void);
 /* Remove every pin directory this runner created (unchecked teardown: runs
  * in the runner process even when a test died half-way). */
 void pk_e2e_cleanup_all(void);
+
+/* A test case of end-to-end tests, TIMEOUT seconds per test, whose pins are
+ * removed after the case even when a test died half-way (an unchecked
+ * fixture runs in the runner process). */
+TCase *pk_e2e_tcase(Suite *s, const char *name, double timeout);
+
+/* True when TEXT is exactly one line (one '\n', at its end). */
+bool pk_e2e_one_line(const char *text);
 
 /* Run probe-load --pin-dir <pin dir> ARGS... ; returns exit status (0 ok). */
 int pk_e2e_load(const char *const args[]);

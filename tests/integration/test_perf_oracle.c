@@ -68,16 +68,6 @@ struct both {
 	char *pk_out, *pk_err, *record_log, *script, *script_err;
 };
 
-static void setup(void)
-{
-	pk_e2e_pin_dir();	/* fixes the runner's prefix before check forks */
-}
-
-static void teardown(void)
-{
-	pk_e2e_cleanup_all();
-}
-
 static void both_free(struct both *r)
 {
 	free(r->pk_out);
@@ -356,13 +346,10 @@ Suite *suite_perf_oracle(void)
 
 	if (!pk_test_need_root(s, "profiling loads BPF programs and runs perf record"))
 		return s;
-	tc = tcase_create("fp_call_graphs");
-	tcase_add_unchecked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 60);
+	tc = pk_e2e_tcase(s, "fp_call_graphs", 60);
 	tcase_add_test(tc, test_fp_chain);
 	tcase_add_test(tc, test_syscall_chain);
 	tcase_add_test(tc, test_target_exits);
 	tcase_add_test(tc, test_demo);
-	suite_add_tcase(s, tc);
 	return s;
 }

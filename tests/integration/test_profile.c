@@ -21,16 +21,6 @@
 #define FREQ		99
 #define FREQ_STR	"99"
 
-static void setup(void)
-{
-	pk_e2e_pin_dir();	/* fixes the runner's prefix before check forks */
-}
-
-static void teardown(void)
-{
-	pk_e2e_cleanup_all();
-}
-
 static unsigned long folded_sum(const struct pk_folded *f, bool (*match)(const char *))
 {
 	unsigned long n = 0;
@@ -412,13 +402,13 @@ START_TEST(test_output_file_errors)
 	ck_assert_int_eq(pk_e2e_read(missing, &out, &err), 1);
 	ck_assert_str_eq(out, "");
 	ck_assert_ptr_nonnull(strstr(err, "/nonexistent-dir/out.folded"));
-	ck_assert_ptr_null(strchr(err, '\n') ? strchr(strchr(err, '\n') + 1, '\n') : NULL);
+	ck_assert_msg(pk_e2e_one_line(err), "not one line: %s", err);
 	free(out);
 	free(err);
 
 	ck_assert_int_eq(pk_e2e_read(to_dir, &out, &err), 1);
 	ck_assert_ptr_nonnull(strstr(err, target));
-	ck_assert_ptr_null(strchr(err, '\n') ? strchr(strchr(err, '\n') + 1, '\n') : NULL);
+	ck_assert_msg(pk_e2e_one_line(err), "not one line: %s", err);
 	/* nothing but the directory that was there: no temporary file left */
 	ck_assert_int_eq(stat(target, &st), 0);
 	ck_assert(S_ISDIR(st.st_mode));
@@ -457,7 +447,7 @@ START_TEST(test_read_without_session)
 	ck_assert_int_ne(pk_e2e_read(args, &out, &err), 0);
 	ck_assert_str_eq(out, "");
 	ck_assert_ptr_nonnull(strstr(err, pk_e2e_pin_dir()));
-	ck_assert_ptr_null(strchr(err, '\n') ? strchr(strchr(err, '\n') + 1, '\n') : NULL);
+	ck_assert_msg(pk_e2e_one_line(err), "not one line: %s", err);
 	free(out);
 	free(err);
 }
@@ -471,28 +461,19 @@ Suite *suite_profile_e2e(void)
 	if (!pk_test_need_root(s, "profiling loads BPF programs"))
 		return s;
 
-	tc = tcase_create("stacks");
-	tcase_add_unchecked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 60);
+	tc = pk_e2e_tcase(s, "stacks", 60);
 	tcase_add_test(tc, test_fp_chain_full_stacks);
 	tcase_add_test(tc, test_pid_mode_for_two_seconds);
 	tcase_add_test(tc, test_syscall_kernel_frames);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("ring_buffer");
-	tcase_add_unchecked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 60);
+	tc = pk_e2e_tcase(s, "ring_buffer", 60);
 	tcase_add_test(tc, test_tiny_ringbuf_counts_losses);
 	tcase_add_test(tc, test_restarted_reader_loses_nothing);
-	suite_add_tcase(s, tc);
 
-	tc = tcase_create("lifecycle");
-	tcase_add_unchecked_fixture(tc, setup, teardown);
-	tcase_set_timeout(tc, 30);
+	tc = pk_e2e_tcase(s, "lifecycle", 60);
 	tcase_add_test(tc, test_unload_leaves_nothing);
 	tcase_add_test(tc, test_read_without_session);
 	tcase_add_test(tc, test_sigint_stops_reader);
 	tcase_add_test(tc, test_output_file_errors);
-	suite_add_tcase(s, tc);
 	return s;
 }
