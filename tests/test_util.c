@@ -2,9 +2,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -124,15 +126,23 @@ int pk_test_run(char *const argv[], char **out, char **err)
 	return status;
 }
 
+void pk_test_die_with_parent(pid_t parent)
+{
+	/* The parent may have died before prctl: then nobody would tell us. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent)
+		_exit(127);
+}
+
 pid_t pk_test_spawn(char *const argv[], const char *out_path)
 {
-	pid_t pid = fork();
+	pid_t parent = getpid(), pid = fork();
 
 	if (pid == 0) {
 		int in = open("/dev/null", O_RDONLY);
 		int out = open(out_path ? out_path : "/dev/null",
 			       O_WRONLY | O_CREAT | O_APPEND, 0644);
 
+		pk_test_die_with_parent(parent);
 		if (in < 0 || out < 0)
 			_exit(127);
 		dup2(in, 0);

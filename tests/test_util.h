@@ -30,6 +30,10 @@ int pk_test_run(char *const argv[], char **out, char **err);
 /* Start ARGV (NULL-terminated) with stdin from /dev/null and stdout and
  * stderr appended to OUT_PATH (NULL: /dev/null). Returns the pid or -1. */
 pid_t pk_test_spawn(char *const argv[], const char *out_path);
+/* In a child just forked: die (SIGKILL) when the process that forked it
+ * does, so that a test that fails half-way leaves no process behind.
+ * Kept across exec; call it before exec. */
+void pk_test_die_with_parent(pid_t parent);
 /* Wait for PID; returns its status as from waitpid, or -1. */
 int pk_test_wait(pid_t pid);
 

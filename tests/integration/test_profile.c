@@ -299,12 +299,13 @@ END_TEST
 START_TEST(test_unload_leaves_nothing)
 {
 	int before = pk_e2e_perf_links(), after_load, after_unload;
-	pid_t sleeper = fork();
+	pid_t parent = getpid(), sleeper = fork();
 	char pid[16];
 	const char *load[] = { "-p", pid, NULL };
 	struct stat st;
 
 	if (sleeper == 0) {
+		pk_test_die_with_parent(parent);
 		pause();
 		_exit(0);
 	}

@@ -740,14 +740,17 @@ END_TEST
 START_TEST(test_pid_filter)
 {
 	struct delivered d = { .cpu = -1 };
+	pid_t parent = getpid();
 	__u64 c[PK_CNT__MAX];
 	char pid[16];
 
 	d.pid = fork();
 	ck_assert_int_ge(d.pid, 0);
-	if (d.pid == 0)
+	if (d.pid == 0) {
+		pk_test_die_with_parent(parent);
 		for (volatile unsigned long x = 0;; x++)
 			;
+	}
 	snprintf(pid, sizeof(pid), "%d", (int)d.pid);
 	LOAD_OK("-p", pid, "-F", "997");
 	wait_counter(PK_CNT_SAMPLES, c);
