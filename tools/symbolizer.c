@@ -415,7 +415,7 @@ static const char *resolve_user(struct pk_symbolizer *sym, struct proc *p, __u64
 {
 	const struct pk_mapping *m = pk_maps_find(&p->maps, addr);
 	struct module *mod;
-	__u64 off, vaddr;
+	__u64 at, vaddr;
 	long idx;
 
 	*final = true;
@@ -440,19 +440,18 @@ static const char *resolve_user(struct pk_symbolizer *sym, struct proc *p, __u64
 			return NULL;
 		p->mods[m - p->maps.v] = mod;
 	}
-	off = addr - m->start + m->offset;
-	if (!mod->loaded || (m->kind == PK_MAP_SPECIAL && m->end - m->start != sym->vdso_size))
-		return pk_strpool_printf(&sym->strings, "[%s+0x%llx]", mod->basename,
-					 (unsigned long long)off);
-	vaddr = offset_to_vaddr(mod, off);
-	if (vaddr == ~0ULL)
-		return pk_strpool_printf(&sym->strings, "[%s+0x%llx]", mod->basename,
-					 (unsigned long long)off);
-	idx = pk_symtab_lookup(mod->syms, vaddr);
-	if (idx >= 0)
-		return symbol_name(mod, idx);
+	/* Unnamed: the ELF address when the file could be read, else the
+	 * file offset. */
+	at = addr - m->start + m->offset;
+	if (mod->loaded && (m->kind != PK_MAP_SPECIAL || m->end - m->start == sym->vdso_size) &&
+	    (vaddr = offset_to_vaddr(mod, at)) != ~0ULL) {
+		idx = pk_symtab_lookup(mod->syms, vaddr);
+		if (idx >= 0)
+			return symbol_name(mod, idx);
+		at = vaddr;
+	}
 	return pk_strpool_printf(&sym->strings, "[%s+0x%llx]", mod->basename,
-				 (unsigned long long)vaddr);
+				 (unsigned long long)at);
 }
 
 const char *pk_symbolizer_user(struct pk_symbolizer *sym, __u32 pid, __u64 addr)
