@@ -164,9 +164,9 @@ static int step(struct interp *in, struct dw_cursor *c)
 
 	switch (op) {
 	case DW_CFA_nop:
+		return 0;
 	case DW_CFA_GNU_args_size:
-		if (op == DW_CFA_GNU_args_size)
-			dw_uleb(c);
+		dw_uleb(c);
 		return 0;
 	case DW_CFA_set_loc: {
 		__u64 loc;
@@ -310,22 +310,33 @@ static int run(struct interp *in, const __u8 *p, const __u8 *end)
 	return 0;
 }
 
+/* Everything but the remember_state stack: it is large, and only what
+ * remember_state pushed is ever read, so clearing it per FDE is waste. */
+static void interp_init(struct interp *in, const struct cfi_section *s,
+			const struct cfi_cie *cie, const struct cfi_state *init,
+			__u64 entry_off, struct eh_error *err)
+{
+	memset(in, 0, offsetof(struct interp, stack));
+	in->depth = 0;
+	in->s = s;
+	in->cie = cie;
+	in->init = init;
+	in->entry_off = entry_off;
+	in->err = err;
+	if (init)
+		in->st = *init;
+}
+
 int cfi_run_cie(const struct cfi_section *s, const struct cfi_cie *cie,
 		struct cfi_state *init, struct eh_error *err)
 {
 	struct interp in;
-	struct interp *ip = &in;
 	int ret;
 
-	memset(ip, 0, offsetof(struct interp, stack));
-	ip->depth = 0;
-	ip->s = s;
-	ip->cie = cie;
-	ip->entry_off = cie->offset;
-	ip->err = err;
-	ret = run(ip, cie->insns, cie->insns_end);
+	interp_init(&in, s, cie, NULL, cie->offset, err);
+	ret = run(&in, cie->insns, cie->insns_end);
 	if (!ret)
-		*init = ip->st;
+		*init = in.st;
 	return ret;
 }
 
@@ -336,18 +347,11 @@ int cfi_run_fde(const struct cfi_section *s, const struct cfi_fde *fde,
 	struct interp in;
 	int ret;
 
-	memset(&in, 0, offsetof(struct interp, stack));
-	in.depth = 0;
-	in.s = s;
-	in.cie = &s->cies[fde->cie];
-	in.init = init;
-	in.entry_off = fde->offset;
+	interp_init(&in, s, &s->cies[fde->cie], init, fde->offset, err);
 	in.loc = fde->pc_begin;
 	in.end = fde->pc_end;
-	in.st = *init;
 	in.fn = fn;
 	in.arg = arg;
-	in.err = err;
 	ret = run(&in, fde->insns, fde->insns_end);
 	if (ret)
 		return ret;
