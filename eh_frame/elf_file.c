@@ -11,6 +11,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,13 +240,24 @@ const void *elf_file__bytes(const struct elf_file *ef, size_t *len)
 	return ef->raw;
 }
 
-/* CANDIDATE if it is an ELF other than EF with EF's build-id (when both
- * have one). */
-static struct elf_file *try_debug(struct elf_file *ef, const char *candidate)
+/* The file named by FMT if it is an ELF other than EF with EF's build-id
+ * (when both have one); NULL if not, or if the name does not fit. */
+static struct elf_file *try_debug(struct elf_file *ef, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static struct elf_file *try_debug(struct elf_file *ef, const char *fmt, ...)
 {
+	char candidate[PATH_MAX];
 	struct elf_file *dbg;
 	struct stat st;
+	va_list ap;
+	int n;
 
+	va_start(ap, fmt);
+	n = vsnprintf(candidate, sizeof(candidate), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(candidate))
+		return NULL;
 	if (stat(candidate, &st) || (st.st_dev == ef->dev && st.st_ino == ef->ino))
 		return NULL;
 	if (elf_file__open(candidate, &dbg, NULL))
@@ -262,19 +274,15 @@ static struct elf_file *try_debug(struct elf_file *ef, const char *candidate)
 struct elf_file *elf_file__open_debug(struct elf_file *ef, const char *path,
 				      const char *debug_root)
 {
-	char buf[PATH_MAX], dir[PATH_MAX], hex[2 * PK_UNWIND_BUILD_ID_MAX + 1];
+	char dir[PATH_MAX], hex[2 * PK_UNWIND_BUILD_ID_MAX + 1];
 	struct elf_section link;
 	struct elf_file *dbg;
 	const char *name, *slash;
-	int n;
 
 	if (ef->build_id_len >= 2 &&
-	    !eh_hex(ef->build_id, ef->build_id_len, hex, sizeof(hex))) {
-		n = snprintf(buf, sizeof(buf), "%s/.build-id/%.2s/%s.debug",
-			     debug_root, hex, hex + 2);
-		if (n > 0 && (size_t)n < sizeof(buf) && (dbg = try_debug(ef, buf)))
-			return dbg;
-	}
+	    !eh_hex(ef->build_id, ef->build_id_len, hex, sizeof(hex)) &&
+	    (dbg = try_debug(ef, "%s/.build-id/%.2s/%s.debug", debug_root, hex, hex + 2)))
+		return dbg;
 
 	if (elf_file__section(ef, ".gnu_debuglink", &link, NULL))
 		return NULL;
@@ -286,14 +294,9 @@ struct elf_file *elf_file__open_debug(struct elf_file *ef, const char *path,
 	slash = strrchr(dir, '/');
 	dir[slash ? slash - dir : 0] = '\0';	/* "" for files in / */
 
-	n = snprintf(buf, sizeof(buf), "%s/%s", dir, name);
-	if (n > 0 && (size_t)n < sizeof(buf) && (dbg = try_debug(ef, buf)))
+	/* gdb's order: next to the file, its .debug/, the global root */
+	if ((dbg = try_debug(ef, "%s/%s", dir, name)) ||
+	    (dbg = try_debug(ef, "%s/.debug/%s", dir, name)))
 		return dbg;
-	n = snprintf(buf, sizeof(buf), "%s/.debug/%s", dir, name);
-	if (n > 0 && (size_t)n < sizeof(buf) && (dbg = try_debug(ef, buf)))
-		return dbg;
-	n = snprintf(buf, sizeof(buf), "%s%s/%s", debug_root, dir, name);
-	if (n > 0 && (size_t)n < sizeof(buf) && (dbg = try_debug(ef, buf)))
-		return dbg;
-	return NULL;
+	return try_debug(ef, "%s%s/%s", debug_root, dir, name);
 }
