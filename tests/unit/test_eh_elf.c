@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <grp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,11 +86,33 @@ END_TEST
 
 START_TEST(test_unreadable)
 {
-	if (geteuid() == 0)
-		return;		/* root reads anything: nothing to test */
+	struct unwind_table *t = NULL;
+	struct eh_error err = { "" };
+	pid_t pid;
+	int status, ret;
+
 	write_file(file, "x", 1);
-	chmod(file, 0);
-	expect_error(file, EACCES, "cannot open: Permission denied");
+	ck_assert_int_eq(chmod(file, 0), 0);
+	if (geteuid() != 0) {
+		expect_error(file, EACCES, "cannot open: Permission denied");
+		return;
+	}
+	/* root reads a mode-000 file: try it as nobody, in a child (check's
+	 * assertions do not work there, so it reports through its status) */
+	ck_assert_int_eq(chmod(dir, 0755), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(2);
+		ret = unwind_table__from_elf(file, no_debug_root(), &t, &err);
+		_exit(ret == -EACCES && !t &&
+		      !strcmp(err.msg, "cannot open: Permission denied") ? 0 : 1);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "as nobody: status %#x (1: wrong error, 2: could not drop root)", status);
 }
 END_TEST
 
@@ -164,22 +187,25 @@ START_TEST(test_corrupt_eh_frame_in_elf)
 	struct eh_error err;
 	struct elf_file *ef;
 	struct elf_section sec;
-	size_t len;
-	char *data;
+	const char *bytes;
+	size_t size;
+	off_t off;
 	__u32 huge = 0x7ffffff0;
 	int fd;
 
 	eh_copy_file(EH_TEST_LIBC, file, (size_t)-1);
 	ck_assert_int_eq(elf_file__open(file, &ef, &err), 0);
 	ck_assert_int_eq(elf_file__section(ef, ".eh_frame", &sec, &err), 0);
-	data = (char *)sec.data;
-	len = (size_t)(data - (const char *)elf_file__bytes(ef, &len));
+	bytes = elf_file__bytes(ef, &size);
+	off = (const char *)sec.data - bytes;	/* not compressed: a file offset */
 	elf_file__close(ef);
 	/* the first CIE's length now runs past the section */
 	fd = open(file, O_WRONLY);
-	ck_assert_int_eq(pwrite(fd, &huge, 4, (off_t)len), 4);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pwrite(fd, &huge, 4, off), 4);
 	close(fd);
 	ck_assert_int_eq(unwind_table__from_elf(file, no_debug_root(), &t, &err), -EINVAL);
+	ck_assert_ptr_null(t);
 	ck_assert_msg(strstr(err.msg, ".eh_frame: entry at 0x0: length 0x7ffffff0 runs past the end of the section"),
 		      "%s", err.msg);
 }
@@ -268,33 +294,32 @@ static const char *rule_at(const char *text, __u64 pc, char *buf, size_t len)
 	return buf;
 }
 
-/* A program whose own functions have only .debug_frame (the C runtime's
- * start files still bring .eh_frame): main is covered with .debug_frame,
- * and is END without it. */
-START_TEST(test_debug_frame_from_elf)
+/* Run ARGV, which must exit 0. */
+static void run_ok(char *const argv[])
 {
-	char src[200], bin[200], *argv[16];
-	struct unwind_build_opts opts = { .sz = sizeof(opts), .debug_root = dir };
-	const struct pk_unwind_header *h;
-	struct unwind_table *t = NULL;
-	struct eh_error err;
+	int status = pk_test_run(argv, NULL, NULL);
+
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s failed", argv[0]);
+}
+
+/* Compile, into BIN, a program whose own functions have only .debug_frame
+ * (the C runtime's start files still bring .eh_frame). Returns the address
+ * of main, read from the symbol table with libelf. */
+static __u64 build_debug_frame_program(const char *bin)
+{
+	char src[200];
 	__u64 main_pc = 0;
-	char *text, rule[64];
-	int status;
 	Elf *elf;
 	Elf_Scn *scn = NULL;
 	int fd;
 
 	snprintf(src, sizeof(src), "%s/df.c", dir);
-	snprintf(bin, sizeof(bin), "%s/df", dir);
 	write_file(src, "int main(void) { return 0; }\n", 29);
-	argv[0] = "gcc"; argv[1] = "-O2"; argv[2] = "-g";
-	argv[3] = "-fno-asynchronous-unwind-tables"; argv[4] = "-fno-unwind-tables";
-	argv[5] = src; argv[6] = "-o"; argv[7] = bin; argv[8] = NULL;
-	status = pk_test_run(argv, NULL, NULL);
-	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "gcc failed");
+	run_ok((char *const[]){ "gcc", "-O2", "-g", "-fno-asynchronous-unwind-tables",
+				"-fno-unwind-tables", src, "-o", (char *)bin, NULL });
 
 	fd = open(bin, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	while ((scn = elf_nextscn(elf, scn)) && !main_pc) {
@@ -317,23 +342,90 @@ START_TEST(test_debug_frame_from_elf)
 	elf_end(elf);
 	close(fd);
 	ck_assert_uint_ne(main_pc, 0);
+	return main_pc;
+}
 
-	ck_assert_int_eq(unwind_table__from_elf(bin, &opts, &t, &err), 0);
-	h = unwind_table__header(t);
-	ck_assert_uint_eq(h->flags & (PK_UNWIND_HAS_EH_FRAME | PK_UNWIND_HAS_DEBUG_FRAME),
-			  PK_UNWIND_HAS_EH_FRAME | PK_UNWIND_HAS_DEBUG_FRAME);
+/* The dump columns of BIN's table at PC, and the table's source flags. */
+static void rule_of(const char *bin, const struct unwind_build_opts *opts, __u64 pc,
+		    char *rule, size_t len, __u16 *flags)
+{
+	struct unwind_table *t = NULL;
+	struct eh_error err;
+	char *text;
+
+	ck_assert_msg(unwind_table__from_elf(bin, opts, &t, &err) == 0, "%s", err.msg);
+	*flags = unwind_table__header(t)->flags &
+		 (PK_UNWIND_HAS_EH_FRAME | PK_UNWIND_HAS_DEBUG_FRAME);
 	text = eh_rows_text(t);
-	ck_assert_str_eq(rule_at(text, main_pc, rule, sizeof(rule)), "rsp+8 u c-8");
+	rule_at(text, pc, rule, len);
 	free(text);
 	unwind_table__free(t);
+}
+
+/* main is covered by .debug_frame, and is END without it. */
+START_TEST(test_debug_frame_from_elf)
+{
+	struct unwind_build_opts opts = { .sz = sizeof(opts), .debug_root = dir };
+	char bin[200], rule[64];
+	__u64 main_pc;
+	__u16 flags;
+
+	snprintf(bin, sizeof(bin), "%s/df", dir);
+	main_pc = build_debug_frame_program(bin);
+	rule_of(bin, &opts, main_pc, rule, sizeof(rule), &flags);
+	ck_assert_str_eq(rule, "rsp+8 u c-8");
+	ck_assert_uint_eq(flags, PK_UNWIND_HAS_EH_FRAME | PK_UNWIND_HAS_DEBUG_FRAME);
 
 	opts.no_debug_frame = true;
-	ck_assert_int_eq(unwind_table__from_elf(bin, &opts, &t, &err), 0);
-	ck_assert_uint_eq(unwind_table__header(t)->flags & PK_UNWIND_HAS_DEBUG_FRAME, 0);
-	text = eh_rows_text(t);
-	ck_assert_str_eq(rule_at(text, main_pc, rule, sizeof(rule)), "end u u");
-	free(text);
-	unwind_table__free(t);
+	rule_of(bin, &opts, main_pc, rule, sizeof(rule), &flags);
+	ck_assert_str_eq(rule, "end u u");
+	ck_assert_uint_eq(flags, PK_UNWIND_HAS_EH_FRAME);
+}
+END_TEST
+
+/* The same program stripped, its .debug_frame in a separate debug file:
+ * found through .gnu_debuglink next to the program, then (the link's file
+ * gone) under DEBUG_ROOT/.build-id/; without either, main is END. */
+START_TEST(test_separate_debug_file)
+{
+	struct unwind_build_opts opts = { .sz = sizeof(opts), .debug_root = dir };
+	char bin[200], dbg[200], id_dir[300], id_file[512], rule[64], *out = NULL, *p;
+	char id[129];
+	__u64 main_pc;
+	__u16 flags;
+
+	snprintf(bin, sizeof(bin), "%s/df", dir);
+	snprintf(dbg, sizeof(dbg), "%s/df.debug", dir);
+	main_pc = build_debug_frame_program(bin);
+	run_ok((char *const[]){ "objcopy", "--only-keep-debug", bin, dbg, NULL });
+	run_ok((char *const[]){ "objcopy", "--strip-debug", "--add-gnu-debuglink", dbg,
+				bin, NULL });
+
+	rule_of(bin, &opts, main_pc, rule, sizeof(rule), &flags);
+	ck_assert_str_eq(rule, "rsp+8 u c-8");
+	ck_assert_uint_eq(flags, PK_UNWIND_HAS_EH_FRAME | PK_UNWIND_HAS_DEBUG_FRAME);
+
+	/* readelf, not our code, names the build-id path */
+	pk_test_run((char *const[]){ "readelf", "-n", bin, NULL }, &out, NULL);
+	ck_assert_ptr_nonnull(out);
+	p = strstr(out, "Build ID: ");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_int_eq(sscanf(p, "Build ID: %128s", id), 1);
+	free(out);
+	snprintf(id_dir, sizeof(id_dir), "%s/.build-id", dir);
+	ck_assert_int_eq(mkdir(id_dir, 0755), 0);
+	snprintf(id_dir, sizeof(id_dir), "%s/.build-id/%.2s", dir, id);
+	ck_assert_int_eq(mkdir(id_dir, 0755), 0);
+	snprintf(id_file, sizeof(id_file), "%s/%s.debug", id_dir, id + 2);
+	ck_assert_int_eq(rename(dbg, id_file), 0);
+	rule_of(bin, &opts, main_pc, rule, sizeof(rule), &flags);
+	ck_assert_str_eq(rule, "rsp+8 u c-8");
+	ck_assert_uint_eq(flags, PK_UNWIND_HAS_EH_FRAME | PK_UNWIND_HAS_DEBUG_FRAME);
+
+	ck_assert_int_eq(unlink(id_file), 0);
+	rule_of(bin, &opts, main_pc, rule, sizeof(rule), &flags);
+	ck_assert_str_eq(rule, "end u u");
+	ck_assert_uint_eq(flags, PK_UNWIND_HAS_EH_FRAME);
 }
 END_TEST
 
@@ -363,6 +455,7 @@ Suite *suite_eh_elf(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_libc_smoke);
 	tcase_add_test(tc, test_debug_frame_from_elf);
+	tcase_add_test(tc, test_separate_debug_file);
 	suite_add_tcase(s, tc);
 	return s;
 }
