@@ -359,6 +359,11 @@ START_TEST(test_every_truncation_is_clean)
 						 ADV(1), REMEMBER, DEF_CFA, RSP, 8,
 						 ADV(1), RESTORE_STATE));
 	full = b->n;
+	/* the whole section builds: the failures below are the cuts' */
+	t = NULL;
+	ck_assert_msg(unwind_table__from_section(b->buf, full, b->vaddr, true, &t, &err) == 0,
+		      "%s", err.msg);
+	unwind_table__free(t);
 	for (n = 0; n < full; n++) {
 		uint8_t *copy = malloc(n ? n : 1);	/* exact size: ASan sees overreads */
 		int ret;
@@ -368,6 +373,7 @@ START_TEST(test_every_truncation_is_clean)
 		ret = unwind_table__from_section(copy, n, b->vaddr, true, &t, &err);
 		ck_assert_msg(ret < 0, "prefix %zu of %zu parsed", n, full);
 		ck_assert_ptr_null(t);
+		ck_assert_msg(err.msg[0], "prefix %zu failed without a reason", n);
 		free(copy);
 	}
 	free(b);
