@@ -211,11 +211,12 @@ START_TEST(test_corrupt_and_truncated_rebuilt)
 	ck_assert_int_eq(stat(file, &st), 0);
 
 	f = fopen(file, "r+");
-	fseek(f, st.st_size - 20, SEEK_SET);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fseek(f, st.st_size - 20, SEEK_SET), 0);
 	byte = (unsigned char)fgetc(f);
-	fseek(f, st.st_size - 20, SEEK_SET);
-	fputc(byte ^ 0xff, f);
-	fclose(f);
+	ck_assert_int_eq(fseek(f, st.st_size - 20, SEEK_SET), 0);
+	ck_assert_int_eq(fputc(byte ^ 0xff, f), byte ^ 0xff);
+	ck_assert_int_eq(fclose(f), 0);
 	ck_assert_int_eq(get(LDSO, false, NULL, file), EH_CACHE_REBUILT);
 	ck_assert_int_eq(get(LDSO, false, NULL, file), EH_CACHE_HIT);
 
