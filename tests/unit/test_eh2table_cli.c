@@ -21,6 +21,7 @@
 
 #include "eh2table_options.h"
 #include "exec_mappings.h"
+#include "test_eh_util.h"
 #include "test_util.h"
 
 #define FIXTURE		"oracle/cfi_c-gcc-O2"
@@ -32,21 +33,15 @@ static char cache[128];
 
 static void setup(void)
 {
-	snprintf(tmp, sizeof(tmp), "/tmp/pk-eh2table-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	eh_tmpdir(tmp, sizeof(tmp));
 	/* Traversable by the unprivileged user of the unreadable-file case. */
 	chmod(tmp, 0755);
 	snprintf(cache, sizeof(cache), "%s/cache", tmp);
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
 static void teardown(void)
 {
-	nftw(tmp, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	eh_rmtree(tmp);
 }
 
 static const char *fixture(const char *rel)
@@ -139,19 +134,6 @@ static void parse_line(const char *s, struct line *l)
 static void cache_file_of(const char *key, char *buf, size_t len)
 {
 	ck_assert_int_lt(snprintf(buf, len, "%s/%.2s/%s.unwind", cache, key, key + 2), (int)len);
-}
-
-static void copy_file(const char *src, const char *dst, size_t limit)
-{
-	size_t len;
-	char *data = pk_test_read_file(src, &len);
-	FILE *f = fopen(dst, "we");
-
-	ck_assert_ptr_nonnull(data);
-	ck_assert_ptr_nonnull(f);
-	ck_assert_uint_eq(fwrite(data, 1, len < limit ? len : limit, f), len < limit ? len : limit);
-	fclose(f);
-	free(data);
 }
 
 static void patch(const char *path, off_t off, const void *bytes, size_t n)
@@ -440,7 +422,7 @@ START_TEST(test_jobs_keep_argument_order)
 	snprintf(missing, sizeof(missing), "%s/missing.so", tmp);
 	ck_assert_int_eq(eh2table(&out1, &err1, "--cache-dir", cache, f[0], f[1], missing,
 				  f[2], f[3], f[4], NULL), 1);
-	nftw(cache, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	eh_rmtree(cache);
 	ck_assert_int_eq(eh2table(&out4, &err4, "--cache-dir", cache, "-j", "4", f[0], f[1],
 				  missing, f[2], f[3], f[4], NULL), 1);
 	ck_assert_int_eq(count_lines(out4), 5);
@@ -609,13 +591,13 @@ START_TEST(test_bad_input)
 	snprintf(in, sizeof(in), "%s/input", tmp);
 	switch (_i) {
 	case NOT_ELF:
-		copy_file("/etc/passwd", in, 4096);
+		eh_copy_file("/etc/passwd", in, 4096);
 		break;
 	case TRUNCATED:	/* libc cut after 64 KiB: no section headers */
-		copy_file(LIBC, in, 65536);
+		eh_copy_file(LIBC, in, 65536);
 		break;
 	case EMPTY_FILE:
-		copy_file(f, in, 0);
+		eh_copy_file(f, in, 0);
 		break;
 	case DIRECTORY:
 		ck_assert_int_eq(mkdir(in, 0755), 0);
@@ -623,7 +605,7 @@ START_TEST(test_bad_input)
 	case MISSING:
 		break;
 	case UNREADABLE:
-		copy_file(f, in, SIZE_MAX);
+		eh_copy_file(f, in, SIZE_MAX);
 		chmod(in, 0);
 		/* root reads a mode-000 file: run as nobody instead */
 		as_nobody = geteuid() == 0;
@@ -635,7 +617,7 @@ START_TEST(test_bad_input)
 		write_elf32(in);
 		break;
 	case FOREIGN:
-		copy_file(f, in, SIZE_MAX);
+		eh_copy_file(f, in, SIZE_MAX);
 		patch(in, offsetof(Elf64_Ehdr, e_machine), &em, sizeof(em));
 		break;
 	case NO_UNWIND:
@@ -646,17 +628,17 @@ START_TEST(test_bad_input)
 		ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 		break;
 	case CIE_LENGTH:	/* the first entry of .eh_frame is a CIE */
-		copy_file(f, in, SIZE_MAX);
+		eh_copy_file(f, in, SIZE_MAX);
 		patch(in, section_offset(in, ".eh_frame"), &v, 4);
 		break;
 	case FDE_LENGTH:	/* the entry after it, an FDE */
-		copy_file(f, in, SIZE_MAX);
+		eh_copy_file(f, in, SIZE_MAX);
 		eh = section_offset(in, ".eh_frame");
 		v = 0x0ffffff0;
 		patch(in, eh + 4 + u32_at(in, eh), &v, 4);
 		break;
 	case CIE_POINTER:
-		copy_file(f, in, SIZE_MAX);
+		eh_copy_file(f, in, SIZE_MAX);
 		eh = section_offset(in, ".eh_frame");
 		patch(in, eh + 8 + u32_at(in, eh), &v, 4);
 		break;

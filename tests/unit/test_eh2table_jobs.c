@@ -3,9 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <ftw.h>
 
 #include "eh2table_jobs.h"
+#include "test_eh_util.h"
 #include "test_util.h"
 
 START_TEST(test_key_from_cache_path)
@@ -20,11 +20,6 @@ START_TEST(test_key_from_cache_path)
 	ck_assert_str_eq(key, "abcd");
 }
 END_TEST
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
 
 /* Lines in argument order whatever the number of workers; the failing
  * file's line goes to ERR only; the count of failures is returned. */
@@ -64,7 +59,7 @@ START_TEST(test_run_order_and_failures)
 	ck_assert_int_eq(k, 4);
 	free(out_buf);
 	free(err_buf);
-	nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	eh_rmtree(dir);
 }
 END_TEST
 

@@ -22,26 +22,13 @@ static char path[128];
 
 static void setup(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/pk-eh-file-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	eh_tmpdir(dir, sizeof(dir));
 	snprintf(path, sizeof(path), "%s/t.unwind", dir);
 }
 
 static void teardown(void)
 {
-	DIR *d = opendir(dir);
-	struct dirent *e;
-	char p[512];
-
-	while (d && (e = readdir(d))) {
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(p, sizeof(p), "%s/%s", dir, e->d_name);
-		unlink(p);
-	}
-	if (d)
-		closedir(d);
-	rmdir(dir);
+	eh_rmtree(dir);
 }
 
 static int entries(const char *d_path)

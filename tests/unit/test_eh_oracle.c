@@ -10,7 +10,6 @@
  */
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 
 #include "oracle_compare.h"
 #include "readelf_frames.h"
+#include "test_eh_util.h"
 #include "test_util.h"
 
 static const char *const system_files[] = {
@@ -80,11 +80,6 @@ static void add_fixtures(void)
 		free(names);
 }
 
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	return remove(path);
-}
-
 /*
  * Run ARGV; its stdout, or NULL (with a message) when it fails. readelf
  * exits 1 on libc.so.6 with nothing on stderr (it cannot find the
@@ -126,7 +121,7 @@ START_TEST(test_agrees_with_readelf)
 					  NULL }, true);
 	dump = run_stdout((char *const[]){ eh2table, "--cache-dir", cache, "--dump",
 					   (char *)file, NULL }, false);
-	nftw(cache, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	eh_rmtree(cache);
 	ck_assert_msg(interp && raw && dump, "%s: a command failed", file);
 
 	ck_assert_msg(rf_frames_parse(interp, raw, &frames, err, sizeof(err)) == 0,
