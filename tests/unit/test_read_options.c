@@ -50,7 +50,13 @@ END_TEST
 
 START_TEST(test_durations)
 {
-	static const char *const good[] = { "1", "0.5", "3.", ".25", "007", "31536000" };
+	static const struct {
+		const char *text;
+		double seconds;
+	} good[] = {
+		{ "1", 1 }, { "0.5", 0.5 }, { "3.", 3 }, { ".25", 0.25 }, { "007", 7 },
+		{ "31536000", 31536000 },
+	};
 	static const char *const bad[] = {
 		"0", "0.0", "-1", "-0.5", "", "abc", "1s", " 1", "1 ", "inf", "nan",
 		"1e3", "0x10", "+1", ".", "1..2", "31536001",
@@ -59,10 +65,10 @@ START_TEST(test_durations)
 	char err[PK_ERR_LEN], want[PK_ERR_LEN];
 
 	for (size_t i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
-		char *argv[] = { "probe-read", "-d", (char *)good[i], NULL };
+		char *argv[] = { "probe-read", "-d", (char *)good[i].text, NULL };
 
-		ck_assert_msg(parse(argv, ARGC(argv), &o, err) == 0, "-d %s: %s", good[i], err);
-		ck_assert(o.duration > 0);
+		ck_assert_msg(parse(argv, ARGC(argv), &o, err) == 0, "-d %s: %s", good[i].text, err);
+		ck_assert_msg(o.duration == good[i].seconds, "-d %s: %g s", good[i].text, o.duration);
 	}
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char *argv[] = { "probe-read", "-d", (char *)bad[i], NULL };
