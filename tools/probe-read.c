@@ -208,6 +208,10 @@ static int run(const struct pk_read_opts *o)
 	bool opened = false;
 	int ret;
 
+	/* No SA_RESTART: a signal ends the poll at once. Installed before the
+	 * temporary -o file exists, so that a signal never leaves it behind. */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
 	ret = pk_session_open(o->pin_dir, &fds, &info);
 	if (ret) {
 		session_error(ret, o->pin_dir, err);
@@ -227,10 +231,6 @@ static int run(const struct pk_read_opts *o)
 		ret = pk_err(err, -errno, "cannot open the ring buffer: %s", strerror(errno));
 		goto cleanup;
 	}
-	/* No SA_RESTART: a signal ends the poll at once. */
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-
 	ret = drain(rb, o, &fds, &info, err);
 	if (ret)
 		goto cleanup;
