@@ -31,11 +31,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ftruncate(fd, 0) || pwrite(fd, data, size, 0) != (ssize_t)size)
 		abort();
 	ret = unwind_table__open(path, &t, &err);
-	if (ret == 0) {
-		fuzz_check_table(t);
-		unwind_table__free(t);
-	} else {
-		fuzz_check_error(ret, &err);
-	}
+	fuzz_check_result(ret, t, &err);
 	return 0;
 }

@@ -25,11 +25,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(&vaddr, data + 1, sizeof(vaddr));
 	ret = unwind_table__from_section(data + 5, size - 5, vaddr, data[0] & 1, &t, &err);
-	if (ret == 0) {
-		fuzz_check_table(t);
-		unwind_table__free(t);
-	} else {
-		fuzz_check_error(ret, &err);
-	}
+	fuzz_check_result(ret, t, &err);
 	return 0;
 }

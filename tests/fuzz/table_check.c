@@ -11,7 +11,7 @@
 
 static FILE *devnull;
 
-void fuzz_check_table(const struct unwind_table *t)
+static void check_table(const struct unwind_table *t)
 {
 	const struct pk_unwind_header *h = unwind_table__header(t);
 	const char *base = (const char *)h;
@@ -39,7 +39,7 @@ void fuzz_check_table(const struct unwind_table *t)
 	require(h->pc_base + pcs[h->nrows - 1] <= h->pc_end);
 	/* A table built from CFI ends with an END row at pc_end: nothing
 	 * past the last FDE inherits its rule. */
-	if (h->nrows > 0 && (h->flags & (PK_UNWIND_HAS_EH_FRAME | PK_UNWIND_HAS_DEBUG_FRAME)))
+	if (h->flags & (PK_UNWIND_HAS_EH_FRAME | PK_UNWIND_HAS_DEBUG_FRAME))
 		require(rules[ids[h->nrows - 1]].cfa_type == PK_CFA_END);
 
 	if (!devnull)
@@ -47,9 +47,20 @@ void fuzz_check_table(const struct unwind_table *t)
 	require(devnull && unwind_table__dump(t, devnull) == 0);
 }
 
-void fuzz_check_error(int ret, const struct eh_error *err)
+static void check_error(int ret, const struct eh_error *err)
 {
 	require(ret < 0);
 	require(err->msg[0] != '\0');
 	require(strchr(err->msg, '\n') == NULL);
+}
+
+void fuzz_check_result(int ret, struct unwind_table *t, const struct eh_error *err)
+{
+	if (ret == 0) {
+		check_table(t);
+		unwind_table__free(t);
+	} else {
+		require(t == NULL);
+		check_error(ret, err);
+	}
 }

@@ -5,13 +5,14 @@
 
 #include "eh_table.h"
 
-/* Abort (a finding for libFuzzer) unless T is a well-formed table: layout
- * within its size, PCs strictly ascending and inside [pc_base, pc_end],
- * rule ids in range, adjacent rows never sharing a rule, the last row
- * an END row, and the text dump written without error. */
-void fuzz_check_table(const struct unwind_table *t);
-
-/* Abort unless a failure left exactly one line of reason. */
-void fuzz_check_error(int ret, const struct eh_error *err);
+/*
+ * Abort (a finding for libFuzzer) unless a call that returned RET and T
+ * either built a well-formed table -- layout within its size, PCs strictly
+ * ascending and inside [pc_base, pc_end], rule ids in range, adjacent rows
+ * never sharing a rule, the last row an END row, the text dump written
+ * without error; T is freed -- or failed with T NULL and exactly one line
+ * of reason in ERR.
+ */
+void fuzz_check_result(int ret, struct unwind_table *t, const struct eh_error *err);
 
 #endif
