@@ -54,12 +54,13 @@ static int key_of(const struct elf_file *ef, char *buf, size_t len)
 	id = elf_file__build_id(ef, &n);
 	if (n)
 		return eh_hex(id, n, buf, len);
+	/* a buffer that is too short fails before the whole file is read */
+	if (len < sizeof(NO_BUILD_ID_PREFIX))
+		return -ENAMETOOLONG;
 	bytes = elf_file__bytes(ef, &size);
 	h = eh_hash_final(eh_hash_update(EH_HASH_INIT, bytes, size), size);
 	for (i = 0; i < 8; i++)
 		be[i] = (__u8)(h >> (56 - 8 * i));
-	if (len < sizeof(NO_BUILD_ID_PREFIX))
-		return -ENAMETOOLONG;
 	memcpy(buf, NO_BUILD_ID_PREFIX, sizeof(NO_BUILD_ID_PREFIX) - 1);
 	return eh_hex(be, sizeof(be), buf + sizeof(NO_BUILD_ID_PREFIX) - 1,
 		      len - (sizeof(NO_BUILD_ID_PREFIX) - 1));

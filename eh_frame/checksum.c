@@ -41,6 +41,10 @@ __u64 eh_hash_final(__u64 h, __u64 total_len)
 	return h;
 }
 
+/* eh_hash_update() zero-pads only a sequence's last call. */
+_Static_assert(offsetof(struct pk_unwind_header, checksum) % 8 == 0,
+	       "the bytes before the checksum field are whole hash words");
+
 __u64 eh_table_checksum(const void *buf, size_t size)
 {
 	const size_t at = offsetof(struct pk_unwind_header, checksum);
