@@ -97,40 +97,28 @@ END_TEST
 
 START_TEST(test_expression_rows_in_dump)
 {
-	struct eh_error err;
-	int ret;
-	char *got = eh_one_fde(INSNS(ADV(1), DEF_CFA_EXPR, 11, PLT_EXPR(0x3b),
-				     ADV(1), DEF_CFA_EXPR, 11, PLT_EXPR(0x3a),
-				     ADV(1), DEF_CFA_EXPR, 3, 0x76, 0x78, 0x06,
-				     ADV(1), DEF_CFA_EXPR, 5, 0x77, 0x10, 0x06, 0x23, 0x08,
-				     ADV(1), DEF_CFA_EXPR, 2, 0x77, 0x08,
-				     ADV(1), DEF_CFA, RSP, 8),
-			       0x20, &ret, &err);
-
-	ck_assert_msg(got, "%s", err.msg);
-	ck_assert_str_eq(got, ROW("1000", "rsp+8 u c-8") ROW("1001", "plt1 u c-8")
-			 ROW("1002", "plt2 u c-8") ROW("1003", "*(rbp-8)+0 u c-8")
-			 ROW("1004", "*(rsp+16)+8 u c-8")
-			 ROW("1005", "unsupported u c-8") ROW("1006", "rsp+8 u c-8")
-			 END("1020"));
-	free(got);
+	CHECK_FDE(ROW("1000", "rsp+8 u c-8") ROW("1001", "plt1 u c-8")
+		  ROW("1002", "plt2 u c-8") ROW("1003", "*(rbp-8)+0 u c-8")
+		  ROW("1004", "*(rsp+16)+8 u c-8")
+		  ROW("1005", "unsupported u c-8") ROW("1006", "rsp+8 u c-8")
+		  END("1020"),
+		  ADV(1), DEF_CFA_EXPR, 11, PLT_EXPR(0x3b),
+		  ADV(1), DEF_CFA_EXPR, 11, PLT_EXPR(0x3a),
+		  ADV(1), DEF_CFA_EXPR, 3, 0x76, 0x78, 0x06,
+		  ADV(1), DEF_CFA_EXPR, 5, 0x77, 0x10, 0x06, 0x23, 0x08,
+		  ADV(1), DEF_CFA_EXPR, 2, 0x77, 0x08,
+		  ADV(1), DEF_CFA, RSP, 8);
 }
 END_TEST
 
 START_TEST(test_unsupported_not_merged_into_previous)
 {
-	struct eh_error err;
-	int ret;
 	/* An unsupported row between two identical supported ones stays:
 	 * merging would unwind its range with the neighbour's rule. */
-	char *got = eh_one_fde(INSNS(ADV(4), DEF_CFA_EXPR, 2, 0x77, 0x08,
-				     ADV(2), DEF_CFA, RSP, 8),
-			       0x20, &ret, &err);
-
-	ck_assert_msg(got, "%s", err.msg);
-	ck_assert_str_eq(got, ROW("1000", "rsp+8 u c-8") ROW("1004", "unsupported u c-8")
-			 ROW("1006", "rsp+8 u c-8") END("1020"));
-	free(got);
+	CHECK_FDE(ROW("1000", "rsp+8 u c-8") ROW("1004", "unsupported u c-8")
+		  ROW("1006", "rsp+8 u c-8") END("1020"),
+		  ADV(4), DEF_CFA_EXPR, 2, 0x77, 0x08,
+		  ADV(2), DEF_CFA, RSP, 8);
 }
 END_TEST
 

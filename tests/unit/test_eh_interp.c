@@ -10,25 +10,6 @@
 #include "test_util.h"
 #include "test_eh_util.h"
 
-/* The rows of INSNS in the standard FDE must be EXPECTED. */
-#define CHECK_FDE(expected, ...) do {						\
-	struct eh_error err_;							\
-	int ret_;								\
-	char *got_ = eh_one_fde(INSNS(__VA_ARGS__), 0x20, &ret_, &err_);	\
-	ck_assert_msg(got_, "build failed: %d %s", ret_, err_.msg);		\
-	ck_assert_str_eq(got_, expected);					\
-	free(got_);								\
-} while (0)
-
-#define CHECK_CIE_FDE(expected, cie, ...) do {					\
-	struct eh_error err_;							\
-	int ret_;								\
-	char *got_ = eh_cie_fde(cie, INSNS(__VA_ARGS__), 0x20, &ret_, &err_);	\
-	ck_assert_msg(got_, "build failed: %d %s", ret_, err_.msg);		\
-	ck_assert_str_eq(got_, expected);					\
-	free(got_);								\
-} while (0)
-
 /* ---- advance ------------------------------------------------------------ */
 
 START_TEST(test_advance_loc)

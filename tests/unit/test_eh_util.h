@@ -83,14 +83,17 @@ size_t dbg_cie(struct cfi_blob *b, uint8_t version, const uint8_t *insns, size_t
 size_t dbg_fde(struct cfi_blob *b, size_t cie_off, uint64_t pc, uint64_t range,
 	       const uint8_t *insns, size_t n);
 
-/* One zR CIE running CIE_INSNS and one FDE [0x1000, 0x1000+RANGE) running
- * FDE_INSNS: the rows as dump text without comments, or NULL with *RET and
- * ERR set. */
-char *eh_cie_fde(const uint8_t *cie_insns, size_t cn, const uint8_t *fde_insns,
-		 size_t fn, uint64_t range, int *ret, struct eh_error *err);
-/* The same with the CIE_X86_64 CIE program. */
-char *eh_one_fde(const uint8_t *insns, size_t n, uint64_t range, int *ret,
-		 struct eh_error *err);
+/* One zR CIE running CIE_INSNS and one FDE [0x1000, 0x1020) running
+ * FDE_INSNS must build exactly the rows WANT. */
+void eh_expect_cie_fde(const char *want, const uint8_t *cie_insns, size_t cn,
+		       const uint8_t *fde_insns, size_t fn);
+/* The same with the CIE_X86_64 CIE program, and the FDE's program given
+ * as bytes: CHECK_FDE(ROW(...) END("1020"), ADV(1), DEF_CFA_OFS, 16). */
+#define CHECK_FDE(want, ...) \
+	eh_expect_cie_fde(want, INSNS(CIE_X86_64), INSNS(__VA_ARGS__))
+/* CIE is INSNS(...) of the CIE's program. */
+#define CHECK_CIE_FDE(want, cie, ...) \
+	eh_expect_cie_fde(want, cie, INSNS(__VA_ARGS__))
 /* Rows of a table as dump text without '#' lines (malloc'ed). */
 char *eh_rows_text(const struct unwind_table *t);
 /* Build a table from section bytes and return its rows as text, or NULL with
