@@ -116,3 +116,12 @@ int pk_targets_count(int targets_fd)
 	}
 	return n;
 }
+
+int pk_targets_empty(int targets_fd)
+{
+	__u32 key;
+
+	if (bpf_map_get_next_key(targets_fd, NULL, &key) == 0)
+		return 0;
+	return errno == ENOENT ? 1 : -errno;
+}

@@ -31,6 +31,9 @@ int pk_counters_read(int counters_fd, __u64 out[PK_CNT__MAX]);
  * negative errno. 0 is exact; while targets come and go a non-zero count is
  * a snapshot. */
 int pk_targets_count(int targets_fd);
+/* 1 when the targets map is empty (every target has exited), 0 when not,
+ * or negative errno: one syscall, where pk_targets_count walks the map. */
+int pk_targets_empty(int targets_fd);
 
 /* "PIN_DIR/NAME" into BUF (PIN_DIR NULL: the default). -ENAMETOOLONG if it
  * does not fit. */

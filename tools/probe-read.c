@@ -165,7 +165,7 @@ static int drain(struct ring_buffer *rb, const struct pk_read_opts *o,
 			return pk_err(err, ret, "cannot read the ring buffer: %s", strerror(-ret));
 		/* 0 targets is exact: everything they sampled is already in
 		 * the buffer, so one more pass below drains it. */
-		if (targets && pk_targets_count(fds->targets) == 0)
+		if (targets && pk_targets_empty(fds->targets) == 1)
 			break;
 	}
 	ret = ring_buffer__consume(rb);

@@ -191,6 +191,8 @@ static int targets_count(void)
 
 	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
 	n = pk_targets_count(fds.targets);
+	/* what probe-read asks to know when to stop */
+	ck_assert_int_eq(pk_targets_empty(fds.targets), n == 0);
 	pk_session_close(&fds);
 	return n;
 }
