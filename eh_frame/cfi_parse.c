@@ -205,18 +205,22 @@ static int parse_cie(struct cfi_section *s, struct cfi_cie *cie,
 	return 0;
 }
 
-static void *grow(void *v, size_t *cap, size_t n, size_t elem)
+/* Room for element N of the array at *V (ELEM bytes each); on failure *V
+ * is left as it was, for the caller's cleanup to free. */
+static int grow(void *v, size_t *cap, size_t n, size_t elem)
 {
+	void **arr = v, *nv;
 	size_t ncap;
-	void *nv;
 
 	if (n < *cap)
-		return v;
+		return 0;
 	ncap = *cap ? *cap * 2 : 64;
-	nv = realloc(v, ncap * elem);
-	if (nv)
-		*cap = ncap;
-	return nv;
+	nv = realloc(*arr, ncap * elem);
+	if (!nv)
+		return -ENOMEM;
+	*arr = nv;
+	*cap = ncap;
+	return 0;
 }
 
 /* Pass 1: find the entries. FDEs remember their CIE's offset in ->cie_off
@@ -267,8 +271,7 @@ static int walk_entries(struct cfi_section *s, struct raw_fde **raw,
 			struct cfi_cie *cie;
 			int ret;
 
-			s->cies = grow(s->cies, &cie_cap, s->ncies, sizeof(*s->cies));
-			if (!s->cies)
+			if (grow(&s->cies, &cie_cap, s->ncies, sizeof(*s->cies)))
 				return eh_fail(err, ENOMEM, "out of memory");
 			cie = &s->cies[s->ncies];
 			memset(cie, 0, sizeof(*cie));
@@ -281,8 +284,7 @@ static int walk_entries(struct cfi_section *s, struct raw_fde **raw,
 		} else {
 			struct raw_fde *r;
 
-			*raw = grow(*raw, &raw_cap, *nraw, sizeof(**raw));
-			if (!*raw)
+			if (grow(raw, &raw_cap, *nraw, sizeof(**raw)))
 				return eh_fail(err, ENOMEM, "out of memory");
 			r = &(*raw)[(*nraw)++];
 			r->offset = off;
