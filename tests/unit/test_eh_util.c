@@ -192,7 +192,7 @@ size_t dbg_fde(struct cfi_blob *b, size_t cie_off, uint64_t pc, uint64_t range,
 char *eh_rows_text(const struct unwind_table *t)
 {
 	char *all = NULL, *rows, *line, *save = NULL;
-	size_t len = 0;
+	size_t len = 0, n = 0;
 	FILE *f = open_memstream(&all, &len);
 
 	ck_assert_ptr_nonnull(f);
@@ -200,12 +200,10 @@ char *eh_rows_text(const struct unwind_table *t)
 	fclose(f);
 	rows = calloc(1, len + 1);
 	ck_assert_ptr_nonnull(rows);
-	for (line = strtok_r(all, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		if (line[0] == '#')
-			continue;
-		strcat(rows, line);
-		strcat(rows, "\n");
-	}
+	/* appended at N: strcat would rescan the whole text for every line */
+	for (line = strtok_r(all, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (line[0] != '#')
+			n += sprintf(rows + n, "%s\n", line);
 	free(all);
 	return rows;
 }
