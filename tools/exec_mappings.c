@@ -20,26 +20,22 @@ static bool contains(const struct exec_mappings *m, const char *path)
 int exec_mappings_from(const struct pk_maps *maps, struct exec_mappings *out)
 {
 	memset(out, 0, sizeof(*out));
+	/* at most one path per mapping: one allocation, not one per path */
+	out->paths = calloc(maps->n ? maps->n : 1, sizeof(*out->paths));
+	if (!out->paths)
+		return -ENOMEM;
 	for (size_t i = 0; i < maps->n; i++) {
 		const struct pk_mapping *m = &maps->v[i];
 		char *path;
-		char **p;
 
 		if (m->kind != PK_MAP_FILE || !(m->perms & PK_MAP_X))
 			continue;
 		if (asprintf(&path, "%s%s", m->name, m->deleted ? " (deleted)" : "") < 0)
 			goto nomem;
-		if (contains(out, path)) {
+		if (contains(out, path))
 			free(path);
-			continue;
-		}
-		p = realloc(out->paths, (out->n + 1) * sizeof(*p));
-		if (!p) {
-			free(path);
-			goto nomem;
-		}
-		out->paths = p;
-		out->paths[out->n++] = path;
+		else
+			out->paths[out->n++] = path;
 	}
 	return 0;
 nomem:
