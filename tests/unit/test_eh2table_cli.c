@@ -8,7 +8,6 @@
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <gelf.h>
 #include <libelf.h>
 #include <stdarg.h>
@@ -77,22 +76,6 @@ static int count_lines(const char *s)
 	for (; *s; s++)
 		n += *s == '\n';
 	return n;
-}
-
-static int nfiles_found;
-
-static int count_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	nfiles_found += flag == FTW_F;
-	return 0;
-}
-
-/* Regular files under DIR (cache files and any leftover temporary file). */
-static int count_files(const char *dir)
-{
-	nfiles_found = 0;
-	nftw(dir, count_entry, 16, FTW_PHYS);
-	return nfiles_found;
 }
 
 /* The GNU build-id of FILE as readelf -n prints it. */
@@ -203,7 +186,7 @@ START_TEST(test_line_format)
 	cache_file_of(id, file, sizeof(file));
 	ck_assert_int_eq(stat(file, &st), 0);
 	ck_assert_uint_eq(l.bytes, st.st_size);
-	ck_assert_int_eq(count_files(cache), 1);	/* no temporary left */
+	ck_assert_int_eq(eh_count_files(cache), 1);	/* no temporary left */
 	free(out);
 	free(err);
 }
@@ -256,7 +239,7 @@ START_TEST(test_force_rebuilds)
 	ck_assert_uint_eq(b.bytes, a.bytes);
 	ck_assert_int_eq(stat(file, &st2), 0);
 	ck_assert_uint_ne(st2.st_ino, st1.st_ino);	/* a new file renamed in */
-	ck_assert_int_eq(count_files(cache), 1);
+	ck_assert_int_eq(eh_count_files(cache), 1);
 }
 END_TEST
 
@@ -331,13 +314,13 @@ START_TEST(test_env_cache_dir)
 	parse_line(out, &l);
 	free(out);
 	ck_assert_str_eq(l.status, "built");
-	ck_assert_int_eq(count_files(env_dir), 1);
+	ck_assert_int_eq(eh_count_files(env_dir), 1);
 	/* --cache-dir wins over the environment */
 	ck_assert_int_eq(eh2table(&out, NULL, "--cache-dir", cache, f, NULL), 0);
 	parse_line(out, &l);
 	free(out);
 	ck_assert_str_eq(l.status, "built");
-	ck_assert_int_eq(count_files(cache), 1);
+	ck_assert_int_eq(eh_count_files(cache), 1);
 	unsetenv("PROBEKIT_CACHE_DIR");
 }
 END_TEST
@@ -391,7 +374,7 @@ START_TEST(test_one_bad_among_good)
 	ck_assert_int_eq(strncmp(err, "eh2table: ", 10), 0);
 	ck_assert_ptr_nonnull(strstr(err, missing));
 	ck_assert_ptr_nonnull(strstr(err, ": cannot open: No such file or directory\n"));
-	ck_assert_int_eq(count_files(cache), 2);
+	ck_assert_int_eq(eh_count_files(cache), 2);
 	free(out);
 	free(err);
 }
@@ -488,7 +471,7 @@ START_TEST(test_dump_bad_file)
 				  NULL), 1);
 	ck_assert_str_eq(out, "");
 	ck_assert_str_eq(err, "eh2table: /etc/hostname: not an ELF file\n");
-	ck_assert_int_eq(count_files(cache), 0);
+	ck_assert_int_eq(eh_count_files(cache), 0);
 	free(out);
 	free(err);
 }
@@ -696,7 +679,7 @@ START_TEST(test_bad_input)
 	snprintf(expect, sizeof(expect), "eh2table: %s: ", in);
 	ck_assert_msg(!strncmp(err, expect, strlen(expect)) && strstr(err, bad_reason[_i]),
 		      "case %d: '%s' wanted '%s...%s'", _i, err, expect, bad_reason[_i]);
-	ck_assert_int_eq(count_files(cache), 0);
+	ck_assert_int_eq(eh_count_files(cache), 0);
 	free(out);
 	free(err);
 }

@@ -34,20 +34,6 @@ static void teardown(void)
 	unsetenv(EH_CACHE_ENV);
 }
 
-static int count_files(const char *root)
-{
-	char *argv[] = { "find", (char *)root, "-type", "f", NULL };
-	char *out = NULL;
-	int n = 0;
-	const char *p;
-
-	pk_test_run(argv, &out, NULL);
-	for (p = out; p && *p; p++)
-		n += *p == '\n';
-	free(out);
-	return n;
-}
-
 static int get(const char *path, bool force, struct unwind_table **t, char *file)
 {
 	struct eh_cache_opts o = { .sz = sizeof(o), .cache_dir = cache, .force = force };
@@ -196,7 +182,7 @@ START_TEST(test_build_then_hit)
 				unwind_table__size(t)), 0);
 	unwind_table__free(t);
 	unwind_table__free(fresh);
-	ck_assert_int_eq(count_files(cache), 1);
+	ck_assert_int_eq(eh_count_files(cache), 1);
 }
 END_TEST
 
@@ -223,7 +209,7 @@ START_TEST(test_corrupt_and_truncated_rebuilt)
 	ck_assert_int_eq(truncate(file, st.st_size / 2), 0);
 	ck_assert_int_eq(get(LDSO, false, NULL, file), EH_CACHE_REBUILT);
 	ck_assert_int_eq(get(LDSO, false, NULL, file), EH_CACHE_HIT);
-	ck_assert_int_eq(count_files(cache), 1);
+	ck_assert_int_eq(eh_count_files(cache), 1);
 }
 END_TEST
 
@@ -247,7 +233,7 @@ START_TEST(test_force)
 	ck_assert_int_eq(get(LDSO, false, NULL, file), EH_CACHE_BUILT);
 	ck_assert_int_eq(get(LDSO, true, NULL, file), EH_CACHE_BUILT);
 	ck_assert_int_eq(get(LDSO, false, NULL, file), EH_CACHE_HIT);
-	ck_assert_int_eq(count_files(cache), 1);
+	ck_assert_int_eq(eh_count_files(cache), 1);
 }
 END_TEST
 
@@ -279,7 +265,7 @@ START_TEST(test_env_root)
 	ck_assert_int_eq(eh_cache_get(LDSO, &o, NULL, file, sizeof(file), &err),
 			 EH_CACHE_BUILT);
 	ck_assert(!strncmp(file, cache, strlen(cache)));
-	ck_assert_int_eq(count_files(cache), 1);
+	ck_assert_int_eq(eh_count_files(cache), 1);
 }
 END_TEST
 

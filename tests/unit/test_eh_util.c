@@ -262,6 +262,21 @@ void eh_rmtree(const char *path)
 	nftw(path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
+static int nfiles_found;
+
+static int count_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	nfiles_found += flag == FTW_F;
+	return 0;
+}
+
+int eh_count_files(const char *dir)
+{
+	nfiles_found = 0;
+	nftw(dir, count_one, 16, FTW_PHYS);
+	return nfiles_found;
+}
+
 void eh_copy_file(const char *src, const char *dst, size_t max)
 {
 	size_t len;

@@ -114,6 +114,8 @@ void eh_expect_rows(const struct cfi_blob *b, bool eh_frame, const char *want);
 void eh_tmpdir(char *buf, size_t len);
 /* rm -r */
 void eh_rmtree(const char *path);
+/* Regular files under DIR (0 if it does not exist). */
+int eh_count_files(const char *dir);
 /* Copy at most MAX bytes of SRC to DST (mode 0644). */
 void eh_copy_file(const char *src, const char *dst, size_t max);
 /* Replace the first occurrence of FIND (N bytes) in PATH by REPL (N bytes);
