@@ -78,21 +78,6 @@ static int count_lines(const char *s)
 	return n;
 }
 
-/* The GNU build-id of FILE as readelf -n prints it. */
-static void readelf_build_id(const char *file, char *buf, size_t len)
-{
-	char *out = NULL, *p;
-	int status = pk_test_run((char *const[]){ "readelf", "-n", (char *)file, NULL },
-				 &out, NULL);
-
-	ck_assert(WIFEXITED(status));
-	p = strstr(out, "Build ID: ");
-	ck_assert_ptr_nonnull(p);
-	ck_assert_int_eq(sscanf(p, "Build ID: %127s", buf), 1);
-	(void)len;
-	free(out);
-}
-
 struct line {
 	char key[160], status[16], path[4096];
 	unsigned int rows;
@@ -169,7 +154,7 @@ static unsigned int u32_at(const char *path, off_t off)
 START_TEST(test_line_format)
 {
 	const char *f = fixture(FIXTURE);
-	char *out, *err, id[128], file[4096];
+	char *out, *err, id[129], file[4096];
 	struct line l;
 	struct stat st;
 
@@ -177,7 +162,7 @@ START_TEST(test_line_format)
 	ck_assert_str_eq(err, "");
 	ck_assert_int_eq(count_lines(out), 1);
 	parse_line(out, &l);
-	readelf_build_id(f, id, sizeof(id));
+	eh_readelf_build_id(f, id, sizeof(id));
 	ck_assert_str_eq(l.key, id);
 	ck_assert_uint_gt(l.rows, 10);
 	ck_assert_str_eq(l.status, "built");

@@ -389,8 +389,7 @@ END_TEST
 START_TEST(test_separate_debug_file)
 {
 	struct unwind_build_opts opts = { .sz = sizeof(opts), .debug_root = dir };
-	char bin[200], dbg[200], id_dir[300], id_file[512], rule[64], *out = NULL, *p;
-	char id[129];
+	char bin[200], dbg[200], id_dir[300], id_file[512], rule[64], id[129];
 	__u64 main_pc;
 	__u16 flags;
 
@@ -406,12 +405,7 @@ START_TEST(test_separate_debug_file)
 	ck_assert_uint_eq(flags, PK_UNWIND_HAS_EH_FRAME | PK_UNWIND_HAS_DEBUG_FRAME);
 
 	/* readelf, not our code, names the build-id path */
-	pk_test_run((char *const[]){ "readelf", "-n", bin, NULL }, &out, NULL);
-	ck_assert_ptr_nonnull(out);
-	p = strstr(out, "Build ID: ");
-	ck_assert_ptr_nonnull(p);
-	ck_assert_int_eq(sscanf(p, "Build ID: %128s", id), 1);
-	free(out);
+	eh_readelf_build_id(bin, id, sizeof(id));
 	snprintf(id_dir, sizeof(id_dir), "%s/.build-id", dir);
 	ck_assert_int_eq(mkdir(id_dir, 0755), 0);
 	snprintf(id_dir, sizeof(id_dir), "%s/.build-id/%.2s", dir, id);
