@@ -87,12 +87,53 @@ static __u64 sym_end(const struct pk_symtab *tab, size_t i)
 	return i + 1 < tab->n ? tab->v[i + 1].addr : tab->limit;
 }
 
+static int cmp_addr(const void *a, const void *b)
+{
+	const struct pk_sym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/* Sort by cmp_sym, with the result qsort would give. kallsyms lists its
+ * ~10^5 symbols by address except for a short tail (BPF programs, ours
+ * among them): sort the tail by address, merge it into the sorted head,
+ * then order each run of one address by cmp_sym. 0 or -ENOMEM. */
+static int sort_syms(struct pk_symtab *tab)
+{
+	size_t n = tab->n, head = 1, i, j, k;
+	struct pk_sym *v;
+
+	while (head < n && tab->v[head].addr >= tab->v[head - 1].addr)
+		head++;
+	if (head < n) {
+		qsort(tab->v + head, n - head, sizeof(*v), cmp_addr);
+		v = malloc(n * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		for (i = 0, j = head, k = 0; k < n; k++)
+			v[k] = j == n || (i < head && tab->v[i].addr <= tab->v[j].addr) ?
+			       tab->v[i++] : tab->v[j++];
+		free(tab->v);
+		tab->v = v;
+		tab->cap = n;
+	}
+	v = tab->v;
+	for (i = 0; i < n; i = j) {
+		for (j = i + 1; j < n && v[j].addr == v[i].addr; j++)
+			;
+		if (j - i > 1)
+			qsort(v + i, j - i, sizeof(*v), cmp_sym);
+	}
+	return 0;
+}
+
 int pk_symtab_finish(struct pk_symtab *tab)
 {
 	size_t out = 0;
+	int err = sort_syms(tab);
 
-	if (tab->n)
-		qsort(tab->v, tab->n, sizeof(*tab->v), cmp_sym);
+	if (err)
+		return err;
 	/* Keep one symbol per address, the preferred one (sorted first). */
 	for (size_t i = 0; i < tab->n; i++)
 		if (out == 0 || tab->v[out - 1].addr != tab->v[i].addr)

@@ -102,6 +102,41 @@ START_TEST(test_ties)
 }
 END_TEST
 
+/* Sorted by address but for a tail, as kallsyms lists them (BPF programs
+ * last): the tail merges in, and a name in the tail still wins a tie with
+ * the head by rank. */
+START_TEST(test_sorted_head_unsorted_tail)
+{
+	struct pk_symtab *tab = pk_symtab_new();
+
+	ck_assert_int_eq(pk_symtab_add(tab, 0x100, 0, "h1", PK_SYM_LOCAL), 0);
+	ck_assert_int_eq(pk_symtab_add(tab, 0x200, 0, "h2", PK_SYM_LOCAL), 0);
+	ck_assert_int_eq(pk_symtab_add(tab, 0x200, 0, "h2_alias", PK_SYM_LOCAL), 0);
+	ck_assert_int_eq(pk_symtab_add(tab, 0x400, 0, "h4", PK_SYM_LOCAL), 0);
+	ck_assert_int_eq(pk_symtab_add(tab, 0x500, 0, "", PK_SYM_MARKER), 0);
+	ck_assert_int_eq(pk_symtab_add(tab, 0x300, 0, "t3", PK_SYM_LOCAL), 0);
+	ck_assert_int_eq(pk_symtab_add(tab, 0x200, 0, "t2", PK_SYM_GLOBAL), 0);
+	ck_assert_int_eq(pk_symtab_add(tab, 0x50, 0, "t0", PK_SYM_LOCAL), 0);
+	ck_assert_int_eq(pk_symtab_add(tab, 0x600, 0, "t6", PK_SYM_LOCAL), 0);
+	ck_assert_int_eq(pk_symtab_finish(tab), 0);
+	ck_assert_uint_eq(pk_symtab_count(tab), 7);
+	ck_assert_str_eq(name_at(tab, 0x4f), "(none)");
+	ck_assert_str_eq(name_at(tab, 0x50), "t0");
+	ck_assert_str_eq(name_at(tab, 0xff), "t0");
+	ck_assert_str_eq(name_at(tab, 0x1ff), "h1");
+	ck_assert_str_eq(name_at(tab, 0x200), "t2");
+	ck_assert_str_eq(name_at(tab, 0x2ff), "t2");
+	ck_assert_str_eq(name_at(tab, 0x300), "t3");
+	ck_assert_str_eq(name_at(tab, 0x3ff), "t3");
+	ck_assert_str_eq(name_at(tab, 0x4ff), "h4");
+	ck_assert_str_eq(name_at(tab, 0x500), "");
+	ck_assert_str_eq(name_at(tab, 0x600), "t6");
+	for (long i = 1; i < 7; i++)
+		ck_assert_uint_lt(pk_symtab_sym(tab, i - 1)->addr, pk_symtab_sym(tab, i)->addr);
+	pk_symtab_free(tab);
+}
+END_TEST
+
 START_TEST(test_empty_and_unfinished)
 {
 	struct pk_symtab *tab = pk_symtab_new();
@@ -146,6 +181,7 @@ Suite *suite_symtab(void)
 	tcase_add_test(tc, test_nested);
 	tcase_add_test(tc, test_unsized);
 	tcase_add_test(tc, test_many);
+	tcase_add_test(tc, test_sorted_head_unsorted_tail);
 	tcase_add_test(tc, test_empty_and_unfinished);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("ties");
