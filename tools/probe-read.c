@@ -212,6 +212,7 @@ static int run(const struct pk_read_opts *o)
 	 * temporary -o file exists, so that a signal never leaves it behind. */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);	/* the terminal went away: still finish */
 	ret = pk_session_open(o->pin_dir, &fds, &info);
 	if (ret) {
 		session_error(ret, o->pin_dir, err);
