@@ -11,7 +11,6 @@
 #include "errmsg.h"
 #include "profile.h"
 
-#define PK_LOAD_VERSION		"0.1.0"
 
 #define PK_FREQ_DEFAULT		99
 #define PK_RINGBUF_MAX		(1u << 30)

@@ -419,7 +419,7 @@ int main(int argc, char **argv)
 	if (opts.help)
 		ret = fputs(pk_load_usage, stdout) == EOF;
 	else if (opts.version)
-		ret = printf("probe-load (probekit) %s\n", PK_LOAD_VERSION) < 0;
+		ret = printf("probe-load (probekit) %s\n", PK_VERSION) < 0;
 	else if (opts.unload)
 		ret = unload(&opts);
 	else

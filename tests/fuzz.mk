@@ -12,12 +12,13 @@ FUZZ_CC      ?= clang
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 FUZZ_CFLAGS  := -g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Wno-unused-parameter \
-	-Ieh_frame -Itools -Ibpf -Itests/fuzz $(FUZZ_SAN) \
+	-Ieh_frame $(addprefix -I,$(TOOL_DIRS)) -Ibpf -Itests/fuzz $(FUZZ_SAN) \
 	$(shell $(PKG_CONFIG) --cflags libelf libdw 2>/dev/null)
 FUZZ_LIBS    := $(shell $(PKG_CONFIG) --libs libelf libdw 2>/dev/null) -lz -lstdc++
 # probe-read's parsers, with what they need of tools/
-FUZZ_TOOL_SRCS := tools/demangle.c tools/strbuf.c tools/record.c \
-	tools/proc_maps.c tools/kallsyms.c tools/symtab.c tools/strpool.c
+FUZZ_TOOL_SRCS := tools/symbolization/demangle.c tools/util/strbuf.c \
+	tools/reading/record.c tools/symbolization/proc_maps.c \
+	tools/symbolization/kallsyms.c tools/symbolization/symtab.c tools/util/strpool.c
 
 FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,$(FUZZ_DIR)/fuzz_%,\
 	$(wildcard tests/fuzz/fuzz_*.c))

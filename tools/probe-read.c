@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "cli.h"
-#include "options.h"	/* PK_LOAD_VERSION: one version for the project */
 #include "read_options.h"
 #include "reader.h"
 #include "session.h"
@@ -270,7 +269,7 @@ int main(int argc, char **argv)
 	if (opts.help)
 		return fputs(pk_read_usage, stdout) == EOF;
 	if (opts.version)
-		return printf("probe-read (probekit) %s\n", PK_LOAD_VERSION) < 0;
+		return printf("probe-read (probekit) %s\n", PK_VERSION) < 0;
 	libbpf_set_print(libbpf_quiet);
 	return run(&opts);
 }

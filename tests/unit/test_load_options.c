@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "options.h"
 #include "probekit.h"
 #include "system.h"
@@ -345,7 +346,7 @@ START_TEST(test_program_usage)
 	    "--unload", "-p", "1");
 	RUN(2, "", "probe-load: -- must be followed by a command to run\n", "--");
 	RUN(0, pk_load_usage, "", "--help");
-	RUN(0, "probe-load (probekit) " PK_LOAD_VERSION "\n", "", "-V");
+	RUN(0, "probe-load (probekit) " PK_VERSION "\n", "", "-V");
 }
 END_TEST
 

@@ -11,6 +11,9 @@
 
 /* Exit statuses of every tool: 0 success, PK_EXIT_ERROR for what went wrong
  * while running, PK_EXIT_USAGE when the command line alone is wrong. */
+/* One version for every tool of the project. */
+#define PK_VERSION	"0.1.0"
+
 #define PK_EXIT_ERROR	1
 #define PK_EXIT_USAGE	2
 
