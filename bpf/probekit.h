@@ -18,8 +18,11 @@
 #define PROBEKIT_H
 
 #define PK_TASK_COMM_LEN	16
-/* Frames per stack (kernel and user each); bpf_get_stack() fills at most this. */
+/* Kernel frames, and user frames with --unwind fp: bpf_get_stack() fills at
+ * most this. */
 #define PK_MAX_STACK_DEPTH	127
+/* User frames of the DWARF walk (--unwind dwarf). */
+#define PK_MAX_USTACK_DEPTH	256
 
 /* Default pin directory; probe-load --pin-dir overrides it. */
 #define PK_PIN_DIR_DEFAULT	"/sys/fs/bpf/probekit"
@@ -29,11 +32,20 @@
 #define PK_PIN_SESSION		"session"	/* ARRAY [1] of struct pk_session */
 #define PK_PIN_TARGETS		"targets"	/* HASH tgid -> __u8 */
 #define PK_PIN_LINKS_DIR	"links"		/* one pinned link per attachment */
+/* Unwind tables (--unwind dwarf), see "Unwind tables in the kernel" below. */
+#define PK_PIN_UNWIND_FILES	"unwind_files"	/* HASH pk_file_key -> pk_file_info */
+#define PK_PIN_UNWIND_TABLES	"unwind_tables"	/* ARRAY [max_tables] pk_table_info */
+#define PK_PIN_UNWIND_PCS	"unwind_pcs"	/* MMAPABLE ARRAY of pk_pcs_chunk */
+#define PK_PIN_UNWIND_RULE_IDS	"unwind_rule_ids" /* MMAPABLE ARRAY of pk_rule_ids_chunk */
+#define PK_PIN_UNWIND_RULES	"unwind_rules"	/* MMAPABLE ARRAY of pk_unwind_rule */
+#define PK_PIN_UNWIND_ALLOC	"unwind_alloc"	/* ARRAY [1] struct pk_unwind_alloc */
+#define PK_PIN_UNWIND_SEEN	"unwind_seen"	/* LRU_HASH pk_file_key -> __u8: reported */
 
-#define PK_PIN_LAYOUT_VERSION	1
+#define PK_PIN_LAYOUT_VERSION	2
 
 enum pk_event_type {
 	PK_EVENT_SAMPLE = 1,	/* struct pk_sample */
+	PK_EVENT_NO_TABLE = 2,	/* struct pk_no_table: a file without a table */
 };
 
 struct pk_event_hdr {
@@ -48,6 +60,22 @@ enum pk_sample_flags {
 	PK_SAMPLE_USTACK_ERR	= 1u << 1, /* user stack could not be read */
 	PK_SAMPLE_KSTACK_TRUNC	= 1u << 2, /* kernel stack deeper than PK_MAX_STACK_DEPTH */
 	PK_SAMPLE_USTACK_TRUNC	= 1u << 3, /* user stack deeper than PK_MAX_STACK_DEPTH */
+	PK_SAMPLE_USTACK_DWARF	= 1u << 4, /* user stack from the DWARF walk:
+					    * ustack_end and fp_mask are set */
+};
+
+/* How a DWARF walk of the user stack ended (pk_sample.ustack_end). */
+enum pk_ustack_end {
+	PK_END_NONE = 0,	/* no walk: --unwind fp, or no user context (kernel thread) */
+	PK_END_COMPLETE,	/* an END row or an undefined return address: outermost frame */
+	PK_END_DEPTH,		/* PK_MAX_USTACK_DEPTH frames and more to go */
+	PK_END_NO_TABLE,	/* stopped in a file whose table is not loaded (yet) */
+	PK_END_UNSUPPORTED,	/* a rule the unwinder cannot evaluate here */
+	PK_END_READ_FAULT,	/* user memory could not be read (not resident, bad pointer) */
+	PK_END_LOOP,		/* the CFA did not move up the stack */
+	PK_END_FP_FALLBACK,	/* stopped in a frame-pointer step (no table: JIT,
+				 * anonymous code, a table refused for room) */
+	PK_END__MAX,
 };
 
 /*
@@ -67,12 +95,34 @@ struct pk_sample {
 	__u16 frames_off;	/* offset of the address tail */
 	__u16 __pad[3];
 	char comm[PK_TASK_COMM_LEN];
+	/* Since layout 2 (frames_off >= 96); with PK_SAMPLE_USTACK_DWARF only: */
+	__u8  ustack_end;	/* enum pk_ustack_end */
+	__u8  __pad2;
+	__u16 fp_frames;	/* user frames found by a frame-pointer step */
+	__u32 __pad3;
+	__u64 fp_mask[PK_MAX_USTACK_DEPTH / 64]; /* bit i: user frame i (0: the
+						  * interrupted PC) is the return
+						  * address a frame-pointer step found */
 	/* __u64 frames[kstack_len + ustack_len] at frames_off */
 };
 
 #define PK_SAMPLE_MAX_SIZE \
-	(sizeof(struct pk_sample) + 2 * PK_MAX_STACK_DEPTH * sizeof(__u64))
+	(sizeof(struct pk_sample) + \
+	 (PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH) * sizeof(__u64))
 
+/* A file-backed executable mapping whose file has no table: sent once per
+ * file (unwind_seen), so that probe-read can build and load its table. The
+ * file is /proc/PID/map_files/VM_START-VM_END while the mapping lasts. */
+struct pk_no_table {
+	struct pk_event_hdr hdr;
+	__u64 dev;		/* kernel dev_t of the inode's super block */
+	__u64 ino;
+	__u64 vm_start;
+	__u64 vm_end;
+	__u64 vm_pgoff;		/* in pages */
+	__u32 pid;		/* tgid */
+	__u32 __pad;
+};
 /* Indices into the per-CPU counters map: every sample that is not delivered
  * is counted under exactly one reason, so nothing is lost silently. */
 enum pk_counter {
@@ -81,6 +131,19 @@ enum pk_counter {
 	PK_CNT_KSTACK_ERR,	/* delivered, kernel stack unreadable */
 	PK_CNT_USTACK_ERR,	/* delivered, user stack unreadable */
 	PK_CNT_FILTERED,	/* not a target (pid/cpu/idle filter) */
+	/* Layout 2: how delivered DWARF walks ended, one per sample ... */
+	PK_CNT_END_COMPLETE,	/* PK_CNT_END_COMPLETE + enum pk_ustack_end - 1 */
+	PK_CNT_END_DEPTH,
+	PK_CNT_END_NO_TABLE,
+	PK_CNT_END_UNSUPPORTED,
+	PK_CNT_END_READ_FAULT,
+	PK_CNT_END_LOOP,
+	PK_CNT_END_FP_FALLBACK,
+	/* ... and frames, samples dropped or not */
+	PK_CNT_FP_FRAMES,	/* user frames from a frame-pointer step */
+	PK_CNT_NO_TABLE_FRAMES,	/* of those, in a file with no table yet */
+	PK_CNT_NO_TABLE_EVENTS,	/* pk_no_table events sent */
+	PK_CNT_NO_TABLE_LOST,	/* pk_no_table events the ring buffer had no room for */
 	PK_CNT__MAX,
 };
 
@@ -89,6 +152,7 @@ enum pk_session_flags {
 	PK_SESSION_SKIP_IDLE	= 1u << 1,
 	PK_SESSION_FILTER_CPU	= 1u << 2,
 	PK_SESSION_COMMAND	= 1u << 3, /* started with probe-load -- CMD */
+	PK_SESSION_DWARF	= 1u << 4, /* --unwind dwarf: unwind maps pinned */
 };
 
 /* What probe-load configured, for probe-read and for humans (bpftool map dump). */
@@ -103,6 +167,82 @@ struct pk_session {
 	__u32 ntargets;		/* initial targets (0: all processes) */
 	__u32 ringbuf_bytes;
 	__u32 __pad;
+};
+
+/*
+ * Unwind tables in the kernel (--unwind dwarf). A cache file's table
+ * (eh_frame/unwind_table.h) is copied as it is into slices of three
+ * BPF_F_MMAPABLE arrays, by memcpy through mmap: no syscall per row.
+ *
+ *   unwind_pcs       __u32 pcs[]      row r at chunk r / PK_PCS_PER_CHUNK
+ *   unwind_rule_ids  __u16 rule_ids[] row r at chunk r / PK_RULE_IDS_PER_CHUNK
+ *   unwind_rules     struct pk_unwind_rule rules[]
+ *
+ * A table occupies rows [row_start, row_start + nrows) and rules
+ * [rule_start, rule_start + nrules); its rule ids stay local to it. Space is
+ * handed out by bumping unwind_alloc (never freed before --unload) under an
+ * flock(2) of the pin directory, so probe-load and probe-read may both add.
+ * Kernel memory is 6 bytes per row plus 16 per rule, as on disk.
+ *
+ * unwind_files maps a file as the kernel sees it (the inode of a VMA's
+ * vm_file) to its table. Every file with the same build-id shares one table.
+ */
+#define PK_PCS_PER_CHUNK	1024	/* 4 KiB chunks: one page each */
+#define PK_RULE_IDS_PER_CHUNK	2048
+#define PK_FILE_MAX_SEGS	4	/* executable PT_LOADs per file */
+#define PK_TABLE_NONE		0xffffffffu
+
+struct pk_pcs_chunk {
+	__u32 pcs[PK_PCS_PER_CHUNK];
+};
+
+struct pk_rule_ids_chunk {
+	__u16 ids[PK_RULE_IDS_PER_CHUNK];
+};
+
+struct pk_file_key {
+	__u64 dev;		/* kernel dev_t: MAJOR << 20 | MINOR */
+	__u64 ino;
+};
+
+/* ELF vaddr = file offset + bias, for file offsets in [off, end). */
+struct pk_file_seg {
+	__u64 off;
+	__u64 end;
+	__s64 bias;		/* p_vaddr - p_offset */
+};
+
+enum pk_file_flags {
+	PK_FILE_REFUSED = 1u << 0, /* no table (no room, no CFI, unreadable):
+				    * frame-pointer steps, not "no table yet" */
+};
+
+struct pk_file_info {
+	__u32 table;		/* index into unwind_tables, or PK_TABLE_NONE */
+	__u32 flags;		/* enum pk_file_flags */
+	__u32 nsegs;
+	__u32 __pad;
+	struct pk_file_seg segs[PK_FILE_MAX_SEGS];
+};
+
+struct pk_table_info {
+	__u32 row_start;
+	__u32 nrows;
+	__u32 rule_start;
+	__u32 nrules;
+	__u64 pc_base;		/* as in pk_unwind_header: ELF vaddrs */
+	__u64 pc_end;
+	/* for user space: which table this is (the header's build-id, or with
+	 * PK_UNWIND_NO_BUILD_ID in flags its content hash) */
+	__u32 build_id_len;
+	__u32 flags;		/* pk_unwind_header.flags */
+	__u8  build_id[64];	/* PK_UNWIND_BUILD_ID_MAX */
+};
+
+/* Space handed out so far and the capacities probe-load chose. */
+struct pk_unwind_alloc {
+	__u32 tables, rows, rules;
+	__u32 max_tables, max_rows, max_rules;
 };
 
 #endif /* PROBEKIT_H */
