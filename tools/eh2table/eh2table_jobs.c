@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
-#include <pthread.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "eh2table_jobs.h"
+#include "jobs.h"
 
 static double now_ms(void)
 {
@@ -79,101 +78,42 @@ void eh2table_print_result(const char *path, const struct eh2table_result *r,
 	fflush(out);
 }
 
-/* Shared by the workers and the printing thread. */
+/* What the files' callbacks share. */
 struct run {
 	const char *const *files;
-	int nfiles;
 	const struct eh_cache_opts *opts;
 	struct eh2table_result *results;
-	bool *done;
-	int next;			/* next file a worker takes */
-	pthread_mutex_t lock;
-	pthread_cond_t cond;		/* a file is done */
+	FILE *out, *err;
+	int failed;
 };
 
-static void *worker(void *arg)
+static void do_one(void *arg, int i)
 {
 	struct run *run = arg;
-	int i;
 
-	for (;;) {
-		pthread_mutex_lock(&run->lock);
-		i = run->next < run->nfiles ? run->next++ : -1;
-		pthread_mutex_unlock(&run->lock);
-		if (i < 0)
-			return NULL;
-		eh2table_do_file(run->files[i], run->opts, &run->results[i]);
-		pthread_mutex_lock(&run->lock);
-		run->done[i] = true;
-		pthread_cond_broadcast(&run->cond);
-		pthread_mutex_unlock(&run->lock);
-	}
+	eh2table_do_file(run->files[i], run->opts, &run->results[i]);
+}
+
+/* In argument order, on one thread: the output does not depend on timing,
+ * and each line is written whole. */
+static void print_one(void *arg, int i)
+{
+	struct run *run = arg;
+
+	eh2table_print_result(run->files[i], &run->results[i], run->out, run->err);
+	run->failed += run->results[i].status < 0;
 }
 
 int eh2table_run(const char *const *files, int nfiles, unsigned int jobs,
 		 const struct eh_cache_opts *opts, FILE *out, FILE *err)
 {
-	struct run run = { .files = files, .nfiles = nfiles, .opts = opts };
-	pthread_t *threads = NULL;
-	unsigned int started = 0;
-	int failed = 0, ret;
+	struct run run = { .files = files, .opts = opts, .out = out, .err = err };
+	int ret;
 
-	if (jobs > (unsigned int)nfiles)
-		jobs = nfiles;
-	run.results = calloc(nfiles, sizeof(*run.results));
-	run.done = calloc(nfiles, sizeof(*run.done));
-	if (!run.results || !run.done) {
-		ret = -ENOMEM;
-		goto cleanup;
-	}
-	/* One job: no thread, so a plain run stays as simple to debug as
-	 * the code it calls. */
-	if (jobs <= 1) {
-		for (int i = 0; i < nfiles; i++) {
-			eh2table_do_file(files[i], opts, &run.results[i]);
-			eh2table_print_result(files[i], &run.results[i], out, err);
-			failed += run.results[i].status < 0;
-		}
-		ret = failed;
-		goto cleanup;
-	}
-
-	pthread_mutex_init(&run.lock, NULL);
-	pthread_cond_init(&run.cond, NULL);
-	threads = calloc(jobs, sizeof(*threads));
-	if (!threads) {
-		ret = -ENOMEM;
-		goto cleanup_sync;
-	}
-	for (; started < jobs; started++) {
-		ret = -pthread_create(&threads[started], NULL, worker, &run);
-		if (ret) {
-			/* Let the workers that did start finish everything. */
-			if (!started)
-				goto cleanup_sync;
-			break;
-		}
-	}
-	/* Print in argument order: the output does not depend on timing, and
-	 * each line is written whole by this one thread. */
-	for (int i = 0; i < nfiles; i++) {
-		pthread_mutex_lock(&run.lock);
-		while (!run.done[i])
-			pthread_cond_wait(&run.cond, &run.lock);
-		pthread_mutex_unlock(&run.lock);
-		eh2table_print_result(files[i], &run.results[i], out, err);
-		failed += run.results[i].status < 0;
-	}
-	ret = failed;
-
-cleanup_sync:
-	for (unsigned int t = 0; t < started; t++)
-		pthread_join(threads[t], NULL);
-	pthread_cond_destroy(&run.cond);
-	pthread_mutex_destroy(&run.lock);
-cleanup:
-	free(threads);
-	free(run.done);
+	run.results = calloc(nfiles > 0 ? nfiles : 1, sizeof(*run.results));
+	if (!run.results)
+		return -ENOMEM;
+	ret = pk_jobs_run(nfiles, jobs, do_one, print_one, &run);
 	free(run.results);
-	return ret;
+	return ret ? ret : run.failed;
 }
