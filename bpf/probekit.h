@@ -205,6 +205,10 @@ struct pk_file_key {
 	__u64 ino;
 };
 
+/* The vDSO has no file: its key. */
+#define PK_VDSO_DEV	0ULL
+#define PK_VDSO_INO	(~0ULL)
+
 /* ELF vaddr = file offset + bias, for file offsets in [off, end). */
 struct pk_file_seg {
 	__u64 off;

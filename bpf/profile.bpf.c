@@ -51,21 +51,6 @@ struct {
 	__type(value, struct pk_session);
 } session SEC(".maps");
 
-/* A sample is assembled here, then copied to the ring buffer at its real
- * size: reserving PK_SAMPLE_MAX_SIZE per sample would waste most of the
- * buffer on short stacks. */
-struct sample_buf {
-	struct pk_sample s;
-	__u64 frames[2 * PK_MAX_STACK_DEPTH];
-};
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct sample_buf);
-} scratch SEC(".maps");
-
 static __always_inline void count(__u32 idx)
 {
 	__u64 *c = bpf_map_lookup_elem(&counters, &idx);
@@ -74,6 +59,11 @@ static __always_inline void count(__u32 idx)
 	if (c)
 		(*c)++;
 }
+
+/* A sample is assembled in the per-CPU scratch of unwind.bpf.h, then
+ * copied to the ring buffer at its real size: reserving PK_SAMPLE_MAX_SIZE
+ * per sample would waste most of the buffer on short stacks. */
+#include "unwind.bpf.h"
 
 static __always_inline bool wanted(__u32 tgid, __u32 tid, __u32 cpu)
 {
@@ -112,8 +102,9 @@ int profile_sample(struct bpf_perf_event_data *ctx)
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid;
 	__u32 cpu = bpf_get_smp_processor_id();
-	__u32 zero = 0, flags = 0, kn, un, size;
-	struct sample_buf *b;
+	__u32 zero = 0, flags = 0, kn, un = 0, size;
+	struct pk_sample_buf *b;
+	struct pt_regs uregs;
 	long ret;
 
 	if (!wanted(tgid, tid, cpu)) {
@@ -126,14 +117,21 @@ int profile_sample(struct bpf_perf_event_data *ctx)
 
 	ret = bpf_get_stack(ctx, b->frames, PK_MAX_STACK_DEPTH * sizeof(__u64), 0);
 	kn = stack_frames(ret, PK_SAMPLE_KSTACK_ERR, PK_SAMPLE_KSTACK_TRUNC, &flags);
-	ret = bpf_get_stack(ctx, &b->frames[kn], PK_MAX_STACK_DEPTH * sizeof(__u64),
-			    BPF_F_USER_STACK);
-	un = stack_frames(ret, PK_SAMPLE_USTACK_ERR, PK_SAMPLE_USTACK_TRUNC, &flags);
+	b->s.hdr.flags = 0;
+	b->s.ustack_end = PK_END_NONE;
+	b->s.fp_frames = 0;
+	if (!dwarf) {
+		ret = bpf_get_stack(ctx, &b->frames[kn], PK_MAX_STACK_DEPTH * sizeof(__u64),
+				    BPF_F_USER_STACK);
+		un = stack_frames(ret, PK_SAMPLE_USTACK_ERR, PK_SAMPLE_USTACK_TRUNC, &flags);
+	} else if (pk_user_regs((struct pt_regs *)&ctx->regs, &uregs)) {
+		un = pk_unwind_user(b, kn, &uregs);
+	}
 
 	size = sizeof(b->s) + (kn + un) * sizeof(__u64);
 	b->s.hdr.type = PK_EVENT_SAMPLE;
 	b->s.hdr.size = size;
-	b->s.hdr.flags = flags;
+	b->s.hdr.flags |= flags;
 	b->s.time_ns = bpf_ktime_get_boot_ns();
 	b->s.pid = tgid;
 	b->s.tid = tid;
@@ -152,6 +150,8 @@ int profile_sample(struct bpf_perf_event_data *ctx)
 		return 0;
 	}
 	count(PK_CNT_SAMPLES);
+	if (b->s.ustack_end != PK_END_NONE)
+		count(PK_CNT_END_COMPLETE + b->s.ustack_end - PK_END_COMPLETE);
 	if (flags & PK_SAMPLE_KSTACK_ERR)
 		count(PK_CNT_KSTACK_ERR);
 	if (flags & PK_SAMPLE_USTACK_ERR)

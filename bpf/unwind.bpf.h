@@ -1,0 +1,586 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The user-stack unwinder: walks a user stack with the unwind tables that
+ * probe-load and probe-read put in the unwind maps (bpf/probekit.h), up to
+ * PK_MAX_USTACK_DEPTH frames, from any BPF program type that may call
+ * bpf_loop() and bpf_find_vma() (perf_event, kprobe, tracepoint, fentry).
+ *
+ * Addresses to tables: at each frame, bpf_find_vma() gives the VMA that
+ * holds the PC as the kernel sees it now, its file's inode and vm_pgoff.
+ * The inode (dev, ino) keys unwind_files. Nothing follows exec, mmap,
+ * dlclose or exit: the VMA tree is always current, a range that another
+ * library reuses has another inode, and a process that starts while no
+ * probekit process runs needs nothing but tables for its files.
+ *
+ * Cost: one VMA lookup per frame outside the VMA of the frame before it,
+ * and a binary search only for PCs that miss a per-CPU cache of recent
+ * (table, PC) -> rule lookups.
+ *
+ * Include after vmlinux.h, bpf_helpers.h, bpf_core_read.h and probekit.h;
+ * the includer defines count() for the counters map.
+ */
+#ifndef PK_UNWIND_BPF_H
+#define PK_UNWIND_BPF_H
+
+#include "unwind_table.h"
+
+/* Set by probe-load: walk user stacks with the tables (--unwind dwarf). */
+const volatile bool dwarf = false;
+
+/* The unwind maps. Sizes are probe-load's (bpf/profile.h); 1 here so that
+ * --unwind fp costs nothing. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct pk_file_key);
+	__type(value, struct pk_file_info);
+} unwind_files SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pk_table_info);
+} unwind_tables SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pk_pcs_chunk);
+} unwind_pcs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pk_rule_ids_chunk);
+} unwind_rule_ids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pk_unwind_rule);
+} unwind_rules SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pk_unwind_alloc);
+} unwind_alloc SEC(".maps");
+
+/* Files already reported with PK_EVENT_NO_TABLE: one event per file. LRU,
+ * so a file whose table could not be made is reported again some time. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct pk_file_key);
+	__type(value, __u8);
+} unwind_seen SEC(".maps");
+
+/* The sample under assembly, per CPU: kernel frames, then user frames. */
+struct pk_sample_buf {
+	struct pk_sample s;
+	__u64 frames[PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pk_sample_buf);
+} scratch SEC(".maps");
+
+/* Recent rule lookups, direct-mapped. Table indices are never reused within
+ * a session, so an entry cannot go stale. */
+#define UW_CACHE_SLOTS	4096
+
+struct uw_cache_slot {
+	__u32 table_plus1;	/* 0: empty */
+	__u32 rel_pc;		/* PC - pc_base */
+	__u32 rule;		/* index into unwind_rules; PK_TABLE_NONE: END */
+	__u32 __pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, UW_CACHE_SLOTS);
+	__type(key, __u32);
+	__type(value, struct uw_cache_slot);
+} uw_cache SEC(".maps");
+
+/* What a VMA lookup found for the range [start, end) of the walk's PCs. */
+enum uw_kind {
+	UW_NONE = 0,		/* nothing looked up yet */
+	UW_TABLE,		/* a file with a table: vaddr = PC + delta */
+	UW_REFUSED,		/* a file with no table for good: frame pointers */
+	UW_MISSING,		/* a file whose table is not loaded (yet) */
+	UW_ANON,		/* anonymous or special memory (JIT): frame pointers */
+};
+
+struct uw_state {
+	/* The walk. */
+	__u64 pc, sp, bp;
+	__u64 regs[17];		/* the leaf's registers, DWARF numbering */
+	__u32 kbase;		/* user frames start at frames[kbase] */
+	__u32 n;		/* user frames written */
+	__u8 end;		/* enum pk_ustack_end once stopped */
+	__u8 bp_valid;
+	__u8 exact_pc;		/* pc is where execution stopped, not a return
+				 * address: look it up as it is, not pc - 1 */
+	__u8 kind;		/* enum uw_kind of [start, end) */
+	__u16 fp_frames, missing_frames;
+	__u32 table;
+	/* The VMA (or the part of it one ELF segment covers) of the last PC. */
+	__u64 start, end_addr;
+	__s64 delta;
+	/* The last VMA bpf_find_vma() found. */
+	__u64 vm_start, vm_end, vm_pgoff;
+	__u64 fp_mask[PK_MAX_USTACK_DEPTH / 64];
+	struct pk_no_table ev;	/* a PK_EVENT_NO_TABLE under assembly */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct uw_state);
+} uw_states SEC(".maps");
+
+static __always_inline struct uw_state *uw_state_get(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&uw_states, &zero);
+}
+
+/* x86_64 DWARF register numbers -> pt_regs. */
+static __always_inline void uw_regs_from(struct uw_state *st, const struct pt_regs *r)
+{
+	st->regs[0] = r->ax;	st->regs[1] = r->dx;	st->regs[2] = r->cx;
+	st->regs[3] = r->bx;	st->regs[4] = r->si;	st->regs[5] = r->di;
+	st->regs[6] = r->bp;	st->regs[7] = r->sp;	st->regs[8] = r->r8;
+	st->regs[9] = r->r9;	st->regs[10] = r->r10;	st->regs[11] = r->r11;
+	st->regs[12] = r->r12;	st->regs[13] = r->r13;	st->regs[14] = r->r14;
+	st->regs[15] = r->r15;	st->regs[16] = r->ip;
+}
+
+/* bpf_find_vma()'s answer; its callback may only write to the stack. */
+struct uw_vma {
+	__u64 start, end, pgoff;
+	struct pk_file_key key;
+	__u32 kind;		/* UW_TABLE (a file, or the vDSO) or UW_ANON */
+};
+
+static long uw_vma_cb(struct task_struct *task, struct vm_area_struct *vma, void *data)
+{
+	struct uw_vma *v = data;
+	struct file *f = BPF_CORE_READ(vma, vm_file);
+
+	v->start = BPF_CORE_READ(vma, vm_start);
+	v->end = BPF_CORE_READ(vma, vm_end);
+	v->pgoff = BPF_CORE_READ(vma, vm_pgoff);
+	if (f) {
+		v->key.ino = BPF_CORE_READ(f, f_inode, i_ino);
+		v->key.dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
+		v->kind = UW_TABLE;
+	} else if (v->start == (__u64)BPF_CORE_READ(vma, vm_mm, context.vdso)) {
+		v->key.dev = PK_VDSO_DEV;
+		v->key.ino = PK_VDSO_INO;
+		v->pgoff = 0;
+		v->kind = UW_TABLE;
+	} else {
+		v->kind = UW_ANON;
+	}
+	return 0;
+}
+
+/* Tell user space once about a file that has no table. */
+static __always_inline void uw_report_missing(struct uw_state *st, struct pk_file_key *key)
+{
+	__u8 one = 1;
+
+	if (bpf_map_update_elem(&unwind_seen, key, &one, BPF_NOEXIST))
+		return;		/* reported already (or the map is busy) */
+	st->ev.hdr.type = PK_EVENT_NO_TABLE;
+	st->ev.hdr.size = sizeof(st->ev);
+	st->ev.hdr.flags = 0;
+	st->ev.dev = key->dev;
+	st->ev.ino = key->ino;
+	st->ev.vm_start = st->vm_start;
+	st->ev.vm_end = st->vm_end;
+	st->ev.vm_pgoff = st->vm_pgoff;
+	st->ev.pid = bpf_get_current_pid_tgid() >> 32;
+	if (bpf_ringbuf_output(&events, &st->ev, sizeof(st->ev), BPF_RB_FORCE_WAKEUP)) {
+		/* Try again at a later sample. */
+		bpf_map_delete_elem(&unwind_seen, key);
+		count(PK_CNT_NO_TABLE_LOST);
+		return;
+	}
+	count(PK_CNT_NO_TABLE_EVENTS);
+}
+
+/* Find what covers ADDR: st->kind, and for tables st->table and st->delta,
+ * valid for [st->start, st->end_addr). false when no VMA holds ADDR. */
+static __always_inline bool uw_find_mapping(struct uw_state *st, __u64 addr)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pk_file_info *fi;
+	struct uw_vma v = {};
+	__u64 off;
+
+	if (st->kind != UW_NONE && addr >= st->start && addr < st->end_addr)
+		return true;
+	if (bpf_find_vma(task, addr, uw_vma_cb, &v, 0))
+		return false;
+	st->vm_start = v.start;
+	st->vm_end = v.end;
+	st->vm_pgoff = v.pgoff;
+	st->start = v.start;
+	st->end_addr = v.end;
+	st->kind = v.kind;
+	if (st->kind != UW_TABLE)
+		return true;
+	fi = bpf_map_lookup_elem(&unwind_files, &v.key);
+	if (!fi) {
+		st->kind = UW_MISSING;
+		uw_report_missing(st, &v.key);
+		return true;
+	}
+	if (fi->table == PK_TABLE_NONE) {
+		st->kind = UW_REFUSED;
+		return true;
+	}
+	/* File offset -> ELF vaddr, through the executable segment that holds it. */
+	off = addr - st->vm_start + (st->vm_pgoff << 12);
+	for (int i = 0; i < PK_FILE_MAX_SEGS; i++) {
+		if (i >= fi->nsegs)
+			break;
+		if (off < fi->segs[i].off || off >= fi->segs[i].end)
+			continue;
+		st->table = fi->table;
+		st->delta = (__s64)((st->vm_pgoff << 12) - st->vm_start) + fi->segs[i].bias;
+		/* The segment's part of the VMA. */
+		if (fi->segs[i].off > (st->vm_pgoff << 12) &&
+		    st->vm_start + fi->segs[i].off - (st->vm_pgoff << 12) > st->start)
+			st->start = st->vm_start + fi->segs[i].off - (st->vm_pgoff << 12);
+		if (st->vm_start + fi->segs[i].end - (st->vm_pgoff << 12) < st->end_addr)
+			st->end_addr = st->vm_start + fi->segs[i].end - (st->vm_pgoff << 12);
+		return true;
+	}
+	/* In the file but in no executable segment: not code we have rows for. */
+	st->kind = UW_REFUSED;
+	return true;
+}
+
+/* The rule for ELF vaddr VADDR of table st->table: an index into
+ * unwind_rules, PK_TABLE_NONE for END, or -1 when the maps are inconsistent. */
+static __always_inline long uw_find_rule(struct uw_state *st, __u64 vaddr)
+{
+	struct pk_table_info *t;
+	struct uw_cache_slot *slot;
+	struct pk_pcs_chunk *chunk;
+	struct pk_rule_ids_chunk *ids;
+	__u32 table = st->table, rel, lo, hi, idx, slot_idx;
+	long rule;
+
+	t = bpf_map_lookup_elem(&unwind_tables, &table);
+	if (!t)
+		return -1;
+	if (vaddr < t->pc_base || vaddr >= t->pc_end)
+		return PK_TABLE_NONE;
+	rel = vaddr - t->pc_base;
+	slot_idx = (rel * 2654435761u ^ table * 40503u) % UW_CACHE_SLOTS;
+	slot = bpf_map_lookup_elem(&uw_cache, &slot_idx);
+	if (slot && slot->table_plus1 == table + 1 && slot->rel_pc == rel)
+		return slot->rule;
+
+	/* The last row whose PC is <= rel; pcs[0] == 0, so there is one. */
+	lo = 0;
+	hi = t->nrows;
+	for (int i = 0; i < 27; i++) {	/* rows < 2^26 (eh_frame/README.md) */
+		__u32 mid, key;
+
+		if (hi - lo <= 1)
+			break;
+		mid = lo + (hi - lo) / 2;
+		idx = t->row_start + mid;
+		key = idx / PK_PCS_PER_CHUNK;
+		chunk = bpf_map_lookup_elem(&unwind_pcs, &key);
+		if (!chunk)
+			return -1;
+		if (chunk->pcs[idx % PK_PCS_PER_CHUNK] <= rel)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	idx = t->row_start + lo;
+	{
+		__u32 key = idx / PK_RULE_IDS_PER_CHUNK;
+
+		ids = bpf_map_lookup_elem(&unwind_rule_ids, &key);
+		if (!ids)
+			return -1;
+		rule = t->rule_start + ids->ids[idx % PK_RULE_IDS_PER_CHUNK];
+	}
+	if (slot) {
+		slot->table_plus1 = table + 1;
+		slot->rel_pc = rel;
+		slot->rule = rule;
+	}
+	return rule;
+}
+
+static __always_inline bool uw_read(__u64 *dst, __u64 addr)
+{
+	return bpf_probe_read_user(dst, sizeof(*dst), (const void *)addr) == 0;
+}
+
+/* A frame-pointer step from st->pc's frame: the caller's PC in *ra. */
+static __always_inline int uw_fp_step(struct uw_state *st, __u64 *ra)
+{
+	__u64 next_bp;
+	int stop = st->kind == UW_MISSING ? PK_END_NO_TABLE : PK_END_FP_FALLBACK;
+
+	st->fp_frames++;
+	if (st->kind == UW_MISSING)
+		st->missing_frames++;
+	if (!st->bp_valid || !st->bp)
+		return stop;
+	if (st->bp + 16 <= st->sp)
+		return PK_END_LOOP;
+	if (!uw_read(&next_bp, st->bp) || !uw_read(ra, st->bp + 8))
+		return stop;
+	st->sp = st->bp + 16;
+	st->bp = next_bp;
+	if (st->n < PK_MAX_USTACK_DEPTH)
+		st->fp_mask[(st->n / 64) & 3] |= 1ull << (st->n % 64);
+	return 0;
+}
+
+/* rt_sigframe: the handler returns into __restore_rt with RSP at the
+ * ucontext; the interrupted registers are in uc_mcontext (struct
+ * sigcontext, at 40 bytes into the ucontext). */
+#define UW_UC_MCONTEXT	40
+#define UW_SC_RBP	(UW_UC_MCONTEXT + 10 * 8)
+#define UW_SC_RSP	(UW_UC_MCONTEXT + 15 * 8)
+#define UW_SC_RIP	(UW_UC_MCONTEXT + 16 * 8)
+
+/* One step with a rule: the caller's PC in *ra. 0, or how the walk ends. */
+static __always_inline int uw_rule_step(struct uw_state *st, __u32 rule_idx, __u64 *ra)
+{
+	struct pk_unwind_rule *r = bpf_map_lookup_elem(&unwind_rules, &rule_idx);
+	bool leaf = st->n == 1;
+	__u64 cfa, base, v;
+
+	if (!r)
+		return PK_END_UNSUPPORTED;
+	switch (r->cfa_type) {
+	case PK_CFA_END:
+		return PK_END_COMPLETE;
+	case PK_CFA_RSP:
+		cfa = st->sp + r->cfa_offset;
+		break;
+	case PK_CFA_RBP:
+		if (!st->bp_valid)
+			return PK_END_UNSUPPORTED;
+		cfa = st->bp + r->cfa_offset;
+		break;
+	case PK_CFA_PLT1:
+		cfa = st->sp + 8 + ((st->pc & 15) >= 11 ? 8 : 0);
+		break;
+	case PK_CFA_PLT2:
+		cfa = st->sp + 8 + ((st->pc & 15) >= 10 ? 8 : 0);
+		break;
+	case PK_CFA_DEREF:
+		if (r->cfa_reg == 7)
+			base = st->sp;
+		else if (r->cfa_reg == 6 && st->bp_valid)
+			base = st->bp;
+		else if (leaf && r->cfa_reg < 17)
+			base = st->regs[r->cfa_reg];
+		else
+			return PK_END_UNSUPPORTED;
+		if (!uw_read(&v, base + r->cfa_offset))
+			return PK_END_READ_FAULT;
+		cfa = v + r->cfa_deref_offset;
+		break;
+	case PK_CFA_REG:
+		if (!leaf || r->cfa_reg >= 17)
+			return PK_END_UNSUPPORTED;
+		cfa = st->regs[r->cfa_reg] + r->cfa_offset;
+		break;
+	case PK_CFA_SIGNAL:
+		/* Continue in the interrupted frame, at the interrupted PC. */
+		if (!uw_read(&st->bp, st->sp + UW_SC_RBP) ||
+		    !uw_read(&v, st->sp + UW_SC_RSP) ||
+		    !uw_read(ra, st->sp + UW_SC_RIP))
+			return PK_END_READ_FAULT;
+		/* A handler may run on another stack (sigaltstack): no
+		 * "moves up" check here; the depth bounds a cycle. */
+		st->sp = v;
+		st->bp_valid = 1;
+		st->exact_pc = 1;
+		return 0;
+	default:
+		return PK_END_UNSUPPORTED;
+	}
+	if (cfa <= st->sp)
+		return PK_END_LOOP;
+	switch (r->ra_type) {
+	case PK_RA_CFA_OFFSET:
+		if (!uw_read(ra, cfa + r->ra_offset))
+			return PK_END_READ_FAULT;
+		break;
+	case PK_RA_UNDEFINED:
+		return PK_END_COMPLETE;
+	default:
+		return PK_END_UNSUPPORTED;
+	}
+	switch (r->fp_type) {
+	case PK_FP_CFA_OFFSET:
+		if (!uw_read(&st->bp, cfa + r->fp_offset))
+			return PK_END_READ_FAULT;
+		st->bp_valid = 1;
+		break;
+	case PK_FP_UNCHANGED:
+		break;
+	default:
+		st->bp_valid = 0;
+	}
+	st->sp = cfa;
+	st->exact_pc = 0;
+	return 0;
+}
+
+/* bpf_loop body: record st->pc as user frame n, then find its caller. */
+static long uw_step(__u32 i, void *ctx)
+{
+	struct pk_sample_buf *b;
+	struct uw_state *st = uw_state_get();
+	__u32 zero = 0, idx;
+	__u64 ra = 0, lookup;
+	long rule;
+	int end;
+
+	b = bpf_map_lookup_elem(&scratch, &zero);
+	if (!st || !b)
+		return 1;
+	if (st->n >= PK_MAX_USTACK_DEPTH) {
+		st->end = PK_END_DEPTH;
+		return 1;
+	}
+	idx = st->kbase + st->n;
+	if (idx >= PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH)
+		return 1;
+	b->frames[idx] = st->pc;
+	st->n++;
+
+	/* A return address points after the call, maybe past the end of the
+	 * caller's FDE (a noreturn call last in a function): look up PC - 1. */
+	lookup = st->exact_pc ? st->pc : st->pc - 1;
+	if (!uw_find_mapping(st, lookup)) {
+		st->end = PK_END_READ_FAULT;
+		return 1;
+	}
+	if (st->kind == UW_TABLE) {
+		rule = uw_find_rule(st, lookup + st->delta);
+		if (rule < 0) {
+			st->end = PK_END_UNSUPPORTED;
+			return 1;
+		}
+		if (rule == PK_TABLE_NONE) {
+			st->end = PK_END_COMPLETE;
+			return 1;
+		}
+		end = uw_rule_step(st, rule, &ra);
+	} else {
+		end = uw_fp_step(st, &ra);
+	}
+	if (end) {
+		st->end = end;
+		return 1;
+	}
+	if (!ra) {		/* a zeroed return address ends some runtimes' stacks */
+		st->end = PK_END_COMPLETE;
+		return 1;
+	}
+	st->pc = ra;
+	return 0;
+}
+
+/*
+ * Walk the user stack whose registers are REGS (the user's, never a kernel
+ * pt_regs) into b->frames[kbase...]; fills b->s's user fields and flags.
+ * Returns the number of user frames.
+ */
+static __always_inline __u32 pk_unwind_user(struct pk_sample_buf *b, __u32 kbase,
+					    const struct pt_regs *regs)
+{
+	struct uw_state *st = uw_state_get();
+
+	if (!st)
+		return 0;
+	uw_regs_from(st, regs);
+	st->pc = regs->ip;
+	st->sp = regs->sp;
+	st->bp = regs->bp;
+	st->bp_valid = 1;
+	st->exact_pc = 1;
+	st->kbase = kbase;
+	st->n = 0;
+	st->end = PK_END_NONE;
+	st->kind = UW_NONE;
+	st->fp_frames = 0;
+	st->missing_frames = 0;
+	st->fp_mask[0] = st->fp_mask[1] = st->fp_mask[2] = st->fp_mask[3] = 0;
+	bpf_loop(PK_MAX_USTACK_DEPTH + 1, uw_step, NULL, 0);
+	if (st->end == PK_END_NONE)	/* the loop ran out: cannot happen */
+		st->end = PK_END_DEPTH;
+
+	b->s.ustack_end = st->end;
+	b->s.fp_frames = st->fp_frames;
+	b->s.fp_mask[0] = st->fp_mask[0];
+	b->s.fp_mask[1] = st->fp_mask[1];
+	b->s.fp_mask[2] = st->fp_mask[2];
+	b->s.fp_mask[3] = st->fp_mask[3];
+	b->s.hdr.flags |= PK_SAMPLE_USTACK_DWARF;
+	if (st->end == PK_END_DEPTH)
+		b->s.hdr.flags |= PK_SAMPLE_USTACK_TRUNC;
+	if (st->fp_frames) {
+		__u32 k = PK_CNT_FP_FRAMES;
+		__u64 *c = bpf_map_lookup_elem(&counters, &k);
+
+		if (c)
+			*c += st->fp_frames;
+		k = PK_CNT_NO_TABLE_FRAMES;
+		c = bpf_map_lookup_elem(&counters, &k);
+		if (c)
+			*c += st->missing_frames;
+	}
+	return st->n < PK_MAX_USTACK_DEPTH ? st->n : PK_MAX_USTACK_DEPTH;
+}
+
+/*
+ * The user registers of the current task: the sample's own when it
+ * interrupted user mode (CTX_REGS), else the ones saved at kernel entry.
+ * false for kernel threads, which have no user stack.
+ */
+static __always_inline bool pk_user_regs(const struct pt_regs *ctx_regs, struct pt_regs *out)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	if (task->flags & 0x00200000 /* PF_KTHREAD */)
+		return false;
+	if (ctx_regs && (BPF_CORE_READ(ctx_regs, cs) & 3)) {
+		return bpf_probe_read_kernel(out, sizeof(*out), ctx_regs) == 0;
+	}
+	return bpf_probe_read_kernel(out, sizeof(*out), (void *)bpf_task_pt_regs(task)) == 0;
+}
+
+#endif /* PK_UNWIND_BPF_H */
