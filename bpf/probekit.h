@@ -98,7 +98,7 @@ struct pk_sample {
 	/* Since layout 2 (frames_off >= 96); with PK_SAMPLE_USTACK_DWARF only: */
 	__u8  ustack_end;	/* enum pk_ustack_end */
 	__u8  __pad2;
-	__u16 fp_frames;	/* user frames found by a frame-pointer step */
+	__u16 fp_frames;	/* user frames without a table (PK_CNT_FP_FRAMES) */
 	__u32 __pad3;
 	__u64 fp_mask[PK_MAX_USTACK_DEPTH / 64]; /* bit i: user frame i (0: the
 						  * interrupted PC) is the return
@@ -140,7 +140,8 @@ enum pk_counter {
 	PK_CNT_END_LOOP,
 	PK_CNT_END_FP_FALLBACK,
 	/* ... and frames, samples dropped or not */
-	PK_CNT_FP_FRAMES,	/* user frames from a frame-pointer step */
+	PK_CNT_FP_FRAMES,	/* user frames without a table: unwound by a
+				 * frame-pointer step (or stopped there) */
 	PK_CNT_NO_TABLE_FRAMES,	/* of those, in a file with no table yet */
 	PK_CNT_NO_TABLE_EVENTS,	/* pk_no_table events sent */
 	PK_CNT_NO_TABLE_LOST,	/* pk_no_table events the ring buffer had no room for */

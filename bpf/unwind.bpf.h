@@ -3,10 +3,12 @@
  * The user-stack unwinder: walks a user stack with the unwind tables that
  * probe-load and probe-read put in the unwind maps (bpf/probekit.h), up to
  * PK_MAX_USTACK_DEPTH frames, from any BPF program type that may call
- * bpf_loop() and bpf_find_vma() (perf_event, kprobe, tracepoint, fentry).
+ * bpf_loop() (perf_event, kprobe, tracepoint, fentry). Needs Linux 6.1+
+ * (the maple tree of VMAs) and bpf_loop (5.17).
  *
- * Addresses to tables: at each frame, bpf_find_vma() gives the VMA that
- * holds the PC as the kernel sees it now, its file's inode and vm_pgoff.
+ * Addresses to tables: at each frame, a lookup in the mm's VMA tree gives
+ * the VMA that holds the PC as the kernel sees it now, its file's inode and
+ * vm_pgoff (uw_vma_lookup says why not bpf_find_vma).
  * The inode (dev, ino) keys unwind_files. Nothing follows exec, mmap,
  * dlclose or exit: the VMA tree is always current, a range that another
  * library reuses has another inode, and a process that starts while no
@@ -139,8 +141,9 @@ struct uw_state {
 	/* The VMA (or the part of it one ELF segment covers) of the last PC. */
 	__u64 start, end_addr;
 	__s64 delta;
-	/* The last VMA bpf_find_vma() found. */
+	/* The last VMA found. */
 	__u64 vm_start, vm_end, vm_pgoff;
+	__u64 pivots[15];	/* a maple node's, while looking one up */
 	__u64 fp_mask[PK_MAX_USTACK_DEPTH / 64];
 	struct pk_no_table ev;	/* a PK_EVENT_NO_TABLE under assembly */
 };
@@ -170,34 +173,71 @@ static __always_inline void uw_regs_from(struct uw_state *st, const struct pt_re
 	st->regs[15] = r->r15;	st->regs[16] = r->ip;
 }
 
-/* bpf_find_vma()'s answer; its callback may only write to the stack. */
-struct uw_vma {
-	__u64 start, end, pgoff;
-	struct pk_file_key key;
-	__u32 kind;		/* UW_TABLE (a file, or the vDSO) or UW_ANON */
-};
+/*
+ * The VMA that holds ADDR, or NULL. bpf_find_vma() cannot serve here: in a
+ * program that runs with interrupts off (perf_event), it releases mmap_lock
+ * through a per-CPU irq_work that stays queued until the interrupt returns,
+ * so every call after the first in one run fails with -EBUSY. Instead this
+ * walks the mm's maple tree the way the kernel's own lockless lookup
+ * (mtree_lookup_walk) does: nodes are freed only after an RCU grace period,
+ * BPF programs run inside an RCU read section, and every read is a
+ * bpf_probe_read_kernel, so a concurrent munmap gives at worst a miss or a
+ * VMA that the containment check below rejects.
+ */
+#define UW_MT_NODE_MASK		255ul	/* MAPLE_NODE_MASK */
+#define UW_MT_TYPE_SHIFT	3	/* MAPLE_NODE_TYPE_SHIFT */
+#define UW_MT_LEAF_64		1	/* enum maple_type */
+#define UW_MT_RANGE_64		2
+#define UW_MT_ARANGE_64		3
+#define UW_MT_MAX_DEPTH		8
 
-static long uw_vma_cb(struct task_struct *task, struct vm_area_struct *vma, void *data)
+static __always_inline struct vm_area_struct *uw_vma_lookup(struct uw_state *st, __u64 addr)
 {
-	struct uw_vma *v = data;
-	struct file *f = BPF_CORE_READ(vma, vm_file);
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct vm_area_struct *vma;
+	unsigned long entry;
 
-	v->start = BPF_CORE_READ(vma, vm_start);
-	v->end = BPF_CORE_READ(vma, vm_end);
-	v->pgoff = BPF_CORE_READ(vma, vm_pgoff);
-	if (f) {
-		v->key.ino = BPF_CORE_READ(f, f_inode, i_ino);
-		v->key.dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
-		v->kind = UW_TABLE;
-	} else if (v->start == (__u64)BPF_CORE_READ(vma, vm_mm, context.vdso)) {
-		v->key.dev = PK_VDSO_DEV;
-		v->key.ino = PK_VDSO_INO;
-		v->pgoff = 0;
-		v->kind = UW_TABLE;
-	} else {
-		v->kind = UW_ANON;
+	entry = (unsigned long)BPF_CORE_READ(task, mm, mm_mt.ma_root);
+	/* xa_is_node(): the root is a node (MAPLE_ROOT_NODE set), not a
+	 * single entry, as in any mm with more than one VMA. */
+	if ((entry & 3) != 2 || entry <= 4096)
+		return NULL;
+	for (int depth = 0; depth < UW_MT_MAX_DEPTH; depth++) {
+		struct maple_node *node;
+		unsigned int type, npivots, off;
+		void **slots;
+
+		if (entry <= 4096)
+			return NULL;
+		node = (struct maple_node *)(entry & ~UW_MT_NODE_MASK);
+		type = (entry >> UW_MT_TYPE_SHIFT) & 15;
+		if (type == UW_MT_ARANGE_64) {
+			npivots = 9;
+			if (bpf_probe_read_kernel(st->pivots, 9 * sizeof(__u64), &node->ma64.pivot))
+				return NULL;
+			slots = node->ma64.slot;
+		} else if (type == UW_MT_RANGE_64 || type == UW_MT_LEAF_64) {
+			npivots = 15;
+			if (bpf_probe_read_kernel(st->pivots, 15 * sizeof(__u64), &node->mr64.pivot))
+				return NULL;
+			slots = node->mr64.slot;
+		} else {
+			return NULL;
+		}
+		for (off = 0; off < 15; off++)
+			if (off >= npivots || st->pivots[off] >= addr)
+				break;
+		if (bpf_probe_read_kernel(&entry, sizeof(entry), &slots[off & 15]))
+			return NULL;
+		if (type == UW_MT_LEAF_64) {
+			vma = (struct vm_area_struct *)entry;
+			if (!vma || BPF_CORE_READ(vma, vm_start) > addr ||
+			    BPF_CORE_READ(vma, vm_end) <= addr)
+				return NULL;
+			return vma;
+		}
 	}
-	return 0;
+	return NULL;
 }
 
 /* Tell user space once about a file that has no table. */
@@ -229,27 +269,37 @@ static __always_inline void uw_report_missing(struct uw_state *st, struct pk_fil
  * valid for [st->start, st->end_addr). false when no VMA holds ADDR. */
 static __always_inline bool uw_find_mapping(struct uw_state *st, __u64 addr)
 {
-	struct task_struct *task = bpf_get_current_task_btf();
+	struct vm_area_struct *vma;
 	struct pk_file_info *fi;
-	struct uw_vma v = {};
+	struct pk_file_key key;
+	struct file *f;
 	__u64 off;
 
 	if (st->kind != UW_NONE && addr >= st->start && addr < st->end_addr)
 		return true;
-	if (bpf_find_vma(task, addr, uw_vma_cb, &v, 0))
+	vma = uw_vma_lookup(st, addr);
+	if (!vma)
 		return false;
-	st->vm_start = v.start;
-	st->vm_end = v.end;
-	st->vm_pgoff = v.pgoff;
-	st->start = v.start;
-	st->end_addr = v.end;
-	st->kind = v.kind;
-	if (st->kind != UW_TABLE)
+	st->vm_start = st->start = BPF_CORE_READ(vma, vm_start);
+	st->vm_end = st->end_addr = BPF_CORE_READ(vma, vm_end);
+	st->vm_pgoff = BPF_CORE_READ(vma, vm_pgoff);
+	f = BPF_CORE_READ(vma, vm_file);
+	if (f) {
+		key.ino = BPF_CORE_READ(f, f_inode, i_ino);
+		key.dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
+	} else if (st->vm_start == (__u64)BPF_CORE_READ(vma, vm_mm, context.vdso)) {
+		key.dev = PK_VDSO_DEV;
+		key.ino = PK_VDSO_INO;
+		st->vm_pgoff = 0;
+	} else {
+		st->kind = UW_ANON;
 		return true;
-	fi = bpf_map_lookup_elem(&unwind_files, &v.key);
+	}
+	st->kind = UW_TABLE;
+	fi = bpf_map_lookup_elem(&unwind_files, &key);
 	if (!fi) {
 		st->kind = UW_MISSING;
-		uw_report_missing(st, &v.key);
+		uw_report_missing(st, &key);
 		return true;
 	}
 	if (fi->table == PK_TABLE_NONE) {
@@ -341,7 +391,9 @@ static __always_inline bool uw_read(__u64 *dst, __u64 addr)
 	return bpf_probe_read_user(dst, sizeof(*dst), (const void *)addr) == 0;
 }
 
-/* A frame-pointer step from st->pc's frame: the caller's PC in *ra. */
+/* A frame-pointer step from st->pc's frame, for code without a table: the
+ * caller's PC in *ra, and the caller marked in fp_mask. Counted whether it
+ * succeeds or not: the frame had no table. */
 static __always_inline int uw_fp_step(struct uw_state *st, __u64 *ra)
 {
 	__u64 next_bp;
@@ -350,10 +402,9 @@ static __always_inline int uw_fp_step(struct uw_state *st, __u64 *ra)
 	st->fp_frames++;
 	if (st->kind == UW_MISSING)
 		st->missing_frames++;
-	if (!st->bp_valid || !st->bp)
+	/* RBP below the stack pointer is no frame pointer (frameless code). */
+	if (!st->bp_valid || !st->bp || st->bp + 16 <= st->sp)
 		return stop;
-	if (st->bp + 16 <= st->sp)
-		return PK_END_LOOP;
 	if (!uw_read(&next_bp, st->bp) || !uw_read(ra, st->bp + 8))
 		return stop;
 	st->sp = st->bp + 16;
