@@ -117,8 +117,13 @@ int pk_pins_add(struct pk_pins *p, int fd, const char *name, char err[PK_ERR_LEN
  * else. Returns the first error other than "was not there". */
 static int remove_pins(const char *dir, bool remove_dir)
 {
+	/* the session map last, as it was pinned last; the unwind maps may
+	 * be absent (--unwind fp) */
 	static const char *const maps[] = {
-		PK_PIN_EVENTS, PK_PIN_COUNTERS, PK_PIN_TARGETS, PK_PIN_SESSION,
+		PK_PIN_EVENTS, PK_PIN_COUNTERS, PK_PIN_TARGETS,
+		PK_PIN_UNWIND_FILES, PK_PIN_UNWIND_TABLES, PK_PIN_UNWIND_PCS,
+		PK_PIN_UNWIND_RULE_IDS, PK_PIN_UNWIND_RULES, PK_PIN_UNWIND_ALLOC,
+		PK_PIN_UNWIND_SEEN, PK_PIN_SESSION,
 	};
 	char links[PATH_MAX], path[PATH_MAX];
 	struct dirent *de;

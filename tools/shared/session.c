@@ -73,6 +73,40 @@ void pk_session_close(struct pk_session_fds *fds)
 	}
 }
 
+const char *const pk_unwind_pins[PK_UNWIND_NMAPS] = {
+	PK_PIN_UNWIND_FILES, PK_PIN_UNWIND_TABLES, PK_PIN_UNWIND_PCS,
+	PK_PIN_UNWIND_RULE_IDS, PK_PIN_UNWIND_RULES, PK_PIN_UNWIND_ALLOC,
+	PK_PIN_UNWIND_SEEN,
+};
+
+_Static_assert(sizeof(struct pk_unwind_fds) == PK_UNWIND_NMAPS * sizeof(int),
+	       "pk_unwind_fds: one int per pin");
+
+int pk_unwind_fds_open(const char *pin_dir, struct pk_unwind_fds *fds)
+{
+	int ret = 0;
+
+	for (int i = 0; i < PK_UNWIND_NMAPS; i++)
+		fds->fd[i] = -1;
+	for (int i = 0; i < PK_UNWIND_NMAPS && !ret; i++) {
+		fds->fd[i] = open_pin(pin_dir, pk_unwind_pins[i]);
+		if (fds->fd[i] < 0)
+			ret = fds->fd[i];
+	}
+	if (ret)
+		pk_unwind_fds_close(fds);
+	return ret;
+}
+
+void pk_unwind_fds_close(struct pk_unwind_fds *fds)
+{
+	for (int i = 0; i < PK_UNWIND_NMAPS; i++) {
+		if (fds->fd[i] >= 0)
+			close(fds->fd[i]);
+		fds->fd[i] = -1;
+	}
+}
+
 int pk_counters_read(int counters_fd, __u64 out[PK_CNT__MAX])
 {
 	int ncpus = libbpf_num_possible_cpus();

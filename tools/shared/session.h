@@ -15,6 +15,19 @@ struct pk_session_fds {
 	int events, counters, session, targets;
 };
 
+/* The unwind maps (bpf/probekit.h, "Unwind tables in the kernel"), pinned
+ * with --unwind dwarf; fd[i] is the map pinned as pk_unwind_pins[i]. */
+#define PK_UNWIND_NMAPS	7
+struct pk_unwind_fds {
+	union {
+		struct {
+			int files, tables, pcs, rule_ids, rules, alloc, seen;
+		};
+		int fd[PK_UNWIND_NMAPS];
+	};
+};
+extern const char *const pk_unwind_pins[PK_UNWIND_NMAPS];
+
 /* Open the pinned maps of the session at PIN_DIR (NULL: PK_PIN_DIR_DEFAULT)
  * and read its settings into *info. -ENOENT: nothing loaded there; -EPROTO:
  * pin layout version differs; other negative errno otherwise. fds not
@@ -23,6 +36,12 @@ int pk_session_open(const char *pin_dir, struct pk_session_fds *fds,
 		    struct pk_session *info);
 /* Close what pk_session_open() opened; fds become -1. */
 void pk_session_close(struct pk_session_fds *fds);
+
+/* Open the unwind maps pinned at PIN_DIR (NULL: the default). -ENOENT when
+ * the session has none (--unwind fp); on error none is left open. */
+int pk_unwind_fds_open(const char *pin_dir, struct pk_unwind_fds *fds);
+/* Close what is open; fds become -1. */
+void pk_unwind_fds_close(struct pk_unwind_fds *fds);
 
 /* Sum the per-CPU counters into out[PK_CNT__MAX]. 0 or negative errno. */
 int pk_counters_read(int counters_fd, __u64 out[PK_CNT__MAX]);

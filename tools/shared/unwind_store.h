@@ -21,15 +21,7 @@
 
 #include "errmsg.h"
 #include "probekit.h"
-
-/* The unwind maps, as loaded (probe-load) or opened from pins (probe-read). */
-struct pk_unwind_fds {
-	int files, tables, pcs, rule_ids, rules, alloc, seen;
-};
-
-/* The vDSO has no file: the BPF side keys it with this identity. */
-#define PK_VDSO_DEV	0ULL
-#define PK_VDSO_INO	(~0ULL)
+#include "session.h"	/* struct pk_unwind_fds: the maps, loaded or pinned */
 
 /* The kernel's dev_t (as in inode->i_sb->s_dev, /proc/PID/maps) from a
  * user-space st_dev, or from the major:minor of a maps line. */
@@ -40,6 +32,8 @@ struct pk_unwind_file {
 	const char *path;	/* where to read it: a path, /proc/PID/map_files/START-END,
 				 * or NULL for the vDSO (read from this process) */
 	struct pk_file_key key;	/* the kernel's identity of the mapped inode */
+	const char *name;	/* for messages (the path the process mapped);
+				 * NULL: path, or "[vdso]" */
 };
 
 struct pk_unwind_stats {
@@ -47,8 +41,9 @@ struct pk_unwind_stats {
 	__u32 tables;		/* tables added (distinct build-ids) */
 	__u32 rows, rules;	/* of the tables added */
 	__u64 kernel_bytes;	/* the bytes those rows and rules take in the maps */
-	__u32 built;		/* tables built now (cache miss or corrupt file) */
-	__u32 hit;		/* tables taken from the cache as they were */
+	__u32 built;		/* of the tables added, built now (cache miss or
+				 * corrupt file) ... */
+	__u32 hit;		/* ... or taken from the cache as they were */
 	__u32 shared;		/* files whose build-id was loaded already */
 	__u32 refused;		/* files left to frame-pointer steps (no room, no CFI) */
 };
@@ -58,13 +53,16 @@ struct pk_unwind_store_opts {
 	const char *cache_dir;	/* NULL: eh_cache_root() default */
 	unsigned int jobs;	/* tables built at once; 0: one per online CPU */
 	FILE *log;		/* one line per refused file; NULL: stderr */
+	const char *prog;	/* the log lines' prefix; NULL: "probekit" */
 };
 
 struct pk_unwind_store;
 
 /* probe-load, just after loading: record the capacities the maps were
  * created with (CAPS; tables/rows/rules must be 0) and get a store. PIN_DIR
- * is the session's (claimed) pin directory, locked while space is handed out. */
+ * is the session's (claimed) pin directory, locked while space is handed out.
+ * FDS stay the caller's (the store does not close them); the maps' sizes are
+ * checked against CAPS (-EINVAL). */
 int pk_unwind_store__create(const struct pk_unwind_fds *fds, const struct pk_unwind_alloc *caps,
 			    const char *pin_dir, const struct pk_unwind_store_opts *opts,
 			    struct pk_unwind_store **out, char err[PK_ERR_LEN]);
