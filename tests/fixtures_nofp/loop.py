@@ -1,0 +1,26 @@
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Debian's python3.11 (built without frame pointers) running a loop:
+# python3.11 loop.py SECONDS. The interpreter's C stack, from _start through
+# main, Py_BytesMain, Py_RunMain to _PyEval_EvalFrameDefault, is found only
+# by unwinding its frameless code with CFI.
+import signal
+import sys
+
+stop = False
+
+
+def on_alarm(sig, frame):
+    global stop
+    stop = True
+
+
+def spin():
+    x = 0
+    while not stop:
+        x = (x * 31 + 7) & 0xffffffff
+    return x
+
+
+signal.signal(signal.SIGALRM, on_alarm)
+signal.alarm(int(sys.argv[1]))
+spin()
