@@ -483,26 +483,30 @@ static __always_inline int uw_rule_step(struct uw_state *st, __u32 rule_idx, __u
 	}
 	if (cfa <= st->sp)
 		return PK_END_LOOP;
-	switch (r->ra_type) {
-	case PK_RA_CFA_OFFSET:
+	if (r->ra_type == PK_RA_UNDEFINED)
+		return PK_END_COMPLETE;
+	if (r->ra_type != PK_RA_CFA_OFFSET)
+		return PK_END_UNSUPPORTED;
+	if (r->fp_type == PK_FP_CFA_OFFSET && r->fp_offset == r->ra_offset - 8) {
+		/* RBP pushed right below the return address, as a frame
+		 * pointer is: one read instead of two. */
+		__u64 pair[2];
+
+		if (bpf_probe_read_user(pair, sizeof(pair), (const void *)(cfa + r->fp_offset)))
+			return PK_END_READ_FAULT;
+		st->bp = pair[0];
+		*ra = pair[1];
+		st->bp_valid = 1;
+	} else {
 		if (!uw_read(ra, cfa + r->ra_offset))
 			return PK_END_READ_FAULT;
-		break;
-	case PK_RA_UNDEFINED:
-		return PK_END_COMPLETE;
-	default:
-		return PK_END_UNSUPPORTED;
-	}
-	switch (r->fp_type) {
-	case PK_FP_CFA_OFFSET:
-		if (!uw_read(&st->bp, cfa + r->fp_offset))
-			return PK_END_READ_FAULT;
-		st->bp_valid = 1;
-		break;
-	case PK_FP_UNCHANGED:
-		break;
-	default:
-		st->bp_valid = 0;
+		if (r->fp_type == PK_FP_CFA_OFFSET) {
+			if (!uw_read(&st->bp, cfa + r->fp_offset))
+				return PK_END_READ_FAULT;
+			st->bp_valid = 1;
+		} else if (r->fp_type != PK_FP_UNCHANGED) {
+			st->bp_valid = 0;
+		}
 	}
 	st->sp = cfa;
 	st->exact_pc = 0;
