@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Ring-buffer records: a reader must survive records from a newer (or
- * broken) producer. A sample that validates must have all its frames inside
- * the input, which reading every one of them under ASan checks.
+ * Ring-buffer records: a reader must survive records from a newer, older
+ * (layout 1) or broken producer. A sample that validates must have all its
+ * frames inside the input, which reading every one of them under ASan
+ * checks, and must keep the promises record.h makes about its fields.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,23 +11,55 @@
 
 #include "record.h"
 
+static void check_sample(const struct pk_record_sample *s)
+{
+	volatile __u64 sink = 0;
+	unsigned int fp = 0;
+
+	for (size_t i = 0; i < (size_t)s->kstack_len + s->ustack_len; i++)
+		sink += pk_record_frame(s, i);
+	(void)sink;
+	if (memchr(s->comm, '\0', sizeof(s->comm)) == NULL)
+		abort();
+	if (s->kstack_len > PK_MAX_STACK_DEPTH || s->ustack_len > PK_MAX_USTACK_DEPTH)
+		abort();
+	if (!(s->flags & PK_SAMPLE_USTACK_DWARF)) {
+		/* no walk: bpf_get_stack()'s depth, no walk fields */
+		if (s->ustack_len > PK_MAX_STACK_DEPTH || s->ustack_end != PK_END_NONE ||
+		    s->fp_frames)
+			abort();
+	}
+	for (unsigned int i = 0; i < PK_MAX_USTACK_DEPTH; i++) {
+		if (!(s->fp_mask[i / 64] >> (i % 64) & 1))
+			continue;
+		if (i >= s->ustack_len)
+			abort();
+		fp++;
+	}
+	if (s->fp_frames > s->ustack_len || (!(s->flags & PK_SAMPLE_USTACK_DWARF) && fp))
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* a copy of exactly SIZE bytes, so ASan sees any read past the end */
 	uint8_t *copy = malloc(size ? size : 1);
-	struct pk_record_sample s;
-	volatile __u64 sink = 0;
+	struct pk_record rec;
 
 	if (!copy)
 		return 0;
 	memcpy(copy, data, size);
-	if (pk_record_parse(copy, size, &s) == PK_RECORD_SAMPLE) {
-		for (size_t i = 0; i < (size_t)s.kstack_len + s.ustack_len; i++)
-			sink += pk_record_frame(&s, i);
-		if (memchr(s.comm, '\0', sizeof(s.comm)) == NULL)
+	switch (pk_record_parse(copy, size, &rec)) {
+	case PK_RECORD_SAMPLE:
+		check_sample(&rec.sample);
+		break;
+	case PK_RECORD_NO_TABLE:
+		if (rec.no_table.vm_start >= rec.no_table.vm_end)
 			abort();
+		break;
+	default:
+		break;
 	}
-	(void)sink;
 	free(copy);
 	return 0;
 }

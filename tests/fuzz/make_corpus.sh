@@ -8,6 +8,9 @@
 #   sections of the oracle fixtures and a few CIE+FDE slices of system
 #   libraries (cut at entry boundaries, so FDEs keep their CIEs).
 # corpus/cache/NAME: cache files eh2table writes for some fixtures.
+# corpus/record/NAME: ring-buffer records as bpf/probekit.h lays them out:
+#   samples of layout 1 (frames at 56) and layout 2 (frames at 96, with and
+#   without a DWARF walk), and no-table events.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${1:-build}
@@ -15,12 +18,17 @@ OUT=tests/fuzz/corpus
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-le32() {
-	local v=$1 i
+# le N V: V as N bytes little-endian
+le() {
+	local n=$1 v=$2 i
 
-	for i in 0 1 2 3; do
+	for ((i = 0; i < n; i++)); do
 		printf "\\x$(printf %02x $(((v >> (8 * i)) & 255)))"
 	done
+}
+
+le32() {
+	le 4 "$1"
 }
 
 section_addr() {
@@ -76,4 +84,44 @@ rm -f "$OUT"/cache/*.unwind
 find "$tmp/cache" -name '*.unwind' | sort | while read -r f; do
 	cp "$f" "$OUT/cache/$(basename "$f" .unwind | cut -c1-12).unwind"
 done
+# sample NAME LAYOUT(1|2) FLAGS END FP_FRAMES "FP_MASK_WORDS" "KERNEL" "USER":
+# pid 42, tid 43, cpu 1, comm fp_chain; frames leaf first.
+sample() {
+	local name=$1 layout=$2 flags=$3 end=$4 fpn=$5 mask=$6 k=($7) u=($8)
+	local off=56 w a
+
+	[ "$layout" = 2 ] && off=96
+	{ le 2 1; le 2 $((off + 8 * (${#k[@]} + ${#u[@]}))); le 4 "$flags"
+	  le 8 123456789; le 4 42; le 4 43; le 4 1
+	  le 2 ${#k[@]}; le 2 ${#u[@]}; le 2 $off; le 6 0
+	  printf 'fp_chain'; le 8 0
+	  if [ "$layout" = 2 ]; then
+		le 1 "$end"; le 1 0; le 2 "$fpn"; le 4 0
+		for w in $mask; do le 8 "$w"; done
+	  fi
+	  for a in "${k[@]}" "${u[@]}"; do le 8 "$a"; done
+	} > "$OUT/record/$name"
+}
+
+# no_table NAME DEV INO START END PGOFF PID
+no_table() {
+	{ le 2 2; le 2 56; le 4 0
+	  le 8 "$2"; le 8 "$3"; le 8 "$4"; le 8 "$5"; le 8 "$6"; le 4 "$7"; le 4 0
+	} > "$OUT/record/$1"
+}
+
+mkdir -p "$OUT/record"
+kern="0xffffffff81000000 0xffffffff81000010 0xffffffff81000020 0xffffffff81000030 0xffffffff81000040"
+user4="0x555555554000 0x555555554020 0x555555554040 0x555555554060"
+user6="$user4 0x555555554080 0x5555555540a0"
+sample sample_kernel 1 0 0 0 "" "$kern" "$user4"
+sample sample_user 1 0 0 0 "" "" "$user6"
+sample sample_fp 2 8 0 0 "0 0 0 0" "$kern" "$user6"
+# PK_SAMPLE_USTACK_DWARF, PK_END_FP_FALLBACK, frames 2 and 5 by frame pointer
+sample sample_dwarf 2 16 7 2 "0x24 0 0 0" "$kern" "$user6"
+sample sample_dwarf_empty 2 18 5 0 "0 0 0 0" "" ""
+# the vDSO (dev 0, ino ~0) and a file on 8:3
+no_table no_table 0x800003 1234 0x7fabcdef0000 0x7fabcdef3000 5 42
+no_table no_table_vdso 0 -1 0x7ffd1000 0x7ffd3000 0 42
+
 du -sh "$OUT"

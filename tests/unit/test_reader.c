@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Records in, folded stacks out: probe-read without the ring buffer. */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "elf_fixture.h"
 #include "probekit.h"
 #include "reader.h"
+#include "summary.h"
 #include "test_util.h"
 
 static const char KALLSYMS[] =
@@ -35,15 +39,32 @@ static size_t record(unsigned char *buf, __u32 pid, const char *comm, const __u6
 	return s.hdr.size;
 }
 
-static struct pk_reader *new_reader(void)
+/* The same, from a DWARF walk that ended with END. */
+static size_t dwarf_record(unsigned char *buf, __u32 pid, const char *comm, const __u64 *k,
+			   __u16 nk, const __u64 *u, __u16 nu, __u8 end)
+{
+	size_t size = record(buf, pid, comm, k, nk, u, nu);
+	__u32 flags = PK_SAMPLE_USTACK_DWARF;
+
+	memcpy(buf + offsetof(struct pk_event_hdr, flags), &flags, sizeof(flags));
+	buf[offsetof(struct pk_sample, ustack_end)] = end;
+	return size;
+}
+
+static struct pk_reader *new_reader_with(const struct pk_table_sink *tables, FILE *log)
 {
 	char kallsyms[256];
 	struct pk_reader_opts o = { .sz = sizeof(o), .proc_root = pk_fx_proc_root(),
-				    .kallsyms_path = kallsyms };
+				    .kallsyms_path = kallsyms, .tables = tables, .log = log };
 
 	snprintf(kallsyms, sizeof(kallsyms), "%s/kallsyms", pk_fx_dir());
 	pk_fx_write_file(kallsyms, KALLSYMS);
 	return pk_reader_new(&o);
+}
+
+static struct pk_reader *new_reader(void)
+{
+	return new_reader_with(NULL, NULL);
 }
 
 static char *output(struct pk_reader *r)
@@ -169,6 +190,290 @@ START_TEST(test_bad_records)
 }
 END_TEST
 
+/* A walk that stopped early still shows the frames it found, and the
+ * deepest stacks (a full DWARF walk under a full kernel stack) fit. */
+START_TEST(test_incomplete_walks)
+{
+	const char *prog = pk_fx_build("prog", pk_fx_c_src, false, "-pie");
+	unsigned char buf[PK_SAMPLE_MAX_SIZE];
+	__u64 fn, fn_size, main_addr, main_size, bias;
+	__u64 u[PK_MAX_USTACK_DEPTH], k[PK_MAX_STACK_DEPTH];
+	char maps[4096] = "", *out, *want;
+	size_t len = 0;
+	FILE *f = open_memstream(&want, &len);
+	struct pk_reader_stats st;
+	struct pk_reader *r;
+
+	pk_fx_symbol(prog, "after_tail", &fn, &fn_size);
+	pk_fx_symbol(prog, "main", &main_addr, &main_size);
+	bias = pk_fx_fake_maps(prog, PK_FX_PIE_BASE, maps, sizeof(maps));
+	pk_fx_set_maps(PK_FX_PID, maps);
+	for (size_t i = 0; i < PK_MAX_USTACK_DEPTH; i++)
+		u[i] = bias + fn + fn_size / 2;
+	for (size_t i = 0; i < PK_MAX_STACK_DEPTH; i++)
+		k[i] = 0xffffffff81000210;
+	r = new_reader();
+	ck_assert_int_eq(pk_reader_handle(r, buf, dwarf_record(buf, PK_FX_PID, "deep", k,
+							       PK_MAX_STACK_DEPTH, u,
+							       PK_MAX_USTACK_DEPTH,
+							       PK_END_DEPTH)), 0);
+	u[1] = bias + main_addr + main_size / 2;
+	for (__u8 end = PK_END_NO_TABLE; end < PK_END__MAX; end++)
+		ck_assert_int_eq(pk_reader_handle(r, buf, dwarf_record(buf, PK_FX_PID, "cut", NULL,
+								       0, u, 2, end)), 0);
+	/* Nothing found at all: the sample still counts, under its comm. */
+	ck_assert_int_eq(pk_reader_handle(r, buf, dwarf_record(buf, PK_FX_PID, "none", NULL, 0,
+							       NULL, 0, PK_END_READ_FAULT)), 0);
+	out = output(r);
+	fprintf(f, "cut;main;after_tail %d\n", PK_END__MAX - PK_END_NO_TABLE);
+	fputs("deep", f);
+	for (size_t i = 0; i < PK_MAX_USTACK_DEPTH; i++)
+		fputs(";after_tail", f);
+	for (size_t i = 0; i < PK_MAX_STACK_DEPTH; i++)
+		fputs(";k_leaf_[k]", f);
+	fputs(" 1\nnone 1\n", f);
+	fclose(f);
+	ck_assert_str_eq(out, want);
+	pk_reader_stats(r, &st);
+	ck_assert_uint_eq(st.samples, 2 + PK_END__MAX - PK_END_NO_TABLE);
+	ck_assert_uint_eq(st.dwarf, st.samples);
+	ck_assert_uint_eq(st.bad, 0);
+	free(out);
+	free(want);
+	pk_reader_free(r);
+}
+END_TEST
+
+/* What PRINT makes of ST is WANT. */
+static void check_summary(void (*print)(FILE *, const struct pk_reader_stats *),
+			  const struct pk_reader_stats *st, const char *want)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	print(f, st);
+	fclose(f);
+	ck_assert_str_eq(buf, want);
+	free(buf);
+}
+
+/* How walks ended, counted per sample that had one; old and fp samples are
+ * not walks. */
+START_TEST(test_walk_ends)
+{
+	unsigned char buf[PK_SAMPLE_MAX_SIZE];
+	const __u64 k[] = { 0xffffffff81000150 };
+	struct pk_reader_stats st;
+	struct pk_reader *r = new_reader();
+	__u32 dwarf = PK_SAMPLE_USTACK_DWARF;
+	__u16 v1_off = 56;
+	size_t size;
+
+	for (int i = 0; i < 7; i++)
+		pk_reader_handle(r, buf, dwarf_record(buf, 2, "kthreadd", k, 1, NULL, 0,
+						      PK_END_COMPLETE));
+	for (int i = 0; i < 2; i++)
+		pk_reader_handle(r, buf, dwarf_record(buf, 2, "kthreadd", k, 1, NULL, 0,
+						      PK_END_NO_TABLE));
+	pk_reader_handle(r, buf, dwarf_record(buf, 2, "kthreadd", k, 1, NULL, 0,
+					      PK_END_READ_FAULT));
+	/* Not walks: --unwind fp, and a layout 1 record whatever its flags say. */
+	for (int i = 0; i < 3; i++)
+		pk_reader_handle(r, buf, record(buf, 2, "kthreadd", k, 1, NULL, 0));
+	size = record(buf, 2, "kthreadd", NULL, 0, NULL, 0);
+	memcpy(buf + offsetof(struct pk_event_hdr, flags), &dwarf, sizeof(dwarf));
+	memcpy(buf + offsetof(struct pk_sample, frames_off), &v1_off, sizeof(v1_off));
+	pk_reader_handle(r, buf, size);
+	pk_reader_stats(r, &st);
+	ck_assert_uint_eq(st.samples, 14);
+	ck_assert_uint_eq(st.dwarf, 10);
+	ck_assert_uint_eq(st.ends[PK_END_COMPLETE], 7);
+	ck_assert_uint_eq(st.ends[PK_END_NO_TABLE], 2);
+	ck_assert_uint_eq(st.ends[PK_END_READ_FAULT], 1);
+	ck_assert_uint_eq(st.ends[PK_END_LOOP], 0);
+	check_summary(pk_summary_ustack_ends, &st,
+		      "user stacks: 70.0% complete, 20.0% no table yet, 10.0% read fault\n");
+	pk_reader_free(r);
+}
+END_TEST
+
+START_TEST(test_walk_ends_line)
+{
+	struct pk_reader_stats st = { .samples = 9 };
+
+	/* No walk: no line. */
+	check_summary(pk_summary_ustack_ends, &st, "");
+	/* Walks that ended only in ways this reader has no name for: no line. */
+	st.dwarf = 2;
+	st.ends[PK_END_NONE] = 2;
+	check_summary(pk_summary_ustack_ends, &st, "");
+	/* Every name, in enum order. */
+	st.dwarf = 7;
+	st.ends[PK_END_NONE] = 0;
+	for (int e = PK_END_COMPLETE; e < PK_END__MAX; e++)
+		st.ends[e] = 1;
+	check_summary(pk_summary_ustack_ends, &st,
+		      "user stacks: 14.3% complete, 14.3% depth limit, 14.3% no table yet, "
+		      "14.3% unsupported rule, 14.3% read fault, 14.3% loop, "
+		      "14.3% frame-pointer fallback\n");
+	/* A rare reason is not shown as 0.0%; an unknown one only dilutes. */
+	memset(st.ends, 0, sizeof(st.ends));
+	st.dwarf = 4001;
+	st.ends[PK_END_COMPLETE] = 3999;
+	st.ends[PK_END_LOOP] = 1;
+	check_summary(pk_summary_ustack_ends, &st, "user stacks: 100.0% complete, <0.1% loop\n");
+	st.dwarf = 8;
+	st.ends[PK_END_COMPLETE] = 5;
+	st.ends[PK_END_LOOP] = 0;
+	st.ends[PK_END_FP_FALLBACK] = 2;
+	check_summary(pk_summary_ustack_ends, &st,
+		      "user stacks: 62.5% complete, 25.0% frame-pointer fallback\n");
+}
+END_TEST
+
+/* What the reader gave the table sink. */
+struct sink_log {
+	int calls;
+	bool path_null, name_null;
+	char path[512], name[512];
+	struct pk_file_key key;
+	int ret;		/* what add() returns */
+};
+
+static int sink_add(void *ctx, const struct pk_unwind_file *file, char err[PK_ERR_LEN])
+{
+	struct sink_log *l = ctx;
+
+	l->calls++;
+	l->path_null = !file->path;
+	l->name_null = !file->name;
+	snprintf(l->path, sizeof(l->path), "%s", file->path ? file->path : "");
+	snprintf(l->name, sizeof(l->name), "%s", file->name ? file->name : "");
+	l->key = file->key;
+	return l->ret ? pk_err(err, l->ret, "store failure %d", l->calls) : 0;
+}
+
+static size_t no_table(unsigned char *buf, __u32 pid, __u64 dev, __u64 ino, __u64 start,
+		       __u64 end)
+{
+	struct pk_no_table e = {
+		.hdr = { .type = PK_EVENT_NO_TABLE, .size = sizeof(e) },
+		.dev = dev, .ino = ino, .vm_start = start, .vm_end = end, .pid = pid,
+	};
+
+	memcpy(buf, &e, sizeof(e));
+	return sizeof(e);
+}
+
+/* <fake proc>/PID/map_files/NAME, a link to TARGET as the kernel has it
+ * while the range is mapped. */
+static void add_map_file(__u32 pid, const char *name, const char *target)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%u", pk_fx_proc_root(), pid);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%u/map_files", pk_fx_proc_root(), pid);
+	mkdir(path, 0755);
+	snprintf(path, sizeof(path), "%s/%u/map_files/%s", pk_fx_proc_root(), pid, name);
+	ck_assert_int_eq(symlink(target, path), 0);
+}
+
+START_TEST(test_no_table_events)
+{
+	struct sink_log log = { 0 };
+	struct pk_table_sink sink = { .add = sink_add, .ctx = &log };
+	unsigned char buf[sizeof(struct pk_no_table)];
+	char want[512];
+	struct pk_reader_stats st;
+	struct pk_reader *r = new_reader_with(&sink, NULL);
+
+	add_map_file(PK_FX_PID, "7fabcdef0000-7fabcdef3000", "/usr/lib/libfoo.so.1");
+	ck_assert_int_eq(pk_reader_handle(r, buf, no_table(buf, PK_FX_PID, 0x800003, 1234,
+							   0x7fabcdef0000, 0x7fabcdef3000)), 0);
+	ck_assert_int_eq(log.calls, 1);
+	snprintf(want, sizeof(want), "%s/4242/map_files/7fabcdef0000-7fabcdef3000",
+		 pk_fx_proc_root());
+	ck_assert_str_eq(log.path, want);
+	ck_assert_str_eq(log.name, "/usr/lib/libfoo.so.1");
+	ck_assert_uint_eq(log.key.dev, 0x800003);
+	ck_assert_uint_eq(log.key.ino, 1234);
+	/* The process exited: nothing to read the file through, nothing added. */
+	ck_assert_int_eq(pk_reader_handle(r, buf, no_table(buf, PK_FX_PID + 1, 0x800003, 99,
+							   0x1000, 0x2000)), 0);
+	ck_assert_int_eq(log.calls, 1);
+	/* The vDSO is no file: read from this process. */
+	ck_assert_int_eq(pk_reader_handle(r, buf, no_table(buf, PK_FX_PID + 1, PK_VDSO_DEV,
+							   PK_VDSO_INO, 0x7ffd0000, 0x7ffd2000)), 0);
+	ck_assert_int_eq(log.calls, 2);
+	ck_assert(log.path_null);
+	ck_assert(log.name_null);
+	ck_assert_uint_eq(log.key.dev, PK_VDSO_DEV);
+	ck_assert_uint_eq(log.key.ino, PK_VDSO_INO);
+	pk_reader_stats(r, &st);
+	ck_assert_uint_eq(st.no_table, 3);
+	ck_assert_uint_eq(st.tables_added, 2);
+	ck_assert_uint_eq(st.tables_gone, 1);
+	ck_assert_uint_eq(st.tables_failed, 0);
+	ck_assert_uint_eq(st.samples, 0);
+	ck_assert_uint_eq(st.bad + st.skipped, 0);
+	check_summary(pk_summary_no_table, &st,
+		      "unwind tables: 3 files reported without one, 2 added, 1 gone (process exited)\n");
+	pk_reader_free(r);
+}
+END_TEST
+
+/* A failing store is no reason to stop reading: one line, then a count. */
+START_TEST(test_no_table_failures)
+{
+	struct sink_log log = { .ret = -EIO };
+	struct pk_table_sink sink = { .add = sink_add, .ctx = &log };
+	unsigned char buf[PK_SAMPLE_MAX_SIZE];
+	const __u64 k[] = { 0xffffffff81000150 };
+	char *logged = NULL, *out;
+	size_t len = 0;
+	FILE *f = open_memstream(&logged, &len);
+	struct pk_reader_stats st;
+	struct pk_reader *r = new_reader_with(&sink, f);
+
+	for (int i = 0; i < 3; i++)
+		ck_assert_int_eq(pk_reader_handle(r, buf, no_table(buf, 1, PK_VDSO_DEV, PK_VDSO_INO,
+								   0x1000, 0x2000)), 0);
+	ck_assert_int_eq(pk_reader_handle(r, buf, record(buf, 2, "kthreadd", k, 1, NULL, 0)), 0);
+	fclose(f);
+	ck_assert_int_eq(log.calls, 3);
+	ck_assert_str_eq(logged, "probe-read: store failure 1\n");
+	pk_reader_stats(r, &st);
+	ck_assert_uint_eq(st.tables_failed, 3);
+	ck_assert_uint_eq(st.tables_added, 0);
+	check_summary(pk_summary_no_table, &st,
+		      "unwind tables: 3 files reported without one, 0 added, 3 failed\n");
+	out = output(r);
+	ck_assert_str_eq(out, "kthreadd;k_middle_[k] 1\n");
+	free(out);
+	free(logged);
+	pk_reader_free(r);
+}
+END_TEST
+
+/* A session without unwind maps: events counted, nothing else. */
+START_TEST(test_no_table_without_sink)
+{
+	unsigned char buf[sizeof(struct pk_no_table)];
+	struct pk_reader_stats st;
+	struct pk_reader *r = new_reader();
+
+	add_map_file(PK_FX_PID, "1000-2000", "/bin/true");
+	ck_assert_int_eq(pk_reader_handle(r, buf, no_table(buf, PK_FX_PID, 1, 2, 0x1000, 0x2000)),
+			 0);
+	pk_reader_stats(r, &st);
+	ck_assert_uint_eq(st.no_table, 1);
+	ck_assert_uint_eq(st.tables_added + st.tables_gone + st.tables_failed, 0);
+	pk_reader_free(r);
+}
+END_TEST
+
 Suite *suite_reader(void)
 {
 	Suite *s = suite_create("reader");
@@ -179,6 +484,12 @@ Suite *suite_reader(void)
 	tcase_add_test(tc, test_return_addresses);
 	tcase_add_test(tc, test_merge_and_sort);
 	tcase_add_test(tc, test_bad_records);
+	tcase_add_test(tc, test_incomplete_walks);
+	tcase_add_test(tc, test_walk_ends);
+	tcase_add_test(tc, test_walk_ends_line);
+	tcase_add_test(tc, test_no_table_events);
+	tcase_add_test(tc, test_no_table_failures);
+	tcase_add_test(tc, test_no_table_without_sink);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -8,24 +8,47 @@
 #include "record.h"
 #include "test_util.h"
 
-/* A sample record with K kernel and U user frames, frames numbered 1.. */
-static size_t make_sample(unsigned char *buf, __u16 k, __u16 u)
+/* Where a layout 1 sample's frames start: its whole size, written out here
+ * (not taken from record.h) because old objects fixed it. */
+#define V1_FRAMES_OFF	56
+
+/* A sample record with K kernel and U user frames at FRAMES_OFF (layout 1:
+ * V1_FRAMES_OFF, only the fields before ustack_end written), frames
+ * numbered 1.. */
+static size_t make_sample_at(unsigned char *buf, __u16 k, __u16 u, __u16 frames_off,
+			     __u32 flags)
 {
 	struct pk_sample s = {
-		.hdr = { .type = PK_EVENT_SAMPLE, .flags = PK_SAMPLE_USTACK_TRUNC },
+		.hdr = { .type = PK_EVENT_SAMPLE, .flags = flags },
 		.time_ns = 123, .pid = 42, .tid = 43, .cpu = 1,
-		.kstack_len = k, .ustack_len = u, .frames_off = sizeof(s),
+		.kstack_len = k, .ustack_len = u, .frames_off = frames_off,
 	};
-	size_t size = sizeof(s) + 8 * (size_t)(k + u);
+	size_t size = frames_off + 8 * (size_t)(k + u);
 
 	s.hdr.size = size;
 	memcpy(s.comm, "worker", 7);
-	memcpy(buf, &s, sizeof(s));
+	memset(buf, 0, frames_off);
+	memcpy(buf, &s, frames_off < sizeof(s) ? frames_off : sizeof(s));
 	for (__u64 i = 0; i < (__u64)k + u; i++) {
 		__u64 v = i + 1;
 
-		memcpy(buf + sizeof(s) + 8 * i, &v, 8);
+		memcpy(buf + frames_off + 8 * i, &v, 8);
 	}
+	return size;
+}
+
+/* Layout 2, no DWARF walk (--unwind fp). */
+static size_t make_sample(unsigned char *buf, __u16 k, __u16 u)
+{
+	return make_sample_at(buf, k, u, sizeof(struct pk_sample), PK_SAMPLE_USTACK_TRUNC);
+}
+
+/* Layout 2 with a DWARF walk that ended with END. */
+static size_t make_dwarf(unsigned char *buf, __u16 k, __u16 u, __u8 end)
+{
+	size_t size = make_sample_at(buf, k, u, sizeof(struct pk_sample), PK_SAMPLE_USTACK_DWARF);
+
+	buf[offsetof(struct pk_sample, ustack_end)] = end;
 	return size;
 }
 
@@ -34,60 +57,223 @@ static void set16(unsigned char *buf, size_t off, __u16 v)
 	memcpy(buf + off, &v, sizeof(v));
 }
 
+static void set64(unsigned char *buf, size_t off, __u64 v)
+{
+	memcpy(buf + off, &v, sizeof(v));
+}
+
+/* Mark user frame I as found by a frame-pointer step. */
+static void set_fp_bit(unsigned char *buf, unsigned int i)
+{
+	size_t off = offsetof(struct pk_sample, fp_mask) + 8 * (i / 64);
+	__u64 w;
+
+	memcpy(&w, buf + off, 8);
+	w |= 1ULL << (i % 64);
+	memcpy(buf + off, &w, 8);
+}
+
+static size_t make_no_table(unsigned char *buf, __u64 start, __u64 end)
+{
+	struct pk_no_table e = {
+		.hdr = { .type = PK_EVENT_NO_TABLE, .size = sizeof(e) },
+		.dev = 0x800003, .ino = 77, .vm_start = start, .vm_end = end, .vm_pgoff = 5,
+		.pid = 42,
+	};
+
+	memcpy(buf, &e, sizeof(e));
+	return sizeof(e);
+}
+
 START_TEST(test_valid)
 {
 	unsigned char buf[PK_SAMPLE_MAX_SIZE];
-	struct pk_record_sample r;
+	struct pk_record rec;
+	struct pk_record_sample *r = &rec.sample;
 	size_t size = make_sample(buf, 2, 3);
 
-	ck_assert_int_eq(pk_record_parse(buf, size, &r), PK_RECORD_SAMPLE);
-	ck_assert_uint_eq(r.pid, 42);
-	ck_assert_uint_eq(r.tid, 43);
-	ck_assert_uint_eq(r.cpu, 1);
-	ck_assert_uint_eq(r.time_ns, 123);
-	ck_assert_uint_eq(r.flags, PK_SAMPLE_USTACK_TRUNC);
-	ck_assert_uint_eq(r.kstack_len, 2);
-	ck_assert_uint_eq(r.ustack_len, 3);
-	ck_assert_str_eq(r.comm, "worker");
-	ck_assert_uint_eq(pk_record_frame(&r, 0), 1);
-	ck_assert_uint_eq(pk_record_frame(&r, 4), 5);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+	ck_assert_uint_eq(r->pid, 42);
+	ck_assert_uint_eq(r->tid, 43);
+	ck_assert_uint_eq(r->cpu, 1);
+	ck_assert_uint_eq(r->time_ns, 123);
+	ck_assert_uint_eq(r->flags, PK_SAMPLE_USTACK_TRUNC);
+	ck_assert_uint_eq(r->kstack_len, 2);
+	ck_assert_uint_eq(r->ustack_len, 3);
+	ck_assert_uint_eq(r->ustack_end, PK_END_NONE);
+	ck_assert_str_eq(r->comm, "worker");
+	ck_assert_uint_eq(pk_record_frame(r, 0), 1);
+	ck_assert_uint_eq(pk_record_frame(r, 4), 5);
 	/* The ring buffer may deliver more bytes than hdr.size. */
-	ck_assert_int_eq(pk_record_parse(buf, sizeof(buf), &r), PK_RECORD_SAMPLE);
+	ck_assert_int_eq(pk_record_parse(buf, sizeof(buf), &rec), PK_RECORD_SAMPLE);
 	/* Both stacks empty (e.g. both unreadable). */
 	size = make_sample(buf, 0, 0);
-	ck_assert_int_eq(pk_record_parse(buf, size, &r), PK_RECORD_SAMPLE);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
 	/* Full depth. */
 	size = make_sample(buf, PK_MAX_STACK_DEPTH, PK_MAX_STACK_DEPTH);
-	ck_assert_int_eq(pk_record_parse(buf, size, &r), PK_RECORD_SAMPLE);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+}
+END_TEST
+
+/* Objects built before layout 2 put the frames right after comm. */
+START_TEST(test_layout1)
+{
+	unsigned char buf[PK_SAMPLE_MAX_SIZE];
+	struct pk_record rec;
+	struct pk_record_sample *r = &rec.sample;
+	size_t size = make_sample_at(buf, 2, 3, V1_FRAMES_OFF, PK_SAMPLE_KSTACK_TRUNC);
+
+	ck_assert_uint_eq(size, V1_FRAMES_OFF + 5 * 8);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+	ck_assert_uint_eq(r->pid, 42);
+	ck_assert_uint_eq(r->flags, PK_SAMPLE_KSTACK_TRUNC);
+	ck_assert_uint_eq(r->kstack_len, 2);
+	ck_assert_uint_eq(r->ustack_len, 3);
+	ck_assert_str_eq(r->comm, "worker");
+	ck_assert_uint_eq(pk_record_frame(r, 0), 1);
+	ck_assert_uint_eq(pk_record_frame(r, 4), 5);
+	ck_assert_uint_eq(r->ustack_end, PK_END_NONE);
+	ck_assert_uint_eq(r->fp_frames, 0);
+	/* No frames at all: the record is just the 56 bytes. */
+	size = make_sample_at(buf, 0, 0, V1_FRAMES_OFF, 0);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+	/* Full depth. */
+	size = make_sample_at(buf, PK_MAX_STACK_DEPTH, PK_MAX_STACK_DEPTH, V1_FRAMES_OFF, 0);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+	ck_assert_uint_eq(pk_record_frame(r, 2 * PK_MAX_STACK_DEPTH - 1), 2 * PK_MAX_STACK_DEPTH);
+	/* The DWARF bit means nothing where its fields are missing: the
+	 * frames (here the first user frame, 0x1...) are not read as them. */
+	size = make_sample_at(buf, 0, 1, V1_FRAMES_OFF, PK_SAMPLE_USTACK_DWARF);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+	ck_assert_uint_eq(r->flags, 0);
+	ck_assert_uint_eq(r->ustack_end, PK_END_NONE);
+	/* ... nor does it allow a DWARF walk's depth. */
+	size = make_sample_at(buf, 0, PK_MAX_STACK_DEPTH + 1, V1_FRAMES_OFF,
+			      PK_SAMPLE_USTACK_DWARF);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	/* Between the layouts: layout 1's fields, frames where layout 2's
+	 * would be; the DWARF fields are not read. */
+	size = make_sample_at(buf, 0, 1, V1_FRAMES_OFF + 8, PK_SAMPLE_USTACK_DWARF);
+	buf[offsetof(struct pk_sample, ustack_end)] = PK_END_LOOP;
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+	ck_assert_uint_eq(r->ustack_end, PK_END_NONE);
+	ck_assert_uint_eq(pk_record_frame(r, 0), 1);
+}
+END_TEST
+
+START_TEST(test_dwarf)
+{
+	unsigned char buf[PK_SAMPLE_MAX_SIZE];
+	struct pk_record rec;
+	struct pk_record_sample *r = &rec.sample;
+	size_t size = make_dwarf(buf, 1, PK_MAX_USTACK_DEPTH, PK_END_DEPTH);
+
+	set16(buf, offsetof(struct pk_sample, fp_frames), 3);
+	set_fp_bit(buf, 1);
+	set_fp_bit(buf, 64);
+	set_fp_bit(buf, PK_MAX_USTACK_DEPTH - 1);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+	ck_assert_uint_eq(r->flags, PK_SAMPLE_USTACK_DWARF);
+	ck_assert_uint_eq(r->ustack_len, PK_MAX_USTACK_DEPTH);
+	ck_assert_uint_eq(r->ustack_end, PK_END_DEPTH);
+	ck_assert_uint_eq(r->fp_frames, 3);
+	ck_assert_uint_eq(r->fp_mask[0], 1ULL << 1);
+	ck_assert_uint_eq(r->fp_mask[1], 1ULL);
+	ck_assert_uint_eq(r->fp_mask[2], 0);
+	ck_assert_uint_eq(r->fp_mask[3], 1ULL << 63);
+	ck_assert_uint_eq(pk_record_frame(r, PK_MAX_USTACK_DEPTH), PK_MAX_USTACK_DEPTH + 1);
+	/* Every way a walk ends, and one a newer writer may add, comes through. */
+	for (unsigned int end = PK_END_NONE; end <= PK_END__MAX; end++) {
+		size = make_dwarf(buf, 0, 2, end);
+		ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+		ck_assert_uint_eq(r->ustack_end, end);
+	}
+	/* Without the DWARF bit the fields are not read. */
+	size = make_sample(buf, 0, 2);
+	buf[offsetof(struct pk_sample, ustack_end)] = PK_END_LOOP;
+	set16(buf, offsetof(struct pk_sample, fp_frames), 1);
+	set_fp_bit(buf, 1);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+	ck_assert_uint_eq(r->ustack_end, PK_END_NONE);
+	ck_assert_uint_eq(r->fp_frames, 0);
+	ck_assert_uint_eq(r->fp_mask[0], 0);
+}
+END_TEST
+
+START_TEST(test_dwarf_bad)
+{
+	static const unsigned int depths[] = { 0, 1, 63, 64, 65, 130, 191, 192,
+					       PK_MAX_USTACK_DEPTH - 1 };
+	unsigned char buf[PK_SAMPLE_MAX_SIZE + 8];
+	struct pk_record rec;
+	size_t size;
+
+	/* Deeper than the DWARF walk goes. */
+	size = make_dwarf(buf, 0, PK_MAX_USTACK_DEPTH + 1, PK_END_DEPTH);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	/* Deeper than bpf_get_stack() goes, without a DWARF walk. */
+	size = make_sample(buf, 0, PK_MAX_STACK_DEPTH + 1);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	/* The kernel stack stays within bpf_get_stack()'s depth. */
+	size = make_dwarf(buf, PK_MAX_STACK_DEPTH + 1, 0, PK_END_COMPLETE);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	/* More frame-pointer frames than user frames. */
+	size = make_dwarf(buf, 0, 3, PK_END_COMPLETE);
+	set16(buf, offsetof(struct pk_sample, fp_frames), 3);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+	set16(buf, offsetof(struct pk_sample, fp_frames), 4);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	/* A frame-pointer bit for a frame that is not there: just past the
+	 * last one, or in the last word; N at and around word boundaries. */
+	for (size_t i = 0; i < sizeof(depths) / sizeof(depths[0]); i++) {
+		unsigned int n = depths[i];
+
+		size = make_dwarf(buf, 0, n, PK_END_COMPLETE);
+		if (n)
+			set_fp_bit(buf, n - 1);
+		ck_assert_msg(pk_record_parse(buf, size, &rec) == PK_RECORD_SAMPLE, "n %u", n);
+		set_fp_bit(buf, n);
+		ck_assert_msg(pk_record_parse(buf, size, &rec) == PK_RECORD_BAD, "n %u", n);
+		size = make_dwarf(buf, 0, n, PK_END_COMPLETE);
+		set_fp_bit(buf, PK_MAX_USTACK_DEPTH - 1);
+		ck_assert_msg(pk_record_parse(buf, size, &rec) == PK_RECORD_BAD, "n %u", n);
+	}
 }
 END_TEST
 
 START_TEST(test_comm_terminated)
 {
 	unsigned char buf[PK_SAMPLE_MAX_SIZE];
-	struct pk_record_sample r;
+	struct pk_record rec;
 	size_t size = make_sample(buf, 0, 1);
 
 	memset(buf + offsetof(struct pk_sample, comm), 'x', PK_TASK_COMM_LEN);
-	ck_assert_int_eq(pk_record_parse(buf, size, &r), PK_RECORD_SAMPLE);
-	ck_assert_uint_eq(strlen(r.comm), PK_TASK_COMM_LEN - 1);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+	ck_assert_uint_eq(strlen(rec.sample.comm), PK_TASK_COMM_LEN - 1);
 }
 END_TEST
 
-/* A newer writer appends fields before the frames: still readable. */
+/* A newer writer appends fields before the frames: still readable, the
+ * fields this reader knows still read. */
 START_TEST(test_grown_record)
 {
 	unsigned char buf[PK_SAMPLE_MAX_SIZE + 64] = { 0 };
-	struct pk_record_sample r;
-	size_t size = make_sample(buf, 1, 1);
+	struct pk_record rec;
+	size_t size = make_dwarf(buf, 1, 1, PK_END_READ_FAULT);
 	size_t off = sizeof(struct pk_sample) + 16;
 
 	memmove(buf + off, buf + sizeof(struct pk_sample), 16);
 	set16(buf, offsetof(struct pk_sample, frames_off), off);
 	set16(buf, offsetof(struct pk_event_hdr, size), size + 16);
-	ck_assert_int_eq(pk_record_parse(buf, size + 16, &r), PK_RECORD_SAMPLE);
-	ck_assert_uint_eq(pk_record_frame(&r, 0), 1);
-	ck_assert_uint_eq(pk_record_frame(&r, 1), 2);
+	ck_assert_int_eq(pk_record_parse(buf, size + 16, &rec), PK_RECORD_SAMPLE);
+	ck_assert_uint_eq(pk_record_frame(&rec.sample, 0), 1);
+	ck_assert_uint_eq(pk_record_frame(&rec.sample, 1), 2);
+	ck_assert_uint_eq(rec.sample.ustack_end, PK_END_READ_FAULT);
+	/* A no-table event with fields appended. */
+	size = make_no_table(buf, 0x1000, 0x2000);
+	set16(buf, offsetof(struct pk_event_hdr, size), size + 16);
+	ck_assert_int_eq(pk_record_parse(buf, size + 16, &rec), PK_RECORD_NO_TABLE);
+	ck_assert_uint_eq(rec.no_table.vm_end, 0x2000);
 }
 END_TEST
 
@@ -95,60 +281,104 @@ START_TEST(test_unknown_type)
 {
 	struct pk_event_hdr h = { .type = 99, .size = sizeof(h) + 4 };
 	unsigned char buf[sizeof(h) + 4] = { 0 };
-	struct pk_record_sample r;
+	struct pk_record rec;
 
 	memcpy(buf, &h, sizeof(h));
-	ck_assert_int_eq(pk_record_parse(buf, sizeof(buf), &r), PK_RECORD_SKIP);
+	ck_assert_int_eq(pk_record_parse(buf, sizeof(buf), &rec), PK_RECORD_SKIP);
 	/* Even an unknown type must not claim more than was delivered. */
-	ck_assert_int_eq(pk_record_parse(buf, sizeof(buf) - 1, &r), PK_RECORD_BAD);
+	ck_assert_int_eq(pk_record_parse(buf, sizeof(buf) - 1, &rec), PK_RECORD_BAD);
 }
 END_TEST
+
+START_TEST(test_no_table)
+{
+	unsigned char buf[sizeof(struct pk_no_table) + 8];
+	struct pk_record rec;
+	size_t size = make_no_table(buf, 0x7f0000001000, 0x7f0000005000);
+
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_NO_TABLE);
+	ck_assert_uint_eq(rec.no_table.dev, 0x800003);
+	ck_assert_uint_eq(rec.no_table.ino, 77);
+	ck_assert_uint_eq(rec.no_table.vm_start, 0x7f0000001000);
+	ck_assert_uint_eq(rec.no_table.vm_end, 0x7f0000005000);
+	ck_assert_uint_eq(rec.no_table.vm_pgoff, 5);
+	ck_assert_uint_eq(rec.no_table.pid, 42);
+	/* Delivered with room to spare. */
+	ck_assert_int_eq(pk_record_parse(buf, sizeof(buf), &rec), PK_RECORD_NO_TABLE);
+	/* An empty or inverted range names no mapping. */
+	size = make_no_table(buf, 0x2000, 0x2000);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	size = make_no_table(buf, 0x3000, 0x2000);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	/* hdr.size short of the event. */
+	size = make_no_table(buf, 0x1000, 0x2000);
+	set16(buf, offsetof(struct pk_event_hdr, size), size - 1);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+}
+END_TEST
+
+/* Every cut short of the whole record is rejected. */
+static void check_cuts(const unsigned char *buf, size_t size)
+{
+	struct pk_record rec;
+
+	ck_assert_int_ne(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	for (size_t cut = 0; cut < size; cut++)
+		ck_assert_msg(pk_record_parse(buf, cut, &rec) == PK_RECORD_BAD, "cut at %zu of %zu",
+			      cut, size);
+}
 
 START_TEST(test_truncated)
 {
 	unsigned char buf[PK_SAMPLE_MAX_SIZE];
-	struct pk_record_sample r;
-	size_t size = make_sample(buf, 3, 4);
+	struct pk_record rec;
 
-	/* Every cut short of the whole record is rejected. */
-	for (size_t cut = 0; cut < size; cut++)
-		ck_assert_msg(pk_record_parse(buf, cut, &r) == PK_RECORD_BAD, "cut at %zu", cut);
-	ck_assert_int_eq(pk_record_parse(NULL, 0, &r), PK_RECORD_BAD);
+	check_cuts(buf, make_sample(buf, 3, 4));
+	check_cuts(buf, make_sample_at(buf, 3, 4, V1_FRAMES_OFF, 0));
+	check_cuts(buf, make_dwarf(buf, 3, PK_MAX_USTACK_DEPTH, PK_END_DEPTH));
+	check_cuts(buf, make_no_table(buf, 0x1000, 0x2000));
+	ck_assert_int_eq(pk_record_parse(NULL, 0, &rec), PK_RECORD_BAD);
 }
 END_TEST
 
 START_TEST(test_lying_sizes)
 {
 	unsigned char buf[PK_SAMPLE_MAX_SIZE];
-	struct pk_record_sample r;
+	struct pk_record rec;
 	size_t size;
 
 	/* Frames that do not fit in hdr.size. */
 	size = make_sample(buf, 2, 2);
 	set16(buf, offsetof(struct pk_sample, ustack_len), 3);
-	ck_assert_int_eq(pk_record_parse(buf, sizeof(buf), &r), PK_RECORD_BAD);
+	ck_assert_int_eq(pk_record_parse(buf, sizeof(buf), &rec), PK_RECORD_BAD);
 	/* Deeper than any writer produces. */
 	size = make_sample(buf, 0, 0);
 	set16(buf, offsetof(struct pk_sample, kstack_len), PK_MAX_STACK_DEPTH + 1);
-	ck_assert_int_eq(pk_record_parse(buf, sizeof(buf), &r), PK_RECORD_BAD);
-	/* hdr.size smaller than the header, or than a sample. */
+	ck_assert_int_eq(pk_record_parse(buf, sizeof(buf), &rec), PK_RECORD_BAD);
+	/* hdr.size smaller than the header, or than a layout 1 sample. */
 	size = make_sample(buf, 1, 1);
 	set16(buf, offsetof(struct pk_event_hdr, size), 4);
-	ck_assert_int_eq(pk_record_parse(buf, size, &r), PK_RECORD_BAD);
-	set16(buf, offsetof(struct pk_event_hdr, size), sizeof(struct pk_sample) - 1);
-	ck_assert_int_eq(pk_record_parse(buf, size, &r), PK_RECORD_BAD);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	set16(buf, offsetof(struct pk_event_hdr, size), V1_FRAMES_OFF - 1);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
 	/* hdr.size larger than delivered. */
 	set16(buf, offsetof(struct pk_event_hdr, size), size + 8);
-	ck_assert_int_eq(pk_record_parse(buf, size, &r), PK_RECORD_BAD);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
 	/* frames_off inside the fixed fields, or past the end. */
 	size = make_sample(buf, 1, 1);
 	set16(buf, offsetof(struct pk_sample, frames_off), 8);
-	ck_assert_int_eq(pk_record_parse(buf, size, &r), PK_RECORD_BAD);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	set16(buf, offsetof(struct pk_sample, frames_off), V1_FRAMES_OFF - 1);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
 	set16(buf, offsetof(struct pk_sample, frames_off), size + 8);
-	ck_assert_int_eq(pk_record_parse(buf, size, &r), PK_RECORD_BAD);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
 	/* frames_off pushing the frames past the end. */
 	set16(buf, offsetof(struct pk_sample, frames_off), sizeof(struct pk_sample) + 8);
-	ck_assert_int_eq(pk_record_parse(buf, size, &r), PK_RECORD_BAD);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	/* A DWARF sample claiming a full walk in a record that holds less. */
+	size = make_dwarf(buf, 0, 10, PK_END_COMPLETE);
+	set16(buf, offsetof(struct pk_sample, ustack_len), PK_MAX_USTACK_DEPTH);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
 }
 END_TEST
 
@@ -156,27 +386,34 @@ END_TEST
 START_TEST(test_random_bytes)
 {
 	unsigned char buf[PK_SAMPLE_MAX_SIZE];
-	struct pk_record_sample r;
+	struct pk_record rec;
 	unsigned int seed = 1;
 
 	for (int round = 0; round < 20000; round++) {
 		size_t size = rand_r(&seed) % sizeof(buf);
+		enum pk_record_kind kind;
 
 		for (size_t i = 0; i < size; i++)
 			buf[i] = rand_r(&seed);
-		/* Mostly samples with nearly right sizes: the interesting
-		 * part of the space. */
+		/* Mostly samples with nearly right sizes, of either layout and
+		 * walk: the interesting part of the space. */
 		if (size >= sizeof(struct pk_sample) && round % 4) {
+			__u16 base = round % 3 ? sizeof(struct pk_sample) : V1_FRAMES_OFF;
+
 			set16(buf, offsetof(struct pk_event_hdr, type), PK_EVENT_SAMPLE);
 			set16(buf, offsetof(struct pk_event_hdr, size), size - rand_r(&seed) % 16);
-			set16(buf, offsetof(struct pk_sample, frames_off),
-			      sizeof(struct pk_sample) + rand_r(&seed) % 16);
+			set16(buf, offsetof(struct pk_sample, frames_off), base + rand_r(&seed) % 16);
 			set16(buf, offsetof(struct pk_sample, kstack_len), rand_r(&seed) % 130);
-			set16(buf, offsetof(struct pk_sample, ustack_len), rand_r(&seed) % 130);
+			set16(buf, offsetof(struct pk_sample, ustack_len), rand_r(&seed) % 260);
+		} else if (size >= sizeof(struct pk_no_table) && round % 8 == 0) {
+			set16(buf, offsetof(struct pk_event_hdr, type), PK_EVENT_NO_TABLE);
+			set16(buf, offsetof(struct pk_event_hdr, size), size - rand_r(&seed) % 16);
+			set64(buf, offsetof(struct pk_no_table, vm_end), ~0ULL);
 		}
-		if (pk_record_parse(buf, size, &r) == PK_RECORD_SAMPLE)
-			for (size_t i = 0; i < (size_t)r.kstack_len + r.ustack_len; i++)
-				(void)pk_record_frame(&r, i);
+		kind = pk_record_parse(buf, size, &rec);
+		if (kind == PK_RECORD_SAMPLE)
+			for (size_t i = 0; i < (size_t)rec.sample.kstack_len + rec.sample.ustack_len; i++)
+				(void)pk_record_frame(&rec.sample, i);
 	}
 }
 END_TEST
@@ -187,12 +424,16 @@ Suite *suite_record(void)
 	TCase *tc = tcase_create("valid");
 
 	tcase_add_test(tc, test_valid);
+	tcase_add_test(tc, test_layout1);
+	tcase_add_test(tc, test_dwarf);
 	tcase_add_test(tc, test_comm_terminated);
 	tcase_add_test(tc, test_grown_record);
 	tcase_add_test(tc, test_unknown_type);
+	tcase_add_test(tc, test_no_table);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("invalid");
 	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_dwarf_bad);
 	tcase_add_test(tc, test_truncated);
 	tcase_add_test(tc, test_lying_sizes);
 	tcase_add_test(tc, test_random_bytes);

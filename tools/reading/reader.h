@@ -11,10 +11,29 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "errmsg.h"
+#include "probekit.h"
+#include "unwind_store.h"
+
+/*
+ * Where the files of PK_EVENT_NO_TABLE records go to get a table: probe-read
+ * gives a table_loader (the unwind store), tests a recorder. The reader
+ * calls add() once per event whose file is still there, with the path the
+ * store reads it from.
+ */
+struct pk_table_sink {
+	/* 0: FILE has a table now, or was refused (the sink logged why);
+	 * or a negative errno with one line in ERR. */
+	int (*add)(void *ctx, const struct pk_unwind_file *file, char err[PK_ERR_LEN]);
+	void *ctx;
+};
+
 struct pk_reader_opts {
 	size_t sz;			/* sizeof(struct pk_reader_opts) */
 	const char *proc_root;		/* NULL: "/proc" */
 	const char *kallsyms_path;	/* NULL: "/proc/kallsyms" */
+	const struct pk_table_sink *tables; /* NULL: no-table events only counted */
+	FILE *log;			/* the first failure to add a table; NULL: stderr */
 };
 
 struct pk_reader_stats {
@@ -22,6 +41,13 @@ struct pk_reader_stats {
 	__u64 bad;		/* malformed records, skipped */
 	__u64 skipped;		/* records of unknown types, skipped */
 	__u64 stacks;		/* distinct raw stacks */
+	__u64 dwarf;		/* samples whose user stack is a DWARF walk */
+	__u64 ends[PK_END__MAX]; /* of those, by how the walk ended (a newer
+				  * writer's unknown reason: in dwarf only) */
+	__u64 no_table;		/* PK_EVENT_NO_TABLE records */
+	__u64 tables_added;	/* files given a table (or refused by the store) */
+	__u64 tables_gone;	/* files whose process exited first (no map_files) */
+	__u64 tables_failed;	/* files the sink failed on */
 };
 
 struct pk_reader;

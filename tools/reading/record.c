@@ -1,15 +1,113 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 
 #include "record.h"
 
-enum pk_record_kind pk_record_parse(const void *data, size_t size,
-				    struct pk_record_sample *out)
+/* Where layout 2's fields end: a sample whose frames start there or later
+ * has them. */
+#define PK_SAMPLE_V2_END \
+	(offsetof(struct pk_sample, fp_mask) + sizeof(((struct pk_sample *)0)->fp_mask))
+
+_Static_assert(PK_SAMPLE_V1_SIZE == 56, "layout 1 samples have their frames at 56");
+_Static_assert(PK_SAMPLE_V2_END == sizeof(struct pk_sample), "layout 2 ends the sample");
+
+/* Layout 2's fields, when the record has them and the walk was DWARF.
+ * False when they contradict the frames (more frame-pointer frames than
+ * user frames, mask bits past ustack_len). */
+static bool parse_walk(const struct pk_event_hdr *hdr, const void *data, __u16 frames_off,
+		       struct pk_record_sample *out)
 {
-	struct pk_event_hdr hdr;
+	struct pk_sample s;
+	__u16 n = out->ustack_len;
+
+	out->ustack_end = PK_END_NONE;
+	out->fp_frames = 0;
+	memset(out->fp_mask, 0, sizeof(out->fp_mask));
+	if (frames_off < PK_SAMPLE_V2_END) {
+		/* layout 1 had no such flag: whatever the bit says, no walk */
+		out->flags &= ~PK_SAMPLE_USTACK_DWARF;
+		return true;
+	}
+	if (!(hdr->flags & PK_SAMPLE_USTACK_DWARF))
+		return true;
+	memcpy(&s, data, sizeof(s));
+	for (size_t w = 0; w < PK_MAX_USTACK_DEPTH / 64; w++) {
+		__u64 beyond = n >= 64 * (w + 1) ? 0 :
+			       n <= 64 * w ? ~0ULL : ~0ULL << (n - 64 * w);
+
+		if (s.fp_mask[w] & beyond)
+			return false;
+	}
+	if (s.fp_frames > n)
+		return false;
+	out->ustack_end = s.ustack_end;
+	out->fp_frames = s.fp_frames;
+	memcpy(out->fp_mask, s.fp_mask, sizeof(out->fp_mask));
+	return true;
+}
+
+static enum pk_record_kind parse_sample(const struct pk_event_hdr *hdr, const void *data,
+					struct pk_record_sample *out)
+{
 	struct pk_sample s;
 	size_t frames_bytes;
+	__u16 umax;
+
+	/* Newer writers only append fields, so a sample is at least layout 1. */
+	if (hdr->size < PK_SAMPLE_V1_SIZE)
+		return PK_RECORD_BAD;
+	memcpy(&s, data, PK_SAMPLE_V1_SIZE);
+	/* Only the DWARF walk goes deeper than bpf_get_stack(), and only a
+	 * layout that has its fields can say so. */
+	umax = s.frames_off >= PK_SAMPLE_V2_END && (hdr->flags & PK_SAMPLE_USTACK_DWARF) ?
+	       PK_MAX_USTACK_DEPTH : PK_MAX_STACK_DEPTH;
+	if (s.kstack_len > PK_MAX_STACK_DEPTH || s.ustack_len > umax ||
+	    s.frames_off < PK_SAMPLE_V1_SIZE || s.frames_off > hdr->size)
+		return PK_RECORD_BAD;
+	frames_bytes = sizeof(__u64) * ((size_t)s.kstack_len + s.ustack_len);
+	if (frames_bytes > (size_t)hdr->size - s.frames_off)
+		return PK_RECORD_BAD;
+
+	out->flags = hdr->flags;
+	out->pid = s.pid;
+	out->tid = s.tid;
+	out->cpu = s.cpu;
+	out->time_ns = s.time_ns;
+	out->kstack_len = s.kstack_len;
+	out->ustack_len = s.ustack_len;
+	if (!parse_walk(hdr, data, s.frames_off, out))
+		return PK_RECORD_BAD;
+	memcpy(out->comm, s.comm, sizeof(out->comm));
+	out->comm[sizeof(out->comm) - 1] = '\0';
+	out->frames = (const char *)data + s.frames_off;
+	return PK_RECORD_SAMPLE;
+}
+
+static enum pk_record_kind parse_no_table(const struct pk_event_hdr *hdr, const void *data,
+					  struct pk_record_no_table *out)
+{
+	struct pk_no_table e;
+
+	if (hdr->size < sizeof(e))
+		return PK_RECORD_BAD;
+	memcpy(&e, data, sizeof(e));
+	/* The file is named by its mapping's range: an empty one names none. */
+	if (e.vm_start >= e.vm_end)
+		return PK_RECORD_BAD;
+	out->dev = e.dev;
+	out->ino = e.ino;
+	out->vm_start = e.vm_start;
+	out->vm_end = e.vm_end;
+	out->vm_pgoff = e.vm_pgoff;
+	out->pid = e.pid;
+	return PK_RECORD_NO_TABLE;
+}
+
+enum pk_record_kind pk_record_parse(const void *data, size_t size, struct pk_record *rec)
+{
+	struct pk_event_hdr hdr;
 
 	if (size < sizeof(hdr))
 		return PK_RECORD_BAD;
@@ -18,31 +116,14 @@ enum pk_record_kind pk_record_parse(const void *data, size_t size,
 	 * record reserved at its largest size), never more. */
 	if (hdr.size < sizeof(hdr) || hdr.size > size)
 		return PK_RECORD_BAD;
-	if (hdr.type != PK_EVENT_SAMPLE)
+	switch (hdr.type) {
+	case PK_EVENT_SAMPLE:
+		return parse_sample(&hdr, data, &rec->sample);
+	case PK_EVENT_NO_TABLE:
+		return parse_no_table(&hdr, data, &rec->no_table);
+	default:
 		return PK_RECORD_SKIP;
-	/* Newer writers only append fields, so a sample is at least what
-	 * this reader knows. */
-	if (hdr.size < sizeof(s))
-		return PK_RECORD_BAD;
-	memcpy(&s, data, sizeof(s));
-	if (s.kstack_len > PK_MAX_STACK_DEPTH || s.ustack_len > PK_MAX_STACK_DEPTH ||
-	    s.frames_off < sizeof(s) || s.frames_off > hdr.size)
-		return PK_RECORD_BAD;
-	frames_bytes = sizeof(__u64) * ((size_t)s.kstack_len + s.ustack_len);
-	if (frames_bytes > (size_t)hdr.size - s.frames_off)
-		return PK_RECORD_BAD;
-
-	out->flags = hdr.flags;
-	out->pid = s.pid;
-	out->tid = s.tid;
-	out->cpu = s.cpu;
-	out->time_ns = s.time_ns;
-	out->kstack_len = s.kstack_len;
-	out->ustack_len = s.ustack_len;
-	memcpy(out->comm, s.comm, sizeof(out->comm));
-	out->comm[sizeof(out->comm) - 1] = '\0';
-	out->frames = (const char *)data + s.frames_off;
-	return PK_RECORD_SAMPLE;
+	}
 }
 
 __u64 pk_record_frame(const struct pk_record_sample *sample, size_t i)

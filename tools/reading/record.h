@@ -3,6 +3,11 @@
  * Validation of ring-buffer records (struct pk_event_hdr + body) before any
  * field is used: a record whose declared sizes do not fit the bytes received
  * is rejected, never read past. Takes arbitrary bytes (fuzzable).
+ *
+ * Samples come in two layouts: layout 1 (frames_off 56, from objects built
+ * before the DWARF unwinder) and layout 2 (frames_off 96: ustack_end,
+ * fp_frames, fp_mask). Both parse into the same struct, the fields layout 1
+ * lacks left as "no DWARF walk".
  */
 #ifndef PK_RECORD_H
 #define PK_RECORD_H
@@ -12,24 +17,50 @@
 
 #include "probekit.h"
 
+/* A layout 1 sample: struct pk_sample up to comm. */
+#define PK_SAMPLE_V1_SIZE	offsetof(struct pk_sample, ustack_end)
+
 enum pk_record_kind {
-	PK_RECORD_SAMPLE,	/* *sample filled */
+	PK_RECORD_SAMPLE,	/* rec->sample filled */
+	PK_RECORD_NO_TABLE,	/* rec->no_table filled */
 	PK_RECORD_SKIP,		/* well-formed record of a type this reader does not know */
 	PK_RECORD_BAD,		/* malformed: sizes do not fit */
 };
 
 /* A validated sample: fields copied out (the input may be unaligned). */
 struct pk_record_sample {
-	__u32 flags;		/* enum pk_sample_flags */
+	__u32 flags;		/* enum pk_sample_flags; USTACK_DWARF only in
+				 * layout 2 (where its fields are) */
 	__u32 pid, tid, cpu;
 	__u64 time_ns;
-	__u16 kstack_len, ustack_len;
+	__u16 kstack_len;	/* <= PK_MAX_STACK_DEPTH */
+	__u16 ustack_len;	/* <= PK_MAX_USTACK_DEPTH with a DWARF walk,
+				 * PK_MAX_STACK_DEPTH without */
+	/* With a DWARF walk (flags & PK_SAMPLE_USTACK_DWARF in layout 2); else
+	 * PK_END_NONE and zeros. */
+	__u8 ustack_end;	/* enum pk_ustack_end; a newer writer's value may
+				 * be >= PK_END__MAX */
+	__u16 fp_frames;
+	__u64 fp_mask[PK_MAX_USTACK_DEPTH / 64];	/* no bit at or past ustack_len */
 	char comm[PK_TASK_COMM_LEN];	/* always NUL-terminated */
 	const void *frames;	/* kstack_len then ustack_len __u64, maybe unaligned */
 };
 
-enum pk_record_kind pk_record_parse(const void *data, size_t size,
-				    struct pk_record_sample *sample);
+/* A validated struct pk_no_table: vm_start < vm_end. */
+struct pk_record_no_table {
+	__u64 dev, ino;
+	__u64 vm_start, vm_end, vm_pgoff;
+	__u32 pid;
+};
+
+struct pk_record {
+	union {
+		struct pk_record_sample sample;
+		struct pk_record_no_table no_table;
+	};
+};
+
+enum pk_record_kind pk_record_parse(const void *data, size_t size, struct pk_record *rec);
 
 /* Frame I of a validated sample (0 <= i < kstack_len + ustack_len). */
 __u64 pk_record_frame(const struct pk_record_sample *sample, size_t i);

@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "summary.h"
+
+static const char *const end_names[PK_END__MAX] = {
+	[PK_END_COMPLETE] = "complete",
+	[PK_END_DEPTH] = "depth limit",
+	[PK_END_NO_TABLE] = "no table yet",
+	[PK_END_UNSUPPORTED] = "unsupported rule",
+	[PK_END_READ_FAULT] = "read fault",
+	[PK_END_LOOP] = "loop",
+	[PK_END_FP_FALLBACK] = "frame-pointer fallback",
+};
+
+void pk_summary_ustack_ends(FILE *f, const struct pk_reader_stats *st)
+{
+	const char *sep = "";
+
+	if (!st->dwarf)
+		return;
+	for (unsigned int e = 0; e < PK_END__MAX; e++) {
+		double share = 100.0 * st->ends[e] / st->dwarf;
+
+		if (!st->ends[e] || !end_names[e])
+			continue;
+		if (!*sep)
+			fputs("user stacks:", f);
+		/* A rare reason still shows, not as "0.0%". */
+		if (share < 0.05)
+			fprintf(f, "%s <0.1%% %s", sep, end_names[e]);
+		else
+			fprintf(f, "%s %.1f%% %s", sep, share, end_names[e]);
+		sep = ",";
+	}
+	/* only walks that ended in no way this reader knows: no line */
+	if (*sep)
+		fputc('\n', f);
+}
+
+void pk_summary_no_table(FILE *f, const struct pk_reader_stats *st)
+{
+	if (!st->no_table)
+		return;
+	fprintf(f, "unwind tables: %llu files reported without one, %llu added",
+		(unsigned long long)st->no_table, (unsigned long long)st->tables_added);
+	if (st->tables_gone)
+		fprintf(f, ", %llu gone (process exited)", (unsigned long long)st->tables_gone);
+	if (st->tables_failed)
+		fprintf(f, ", %llu failed", (unsigned long long)st->tables_failed);
+	fputc('\n', f);
+}
