@@ -19,6 +19,8 @@
 #include "read_options.h"
 #include "reader.h"
 #include "session.h"
+#include "summary.h"
+#include "table_loader.h"
 
 /* Poll timeout: how soon a signal, the end of -d or the exit of the last
  * target is noticed. */
@@ -187,11 +189,13 @@ static void print_summary(const struct pk_reader *reader, int counters_fd)
 	if (ret) {
 		fprintf(stderr, "probe-read: %llu samples read%s (loss counters unreadable: %s)\n",
 			(unsigned long long)st.samples, bad, strerror(-ret));
-		return;
+	} else {
+		fprintf(stderr, "probe-read: %llu samples read, %llu lost (ring buffer full), %llu failed stacks%s\n",
+			(unsigned long long)st.samples, (unsigned long long)cnt[PK_CNT_RINGBUF_FULL],
+			(unsigned long long)(cnt[PK_CNT_KSTACK_ERR] + cnt[PK_CNT_USTACK_ERR]), bad);
 	}
-	fprintf(stderr, "probe-read: %llu samples read, %llu lost (ring buffer full), %llu failed stacks%s\n",
-		(unsigned long long)st.samples, (unsigned long long)cnt[PK_CNT_RINGBUF_FULL],
-		(unsigned long long)(cnt[PK_CNT_KSTACK_ERR] + cnt[PK_CNT_USTACK_ERR]), bad);
+	pk_summary_ustack_ends(stderr, &st);
+	pk_summary_no_table(stderr, &st);
 }
 
 static int run(const struct pk_read_opts *o)
@@ -201,6 +205,8 @@ static int run(const struct pk_read_opts *o)
 	struct output out = { 0 };
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct pk_reader *reader = NULL;
+	struct pk_table_loader *loader = NULL;
+	struct pk_table_sink sink;
 	struct ring_buffer *rb = NULL;
 	struct pk_session info;
 	char err[PK_ERR_LEN];
@@ -221,6 +227,16 @@ static int run(const struct pk_read_opts *o)
 	if (ret)
 		goto cleanup;
 	opened = true;
+	/* --unwind dwarf: files the kernel finds without a table get one. */
+	if (info.flags & PK_SESSION_DWARF) {
+		loader = pk_table_loader_new(o->pin_dir);
+		if (!loader) {
+			ret = pk_err(err, -ENOMEM, "out of memory");
+			goto cleanup;
+		}
+		sink = pk_table_loader_sink(loader);
+		ropts.tables = &sink;
+	}
 	reader = pk_reader_new(&ropts);
 	if (!reader) {
 		ret = pk_err(err, -ENOMEM, "out of memory");
@@ -253,6 +269,7 @@ cleanup:
 		fprintf(stderr, "probe-read: %s\n", err);
 	ring_buffer__free(rb);
 	pk_reader_free(reader);
+	pk_table_loader_free(loader);
 	pk_session_close(&fds);
 	return ret ? 1 : 0;
 }

@@ -1,0 +1,52 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <stdlib.h>
+#include <string.h>
+
+#include "table_loader.h"
+
+struct pk_table_loader {
+	const char *pin_dir;
+	struct pk_unwind_store *store;
+	int open_ret;		/* < 0: opening failed, not tried again */
+};
+
+struct pk_table_loader *pk_table_loader_new(const char *pin_dir)
+{
+	struct pk_table_loader *l = calloc(1, sizeof(*l));
+
+	if (l)
+		l->pin_dir = pin_dir;
+	return l;
+}
+
+void pk_table_loader_free(struct pk_table_loader *l)
+{
+	if (!l)
+		return;
+	pk_unwind_store__free(l->store);
+	free(l);
+}
+
+static int loader_add(void *ctx, const struct pk_unwind_file *file, char err[PK_ERR_LEN])
+{
+	/* One table at a time: the files come one event at a time. */
+	struct pk_unwind_store_opts opts = { .sz = sizeof(opts), .jobs = 1, .prog = "probe-read" };
+	struct pk_table_loader *l = ctx;
+
+	/* A store that would not open will not open for the next file
+	 * either; the reader has logged the first failure. */
+	if (l->open_ret)
+		return pk_err(err, l->open_ret, "cannot open the unwind tables: %s",
+			      strerror(-l->open_ret));
+	if (!l->store) {
+		l->open_ret = pk_unwind_store__open(l->pin_dir, &opts, &l->store, err);
+		if (l->open_ret)
+			return l->open_ret;
+	}
+	return pk_unwind_store__add(l->store, file, 1, NULL, err);
+}
+
+struct pk_table_sink pk_table_loader_sink(struct pk_table_loader *l)
+{
+	return (struct pk_table_sink){ .add = loader_add, .ctx = l };
+}
