@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * deep DEPTH SECONDS [NPROC]: the workload of bench/dwarf.sh. NPROC
+ * processes (default 1; the first is this one, the others forked) each
+ * recurse DEPTH frames deep and spin at the bottom for SECONDS of wall time.
+ * A sample of the spin holds DEPTH frames of rec() plus main,
+ * __libc_start_call_main, __libc_start_main and _start.
+ *
+ * bench/dwarf.sh builds it twice: -O2 -fomit-frame-pointer (no frame
+ * pointers: only the CFI unwinds it) and -O2 -fno-omit-frame-pointer (the
+ * same code for a frame-pointer reference). The asm barrier after each call
+ * keeps it out of tail position, noinline/noipa keeps every frame.
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#if defined(__clang__)
+#define DEEP_FN __attribute__((noinline, used))
+#else
+#define DEEP_FN __attribute__((noinline, noipa, used))
+#endif
+#define AFTER_CALL() __asm__ __volatile__("" ::: "memory")
+
+static volatile sig_atomic_t stop;
+static volatile unsigned long sink;
+
+static void on_alarm(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+DEEP_FN void rec(int n)
+{
+	volatile char pad[8];
+
+	pad[0] = (char)n;
+	if (n <= 1) {
+		while (!stop)
+			sink = sink * 31 + 7;
+		return;
+	}
+	rec(n - 1);
+	AFTER_CALL();
+	sink += pad[0];
+}
+
+int main(int argc, char **argv)
+{
+	int depth, secs, nproc = 1, status, ret = 0;
+
+	if (argc < 3 || (depth = atoi(argv[1])) < 1 || (secs = atoi(argv[2])) < 1 ||
+	    (argc > 3 && (nproc = atoi(argv[3])) < 1)) {
+		fprintf(stderr, "usage: deep DEPTH SECONDS [NPROC]\n");
+		return 2;
+	}
+	for (int i = 1; i < nproc; i++) {
+		pid_t pid = fork();
+
+		if (pid < 0) {
+			perror("deep: fork");
+			ret = 1;
+			break;
+		}
+		if (pid == 0) {
+			nproc = 0;	/* a child: wait for nobody */
+			break;
+		}
+	}
+	signal(SIGALRM, on_alarm);
+	alarm((unsigned int)secs);
+	rec(depth);
+	AFTER_CALL();
+	if (nproc)
+		while (wait(&status) > 0)
+			;
+	return ret;
+}
