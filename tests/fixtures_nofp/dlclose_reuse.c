@@ -38,11 +38,16 @@ static int text_range(const char *path, unsigned long *start, unsigned long *end
 	return found;
 }
 
+/* %rbp holds junk below run_lib: a frame-pointer step from the libraries
+ * (an unwinder's fallback where it has no table) stops at once instead of
+ * making up callers, so a wrong caller in a profile can only come from a
+ * wrong table. */
 NOFP_FN void run_lib(lib_fn_t *fn)
 {
 	volatile char pad[56];
 
 	pad[0] = 1;
+	__asm__ __volatile__("mov $0x7, %%rbp" ::: "rbp");
 	fn(&nofp_stop);
 	NOFP_AFTER_CALL();
 	nofp_sink += pad[0];

@@ -71,6 +71,27 @@ const char *pk_e2e_fixture(const char *name)
 	return pk_test_build_path(rel, path, sizeof(path));
 }
 
+const char *pk_e2e_fixture_nofp(const char *name, char *buf, size_t len)
+{
+	char rel[256];
+
+	snprintf(rel, sizeof(rel), "fixtures_nofp/%s", name);
+	return pk_test_build_path(rel, buf, len);
+}
+
+bool pk_e2e_parse_user_stacks(const char *err, double *complete, double *no_table)
+{
+	const char *line = err ? strstr(err, "user stacks: ") : NULL;
+
+	*complete = *no_table = -1;
+	if (!line)
+		return false;
+	if (sscanf(line, "user stacks: %lf%% complete, %lf%% no table yet", complete,
+		   no_table) < 1)
+		return false;
+	return true;
+}
+
 /* argv = PROGRAM --pin-dir DIR ARGS... NULL */
 static char **tool_argv(const char *tool, const char *const args[], char *path,
 			size_t len)

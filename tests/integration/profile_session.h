@@ -60,5 +60,12 @@ unsigned long pk_folded_total(const struct pk_folded *f, const char *comm);
 
 /* Fixture path, fixed pathname buffer. */
 const char *pk_e2e_fixture(const char *name);
+/* A fixture built without frame pointers (tests/nofp.mk):
+ * $PROBEKIT_BUILD/fixtures_nofp/NAME, in BUF. */
+const char *pk_e2e_fixture_nofp(const char *name, char *buf, size_t len);
+
+/* probe-read's line about DWARF walks on stderr, "user stacks: P% complete,
+ * Q% no table yet, ...": P and Q. False when there is no such line. */
+bool pk_e2e_parse_user_stacks(const char *err, double *complete, double *no_table);
 
 #endif

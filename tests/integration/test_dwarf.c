@@ -1,0 +1,700 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * End to end, DWARF unwinding (probe-load --unwind dwarf, the default): the
+ * fixtures of tests/fixtures_nofp/, built without frame pointers by gcc and
+ * clang, PIE and not, plus Rust, C++ and Debian's python3.11, profiled with
+ * the real tools. Each fixture has a known call chain, and the test asserts
+ * the share of samples whose stack is whole: the exact frames from the
+ * outermost one (_start, or clone3 for a thread) down to the leaf.
+ *
+ * The chains were checked with `perf record --call-graph dwarf` and gdb
+ * (the perf dwarf oracle in test_perf_oracle.c compares the shares).
+ *
+ * Stack patterns: ';'-separated tokens matched against the frames after the
+ * comm. A token is one or more alternatives separated by '|', each an
+ * fnmatch(3) pattern, or "K" for a kernel frame (suffix _[k]), or "[]" for a
+ * frame without a symbol ([FILE+0xOFF], [unknown]...). A token's prefix
+ * says how many frames it takes: none exactly one, '%' zero or one, '+'
+ * one or more, '~' zero or more.
+ */
+#include <fnmatch.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "profile_session.h"
+#include "test_util.h"
+
+#define FREQ_STR	"99"
+/* Seconds each fixture runs: about 300 samples of one busy CPU at 99 Hz. */
+#define RUN_STR		"3"
+/* Shares are of at least this many samples, or the run says nothing. */
+#define MIN_SAMPLES	100
+/* Whole stacks: the DWARF walk should give all; perf --call-graph dwarf
+ * measured 99-100% on every fixture. */
+#define WHOLE_MIN	0.90
+
+/* The outermost frames of a program's main thread, down to main. */
+#define START "_start;__libc_start_main*;__libc_start_call_main;main"
+
+/* --- stack patterns -------------------------------------------------------- */
+
+struct frames {
+	char *copy;
+	const char **v;
+	size_t n;
+};
+
+static void split_frames(const char *stack, struct frames *f)
+{
+	char *save = NULL, *p;
+
+	f->copy = strdup(stack);
+	f->v = NULL;
+	f->n = 0;
+	ck_assert_ptr_nonnull(f->copy);
+	for (p = strtok_r(f->copy, ";", &save); p; p = strtok_r(NULL, ";", &save)) {
+		f->v = realloc(f->v, (f->n + 1) * sizeof(*f->v));
+		ck_assert_ptr_nonnull(f->v);
+		f->v[f->n++] = p;
+	}
+}
+
+static void frames_free(struct frames *f)
+{
+	free(f->copy);
+	free(f->v);
+}
+
+static bool is_kernel(const char *frame)
+{
+	size_t len = strlen(frame);
+
+	return len > 4 && !strcmp(frame + len - 4, "_[k]");
+}
+
+/* One alternative list (no quantifier) against one frame. */
+static bool token_matches(const char *tok, size_t len, const char *frame)
+{
+	char alt[256];
+	const char *a = tok, *end = tok + len;
+
+	while (a < end) {
+		const char *bar = memchr(a, '|', (size_t)(end - a));
+		size_t alen = (size_t)((bar ? bar : end) - a);
+
+		snprintf(alt, sizeof(alt), "%.*s", (int)alen, a);
+		if (!strcmp(alt, "K")) {
+			if (is_kernel(frame))
+				return true;
+		} else if (!strcmp(alt, "[]")) {
+			if (frame[0] == '[' && frame[strlen(frame) - 1] == ']')
+				return true;
+		} else if (!is_kernel(frame) && fnmatch(alt, frame, 0) == 0) {
+			return true;
+		}
+		a = bar ? bar + 1 : end;
+	}
+	return false;
+}
+
+/* Does PAT (from its token at *PAT) match frames V[I..N)? Backtracking. */
+static bool match_from(const char *pat, const char *const *v, size_t i, size_t n)
+{
+	const char *end, *tok;
+	size_t len, min = 1, max = 1, k;
+
+	if (!*pat)
+		return i == n;
+	end = strchrnul(pat, ';');
+	tok = pat;
+	switch (*tok) {
+	case '%': min = 0; max = 1; tok++; break;
+	case '+': min = 1; max = (size_t)-1; tok++; break;
+	case '~': min = 0; max = (size_t)-1; tok++; break;
+	}
+	len = (size_t)(end - tok);
+	if (*end)
+		end++;
+	/* take as many as allowed, then give back */
+	for (k = 0; k < max && i + k < n && token_matches(tok, len, v[i + k]); k++)
+		;
+	for (;; k--) {
+		if (k >= min && match_from(end, v, i + k, n))
+			return true;
+		if (k == 0 || k <= min)
+			return false;
+	}
+}
+
+/* STACK is COMM;<frames matching PAT>. */
+static bool stack_matches(const char *stack, const char *comm, const char *pat)
+{
+	struct frames f;
+	bool ok;
+
+	split_frames(stack, &f);
+	ok = f.n >= 1 && !strcmp(f.v[0], comm) && match_from(pat, f.v + 1, 0, f.n - 1);
+	frames_free(&f);
+	return ok;
+}
+
+/* --- running a fixture ------------------------------------------------------- */
+
+/* The comm of a program: its file name, cut to 15 bytes. */
+static void comm_of(const char *path, char comm[16])
+{
+	const char *slash = strrchr(path, '/');
+
+	snprintf(comm, 16, "%.15s", slash ? slash + 1 : path);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* probe-read until the targets exit (-d 60 bounds a broken run). */
+static void read_until_exit(char **out, char **err)
+{
+	const char *args[] = { "-d", "60", NULL };
+	double t0 = now_s();
+	int rc = pk_e2e_read(args, out, err);
+
+	ck_assert_msg(rc == 0, "probe-read exited %d: %s", rc, *err);
+	ck_assert_msg(now_s() - t0 < 40, "probe-read ran %.1f s: it did not stop when the "
+		      "target exited", now_s() - t0);
+}
+
+static void parse_or_fail(const char *out, struct pk_folded *f)
+{
+	const char *bad = NULL;
+
+	ck_assert_msg(pk_folded_parse(out, f, &bad), "not folded format: '%s'", bad);
+}
+
+/* Samples of COMM, and of those the ones matching any of PATS (NULL-ended). */
+struct tally {
+	unsigned long total, whole;
+};
+
+static struct tally count_whole(const struct pk_folded *f, const char *comm,
+				const char *const pats[])
+{
+	struct tally t = { 0, 0 };
+
+	for (size_t i = 0; i < f->n; i++) {
+		const char *s = f->lines[i].stack;
+		size_t len = strlen(comm);
+
+		if (strncmp(s, comm, len) || (s[len] != ';' && s[len]))
+			continue;
+		t.total += f->lines[i].count;
+		for (size_t p = 0; pats[p]; p++)
+			if (stack_matches(s, comm, pats[p])) {
+				t.whole += f->lines[i].count;
+				break;
+			}
+	}
+	return t;
+}
+
+static double share(struct tally t)
+{
+	return t.total ? (double)t.whole / t.total : 0.0;
+}
+
+/* The heaviest stacks of COMM that match none of PATS, for the failure message. */
+static char *not_whole_text(const struct pk_folded *f, const char *comm,
+			    const char *const pats[], int max)
+{
+	char *text = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&text, &len);
+	int shown = 0;
+
+	for (size_t i = 0; i < f->n && shown < max; i++) {
+		const char *s = f->lines[i].stack;
+		bool whole = false;
+
+		if (strncmp(s, comm, strlen(comm)))
+			continue;
+		for (size_t p = 0; pats[p] && !whole; p++)
+			whole = stack_matches(s, comm, pats[p]);
+		if (!whole) {
+			fprintf(m, "  %lu %s\n", f->lines[i].count, s);
+			shown++;
+		}
+	}
+	fclose(m);
+	return text;
+}
+
+static void print_user_stacks_line(const char *what, const char *err)
+{
+	const char *line = err ? strstr(err, "user stacks: ") : NULL;
+
+	fprintf(stderr, "  %s: %.*s\n", what, line ? (int)strcspn(line, "\n") : 22,
+		line ? line : "(no \"user stacks:\" line)");
+}
+
+/* One profile of a fixture under probe-load -- CMD, read until it exits. */
+struct run {
+	char comm[16];
+	char *out, *err;
+	struct pk_folded f;
+	struct pk_e2e_summary sum;
+};
+
+static void run_free(struct run *r)
+{
+	pk_folded_free(&r->f);
+	free(r->out);
+	free(r->err);
+}
+
+/* probe-load [EXTRA...] -F 99 -- ARGV..., probe-read until exit, unload. */
+static void profile_command(const char *const extra[], const char *const argv[], struct run *r)
+{
+	const char *load[32];
+	size_t n = 0;
+
+	memset(r, 0, sizeof(*r));
+	for (size_t i = 0; extra && extra[i]; i++)
+		load[n++] = extra[i];
+	load[n++] = "-F";
+	load[n++] = FREQ_STR;
+	load[n++] = "--";
+	for (size_t i = 0; argv[i]; i++)
+		load[n++] = argv[i];
+	load[n] = NULL;
+	ck_assert(n < sizeof(load) / sizeof(load[0]));
+	comm_of(argv[0], r->comm);
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	read_until_exit(&r->out, &r->err);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	parse_or_fail(r->out, &r->f);
+	ck_assert_msg(pk_e2e_parse_summary(r->err, &r->sum), "no summary line in: %s", r->err);
+}
+
+/* At least WHOLE_MIN of at least MIN_SAMPLES samples are whole. */
+static void assert_whole(const char *what, const struct run *r, const char *const pats[])
+{
+	struct tally t = count_whole(&r->f, r->comm, pats);
+	char *bad;
+
+	fprintf(stderr, "dwarf %s: %lu of %lu samples whole (%.1f%%), lost %llu, failed %llu\n",
+		what, t.whole, t.total, 100 * share(t), r->sum.lost, r->sum.failed);
+	print_user_stacks_line(what, r->err);
+	ck_assert_msg(t.total >= MIN_SAMPLES, "%s: only %lu samples of %s (need %d)", what,
+		      t.total, r->comm, MIN_SAMPLES);
+	if (share(t) < WHOLE_MIN) {
+		bad = not_whole_text(&r->f, r->comm, pats, 12);
+		ck_abort_msg("%s: %.1f%% of %lu samples have the whole stack (need %.0f%%); "
+			     "first stacks that do not:\n%s", what, 100 * share(t), t.total,
+			     100 * WHOLE_MIN, bad);
+	}
+}
+
+/* --- the fixtures, each in gcc/clang x pie/nopie ----------------------------- */
+
+static const char *const variants[] = { "gcc-pie", "gcc-nopie", "clang-pie", "clang-nopie" };
+#define NVARIANTS (int)(sizeof(variants) / sizeof(variants[0]))
+
+struct fixture {
+	const char *name;
+	const char *const *pats;	/* whole stacks, NULL-ended */
+};
+
+static const char *const chain5_pats[] = { START ";f1;f2;f3;f4;f5;~K", NULL };
+/* glibc 2.36's qsort tail-calls qsort_r, which runs msort_with_tmp
+ * recursively; the leaf is the comparator, or msort's own merging (with
+ * memcpy) */
+static const char *const qsort_pats[] = {
+	START ";sort_step;+*qsort*|msort*;%compare|*mem*;~K", NULL };
+/* the kernel's frames on top of libc's read; or the user loop */
+static const char *const read_pats[] = {
+	START ";reader;read_chunk;*read*;~K",
+	START ";reader;%read_chunk;~K", NULL };
+static const char *const shlib_pats[] = { START ";lib_a;lib_b;app_callback;~K", NULL };
+/* the spinning loop, or the SIGPROF handler above the signal frame (glibc's
+ * __restore_rt; a symbolizer that looks up return address - 1 finds no
+ * symbol before it: "[]") */
+static const char *const signal_pats[] = {
+	START ";sig_a;sig_work;~K",
+	START ";sig_a;sig_work;__restore_rt|[];on_prof;%handler_spin;~K", NULL };
+static const char *const handler_pats[] = {
+	START ";sig_a;sig_work;__restore_rt|[];on_prof;%handler_spin;~K", NULL };
+static const char *const threads_pats[] = { "clone3;start_thread;worker;work_a;spin;~K", NULL };
+/* gcc puts the throw into level3.cold; the rest is the C++ runtime's
+ * unwinder (libstdc++, libgcc_s) under the chain */
+static const char *const cxx_pats[] = {
+	START ";cx_run;level1;level2;level3|level3.cold;~*|K", NULL };
+
+static const struct fixture fixtures[] = {
+	{ "chain5", chain5_pats },
+	{ "qsort", qsort_pats },
+	{ "read", read_pats },
+	{ "shlib", shlib_pats },
+	{ "signal", signal_pats },
+	{ "threads", threads_pats },
+	{ "cxx", cxx_pats },
+};
+#define NFIXTURES (int)(sizeof(fixtures) / sizeof(fixtures[0]))
+
+static void nofp_path(const char *name, const char *variant, char *buf, size_t len)
+{
+	char file[128];
+
+	snprintf(file, sizeof(file), "%s-%s", name, variant);
+	pk_e2e_fixture_nofp(file, buf, len);
+}
+
+/* Loop index: fixture * NVARIANTS + variant. */
+START_TEST(test_fixture_whole_stacks)
+{
+	const struct fixture *fx = &fixtures[_i / NVARIANTS];
+	const char *variant = variants[_i % NVARIANTS];
+	char path[4096], what[128];
+	const char *argv[] = { path, RUN_STR, NULL };
+	struct run r;
+
+	nofp_path(fx->name, variant, path, sizeof(path));
+	snprintf(what, sizeof(what), "%s-%s", fx->name, variant);
+	profile_command(NULL, argv, &r);
+	assert_whole(what, &r, fx->pats);
+
+	if (!strcmp(fx->name, "read")) {
+		/* most of the time in the kernel, clearing the user buffer */
+		const char *const kpats[] = { START ";reader;read_chunk;*read*;+K", NULL };
+		struct tally k = count_whole(&r.f, r.comm, kpats);
+
+		fprintf(stderr, "  %s: %lu of %lu samples whole with kernel frames on top\n",
+			what, k.whole, k.total);
+		ck_assert_msg(k.whole * 2 >= k.total, "%s: %lu of %lu whole with kernel frames",
+			      what, k.whole, k.total);
+	}
+	if (!strcmp(fx->name, "signal")) {
+		/* the handler's samples alone: whole across the signal frame */
+		const char *const leaf_handler[] = { "~*;on_prof|handler_spin;~K", NULL };
+		struct tally h = count_whole(&r.f, r.comm, leaf_handler);
+		struct tally hw = count_whole(&r.f, r.comm, handler_pats);
+
+		fprintf(stderr, "  %s: %lu samples in the handler, %lu of them whole\n", what,
+			h.whole, hw.whole);
+		ck_assert_msg(h.whole * 20 >= h.total, "%s: only %lu of %lu samples in the "
+			      "handler", what, h.whole, h.total);
+		ck_assert_msg(hw.whole >= WHOLE_MIN * h.whole, "%s: %lu of %lu handler samples "
+			      "whole across the signal frame", what, hw.whole, h.whole);
+	}
+	run_free(&r);
+}
+END_TEST
+
+/* 250 frames of recursion, 254 user frames with _start..main: within the
+ * unwinder's 256, so whole. */
+START_TEST(test_recurse_whole)
+{
+	const char *variant = variants[_i];
+	char path[4096], what[64], *pat, *p;
+	const char *argv[] = { path, RUN_STR, NULL };
+	const char *pats[2];
+	struct run r;
+
+	nofp_path("recurse", variant, path, sizeof(path));
+	snprintf(what, sizeof(what), "recurse-%s", variant);
+	pat = malloc(sizeof(START) + 250 * 4 + 8);
+	ck_assert_ptr_nonnull(pat);
+	p = stpcpy(pat, START);
+	for (int i = 0; i < 250; i++)
+		p = stpcpy(p, ";rec");
+	stpcpy(p, ";~K");
+	pats[0] = pat;
+	pats[1] = NULL;
+	profile_command(NULL, argv, &r);
+	assert_whole(what, &r, pats);
+	free(pat);
+	run_free(&r);
+}
+END_TEST
+
+/* Rust: Debian's rustc, -C force-frame-pointers=no, under std's runtime
+ * start (std::rt::lang_start_internal ... rust::main). */
+START_TEST(test_rust_whole)
+{
+	const char *variant = _i ? "rustc-nopie" : "rustc-pie";
+	static const char *const pats[] = {
+		START ";std::rt::lang_start_internal*;+*;rust::main*;chain_a;chain_b;chain_c;~K",
+		NULL };
+	char path[4096], what[64];
+	const char *argv[] = { path, RUN_STR, NULL };
+	struct run r;
+
+	nofp_path("rust", variant, path, sizeof(path));
+	snprintf(what, sizeof(what), "rust-%s", variant);
+	profile_command(NULL, argv, &r);
+	assert_whole(what, &r, pats);
+	run_free(&r);
+}
+END_TEST
+
+/* Debian's python3.11, built without frame pointers: from _start through
+ * main (a tail call to Py_BytesMain: no frame of its own), Py_RunMain, to
+ * the bytecode interpreter. */
+START_TEST(test_python_whole)
+{
+	static const char *const pats[] = {
+		"_start;__libc_start_main*;__libc_start_call_main;%main;Py_BytesMain;"
+		"Py_RunMain;+*;_PyEval_EvalFrameDefault;~*|K", NULL };
+	char script[4096];
+	const char *argv[] = { "/usr/bin/python3.11",
+			       pk_test_src_path("tests/fixtures_nofp/loop.py", script,
+						sizeof(script)), RUN_STR, NULL };
+	struct run r;
+
+	ck_assert_msg(access(argv[0], X_OK) == 0, "%s missing (make deps)", argv[0]);
+	profile_command(NULL, argv, &r);
+	assert_whole("python3.11", &r, pats);
+	run_free(&r);
+}
+END_TEST
+
+/*
+ * A library dlopen()ed a second after the session started: its table can
+ * only come from probe-read, when the kernel reports the new file. The
+ * first reader sees the dlopen; the stacks read by a second reader, later
+ * in the run, must be whole.
+ */
+START_TEST(test_dlopen_after_start)
+{
+	static const char *const pats[] = {
+		START ";use_plugin;plugin_fn;plugin_spin;~K", NULL };
+	const char *variant = variants[_i];
+	char path[4096], what[64];
+	const char *load[] = { "-F", FREQ_STR, "--", path, "1", "7", NULL };
+	const char *first_args[] = { "-d", "4", NULL };
+	struct run first, later;
+	struct tally t1;
+
+	nofp_path("dlopen", variant, path, sizeof(path));
+	snprintf(what, sizeof(what), "dlopen-%s, later half", variant);
+	memset(&first, 0, sizeof(first));
+	memset(&later, 0, sizeof(later));
+	comm_of(path, first.comm);
+	comm_of(path, later.comm);
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	ck_assert_int_eq(pk_e2e_read(first_args, &first.out, &first.err), 0);
+	read_until_exit(&later.out, &later.err);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	parse_or_fail(first.out, &first.f);
+	parse_or_fail(later.out, &later.f);
+	ck_assert(pk_e2e_parse_summary(later.err, &later.sum));
+	t1 = count_whole(&first.f, first.comm, pats);
+	fprintf(stderr, "dwarf dlopen-%s, first 4 s (dlopen at 1 s): %lu of %lu whole (%.1f%%)\n",
+		variant, t1.whole, t1.total, 100 * share(t1));
+	print_user_stacks_line("first reader", first.err);
+	assert_whole(what, &later, pats);
+	run_free(&first);
+	run_free(&later);
+}
+END_TEST
+
+/* In every stack, the caller of CALLEE (when there is one) is CALLER. */
+static unsigned long wrong_callers(const struct pk_folded *f, const char *callee,
+				   const char *caller, char **example)
+{
+	unsigned long n = 0;
+
+	for (size_t i = 0; i < f->n; i++) {
+		struct frames fr;
+
+		split_frames(f->lines[i].stack, &fr);
+		for (size_t k = 2; k < fr.n; k++)
+			if (!strcmp(fr.v[k], callee) && strcmp(fr.v[k - 1], caller)) {
+				n += f->lines[i].count;
+				if (!*example)
+					*example = strdup(f->lines[i].stack);
+				break;
+			}
+		frames_free(&fr);
+	}
+	return n;
+}
+
+/*
+ * dlclose(lib1), then lib2 mapped where lib1 was (the fixture checks
+ * /proc/self/maps and reports it). Tables go by file, not by address: lib2's
+ * stacks are unwound with lib2's table, never lib1's, whose frames have
+ * other sizes. run_lib leaves junk in %rbp, so a frame-pointer fallback
+ * cannot make up callers either: any caller of lib2_spin other than lib2_fn
+ * (or of lib2_fn other than run_lib) is a wrong table.
+ */
+START_TEST(test_dlclose_reuse)
+{
+	static const char *const lib2_pats[] = {
+		START ";phase;run_lib;lib2_fn;lib2_spin;~K", NULL };
+	static const char *const lib2_any[] = { "~*;lib2_fn|lib2_spin;~K", NULL };
+	static const char *const lib1_pats[] = {
+		START ";phase;run_lib;lib1_fn;lib1_spin;~K", NULL };
+	const char *variant = variants[_i];
+	char path[4096], report[] = "/tmp/pk-reuse-XXXXXX", what[64], *text, *example = NULL;
+	const char *argv[] = { path, RUN_STR, report, NULL };
+	int fd = mkstemp(report);
+	struct tally lib1;
+	unsigned long wrong;
+	struct run r;
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	nofp_path("dlclose_reuse", variant, path, sizeof(path));
+	snprintf(what, sizeof(what), "dlclose_reuse-%s, lib2", variant);
+	profile_command(NULL, argv, &r);
+	text = pk_test_read_file(report, NULL);
+	unlink(report);
+	ck_assert_msg(text && strstr(text, "reused "), "the fixture wrote no report");
+	fprintf(stderr, "dlclose_reuse-%s: %s", variant, text);
+	ck_assert_msg(strstr(text, "reused yes"), "lib2 was not mapped where lib1 was: the "
+		      "test proves nothing\n%s", text);
+
+	wrong = wrong_callers(&r.f, "lib2_spin", "lib2_fn", &example) +
+		wrong_callers(&r.f, "lib2_fn", "run_lib", &example) +
+		wrong_callers(&r.f, "lib1_spin", "lib1_fn", &example) +
+		wrong_callers(&r.f, "lib1_fn", "run_lib", &example);
+	ck_assert_msg(wrong == 0, "%lu samples with a wrong caller in lib1 or lib2, e.g. %s",
+		      wrong, example);
+	lib1 = count_whole(&r.f, r.comm, lib1_pats);
+	fprintf(stderr, "  lib1: %lu whole samples\n", lib1.whole);
+	/* the whole-stack share over lib2's samples only */
+	{
+		struct run only2 = r;
+
+		memset(&only2.f, 0, sizeof(only2.f));
+		for (size_t i = 0; i < r.f.n; i++)
+			if (stack_matches(r.f.lines[i].stack, r.comm, lib2_any[0])) {
+				only2.f.lines = realloc(only2.f.lines,
+							(only2.f.n + 1) * sizeof(*only2.f.lines));
+				ck_assert_ptr_nonnull(only2.f.lines);
+				only2.f.lines[only2.f.n++] = r.f.lines[i];
+			}
+		assert_whole(what, &only2, lib2_pats);
+		free(only2.f.lines);
+	}
+	free(text);
+	free(example);
+	run_free(&r);
+}
+END_TEST
+
+/*
+ * A command profiled from its first instruction, with no reader at all
+ * while it runs: the tables of the program and its libraries must be in
+ * place before it starts (probe-load), or its samples lose their callers.
+ */
+START_TEST(test_command_from_first_instruction)
+{
+	char path[4096];
+	const char *load[] = { "-F", FREQ_STR, "--", path, "2", NULL };
+	struct run r;
+
+	memset(&r, 0, sizeof(r));
+	pk_e2e_fixture_nofp("chain5-clang-nopie", path, sizeof(path));
+	comm_of(path, r.comm);
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	sleep(3);	/* the fixture runs 2 s and exits; nobody reads meanwhile */
+	read_until_exit(&r.out, &r.err);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	parse_or_fail(r.out, &r.f);
+	ck_assert(pk_e2e_parse_summary(r.err, &r.sum));
+	assert_whole("chain5-clang-nopie, no reader while it ran", &r, chain5_pats);
+	run_free(&r);
+}
+END_TEST
+
+/*
+ * probe-load for the whole machine (no -p, no command), then a program
+ * starts and exits while no reader runs; probe-read afterwards: its samples
+ * must be whole, though nobody was there to load its table when it ran.
+ */
+START_TEST(test_process_after_systemwide_load)
+{
+	const char *load[] = { "-F", FREQ_STR, "--skip-idle", NULL };
+	const char *read[] = { "-d", "2", NULL };
+	char path[4096];
+	char *argv[] = { path, "2", NULL };
+	struct run r;
+	pid_t pid;
+
+	memset(&r, 0, sizeof(r));
+	pk_e2e_fixture_nofp("chain5-gcc-pie", path, sizeof(path));
+	comm_of(path, r.comm);
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	pid = pk_test_spawn(argv, NULL);
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(pk_test_wait(pid), 0);
+	ck_assert_int_eq(pk_e2e_read(read, &r.out, &r.err), 0);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	parse_or_fail(r.out, &r.f);
+	ck_assert(pk_e2e_parse_summary(r.err, &r.sum));
+	assert_whole("chain5-gcc-pie started after a system-wide load", &r, chain5_pats);
+	run_free(&r);
+}
+END_TEST
+
+/*
+ * The control: --unwind fp on the same fixture. chain5 has no frame
+ * pointers, and f3 leaves junk (0x7) in %rbp for f4 and f5: a frame-pointer
+ * walk from f5 cannot find f5's caller. That is certain; what else the walk
+ * shows is not asserted.
+ */
+START_TEST(test_fp_walk_loses_chain)
+{
+	static const char *const any_caller_of_f5[] = { "~*;f4;f5;~K", NULL };
+	const char *extra[] = { "--unwind", "fp", NULL };
+	char path[4096];
+	const char *argv[] = { path, "2", NULL };
+	struct tally whole, f4f5;
+	struct run r;
+
+	pk_e2e_fixture_nofp("chain5-gcc-pie", path, sizeof(path));
+	profile_command(extra, argv, &r);
+	whole = count_whole(&r.f, r.comm, chain5_pats);
+	f4f5 = count_whole(&r.f, r.comm, any_caller_of_f5);
+	fprintf(stderr, "fp chain5-gcc-pie: %lu samples, %lu whole (%.1f%%), %lu with f4;f5\n",
+		whole.total, whole.whole, 100 * share(whole), f4f5.whole);
+	ck_assert_msg(whole.total >= MIN_SAMPLES, "only %lu samples", whole.total);
+	ck_assert_msg(f4f5.whole == 0, "a frame-pointer walk found f5's caller in %lu samples:"
+		      "\n%s", f4f5.whole, r.out);
+	run_free(&r);
+}
+END_TEST
+
+Suite *suite_dwarf(void)
+{
+	Suite *s = suite_create("dwarf");
+	TCase *tc;
+
+	if (!pk_test_need_root(s, "profiling loads BPF programs"))
+		return s;
+	tc = pk_e2e_tcase(s, "fixtures", 60);
+	tcase_add_loop_test(tc, test_fixture_whole_stacks, 0, NFIXTURES * NVARIANTS);
+	tcase_add_loop_test(tc, test_recurse_whole, 0, NVARIANTS);
+	tcase_add_loop_test(tc, test_rust_whole, 0, 2);
+	tcase_add_test(tc, test_python_whole);
+
+	tc = pk_e2e_tcase(s, "tables_at_run_time", 60);
+	tcase_add_loop_test(tc, test_dlopen_after_start, 0, NVARIANTS);
+	tcase_add_loop_test(tc, test_dlclose_reuse, 0, NVARIANTS);
+	tcase_add_test(tc, test_command_from_first_instruction);
+	tcase_add_test(tc, test_process_after_systemwide_load);
+
+	tc = pk_e2e_tcase(s, "fp_control", 60);
+	tcase_add_test(tc, test_fp_walk_loses_chain);
+	return s;
+}
