@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -66,7 +67,12 @@ int main(int argc, char **argv)
 			break;
 		}
 		if (pid == 0) {
-			nproc = 0;	/* a child: wait for nobody */
+			/* a child: wait for nobody, die with the parent (a
+			 * killed workload leaves no spinner behind) */
+			nproc = 0;
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (getppid() == 1)
+				return 0;
 			break;
 		}
 	}
