@@ -9,4 +9,15 @@
 /* Ring buffer bytes unless --ringbuf-size says otherwise. */
 #define PK_RINGBUF_DEFAULT	(8u << 20)
 
+/* Unwind maps (--unwind dwarf), in entries. Rows unless --table-rows says
+ * otherwise (6 bytes each: 12 MiB); rule capacity is rows / 16 (libc has
+ * about 90 rows per rule, small files fewer). */
+#define PK_TABLE_ROWS_DEFAULT	2097152u
+#define PK_TABLE_ROWS_MIN	1024u
+#define PK_TABLE_ROWS_MAX	(1u << 28)
+#define PK_ROWS_PER_RULE	16
+#define PK_UNWIND_TABLES_MAX	4096	/* distinct build-ids */
+#define PK_UNWIND_FILES_MAX	16384	/* distinct inodes */
+#define PK_UNWIND_SEEN_MAX	4096	/* no-table reports remembered */
+
 #endif

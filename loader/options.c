@@ -26,6 +26,14 @@ const char pk_load_usage[] =
 "      --pin-dir DIR      pin under DIR (default " PK_PIN_DIR_DEFAULT ")\n"
 "      --ringbuf-size N   ring buffer bytes: a power of two, at least the page\n"
 "                         size; K, M, G suffixes (default 8M)\n"
+"      --unwind MODE      walk user stacks with unwind tables from .eh_frame\n"
+"                         (dwarf, the default: code built without frame\n"
+"                         pointers too) or frame pointers only (fp)\n"
+"      --table-rows N     room for N unwind-table rows in the kernel, 6 bytes\n"
+"                         each; K, M suffixes (default 2M); a file whose table\n"
+"                         does not fit is unwound with frame pointers\n"
+"  -j, --jobs N           build up to N unwind tables at once (default: one\n"
+"                         per online CPU)\n"
 "      --unload           stop: detach and remove every pin under DIR\n"
 "  -v, --verbose          show libbpf's informational output\n"
 "  -h, --help             show this help\n"
@@ -46,6 +54,8 @@ enum {
 	OPT_PIN_DIR,
 	OPT_RINGBUF_SIZE,
 	OPT_UNLOAD,
+	OPT_UNWIND,
+	OPT_TABLE_ROWS,
 };
 
 static const struct option long_opts[] = {
@@ -56,6 +66,9 @@ static const struct option long_opts[] = {
 	{ "pin-dir",		required_argument, NULL, OPT_PIN_DIR },
 	{ "ringbuf-size",	required_argument, NULL, OPT_RINGBUF_SIZE },
 	{ "unload",		no_argument,	   NULL, OPT_UNLOAD },
+	{ "unwind",		required_argument, NULL, OPT_UNWIND },
+	{ "table-rows",		required_argument, NULL, OPT_TABLE_ROWS },
+	{ "jobs",		required_argument, NULL, 'j' },
 	{ "verbose",		no_argument,	   NULL, 'v' },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ "version",		no_argument,	   NULL, 'V' },
@@ -136,6 +149,21 @@ static int parse_one(struct pk_load_opts *o, int c, const char *arg,
 	case OPT_UNLOAD:
 		o->unload = true;
 		return 0;
+	case OPT_UNWIND:
+		if (strcmp(arg, "dwarf") && strcmp(arg, "fp"))
+			return pk_err(err, -EINVAL, "--unwind %s: not dwarf or fp", arg);
+		o->dwarf = !strcmp(arg, "dwarf");
+		return 0;
+	case OPT_TABLE_ROWS:
+		if (!parse_size(arg, &size) || size < PK_TABLE_ROWS_MIN || size > PK_TABLE_ROWS_MAX)
+			return pk_err(err, -EINVAL, "--table-rows %s: not a number of rows from 1K to 256M", arg);
+		o->table_rows = size;
+		return 0;
+	case 'j':
+		if (!pk_cli_parse_long(arg, 1, 4096, &v))
+			return pk_err(err, -EINVAL, "-j %s: not a number of jobs (1 to 4096)", arg);
+		o->jobs = v;
+		return 0;
 	case 'v':
 		o->verbose = true;
 		return 0;
@@ -153,6 +181,7 @@ int pk_load_opts_parse(struct pk_load_opts *o, int argc, char **argv,
 		       char err[PK_ERR_LEN])
 {
 	bool load_option = false;	/* one that --unload has no use for */
+	bool table_option = false;	/* one that --unwind fp has no use for */
 	int c, ret;
 
 	memset(o, 0, sizeof(*o));
@@ -160,16 +189,20 @@ int pk_load_opts_parse(struct pk_load_opts *o, int argc, char **argv,
 	o->freq = PK_FREQ_DEFAULT;
 	o->pin_dir = PK_PIN_DIR_DEFAULT;
 	o->ringbuf_bytes = PK_RINGBUF_DEFAULT;
+	o->dwarf = true;
+	o->table_rows = PK_TABLE_ROWS_DEFAULT;
 	err[0] = '\0';
 
 	optind = 0;	/* glibc: full reset, for repeated calls */
 	opterr = 0;
 	/* '+': stop at the first non-option, so COMMAND's own options stay its. */
-	while ((c = getopt_long(argc, argv, "+:p:C:F:vhV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:C:F:j:vhV", long_opts, NULL)) != -1) {
 		if (c == '?' || c == ':')
 			return pk_cli_bad_option(c, argv, long_opts, "probe-load", err);
 		load_option |= c == 'p' || c == 'C' || c == 'F' ||
-			       c == OPT_SKIP_IDLE || c == OPT_RINGBUF_SIZE;
+			       c == OPT_SKIP_IDLE || c == OPT_RINGBUF_SIZE || c == OPT_UNWIND ||
+			       c == OPT_TABLE_ROWS || c == 'j';
+		table_option |= c == OPT_TABLE_ROWS || c == 'j';
 		ret = parse_one(o, c, optarg, err);
 		if (ret)
 			return ret;
@@ -186,6 +219,8 @@ int pk_load_opts_parse(struct pk_load_opts *o, int argc, char **argv,
 		return 0;
 	if (o->unload && (load_option || o->cmd))
 		return pk_err(err, -EINVAL, "--unload takes no other option than --pin-dir and -v");
+	if (!o->dwarf && table_option)
+		return pk_err(err, -EINVAL, "--table-rows and -j are for --unwind dwarf");
 	return 0;
 }
 

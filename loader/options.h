@@ -28,6 +28,9 @@ struct pk_load_opts {
 	const char *pin_dir;	/* points into argv or a constant */
 	__u32 ringbuf_bytes;
 	char **cmd;		/* after --, NULL-terminated; NULL: none */
+	bool dwarf;		/* --unwind dwarf (default) or fp */
+	__u32 table_rows;	/* --table-rows */
+	unsigned int jobs;	/* -j: tables built at once; 0: online CPUs */
 };
 
 /* What the running system allows, checked by pk_load_opts_check(). */

@@ -24,6 +24,8 @@
 #include "profile.skel.h"
 #include "session.h"
 #include "system.h"
+#include "unwind_files.h"
+#include "unwind_store.h"
 
 static bool verbose;
 
@@ -47,6 +49,8 @@ struct load {
 	struct bpf_link **cpu_links;
 	struct pk_pins pins;
 	struct profile_bpf *skel;
+	struct pk_unwind_store *unwind;	/* --unwind dwarf */
+	struct pk_unwind_stats unwind_stats;
 	struct pk_session session;
 	char err[PK_ERR_LEN];
 };
@@ -113,6 +117,31 @@ static int preflight(struct load *l)
 	return 0;
 }
 
+/* The unwind maps are declared with one entry, so that --unwind fp costs
+ * nothing; with dwarf they get their real sizes. */
+static int size_unwind_maps(struct load *l)
+{
+	struct profile_bpf *skel = l->skel;
+	__u32 rows = l->opts->table_rows;
+	const struct { struct bpf_map *map; __u32 n; } sizes[] = {
+		{ skel->maps.unwind_files, PK_UNWIND_FILES_MAX },
+		{ skel->maps.unwind_tables, PK_UNWIND_TABLES_MAX },
+		{ skel->maps.unwind_pcs, (rows + PK_PCS_PER_CHUNK - 1) / PK_PCS_PER_CHUNK },
+		{ skel->maps.unwind_rule_ids, (rows + PK_RULE_IDS_PER_CHUNK - 1) / PK_RULE_IDS_PER_CHUNK },
+		{ skel->maps.unwind_rules, rows / PK_ROWS_PER_RULE },
+		{ skel->maps.unwind_seen, PK_UNWIND_SEEN_MAX },
+	};
+	int ret;
+
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		ret = bpf_map__set_max_entries(sizes[i].map, sizes[i].n);
+		if (ret)
+			return pk_err(l->err, ret, "unwind map %s: %s", bpf_map__name(sizes[i].map),
+				      strerror(-ret));
+	}
+	return 0;
+}
+
 static int configure(struct load *l)
 {
 	const struct pk_load_opts *o = l->opts;
@@ -124,6 +153,7 @@ static int configure(struct load *l)
 	skel->rodata->filter_pids = follow;
 	skel->rodata->skip_idle = o->skip_idle;
 	skel->rodata->target_cpu = o->cpu;
+	skel->rodata->dwarf = o->dwarf;
 	/* A quarter full: the reader, polling every 100 ms, still has three
 	 * quarters of room to catch up at any rate. */
 	skel->rodata->wakeup_bytes = o->ringbuf_bytes / 4;
@@ -133,10 +163,69 @@ static int configure(struct load *l)
 	ret = bpf_map__set_max_entries(skel->maps.events, o->ringbuf_bytes);
 	if (ret)
 		return pk_err(l->err, ret, "ring buffer size: %s", strerror(-ret));
+	if (o->dwarf && (ret = size_unwind_maps(l)))
+		return ret;
 	/* Without targets there is nothing for the fork/exit programs to do. */
 	bpf_program__set_autoload(skel->progs.follow_fork, follow);
 	bpf_program__set_autoload(skel->progs.forget_exit, follow);
 	return 0;
+}
+
+static void unwind_fds(const struct profile_bpf *skel, struct pk_unwind_fds *fds)
+{
+	fds->files = bpf_map__fd(skel->maps.unwind_files);
+	fds->tables = bpf_map__fd(skel->maps.unwind_tables);
+	fds->pcs = bpf_map__fd(skel->maps.unwind_pcs);
+	fds->rule_ids = bpf_map__fd(skel->maps.unwind_rule_ids);
+	fds->rules = bpf_map__fd(skel->maps.unwind_rules);
+	fds->alloc = bpf_map__fd(skel->maps.unwind_alloc);
+	fds->seen = bpf_map__fd(skel->maps.unwind_seen);
+}
+
+/* Give LIST's files their tables. */
+static int add_files(struct load *l, int ret, struct pk_unwind_files *list,
+		     struct pk_unwind_stats *st)
+{
+	if (!ret)
+		ret = pk_unwind_store__add(l->unwind, list->v, list->n, st, l->err);
+	pk_unwind_files_free(list);
+	return ret;
+}
+
+/* --unwind dwarf: the tables of what the targets run now, before sampling
+ * starts (what they map later is reported by the BPF side and loaded by
+ * probe-read). */
+static int load_tables(struct load *l)
+{
+	const struct pk_load_opts *o = l->opts;
+	struct pk_unwind_store_opts so = {
+		.sz = sizeof(so), .jobs = o->jobs, .log = stderr, .prog = "probe-load",
+	};
+	struct pk_unwind_alloc caps = {
+		.max_tables = PK_UNWIND_TABLES_MAX, .max_rows = o->table_rows,
+		.max_rules = o->table_rows / PK_ROWS_PER_RULE,
+	};
+	/* the command's pid is last; it has not exec'd yet */
+	int npids = l->ntgids - (o->cmd != NULL);
+	struct pk_unwind_stats *st = &l->unwind_stats;
+	struct pk_unwind_files list;
+	struct pk_unwind_fds fds;
+	int ret;
+
+	if (!o->dwarf)
+		return 0;
+	unwind_fds(l->skel, &fds);
+	ret = pk_unwind_store__create(&fds, &caps, o->pin_dir, &so, &l->unwind, l->err);
+	if (ret)
+		return ret;
+	if (npids > 0)
+		ret = add_files(l, pk_unwind_files_pids(&list, NULL, l->tgids, npids, l->err),
+				&list, st);
+	if (!ret && o->cmd)
+		ret = add_files(l, pk_unwind_files_command(&list, o->cmd[0], l->err), &list, st);
+	if (!ret && !npids && !o->cmd)
+		ret = add_files(l, pk_unwind_files_system(&list, NULL, l->err), &list, st);
+	return ret;
 }
 
 static int add_targets(struct load *l)
@@ -218,7 +307,8 @@ static int write_session(struct load *l)
 	s->flags = (l->ntgids ? PK_SESSION_FILTER_PIDS : 0) |
 		   (o->skip_idle ? PK_SESSION_SKIP_IDLE : 0) |
 		   (o->cpu >= 0 ? PK_SESSION_FILTER_CPU : 0) |
-		   (o->cmd ? PK_SESSION_COMMAND : 0);
+		   (o->cmd ? PK_SESSION_COMMAND : 0) |
+		   (o->dwarf ? PK_SESSION_DWARF : 0);
 	/* Boot clock: bpf_ktime_get_boot_ns() keeps counting in suspend. */
 	s->start_time_ns = clock_ns(CLOCK_BOOTTIME);
 	s->start_realtime_ns = clock_ns(CLOCK_REALTIME);
@@ -257,6 +347,13 @@ static int pin_all(struct load *l)
 		ret = pk_pins_add(p, bpf_map__fd(skel->maps.counters), PK_PIN_COUNTERS, l->err);
 	if (!ret)
 		ret = pk_pins_add(p, bpf_map__fd(skel->maps.targets), PK_PIN_TARGETS, l->err);
+	if (l->opts->dwarf) {
+		struct pk_unwind_fds fds;
+
+		unwind_fds(skel, &fds);
+		for (int i = 0; !ret && i < PK_UNWIND_NMAPS; i++)
+			ret = pk_pins_add(p, fds.fd[i], pk_unwind_pins[i], l->err);
+	}
 	if (!ret)
 		ret = pk_pins_add(p, bpf_map__fd(skel->maps.session), PK_PIN_SESSION, l->err);
 	return ret;
@@ -345,6 +442,9 @@ static int load(const struct pk_load_opts *o)
 	ret = add_targets(l);
 	if (ret)
 		goto cleanup;
+	ret = load_tables(l);
+	if (ret)
+		goto cleanup;
 	ret = attach_follow(l);
 	if (ret)
 		goto cleanup;
@@ -362,6 +462,12 @@ static int load(const struct pk_load_opts *o)
 		ret = pk_err(l->err, -EINTR, "interrupted: nothing loaded");
 		goto cleanup;
 	}
+	/* once loaded: a failed load says one thing, why */
+	if (o->dwarf)
+		fprintf(stderr, "probe-load: unwind tables: %u tables, %u rows, %llu kernel bytes "
+			"(%u built, %u cached, %u refused)\n", l->unwind_stats.tables,
+			l->unwind_stats.rows, (unsigned long long)l->unwind_stats.kernel_bytes,
+			l->unwind_stats.built, l->unwind_stats.hit, l->unwind_stats.refused);
 	if (o->cmd) {
 		ret = pk_command_release(&l->cmd, l->err);
 		if (ret)
@@ -384,6 +490,7 @@ cleanup:
 		bpf_link__destroy(l->cpu_links[i]);
 	free(l->cpu_links);
 	pk_perf_events_close(&l->pe);
+	pk_unwind_store__free(l->unwind);
 	profile_bpf__destroy(l->skel);
 	free(l->tgids);
 	free(l);

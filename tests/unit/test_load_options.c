@@ -53,6 +53,50 @@ START_TEST(test_defaults)
 	ck_assert_str_eq(o.pin_dir, "/sys/fs/bpf/probekit");
 	ck_assert_uint_eq(o.ringbuf_bytes, 8 << 20);
 	ck_assert_ptr_null(o.cmd);
+	ck_assert(o.dwarf);
+	ck_assert_uint_eq(o.table_rows, 2097152);
+	ck_assert_uint_eq(o.jobs, 0);
+}
+END_TEST
+
+START_TEST(test_unwind_options)
+{
+	ck_assert_int_eq(PARSE("--unwind", "fp"), 0);
+	ck_assert(!o.dwarf);
+	ck_assert_int_eq(PARSE("--unwind=fp", "--unwind", "dwarf"), 0);	/* the last wins */
+	ck_assert(o.dwarf);
+	ck_assert_int_eq(PARSE("--table-rows", "4M", "-j", "3"), 0);
+	ck_assert_uint_eq(o.table_rows, 4u << 20);
+	ck_assert_uint_eq(o.jobs, 3);
+	ck_assert_int_eq(PARSE("--table-rows=1024", "--jobs=4096", "--unwind=dwarf"), 0);
+	ck_assert_uint_eq(o.table_rows, 1024);
+	ck_assert_uint_eq(o.jobs, 4096);
+	ck_assert_int_eq(PARSE("--table-rows", "256M", "-j1"), 0);
+	ck_assert_uint_eq(o.table_rows, 1u << 28);
+	ck_assert_uint_eq(o.jobs, 1);
+
+	ck_refused(PARSE("--unwind", "frame"), "--unwind frame: not dwarf or fp");
+	ck_refused(PARSE("--unwind", ""), "--unwind : not dwarf or fp");
+	ck_refused(PARSE("--unwind", "DWARF"), "--unwind DWARF: not dwarf or fp");
+	static const char *const bad_rows[] = { "1023", "257M", "1G", "x", "", "-1", "2M5" };
+	char msg[PK_ERR_LEN];
+
+	for (size_t i = 0; i < sizeof(bad_rows) / sizeof(bad_rows[0]); i++) {
+		snprintf(msg, sizeof(msg), "--table-rows %s: not a number of rows from 1K to 256M",
+			 bad_rows[i]);
+		ck_refused(PARSE("--table-rows", (char *)bad_rows[i]), msg);
+	}
+	ck_refused(PARSE("-j", "0"), "-j 0: not a number of jobs (1 to 4096)");
+	ck_refused(PARSE("-j", "4097"), "-j 4097: not a number of jobs (1 to 4096)");
+	ck_refused(PARSE("--jobs", "two"), "-j two: not a number of jobs (1 to 4096)");
+	ck_refused(PARSE("-j"), "option -j needs an argument");
+	ck_refused(PARSE("--unwind", "fp", "--table-rows", "4M"),
+		   "--table-rows and -j are for --unwind dwarf");
+	ck_refused(PARSE("-j", "2", "--unwind", "fp"), "--table-rows and -j are for --unwind dwarf");
+	ck_refused(PARSE("--unload", "--unwind", "fp"),
+		   "--unload takes no other option than --pin-dir and -v");
+	ck_refused(PARSE("--unload", "-j", "2"),
+		   "--unload takes no other option than --pin-dir and -v");
 }
 END_TEST
 
@@ -359,6 +403,7 @@ Suite *suite_load_options(void)
 	tcase_add_checked_fixture(tc, NULL, teardown);
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_all_options);
+	tcase_add_test(tc, test_unwind_options);
 	tcase_add_test(tc, test_ringbuf_suffixes);
 	tcase_add_test(tc, test_command);
 	tcase_add_test(tc, test_unload);

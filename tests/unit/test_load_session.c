@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -24,6 +25,7 @@
 #include "session.h"
 #include "system.h"
 #include "test_util.h"
+#include "unwind_store.h"
 
 #define PIN_PREFIX "/sys/fs/bpf/probekit-test-load-"
 
@@ -68,13 +70,36 @@ static int load_run(const char **args, char **out, char **err)
 	return WEXITSTATUS(status);
 }
 
-/* Run with ARGS and insist it worked, silently. */
+#define UNWIND_SUMMARY	"probe-load: unwind tables: "
+
+/* ERR past what a load with --unwind dwarf prints: a line per file whose
+ * table was refused, then the one summary line (checked by
+ * test_unwind_tables_and_fp). */
+static const char *past_unwind_lines(const char *err)
+{
+	const char *line = err;
+
+	while (*line) {
+		const char *end = strchrnul(line, '\n');
+		bool refused = memmem(line, end - line, ": unwind table refused: ", 24) != NULL;
+		bool summary = !strncmp(line, UNWIND_SUMMARY, strlen(UNWIND_SUMMARY));
+
+		if (!refused && !summary)
+			break;
+		line = *end ? end + 1 : end;
+		if (summary)
+			break;
+	}
+	return line;
+}
+
+/* Run with ARGS and insist it worked, silently but for the unwind lines. */
 #define LOAD_OK(...) do {						\
 	char *out_, *err_;						\
 	int rc_ = LOAD(&out_, &err_, __VA_ARGS__);			\
 	ck_assert_msg(rc_ == 0, "probe-load exited %d: %s", rc_, err_);	\
 	ck_assert_str_eq(out_, "");					\
-	ck_assert_str_eq(err_, "");					\
+	ck_assert_str_eq(past_unwind_lines(err_), "");			\
 	free(out_);							\
 	free(err_);							\
 } while (0)
@@ -242,6 +267,8 @@ START_TEST(test_load_pins_settings_unload)
 	LOAD_OK("-F", "199", "--ringbuf-size", "64K");
 	ck_assert(pinned("events") && pinned("counters") && pinned("session") &&
 		  pinned("targets"));
+	for (int i = 0; i < PK_UNWIND_NMAPS; i++)
+		ck_assert_msg(pinned(pk_unwind_pins[i]), "%s not pinned", pk_unwind_pins[i]);
 	for (int cpu = 0; cpu < PK_MAX_CPUS; cpu++) {
 		snprintf(name, sizeof(name), "links/cpu%d", cpu);
 		ck_assert_int_eq(pinned(name), online[cpu]);
@@ -255,7 +282,7 @@ START_TEST(test_load_pins_settings_unload)
 	ck_assert_int_ge(fds.session, 0);
 	ck_assert_int_ge(fds.targets, 0);
 	ck_assert_uint_eq(info.layout_version, PK_PIN_LAYOUT_VERSION);
-	ck_assert_uint_eq(info.flags, 0);
+	ck_assert_uint_eq(info.flags, PK_SESSION_DWARF);
 	ck_assert_uint_eq(info.freq_hz, 199);
 	ck_assert_int_eq(info.cpu, -1);
 	ck_assert_uint_eq(info.ncpus, ncpus);
@@ -459,7 +486,7 @@ START_TEST(test_mounts_bpffs)
 	status = pk_test_run(argv, &out, &err);
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", err);
 	ck_assert_str_eq(out, "ok\n");
-	ck_assert_str_eq(err, "");
+	ck_assert_str_eq(past_unwind_lines(err), "");
 	free(out);
 	free(err);
 }
@@ -555,7 +582,7 @@ START_TEST(test_targets_follow_fork_and_exit)
 	ck_assert(pinned("links/fork") && pinned("links/exit"));
 	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
 	pk_session_close(&fds);
-	ck_assert_uint_eq(info.flags, PK_SESSION_FILTER_PIDS);
+	ck_assert_uint_eq(info.flags, PK_SESSION_FILTER_PIDS | PK_SESSION_DWARF);
 	ck_assert_uint_eq(info.ntargets, 1);
 	ck_assert_int_eq(targets_count(), 1);
 	ck_assert(is_target(p.pid));
@@ -649,9 +676,9 @@ START_TEST(test_command_is_a_target)
 
 	/* pk_test_run returns when the command closed stdout: it has exited. */
 	ck_assert_int_eq(LOAD(&out, &err, "--", "sh", "-c", "echo from-cmd $$"), 0);
-	ck_assert_int_eq(sscanf(err, "probekit: profiling pid %d\n", &pid), 1);
+	ck_assert_int_eq(sscanf(past_unwind_lines(err), "probekit: profiling pid %d\n", &pid), 1);
 	snprintf(expect, sizeof(expect), "probekit: profiling pid %d\n", pid);
-	ck_assert_str_eq(err, expect);
+	ck_assert_str_eq(past_unwind_lines(err), expect);
 	snprintf(expect, sizeof(expect), "from-cmd %d\n", pid);
 	ck_assert_str_eq(out, expect);
 	free(out);
@@ -659,11 +686,82 @@ START_TEST(test_command_is_a_target)
 
 	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
 	pk_session_close(&fds);
-	ck_assert_uint_eq(info.flags, PK_SESSION_FILTER_PIDS | PK_SESSION_COMMAND);
+	ck_assert_uint_eq(info.flags, PK_SESSION_FILTER_PIDS | PK_SESSION_COMMAND |
+			  PK_SESSION_DWARF);
 	ck_assert_uint_eq(info.ntargets, 1);
 	wait_not_target(pid);
 	ck_assert_int_eq(targets_count(), 0);
 	LOAD_OK("--unload");
+}
+END_TEST
+
+/* --unwind dwarf (the default): one summary line that agrees with the maps,
+ * the targets' files have their tables before sampling starts; --unwind fp:
+ * no unwind maps pinned, nothing said. */
+START_TEST(test_unwind_tables_and_fp)
+{
+	unsigned int tables, rows, built, hit, refused;
+	unsigned long long bytes;
+	struct pk_unwind_fds ufds;
+	struct pk_session_fds fds;
+	struct pk_session info;
+	struct pk_unwind_alloc a;
+	struct pk_file_info fi;
+	struct pk_file_key key;
+	struct stat st;
+	char pid[16], *out, *err, *summary;
+	__u32 zero = 0;
+
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	ck_assert_int_eq(LOAD(&out, &err, "-p", pid, "-j", "2"), 0);
+	ck_assert_str_eq(out, "");
+	summary = strstr(err, UNWIND_SUMMARY);
+	ck_assert_ptr_nonnull(summary);
+	ck_assert_ptr_null(strstr(summary + 1, UNWIND_SUMMARY));	/* once */
+	ck_assert_int_eq(sscanf(summary, UNWIND_SUMMARY "%u tables, %u rows, %llu kernel bytes "
+				"(%u built, %u cached, %u refused)\n", &tables, &rows, &bytes,
+				&built, &hit, &refused), 6);
+	ck_assert_str_eq(past_unwind_lines(err), "");
+	free(out);
+	free(err);
+
+	ck_assert_int_eq(pk_unwind_fds_open(dir, &ufds), 0);
+	ck_assert_int_eq(bpf_map_lookup_elem(ufds.alloc, &zero, &a), 0);
+	ck_assert_uint_eq(a.tables, tables);
+	ck_assert_uint_eq(a.rows, rows);
+	ck_assert_uint_eq(bytes, 6ull * a.rows + 16ull * a.rules);
+	ck_assert_uint_eq(built + hit, tables);
+	ck_assert_uint_gt(tables, 1);	/* this program and libc at least */
+	ck_assert_uint_eq(a.max_rows, 2097152);
+	ck_assert_uint_eq(a.max_rules, 2097152 / 16);
+	/* this program's file, keyed as the kernel sees it */
+	ck_assert_int_eq(stat("/proc/self/exe", &st), 0);
+	key = (struct pk_file_key){ pk_kernel_dev(major(st.st_dev), minor(st.st_dev)), st.st_ino };
+	ck_assert_int_eq(bpf_map_lookup_elem(ufds.files, &key, &fi), 0);
+	ck_assert_uint_lt(fi.table, a.tables);
+	key = (struct pk_file_key){ PK_VDSO_DEV, PK_VDSO_INO };
+	ck_assert_int_eq(bpf_map_lookup_elem(ufds.files, &key, &fi), 0);
+	pk_unwind_fds_close(&ufds);
+	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
+	pk_session_close(&fds);
+	ck_assert(info.flags & PK_SESSION_DWARF);
+	LOAD_OK("--unload");
+	ck_assert(!dir_exists());
+
+	/* fp: silent, no unwind pins */
+	ck_assert_int_eq(LOAD(&out, &err, "-p", pid, "--unwind", "fp"), 0);
+	ck_assert_str_eq(out, "");
+	ck_assert_str_eq(err, "");
+	free(out);
+	free(err);
+	for (int i = 0; i < PK_UNWIND_NMAPS; i++)
+		ck_assert_msg(!pinned(pk_unwind_pins[i]), "%s pinned", pk_unwind_pins[i]);
+	ck_assert_int_eq(pk_unwind_fds_open(dir, &ufds), -ENOENT);
+	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
+	pk_session_close(&fds);
+	ck_assert(!(info.flags & PK_SESSION_DWARF));
+	LOAD_OK("--unload");
+	ck_assert(!dir_exists());
 }
 END_TEST
 
@@ -718,7 +816,8 @@ START_TEST(test_cpu_and_idle_filters)
 	ck_assert(pinned("links/cpu0") && !pinned("links/cpu1"));
 	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
 	pk_session_close(&fds);
-	ck_assert_uint_eq(info.flags, PK_SESSION_SKIP_IDLE | PK_SESSION_FILTER_CPU);
+	ck_assert_uint_eq(info.flags, PK_SESSION_SKIP_IDLE | PK_SESSION_FILTER_CPU |
+			  PK_SESSION_DWARF);
 	ck_assert_int_eq(info.cpu, 0);
 	ck_assert_uint_eq(info.ncpus, 1);
 	/* Whether CPU 0 is ever idle meanwhile depends on the machine: the
@@ -826,6 +925,7 @@ Suite *suite_load_session(void)
 	tcase_add_test(tc, test_targets_follow_fork_and_exit);
 	tcase_add_test(tc, test_target_outlives_its_leader);
 	tcase_add_test(tc, test_command_is_a_target);
+	tcase_add_test(tc, test_unwind_tables_and_fp);
 
 	tc = root_case(s, "samples");
 	tcase_add_test(tc, test_cpu_and_idle_filters);

@@ -412,14 +412,15 @@ START_TEST(test_refused_no_room)
 }
 END_TEST
 
-/* Not an ELF, no CFI, missing: refused, one line each, no table. */
+/* Not an ELF, no CFI: refused, one line each, no table. Missing: left out. */
 START_TEST(test_refused_no_table)
 {
 	char text[128], nocfi[128], want[1024], *cc[] = { "objcopy", "--remove-section=.eh_frame",
 		"--remove-section=.eh_frame_hdr", "--remove-section=.debug_frame", NULL, NULL, NULL };
 	char demo[4096];
-	struct pk_unwind_file f[3];
+	struct pk_unwind_file f[4];
 	struct pk_unwind_stats st = {};
+	struct pk_file_info fi;
 	FILE *fp;
 	struct env e;
 
@@ -438,7 +439,8 @@ START_TEST(test_refused_no_table)
 	f[1] = file_of(nocfi);
 	f[2] = file_of(nocfi);
 	f[2].path = "/nonexistent/file";	/* same key: the first entry stands */
-	add(&e, f, 3, &st);
+	f[3] = (struct pk_unwind_file){ .path = "/nonexistent/file", .key = { 7, 7 } };
+	add(&e, f, 4, &st);
 	snprintf(want, sizeof(want),
 		 "test: %s: unwind table refused: not an ELF file\n"
 		 "test: %s: unwind table refused: no .eh_frame or .debug_frame section\n",
@@ -450,6 +452,9 @@ START_TEST(test_refused_no_table)
 	ck_assert_uint_eq(file_info(&e, f[0].key).flags, PK_FILE_REFUSED);
 	ck_assert_uint_eq(file_info(&e, f[1].key).table, PK_TABLE_NONE);
 	ck_assert_uint_eq(alloc_of(&e).rows, 0);
+	/* gone: no entry, nothing said */
+	ck_assert_uint_eq(st.gone, 1);
+	ck_assert_int_eq(bpf_map_lookup_elem(e.fds.files, &f[3].key, &fi), -ENOENT);
 	env_free(&e);
 }
 END_TEST

@@ -503,6 +503,12 @@ static int place(struct batch *b, struct item *it)
 
 	if (!bpf_map_lookup_elem(s->fds.files, &it->key, &fi))
 		return 0;	/* another file of this batch, or another process */
+	if (it->status == -ENOENT || it->status == -ESRCH) {
+		/* gone (the process that mapped it exited): no entry, so that
+		 * a process that maps it later gets it reported again */
+		b->st.gone++;
+		return 0;
+	}
 	if (it->status < 0) {
 		refuse(b, it, it->msg);
 		return 0;
@@ -627,6 +633,7 @@ int pk_unwind_store__add(struct pk_unwind_store *s, const struct pk_unwind_file 
 		st->hit += b.st.hit;
 		st->shared += b.st.shared;
 		st->refused += b.st.refused;
+		st->gone += b.st.gone;
 	}
 	return b.ret;
 }

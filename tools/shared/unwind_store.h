@@ -46,6 +46,8 @@ struct pk_unwind_stats {
 	__u32 hit;		/* ... or taken from the cache as they were */
 	__u32 shared;		/* files whose build-id was loaded already */
 	__u32 refused;		/* files left to frame-pointer steps (no room, no CFI) */
+	__u32 gone;		/* files no longer there (ENOENT, ESRCH: their process
+				 * exited): no entry, no line */
 };
 
 struct pk_unwind_store_opts {
@@ -73,9 +75,9 @@ int pk_unwind_store__open(const char *pin_dir, const struct pk_unwind_store_opts
 			  struct pk_unwind_store **out, char err[PK_ERR_LEN]);
 
 /* Give each of FILES a table. A file that cannot have one (no CFI, not an
- * ELF, no room left) is marked PK_FILE_REFUSED, with one line on the log
- * naming the file and why; that is not an error. A file already in
- * unwind_files is skipped. Adds to *ST (may be NULL). Returns 0, or a
+ * ELF, unreadable, no room left) is marked PK_FILE_REFUSED, with one line on
+ * the log naming the file and why; that is not an error. A file already in
+ * unwind_files is skipped; one that does not exist (any more) is left out. Adds to *ST (may be NULL). Returns 0, or a
  * negative errno when the maps themselves failed. */
 int pk_unwind_store__add(struct pk_unwind_store *s, const struct pk_unwind_file *files, int n,
 			 struct pk_unwind_stats *st, char err[PK_ERR_LEN]);
