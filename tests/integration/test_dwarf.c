@@ -30,8 +30,8 @@
 #include "test_util.h"
 
 #define FREQ_STR	"99"
-/* Seconds each fixture runs: about 300 samples of one busy CPU at 99 Hz. */
-#define RUN_STR		"3"
+/* Seconds each fixture runs: about 400 samples of one busy CPU at 99 Hz. */
+#define RUN_STR		"4"
 /* Shares are of at least this many samples, or the run says nothing. */
 #define MIN_SAMPLES	100
 /* Whole stacks: the DWARF walk should give all; perf --call-graph dwarf
@@ -332,7 +332,8 @@ static const char *const signal_pats[] = {
 	START ";sig_a;sig_work;__restore_rt|[];on_prof;%handler_spin;~K", NULL };
 static const char *const handler_pats[] = {
 	START ";sig_a;sig_work;__restore_rt|[];on_prof;%handler_spin;~K", NULL };
-static const char *const threads_pats[] = { "clone3;start_thread;worker;work_a;spin;~K", NULL };
+/* clone3 may be named by a local alias (__GI___clone3) */
+static const char *const threads_pats[] = { "*clone3;start_thread;worker;work_a;spin;~K", NULL };
 /* gcc puts the throw into level3.cold; the rest is the C++ runtime's
  * unwinder (libstdc++, libgcc_s) under the chain */
 static const char *const cxx_pats[] = {
@@ -547,7 +548,7 @@ START_TEST(test_dlclose_reuse)
 	char path[4096], report[] = "/tmp/pk-reuse-XXXXXX", what[64], *text, *example = NULL;
 	const char *argv[] = { path, RUN_STR, report, NULL };
 	int fd = mkstemp(report);
-	struct tally lib1;
+	struct tally lib1, lib2;
 	unsigned long wrong;
 	struct run r;
 
@@ -570,7 +571,15 @@ START_TEST(test_dlclose_reuse)
 	ck_assert_msg(wrong == 0, "%lu samples with a wrong caller in lib1 or lib2, e.g. %s",
 		      wrong, example);
 	lib1 = count_whole(&r.f, r.comm, lib1_pats);
-	fprintf(stderr, "  lib1: %lu whole samples\n", lib1.whole);
+	lib2 = count_whole(&r.f, r.comm, lib2_any);
+	fprintf(stderr, "  lib1: %lu whole samples, lib2: %lu samples, of %lu\n", lib1.whole,
+		lib2.whole, lib1.total);
+	/* the fixture spins as long in each: a lib1 frame in more than 3/4
+	 * of the samples is lib2's code named with lib1's symbols */
+	ck_assert_msg(lib1.whole * 4 <= lib1.total * 3 && lib2.whole * 4 >= lib2.total,
+		      "lib1 in %lu and lib2 in %lu of %lu samples, where each ran half "
+		      "the time: lib2's addresses attributed to lib1", lib1.whole,
+		      lib2.whole, lib1.total);
 	/* the whole-stack share over lib2's samples only */
 	{
 		struct run only2 = r;
@@ -600,14 +609,16 @@ END_TEST
 START_TEST(test_command_from_first_instruction)
 {
 	char path[4096];
-	const char *load[] = { "-F", FREQ_STR, "--", path, "2", NULL };
+	/* spins 2 s, then sleeps 4 s: the reader comes after the spinning,
+	 * while the process is still there to be symbolized */
+	const char *load[] = { "-F", FREQ_STR, "--", path, "2", "4", NULL };
 	struct run r;
 
 	memset(&r, 0, sizeof(r));
 	pk_e2e_fixture_nofp("chain5-clang-nopie", path, sizeof(path));
 	comm_of(path, r.comm);
 	ck_assert_int_eq(pk_e2e_load(load), 0);
-	sleep(3);	/* the fixture runs 2 s and exits; nobody reads meanwhile */
+	sleep(3);	/* nobody reads while the fixture spins */
 	read_until_exit(&r.out, &r.err);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
 	parse_or_fail(r.out, &r.f);
@@ -627,9 +638,11 @@ START_TEST(test_process_after_systemwide_load)
 	const char *load[] = { "-F", FREQ_STR, "--skip-idle", NULL };
 	const char *read[] = { "-d", "2", NULL };
 	char path[4096];
-	char *argv[] = { path, "2", NULL };
+	/* spins 2 s, then sleeps: still there to be symbolized when read */
+	char *argv[] = { path, "2", "30", NULL };
 	struct run r;
 	pid_t pid;
+	int rc;
 
 	memset(&r, 0, sizeof(r));
 	pk_e2e_fixture_nofp("chain5-gcc-pie", path, sizeof(path));
@@ -637,8 +650,11 @@ START_TEST(test_process_after_systemwide_load)
 	ck_assert_int_eq(pk_e2e_load(load), 0);
 	pid = pk_test_spawn(argv, NULL);
 	ck_assert_int_gt(pid, 0);
-	ck_assert_int_eq(pk_test_wait(pid), 0);
-	ck_assert_int_eq(pk_e2e_read(read, &r.out, &r.err), 0);
+	sleep(3);	/* nobody reads while it spins */
+	rc = pk_e2e_read(read, &r.out, &r.err);
+	kill(pid, SIGKILL);
+	pk_test_wait(pid);
+	ck_assert_msg(rc == 0, "probe-read exited %d: %s", rc, r.err);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
 	parse_or_fail(r.out, &r.f);
 	ck_assert(pk_e2e_parse_summary(r.err, &r.sum));

@@ -3,11 +3,13 @@
  * The stack oracle: probekit and `perf record` profile the same fixture over
  * the same window, and their stacks must agree as distributions.
  *
- * Today's BPF unwinder walks frame pointers, so the like-for-like oracle is
- * perf's frame-pointer call graph (--call-graph fp): both tools should then
- * see the same chains, including the ones libc breaks (a libc function
- * without a frame of its own hides its caller from both). When the DWARF
- * unwinder lands it is compared with --call-graph dwarf the same way.
+ * Like for like: probekit's frame-pointer walk (--unwind fp) with perf's
+ * frame-pointer call graph (--call-graph fp) on the fixtures built with frame
+ * pointers: both tools should see the same chains, including the ones libc
+ * breaks (a libc function without a frame of its own hides its caller from
+ * both). And probekit's DWARF walk (--unwind dwarf) with perf's
+ * --call-graph dwarf on the fixtures built without frame pointers
+ * (tests/fixtures_nofp/): both should find every chain whole.
  *
  * Both tools sample on their own cpu-clock timers at 99 Hz, so they never
  * see the same samples: the comparison is of shares, with a tolerance from
@@ -62,6 +64,25 @@
  */
 #define ONE_SIDED_MAX	0.05
 
+/*
+ * How both sides unwind. perf --call-graph dwarf copies STACK_DUMP bytes of
+ * the user stack per sample and unwinds them afterwards (libdw): 8 KiB by
+ * default, which holds about 128 frames of the recursion fixture, not 250.
+ * For that one the dump is perf's maximum, 65528 bytes, and perf script's
+ * --max-stack (127 by default, from kernel.perf_event_max_stack) is raised
+ * over probekit's 256 frames: both sides then see the whole recursion, and
+ * the comparison is of whole stacks, not of leaf-most parts.
+ */
+struct mode {
+	const char *unwind;	/* probe-load --unwind */
+	const char *call_graph;	/* perf record --call-graph */
+	const char *max_stack;	/* perf script --max-stack */
+};
+
+static const struct mode fp_mode = { "fp", "fp", "127" };
+static const struct mode dwarf_mode = { "dwarf", "dwarf", "127" };
+static const struct mode dwarf_deep_mode = { "dwarf", "dwarf,65528", "300" };
+
 /* One fixture profiled by both tools, everything they printed. */
 struct both {
 	int load_rc, read_rc, unload_rc, record_status, script_status;
@@ -84,19 +105,21 @@ static void both_free(struct both *r)
  * asserted until every process is gone and perf's files are removed: a
  * failure leaves nothing behind.
  */
-static void profile_with_both(const char *fixture, bool until_exit, struct both *r)
+static void profile_with_both(const char *path, bool until_exit, const struct mode *m,
+			      struct both *r)
 {
 	char dir[] = "/tmp/pk-perf-XXXXXX", data[64], log[64], pid_str[16];
-	char *fx_window[] = { (char *)pk_e2e_fixture(fixture), FIXTURE_STR, NULL };
-	char *fx_late[] = { "sh", "-c", LATE_START, (char *)pk_e2e_fixture(fixture), NULL };
+	char *fx_window[] = { (char *)path, FIXTURE_STR, NULL };
+	char *fx_late[] = { "sh", "-c", LATE_START, (char *)path, NULL };
 	char **fx_argv = until_exit ? fx_late : fx_window;
-	const char *load[] = { "-p", pid_str, "-F", FREQ_STR, NULL };
+	const char *load[] = { "-p", pid_str, "-F", FREQ_STR, "--unwind", m->unwind, NULL };
 	const char *read[] = { "-d", until_exit ? UNTIL_EXIT_STR : WINDOW_STR, NULL };
 	/* without a command, perf record -p stops when the target exits */
-	char *record[] = { "perf", "record", "-F", FREQ_STR, "--call-graph", "fp",
+	char *record[] = { "perf", "record", "-F", FREQ_STR, "--call-graph", (char *)m->call_graph,
 			   "--no-buildid-cache", "-p", pid_str, "-o", data,
 			   until_exit ? NULL : "--", "sleep", WINDOW_STR, NULL };
 	char *script[] = { "perf", "script", "-i", data, "--no-inline",
+			   "--max-stack", (char *)m->max_stack,
 			   "-F", "comm,pid,tid,ip,sym,dso", NULL };
 	pid_t fx, perf = -1;
 
@@ -251,7 +274,9 @@ static void counts_free(struct sc_count *c, size_t n)
 
 /* --- the comparison ---------------------------------------------------------- */
 
-static void compare_with_perf(const char *fixture, bool until_exit)
+/* FIXTURE is the file's path; NAME what the messages call it. */
+static void compare_with_perf_mode(const char *name, const char *fixture, bool until_exit,
+				   const struct mode *m)
 {
 	struct both r;
 	struct pk_e2e_summary sum;
@@ -262,7 +287,7 @@ static void compare_with_perf(const char *fixture, bool until_exit)
 	struct sc_result res;
 	char err[512] = "";
 
-	profile_with_both(fixture, until_exit, &r);
+	profile_with_both(fixture, until_exit, m, &r);
 	ck_assert_msg(r.load_rc == 0, "probe-load -p failed");
 	ck_assert_msg(r.read_rc == 0, "probe-read failed: %s", r.pk_err);
 	ck_assert_int_eq(r.unload_rc, 0);
@@ -277,9 +302,10 @@ static void compare_with_perf(const char *fixture, bool until_exit)
 	ck_assert_int_eq(sc_compare(pk_counts, npk, perf_counts, nperf, SIGNIFICANT, SIGMAS,
 				    &res), 0);
 
-	fprintf(stderr, "perf oracle, %s, %s at %s Hz: probekit %llu samples (%llu lost, "
-		"%llu failed stacks), perf %lu samples; shares after normalization, "
-		"tolerance %.0f sigma:\n", fixture,
+	fprintf(stderr, "perf oracle, %s, --unwind %s against --call-graph %s, %s at %s Hz: "
+		"probekit %llu samples (%llu lost, %llu failed stacks), perf %lu samples; "
+		"shares after normalization, tolerance %.0f sigma:\n", name, m->unwind,
+		m->call_graph,
 		until_exit ? "started late, until it exits" : WINDOW_STR " s", FREQ_STR,
 		sum.read, sum.lost, sum.failed, perf.samples, SIGMAS);
 	sc_result_print(stderr, &res, "probekit", "perf");
@@ -290,11 +316,11 @@ static void compare_with_perf(const char *fixture, bool until_exit)
 		      "too few samples to compare: probekit %lu, perf %lu (need %d)",
 		      res.total_a, res.total_b, MIN_SAMPLES);
 	ck_assert_msg(res.disagree == 0, "%zu stacks of %s hold different shares "
-		      "in probekit and perf (table above)", res.disagree, fixture);
+		      "in probekit and perf (table above)", res.disagree, name);
 	ck_assert_msg(res.only_a <= ONE_SIDED_MAX && res.only_b <= ONE_SIDED_MAX,
 		      "%s: %.1f%% of probekit's samples in stacks perf never saw, "
 		      "%.1f%% of perf's in stacks probekit never saw (at most %.0f%%)",
-		      fixture, 100 * res.only_a, 100 * res.only_b, 100 * ONE_SIDED_MAX);
+		      name, 100 * res.only_a, 100 * res.only_b, 100 * ONE_SIDED_MAX);
 
 	sc_result_free(&res);
 	counts_free(pk_counts, npk);
@@ -302,6 +328,12 @@ static void compare_with_perf(const char *fixture, bool until_exit)
 	names_free(&names);
 	ps_stacks_free(&perf);
 	both_free(&r);
+}
+
+/* A fixture with frame pointers (tests/fixtures/), both sides walking them. */
+static void compare_with_perf(const char *fixture, bool until_exit)
+{
+	compare_with_perf_mode(fixture, pk_e2e_fixture(fixture), until_exit, &fp_mode);
 }
 
 /* main -> a -> b -> c -> hot, all in user space. */
@@ -339,6 +371,49 @@ START_TEST(test_demo)
 }
 END_TEST
 
+/* --- DWARF: the fixtures without frame pointers ------------------------------ */
+
+static const char *const nofp_variants[] = { "gcc-pie", "gcc-nopie", "clang-pie",
+					     "clang-nopie" };
+#define NOFP_NVARIANTS (int)(sizeof(nofp_variants) / sizeof(nofp_variants[0]))
+
+static void compare_nofp(const char *name, int variant, const struct mode *m)
+{
+	char file[128], path[4096];
+
+	snprintf(file, sizeof(file), "%s-%s", name, nofp_variants[variant]);
+	pk_e2e_fixture_nofp(file, path, sizeof(path));
+	compare_with_perf_mode(file, path, false, m);
+}
+
+/* main -> f1 -> ... -> f5, %rbp junk below f3. */
+START_TEST(test_dwarf_chain5)
+{
+	compare_nofp("chain5", _i, &dwarf_mode);
+}
+END_TEST
+
+/* Callers of libc's frameless merge sort: main;sort_step;qsort_r;msort...;compare. */
+START_TEST(test_dwarf_qsort)
+{
+	compare_nofp("qsort", _i, &dwarf_mode);
+}
+END_TEST
+
+/* main -> lib_a -> lib_b (a .so) -> app_callback. */
+START_TEST(test_dwarf_shlib)
+{
+	compare_nofp("shlib", _i, &dwarf_mode);
+}
+END_TEST
+
+/* 250 frames of recursion: perf with its largest stack copy (see struct mode). */
+START_TEST(test_dwarf_recurse)
+{
+	compare_nofp("recurse", _i, &dwarf_deep_mode);
+}
+END_TEST
+
 Suite *suite_perf_oracle(void)
 {
 	Suite *s = suite_create("perf_oracle");
@@ -351,5 +426,11 @@ Suite *suite_perf_oracle(void)
 	tcase_add_test(tc, test_syscall_chain);
 	tcase_add_test(tc, test_target_exits);
 	tcase_add_test(tc, test_demo);
+
+	tc = pk_e2e_tcase(s, "dwarf_call_graphs", 60);
+	tcase_add_loop_test(tc, test_dwarf_chain5, 0, NOFP_NVARIANTS);
+	tcase_add_loop_test(tc, test_dwarf_qsort, 0, NOFP_NVARIANTS);
+	tcase_add_loop_test(tc, test_dwarf_shlib, 0, NOFP_NVARIANTS);
+	tcase_add_loop_test(tc, test_dwarf_recurse, 0, NOFP_NVARIANTS);
 	return s;
 }
