@@ -38,6 +38,37 @@ START_TEST(test_identical_counted_once)
 }
 END_TEST
 
+/* After a pid's mappings changed, its stacks start over (new entries, to be
+ * named anew); other pids' stacks go on counting. */
+START_TEST(test_seal_pid)
+{
+	struct pk_stack_agg *agg = pk_stack_agg_new();
+	const __u64 f[] = { 0x7f0000001000, 0x401000 };
+	struct pk_stack *a7, *a8, *b7, *c7, *b8;
+	size_t n;
+	bool is_new;
+
+	a7 = add(agg, 7, "app", f, 0, 2, &is_new);
+	a8 = add(agg, 8, "app", f, 0, 2, &is_new);
+	pk_stack_agg_seal_pid(agg, 7);
+	b7 = add(agg, 7, "app", f, 0, 2, &is_new);
+	ck_assert(is_new);
+	ck_assert_ptr_ne(a7, b7);
+	c7 = add(agg, 7, "app", f, 0, 2, &is_new);
+	ck_assert(!is_new);
+	ck_assert_ptr_eq(b7, c7);
+	b8 = add(agg, 8, "app", f, 0, 2, &is_new);
+	ck_assert(!is_new);
+	ck_assert_ptr_eq(a8, b8);
+	ck_assert_uint_eq(a7->count, 1);
+	ck_assert_uint_eq(b7->count, 2);
+	ck_assert_uint_eq(a8->count, 2);
+	pk_stack_agg_entries(agg, &n);
+	ck_assert_uint_eq(n, 3);
+	pk_stack_agg_free(agg);
+}
+END_TEST
+
 START_TEST(test_distinct_keys)
 {
 	struct pk_stack_agg *agg = pk_stack_agg_new();
@@ -140,6 +171,7 @@ Suite *suite_stack_agg(void)
 
 	tcase_add_test(tc, test_identical_counted_once);
 	tcase_add_test(tc, test_distinct_keys);
+	tcase_add_test(tc, test_seal_pid);
 	tcase_add_test(tc, test_comm_after_nul);
 	tcase_add_test(tc, test_unaligned_frames);
 	tcase_add_test(tc, test_growth);

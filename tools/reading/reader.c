@@ -128,6 +128,15 @@ static void handle_no_table(struct pk_reader *r, const struct pk_record_no_table
 	int ret;
 
 	r->stats.no_table++;
+	/* A file new to the kernel is mapped: its addresses may be where
+	 * another file was (dlclose, then dlopen), and names resolved or
+	 * stacks folded before would be the old file's. The event comes
+	 * before the first sample that found the file, so every sample in
+	 * it is named after the new mappings. (A file whose table is loaded
+	 * already sends no event: naming each frame by the file the kernel
+	 * found is the sample's job, not yet done.) */
+	pk_stack_agg_seal_pid(r->agg, ev->pid);
+	pk_symbolizer_maps_changed(r->sym, ev->pid);
 	if (!r->tables.add)
 		return;
 	if (ev->dev != PK_VDSO_DEV || ev->ino != PK_VDSO_INO) {

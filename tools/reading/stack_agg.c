@@ -48,7 +48,7 @@ static __u64 hash_stack(__u32 pid, const char *comm, const void *frames, size_t 
 static bool same(const struct pk_stack *s, __u64 hash, __u32 pid, const char *comm,
 		 const void *frames, __u16 klen, __u16 ulen)
 {
-	return s->hash == hash && s->pid == pid && s->klen == klen && s->ulen == ulen &&
+	return s->hash == hash && !s->sealed && s->pid == pid && s->klen == klen && s->ulen == ulen &&
 	       memcmp(s->comm, comm, PK_TASK_COMM_LEN) == 0 &&
 	       memcmp(s->frames, frames, 8 * (size_t)(klen + ulen)) == 0;
 }
@@ -115,6 +115,7 @@ struct pk_stack *pk_stack_agg_add(struct pk_stack_agg *agg, __u32 pid, const cha
 	s->pid = pid;
 	s->klen = klen;
 	s->ulen = ulen;
+	s->sealed = false;
 	memcpy(s->comm, comm_key, PK_TASK_COMM_LEN);
 	memcpy(s->frames, frames, 8 * nframes);
 	for (i = hash & (agg->cap - 1); agg->slots[i]; i = (i + 1) & (agg->cap - 1))
@@ -129,4 +130,11 @@ struct pk_stack *const *pk_stack_agg_entries(const struct pk_stack_agg *agg, siz
 {
 	*n = agg->n;
 	return agg->list;
+}
+
+void pk_stack_agg_seal_pid(struct pk_stack_agg *agg, __u32 pid)
+{
+	for (size_t i = 0; i < agg->n; i++)
+		if (agg->list[i]->pid == pid)
+			agg->list[i]->sealed = true;
 }

@@ -19,6 +19,7 @@ struct pk_stack {
 	void *user;		/* the caller's (e.g. the folded line) */
 	__u32 pid;
 	__u16 klen, ulen;
+	bool sealed;		/* counts no more samples (pk_stack_agg_seal_pid) */
 	char comm[PK_TASK_COMM_LEN];
 	__u64 frames[];		/* klen kernel then ulen user addresses, leaf first */
 };
@@ -37,6 +38,11 @@ void pk_stack_agg_free(struct pk_stack_agg *agg);
 struct pk_stack *pk_stack_agg_add(struct pk_stack_agg *agg, __u32 pid, const char *comm,
 				  const void *frames, __u16 klen, __u16 ulen, __u64 count,
 				  bool *is_new);
+
+/* PID's addresses may mean other code from now on (its mappings changed):
+ * its stacks so far count no more samples, so that a stack with the same
+ * addresses starts a new entry and is symbolized anew. */
+void pk_stack_agg_seal_pid(struct pk_stack_agg *agg, __u32 pid);
 
 /* Entries in the order they were first seen; valid until the next add. */
 struct pk_stack *const *pk_stack_agg_entries(const struct pk_stack_agg *agg, size_t *n);

@@ -410,6 +410,17 @@ int pk_symbolizer_add_pid(struct pk_symbolizer *sym, __u32 pid)
 	return read_maps(sym, p);
 }
 
+int pk_symbolizer_maps_changed(struct pk_symbolizer *sym, __u32 pid)
+{
+	struct proc *p = get_proc(sym, pid);
+
+	if (!p)
+		return -ENOMEM;
+	pk_u64map_free(&p->names);
+	memset(&p->names, 0, sizeof(p->names));
+	return read_maps(sym, p);
+}
+
 static const char *resolve_user(struct pk_symbolizer *sym, struct proc *p, __u64 addr,
 				bool *final)
 {

@@ -47,6 +47,11 @@ void pk_symbolizer_free(struct pk_symbolizer *sym);
  * first seen, while it lives). 0, or -errno when they could not be read. */
 int pk_symbolizer_add_pid(struct pk_symbolizer *sym, __u32 pid);
 
+/* PID's mappings changed (a file mapped where another was, after dlclose):
+ * read them again now and forget the names resolved so far, which may be
+ * the old file's. 0, or -errno when they could not be read. */
+int pk_symbolizer_maps_changed(struct pk_symbolizer *sym, __u32 pid);
+
 /* The name of user address ADDR in PID. Pass a return address minus one.
  * NULL only when out of memory. */
 const char *pk_symbolizer_user(struct pk_symbolizer *sym, __u32 pid, __u64 addr);
