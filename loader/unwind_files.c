@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "exec_segs.h"
+#include "needed_libs.h"
 #include "proc_maps.h"
 #include "unwind_files.h"
 
@@ -225,6 +226,14 @@ static int push_stat(struct pk_unwind_files *f, const char *path)
 		pk_kernel_dev(major(st.st_dev), minor(st.st_dev)), st.st_ino });
 }
 
+static int push_lib(void *ctx, const char *path)
+{
+	int ret = push_stat(ctx, path);
+
+	/* A library that vanished since the loader listed it: not ours to fail on. */
+	return ret == -ENOENT ? 0 : ret;
+}
+
 int pk_unwind_files_command(struct pk_unwind_files *f, const char *argv0,
 			    char err[PK_ERR_LEN])
 {
@@ -240,8 +249,15 @@ int pk_unwind_files_command(struct pk_unwind_files *f, const char *argv0,
 	if (shebang(exe, interp, sizeof(interp)) == 0)
 		snprintf(exe, sizeof(exe), "%s", interp);
 	ret = push_stat(f, exe);
-	if (!ret && pk_elf_interp(exe, interp, sizeof(interp)) == 0)
+	if (!ret && pk_elf_interp(exe, interp, sizeof(interp)) == 0) {
 		ret = push_stat(f, interp);
+		/* Its libraries too, so that the command is whole from its
+		 * first instruction even when no reader runs to load them.
+		 * Without them (the loader failed) they come by no-table
+		 * events, as dlopen'ed ones do. */
+		if (!ret && pk_needed_libs(interp, exe, push_lib, f) == -ENOMEM)
+			ret = -ENOMEM;
+	}
 	f->vdso = true;		/* every process maps one */
 	if (!ret)
 		ret = finish(f);

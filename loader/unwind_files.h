@@ -2,8 +2,8 @@
 /*
  * Which files probe-load gives unwind tables to before it attaches, each
  * with the key the BPF unwinder will look it up by (the mapped inode as the
- * kernel sees it): the executable mappings of -p processes, the executable
- * and ELF interpreter of -- CMD, or of every process (system-wide); the
+ * kernel sees it): the executable mappings of -p processes, the executable,
+ * ELF interpreter and libraries of -- CMD, or of every process (system-wide); the
  * vDSO once. Files mapped later are reported by the BPF side (no-table
  * events) and loaded by probe-read.
  */
@@ -33,7 +33,8 @@ int pk_unwind_files_system(struct pk_unwind_files *f, const char *proc_root,
 			   char err[PK_ERR_LEN]);
 
 /* -- CMD: the file ARGV0 names (found as execvp(3) finds it, through
- * #! to the script's interpreter), its ELF interpreter, and the vDSO.
+ * #! to the script's interpreter), its ELF interpreter, the libraries that
+ * interpreter loads for it (needed_libs.h), and the vDSO.
  * Keys from stat(2). -ENOENT with a message when it cannot be found. */
 int pk_unwind_files_command(struct pk_unwind_files *f, const char *argv0,
 			    char err[PK_ERR_LEN]);

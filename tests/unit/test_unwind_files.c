@@ -14,6 +14,7 @@
 
 #include "test_eh_util.h"
 #include "test_util.h"
+#include "needed_libs.h"
 #include "unwind_files.h"
 
 static struct pk_file_key key_of(const char *path)
@@ -107,6 +108,51 @@ static void readelf_interp(const char *path, char *buf, size_t len)
 	free(out);
 }
 
+/* The DT_NEEDED libraries readelf names, each looked for in Debian's
+ * multiarch directory (where the fixtures' and /bin/sh's all are): checks
+ * that every one is in F, and returns how many there are. */
+static int expect_needed(const struct pk_unwind_files *f, const char *path)
+{
+	char *argv[] = { "readelf", "-dW", (char *)path, NULL }, *out, *p, lib[PATH_MAX];
+	int n = 0;
+
+	ck_assert_int_eq(pk_test_run(argv, &out, NULL), 0);
+	for (p = out; (p = strstr(p, "(NEEDED)")); p++) {
+		const char *name = strstr(p, "Shared library: [");
+
+		ck_assert_ptr_nonnull(name);
+		name += strlen("Shared library: [");
+		snprintf(lib, sizeof(lib), "/lib/x86_64-linux-gnu/%.*s", (int)strcspn(name, "]"),
+			 name);
+		ck_assert_msg(find(f, key_of(lib)) >= 0, "%s: %s is not in the list", path, lib);
+		n++;
+	}
+	free(out);
+	ck_assert_int_gt(n, 0);
+	return n;
+}
+
+START_TEST(test_needed_line)
+{
+	char buf[64];
+
+	ck_assert(pk_needed_libs_parse_line("\tlibc.so.6 => /lib/x86_64-linux-gnu/libc.so.6 "
+					    "(0x00007f9b51368000)\n", buf, sizeof(buf)));
+	ck_assert_str_eq(buf, "/lib/x86_64-linux-gnu/libc.so.6");
+	ck_assert(pk_needed_libs_parse_line("\tlibx.so => /a b/libx.so (0x1)\n", buf, sizeof(buf)));
+	ck_assert_str_eq(buf, "/a b/libx.so");
+	/* no file: the vDSO, the loader, a library not found, a cut line */
+	ck_assert(!pk_needed_libs_parse_line("\tlinux-vdso.so.1 (0x00007f6828c6e000)\n", buf,
+					     sizeof(buf)));
+	ck_assert(!pk_needed_libs_parse_line("\t/lib64/ld-linux-x86-64.so.2 (0x00007f6828c70000)\n",
+					     buf, sizeof(buf)));
+	ck_assert(!pk_needed_libs_parse_line("\tlibq.so => not found\n", buf, sizeof(buf)));
+	ck_assert(!pk_needed_libs_parse_line("\tlibq.so => /usr/lib/libq.so", buf, sizeof(buf)));
+	/* a path longer than the buffer */
+	ck_assert(!pk_needed_libs_parse_line("\tl => /0123456789 (0x1)\n", buf, 8));
+}
+END_TEST
+
 START_TEST(test_command)
 {
 	char demo[4096], interp[PATH_MAX], dir[64], script[128], err[PK_ERR_LEN];
@@ -115,7 +161,8 @@ START_TEST(test_command)
 	pk_test_build_path("fixtures/demo", demo, sizeof(demo));
 	readelf_interp(demo, interp, sizeof(interp));
 	ck_assert_int_eq(pk_unwind_files_command(&f, demo, err), 0);
-	ck_assert_int_eq(f.n, 3);
+	/* the program, its interpreter, its libraries, the vDSO */
+	ck_assert_int_eq(f.n, 3 + expect_needed(&f, demo));
 	expect_distinct(&f, true);
 	ck_assert_int_ge(find(&f, key_of(demo)), 0);
 	ck_assert_int_ge(find(&f, key_of(interp)), 0);
@@ -127,7 +174,7 @@ START_TEST(test_command)
 	write_file(script, "#! /bin/sh -e\nexit 0\n", 0755);
 	readelf_interp("/bin/sh", interp, sizeof(interp));
 	ck_assert_int_eq(pk_unwind_files_command(&f, script, err), 0);
-	ck_assert_int_eq(f.n, 3);
+	ck_assert_int_eq(f.n, 3 + expect_needed(&f, "/bin/sh"));
 	ck_assert_int_ge(find(&f, key_of("/bin/sh")), 0);
 	ck_assert_int_ge(find(&f, key_of(interp)), 0);
 	ck_assert_int_lt(find(&f, key_of(script)), 0);
@@ -227,6 +274,7 @@ Suite *suite_unwind_files(void)
 	TCase *tc = tcase_create("files");
 
 	tcase_add_test(tc, test_exec_path);
+	tcase_add_test(tc, test_needed_line);
 	tcase_add_test(tc, test_command);
 	/* map_files and other processes' maps need root */
 	if (pk_test_need_root(s, "map_files of other processes need CAP_SYS_ADMIN")) {
