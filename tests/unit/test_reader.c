@@ -339,7 +339,17 @@ struct sink_log {
 	char path[512], name[512];
 	struct pk_file_key key;
 	int ret;		/* what add() returns */
+	int forgets;
+	struct pk_file_key forgot;
 };
+
+static void sink_forget(void *ctx, const struct pk_file_key *key)
+{
+	struct sink_log *l = ctx;
+
+	l->forgets++;
+	l->forgot = *key;
+}
 
 static int sink_add(void *ctx, const struct pk_unwind_file *file, char err[PK_ERR_LEN])
 {
@@ -383,7 +393,7 @@ static void add_map_file(__u32 pid, const char *name, const char *target)
 START_TEST(test_no_table_events)
 {
 	struct sink_log log = { 0 };
-	struct pk_table_sink sink = { .add = sink_add, .ctx = &log };
+	struct pk_table_sink sink = { .add = sink_add, .forget = sink_forget, .ctx = &log };
 	unsigned char buf[sizeof(struct pk_no_table)];
 	char want[512];
 	struct pk_reader_stats st;
@@ -399,10 +409,15 @@ START_TEST(test_no_table_events)
 	ck_assert_str_eq(log.name, "/usr/lib/libfoo.so.1");
 	ck_assert_uint_eq(log.key.dev, 0x800003);
 	ck_assert_uint_eq(log.key.ino, 1234);
-	/* The process exited: nothing to read the file through, nothing added. */
+	ck_assert_int_eq(log.forgets, 0);
+	/* The process exited: nothing to read the file through, nothing added;
+	 * the kernel may report the file again. */
 	ck_assert_int_eq(pk_reader_handle(r, buf, no_table(buf, PK_FX_PID + 1, 0x800003, 99,
 							   0x1000, 0x2000)), 0);
 	ck_assert_int_eq(log.calls, 1);
+	ck_assert_int_eq(log.forgets, 1);
+	ck_assert_uint_eq(log.forgot.dev, 0x800003);
+	ck_assert_uint_eq(log.forgot.ino, 99);
 	/* The vDSO is no file: read from this process. */
 	ck_assert_int_eq(pk_reader_handle(r, buf, no_table(buf, PK_FX_PID + 1, PK_VDSO_DEV,
 							   PK_VDSO_INO, 0x7ffd0000, 0x7ffd2000)), 0);

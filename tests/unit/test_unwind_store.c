@@ -421,6 +421,7 @@ START_TEST(test_refused_no_table)
 	struct pk_unwind_file f[4];
 	struct pk_unwind_stats st = {};
 	struct pk_file_info fi;
+	__u8 one = 1;
 	FILE *fp;
 	struct env e;
 
@@ -440,6 +441,8 @@ START_TEST(test_refused_no_table)
 	f[2] = file_of(nocfi);
 	f[2].path = "/nonexistent/file";	/* same key: the first entry stands */
 	f[3] = (struct pk_unwind_file){ .path = "/nonexistent/file", .key = { 7, 7 } };
+	/* as the kernel leaves it after reporting the file */
+	ck_assert_int_eq(bpf_map_update_elem(e.fds.seen, &f[3].key, &one, BPF_ANY), 0);
 	add(&e, f, 4, &st);
 	snprintf(want, sizeof(want),
 		 "test: %s: unwind table refused: not an ELF file\n"
@@ -452,9 +455,11 @@ START_TEST(test_refused_no_table)
 	ck_assert_uint_eq(file_info(&e, f[0].key).flags, PK_FILE_REFUSED);
 	ck_assert_uint_eq(file_info(&e, f[1].key).table, PK_TABLE_NONE);
 	ck_assert_uint_eq(alloc_of(&e).rows, 0);
-	/* gone: no entry, nothing said */
+	/* gone: no entry, nothing said, and no longer "reported" so that
+	 * the kernel reports it again */
 	ck_assert_uint_eq(st.gone, 1);
 	ck_assert_int_eq(bpf_map_lookup_elem(e.fds.files, &f[3].key, &fi), -ENOENT);
+	ck_assert_int_eq(bpf_map_lookup_elem(e.fds.seen, &f[3].key, &one), -ENOENT);
 	env_free(&e);
 }
 END_TEST

@@ -153,6 +153,8 @@ static void handle_no_table(struct pk_reader *r, const struct pk_record_no_table
 		len = readlink(path, name, sizeof(name) - 1);
 		if (len < 0 && (errno == ENOENT || errno == ESRCH)) {
 			r->stats.tables_gone++;
+			if (r->tables.forget)
+				r->tables.forget(r->tables.ctx, &file.key);
 			return;
 		}
 		if (len > 0) {

@@ -25,6 +25,9 @@ struct pk_table_sink {
 	/* 0: FILE has a table now, or was refused (the sink logged why);
 	 * or a negative errno with one line in ERR. */
 	int (*add)(void *ctx, const struct pk_unwind_file *file, char err[PK_ERR_LEN]);
+	/* KEY's process was gone before its file could be read: let the
+	 * kernel report the file again (may be NULL). */
+	void (*forget)(void *ctx, const struct pk_file_key *key);
 	void *ctx;
 };
 

@@ -27,26 +27,40 @@ void pk_table_loader_free(struct pk_table_loader *l)
 	free(l);
 }
 
-static int loader_add(void *ctx, const struct pk_unwind_file *file, char err[PK_ERR_LEN])
+/* The store, opened at the first file that needs it. */
+static int loader_store(struct pk_table_loader *l, char err[PK_ERR_LEN])
 {
 	/* One table at a time: the files come one event at a time. */
 	struct pk_unwind_store_opts opts = { .sz = sizeof(opts), .jobs = 1, .prog = "probe-read" };
-	struct pk_table_loader *l = ctx;
 
 	/* A store that would not open will not open for the next file
 	 * either; the reader has logged the first failure. */
 	if (l->open_ret)
 		return pk_err(err, l->open_ret, "cannot open the unwind tables: %s",
 			      strerror(-l->open_ret));
-	if (!l->store) {
+	if (!l->store)
 		l->open_ret = pk_unwind_store__open(l->pin_dir, &opts, &l->store, err);
-		if (l->open_ret)
-			return l->open_ret;
-	}
-	return pk_unwind_store__add(l->store, file, 1, NULL, err);
+	return l->open_ret;
+}
+
+static int loader_add(void *ctx, const struct pk_unwind_file *file, char err[PK_ERR_LEN])
+{
+	struct pk_table_loader *l = ctx;
+	int ret = loader_store(l, err);
+
+	return ret ? ret : pk_unwind_store__add(l->store, file, 1, NULL, err);
+}
+
+static void loader_forget(void *ctx, const struct pk_file_key *key)
+{
+	struct pk_table_loader *l = ctx;
+	char err[PK_ERR_LEN];
+
+	if (!loader_store(l, err))
+		pk_unwind_store__forget(l->store, key);
 }
 
 struct pk_table_sink pk_table_loader_sink(struct pk_table_loader *l)
 {
-	return (struct pk_table_sink){ .add = loader_add, .ctx = l };
+	return (struct pk_table_sink){ .add = loader_add, .forget = loader_forget, .ctx = l };
 }

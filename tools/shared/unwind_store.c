@@ -507,6 +507,7 @@ static int place(struct batch *b, struct item *it)
 		/* gone (the process that mapped it exited): no entry, so that
 		 * a process that maps it later gets it reported again */
 		b->st.gone++;
+		pk_unwind_store__forget(s, &it->key);
 		return 0;
 	}
 	if (it->status < 0) {
@@ -636,6 +637,13 @@ int pk_unwind_store__add(struct pk_unwind_store *s, const struct pk_unwind_file 
 		st->gone += b.st.gone;
 	}
 	return b.ret;
+}
+
+int pk_unwind_store__forget(struct pk_unwind_store *s, const struct pk_file_key *key)
+{
+	if (bpf_map_delete_elem(s->fds.seen, key) && errno != ENOENT)
+		return -errno;
+	return 0;
 }
 
 int pk_unwind_store__alloc(struct pk_unwind_store *s, struct pk_unwind_alloc *out)

@@ -82,6 +82,11 @@ int pk_unwind_store__open(const char *pin_dir, const struct pk_unwind_store_opts
 int pk_unwind_store__add(struct pk_unwind_store *s, const struct pk_unwind_file *files, int n,
 			 struct pk_unwind_stats *st, char err[PK_ERR_LEN]);
 
+/* KEY's file could not be read (its process exited): take it out of
+ * unwind_seen, so that the kernel reports it again when a process maps it
+ * (it reports each file once). 0 or a negative errno. */
+int pk_unwind_store__forget(struct pk_unwind_store *s, const struct pk_file_key *key);
+
 /* What is loaded in all: the allocation counters. */
 int pk_unwind_store__alloc(struct pk_unwind_store *s, struct pk_unwind_alloc *out);
 
