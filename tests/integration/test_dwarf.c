@@ -27,6 +27,7 @@
 #include <unistd.h>
 
 #include "profile_session.h"
+#include "session.h"
 #include "test_util.h"
 
 #define FREQ_STR	"99"
@@ -339,8 +340,13 @@ static const char *const threads_pats[] = { "*clone3;start_thread;worker;work_a;
 static const char *const cxx_pats[] = {
 	START ";cx_run;level1;level2;level3|level3.cold;~*|K", NULL };
 
+/* the libc wrapper, then the vDSO's own code; or the loop itself */
+static const char *const vdso_pats[] = {
+	START ";timer_loop;%*clock_gettime*;%__vdso_clock_gettime|[vdso+0x*];~K", NULL };
+
 static const struct fixture fixtures[] = {
 	{ "chain5", chain5_pats },
+	{ "vdso", vdso_pats },
 	{ "qsort", qsort_pats },
 	{ "read", read_pats },
 	{ "shlib", shlib_pats },
@@ -381,6 +387,23 @@ START_TEST(test_fixture_whole_stacks)
 			what, k.whole, k.total);
 		ck_assert_msg(k.whole * 2 >= k.total, "%s: %lu of %lu whole with kernel frames",
 			      what, k.whole, k.total);
+	}
+	if (!strcmp(fx->name, "vdso")) {
+		/* the vDSO, which has no file, has a table: the samples in it
+		 * are whole too */
+		const char *const in_vdso[] = {
+			START ";timer_loop;%*clock_gettime*;__vdso_clock_gettime|[vdso+0x*];~K",
+			NULL };
+		const char *const leaf_vdso[] = { "~*;__vdso_clock_gettime|[vdso+0x*];~K", NULL };
+		struct tally w = count_whole(&r.f, r.comm, in_vdso);
+		struct tally v = count_whole(&r.f, r.comm, leaf_vdso);
+
+		fprintf(stderr, "  %s: %lu samples in the vDSO, %lu of them whole\n", what,
+			v.whole, w.whole);
+		ck_assert_msg(v.whole * 4 >= v.total, "%s: only %lu of %lu samples in the vDSO",
+			      what, v.whole, v.total);
+		ck_assert_msg(w.whole >= WHOLE_MIN * v.whole, "%s: %lu of %lu vDSO samples whole",
+			      what, w.whole, v.whole);
 	}
 	if (!strcmp(fx->name, "signal")) {
 		/* the handler's samples alone: whole across the signal frame */
@@ -629,25 +652,36 @@ START_TEST(test_command_from_first_instruction)
 END_TEST
 
 /*
- * probe-load for the whole machine (no -p, no command), then a program
- * starts and exits while no reader runs; probe-read afterwards: its samples
- * must be whole, though nobody was there to load its table when it ran.
+ * probe-load for the whole machine (no -p, no command) while one instance
+ * of a program sleeps, so that its files get tables; then a second instance
+ * starts and spins while no reader runs; probe-read afterwards: the new
+ * process's samples must be whole, though no probekit process ran while it
+ * was sampled and nothing told the kernel side about it.
  */
 START_TEST(test_process_after_systemwide_load)
 {
 	const char *load[] = { "-F", FREQ_STR, "--skip-idle", NULL };
 	const char *read[] = { "-d", "2", NULL };
 	char path[4096];
-	/* spins 2 s, then sleeps: still there to be symbolized when read */
+	/* first: only there so that its files are mapped (it must spin a
+	 * little: 0 s is refused) */
+	char *first_argv[] = { path, "1", "60", NULL };
+	/* second: spins 2 s, then sleeps: still there to be symbolized when read */
 	char *argv[] = { path, "2", "30", NULL };
 	struct run r;
-	pid_t pid;
+	pid_t first, pid;
 	int rc;
 
 	memset(&r, 0, sizeof(r));
 	pk_e2e_fixture_nofp("chain5-gcc-pie", path, sizeof(path));
 	comm_of(path, r.comm);
-	ck_assert_int_eq(pk_e2e_load(load), 0);
+	first = pk_test_spawn(first_argv, NULL);
+	ck_assert_int_gt(first, 0);
+	usleep(200 * 1000);	/* mapped its files */
+	rc = pk_e2e_load(load);
+	kill(first, SIGKILL);
+	pk_test_wait(first);
+	ck_assert_int_eq(rc, 0);
 	pid = pk_test_spawn(argv, NULL);
 	ck_assert_int_gt(pid, 0);
 	sleep(3);	/* nobody reads while it spins */
@@ -691,6 +725,54 @@ START_TEST(test_fp_walk_loses_chain)
 }
 END_TEST
 
+/*
+ * Hostile stacks (tests/fixtures_nofp/hostile.c): RSP unmapped, a fake
+ * stack of one return address over and over, RBP below RSP. The walk must
+ * end each time, and the kernel's counters must say why: read fault, depth
+ * limit, loop. Loop index: mode * 2 + variant.
+ */
+START_TEST(test_hostile_stacks_end)
+{
+	static const struct {
+		const char *mode;
+		enum pk_counter why;
+	} modes[] = {
+		{ "rsp", PK_CNT_END_READ_FAULT },
+		{ "fake", PK_CNT_END_DEPTH },
+		{ "loop", PK_CNT_END_LOOP },
+	};
+	static const char *const hostile_variants[] = { "gcc-pie", "clang-nopie" };
+	const char *mode = modes[_i / 2].mode, *variant = hostile_variants[_i % 2];
+	char path[4096], what[64];
+	const char *load[] = { "-F", FREQ_STR, "--", path, mode, "2", NULL };
+	struct pk_session_fds fds;
+	struct pk_session info;
+	__u64 cnt[PK_CNT__MAX], ends = 0;
+	char *out = NULL, *err = NULL;
+
+	nofp_path("hostile", variant, path, sizeof(path));
+	snprintf(what, sizeof(what), "hostile-%s %s", variant, mode);
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	read_until_exit(&out, &err);
+	ck_assert_int_eq(pk_session_open(pk_e2e_pin_dir(), &fds, &info), 0);
+	ck_assert_int_eq(pk_counters_read(fds.counters, cnt), 0);
+	pk_session_close(&fds);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	for (int i = PK_CNT_END_COMPLETE; i <= PK_CNT_END_FP_FALLBACK; i++)
+		ends += cnt[i];
+	fprintf(stderr, "dwarf %s: %llu of %llu walks ended as expected\n", what,
+		(unsigned long long)cnt[modes[_i / 2].why], (unsigned long long)ends);
+	print_user_stacks_line(what, err);
+	ck_assert_msg(ends >= MIN_SAMPLES / 2, "%s: only %llu walks", what,
+		      (unsigned long long)ends);
+	ck_assert_msg(cnt[modes[_i / 2].why] >= WHOLE_MIN * ends, "%s: %llu of %llu walks ended "
+		      "as expected:\n%s", what, (unsigned long long)cnt[modes[_i / 2].why],
+		      (unsigned long long)ends, err);
+	free(out);
+	free(err);
+}
+END_TEST
+
 Suite *suite_dwarf(void)
 {
 	Suite *s = suite_create("dwarf");
@@ -709,6 +791,9 @@ Suite *suite_dwarf(void)
 	tcase_add_loop_test(tc, test_dlclose_reuse, 0, NVARIANTS);
 	tcase_add_test(tc, test_command_from_first_instruction);
 	tcase_add_test(tc, test_process_after_systemwide_load);
+
+	tc = pk_e2e_tcase(s, "hostile", 60);
+	tcase_add_loop_test(tc, test_hostile_stacks_end, 0, 6);
 
 	tc = pk_e2e_tcase(s, "fp_control", 60);
 	tcase_add_test(tc, test_fp_walk_loses_chain);

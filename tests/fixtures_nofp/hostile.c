@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Stacks that no unwinder can walk, made on purpose while the CPU spins in
+ * them: the DWARF walk must end, and say why. Usage: hostile MODE SECONDS
+ *
+ *   rsp    RSP at an unmapped address: every read of the stack faults
+ *          ("read fault");
+ *   fake   RSP inside a buffer full of one return address, into this very
+ *          code: each frame's caller is the same code again, one CFA higher,
+ *          for far more than 256 frames ("depth limit");
+ *   loop   RBP, which the CFA of this alloca frame is computed from, below
+ *          RSP: the CFA does not move up the stack ("loop").
+ *
+ * No signal may arrive while RSP is bad (the kernel could not push a signal
+ * frame), so there is no alarm(2): short bursts, a clock read in between.
+ */
+#include <string.h>
+#include <time.h>
+
+#include "nofp.h"
+
+#define BURST	(1ul << 20)	/* loop iterations with the stack broken */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+NOFP_FN void bad_rsp(void)
+{
+	unsigned long n = BURST;
+
+	__asm__ __volatile__("mov %%rsp, %%r12\n\t"
+			     "mov $0x1000, %%rsp\n\t"
+			     "1: dec %0\n\t"
+			     "jnz 1b\n\t"
+			     "mov %%r12, %%rsp"
+			     : "+r"(n) : : "r12", "memory", "cc");
+}
+
+/* 32 KiB of return addresses: thousands of frames of any size. */
+static unsigned long fake[4096];
+extern char hostile_fake_pc[];
+
+NOFP_FN void fake_stack(void)
+{
+	unsigned long n = BURST;
+
+	__asm__ __volatile__("mov %%rsp, %%r12\n\t"
+			     "mov %1, %%rsp\n\t"
+			     ".globl hostile_fake_pc\n"
+			     "hostile_fake_pc:\n\t"
+			     "dec %0\n\t"
+			     "jnz hostile_fake_pc\n\t"
+			     "mov %%r12, %%rsp"
+			     : "+r"(n) : "r"(&fake[16]) : "r12", "memory", "cc");
+}
+
+NOFP_FN void rbp_below(int size)
+{
+	/* alloca: a frame of variable size, so its CFA is RBP-based */
+	volatile char *buf = __builtin_alloca(size);
+	unsigned long n = BURST;
+
+	buf[0] = 1;
+	__asm__ __volatile__("mov %%rbp, %%r12\n\t"
+			     "lea -64(%%rsp), %%rbp\n\t"
+			     "1: dec %0\n\t"
+			     "jnz 1b\n\t"
+			     "mov %%r12, %%rbp"
+			     : "+r"(n) : : "r12", "memory", "cc");
+	nofp_sink += buf[0];
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	double end = now_s() + (argc > 2 ? atof(argv[2]) : 0);
+
+	if (argc != 3 || atof(argv[2]) <= 0 ||
+	    (strcmp(mode, "rsp") && strcmp(mode, "fake") && strcmp(mode, "loop"))) {
+		static const char usage[] = "usage: hostile rsp|fake|loop SECONDS\n";
+
+		(void)!write(2, usage, sizeof(usage) - 1);
+		return 2;
+	}
+	/* a return address into the spinning loop: a caller looked up at
+	 * return address - 1 lands on its first instruction */
+	for (size_t i = 0; i < sizeof(fake) / sizeof(fake[0]); i++)
+		fake[i] = (unsigned long)hostile_fake_pc + 1;
+	while (now_s() < end) {
+		if (!strcmp(mode, "rsp"))
+			bad_rsp();
+		else if (!strcmp(mode, "fake"))
+			fake_stack();
+		else
+			rbp_below(argc * 16);
+		NOFP_AFTER_CALL();
+	}
+	return 0;
+}
