@@ -144,6 +144,8 @@ struct uw_state {
 	/* The last VMA found. */
 	__u64 vm_start, vm_end, vm_pgoff;
 	__u64 pivots[15];	/* a maple node's, while looking one up */
+	__u64 win_base;		/* user address of win[0] (uw_read) */
+	__u8 win[4096];		/* UW_WIN bytes of the user stack */
 	__u64 fp_mask[PK_MAX_USTACK_DEPTH / 64];
 	struct pk_no_table ev;	/* a PK_EVENT_NO_TABLE under assembly */
 };
@@ -386,9 +388,32 @@ static __always_inline long uw_find_rule(struct uw_state *st, __u64 vaddr)
 	return rule;
 }
 
-static __always_inline bool uw_read(__u64 *dst, __u64 addr)
+/*
+ * A user word. The walk reads a few words per frame, upwards through a few
+ * pages of stack: each read is served from a copy of the page it is in,
+ * taken with one bpf_probe_read_user when the walk first reaches that
+ * page, instead of one helper call per word. A page that cannot be copied
+ * whole (not resident) is read word by word.
+ */
+#define UW_WIN		4096
+
+static __always_inline bool uw_read(struct uw_state *st, __u64 *dst, __u64 addr)
 {
-	return bpf_probe_read_user(dst, sizeof(*dst), (const void *)addr) == 0;
+	__u64 off = addr - st->win_base;
+
+	if (off > UW_WIN - sizeof(*dst)) {
+		__u64 base = addr & ~(__u64)(UW_WIN - 1);
+
+		off = addr - base;
+		if (off > UW_WIN - sizeof(*dst) ||
+		    bpf_probe_read_user(st->win, UW_WIN, (const void *)base)) {
+			st->win_base = 1;	/* no window: 1 is never a page start */
+			return bpf_probe_read_user(dst, sizeof(*dst), (const void *)addr) == 0;
+		}
+		st->win_base = base;
+	}
+	*dst = *(__u64 *)&st->win[off & (UW_WIN - 1)];
+	return true;
 }
 
 /* A frame-pointer step from st->pc's frame, for code without a table: the
@@ -405,7 +430,7 @@ static __always_inline int uw_fp_step(struct uw_state *st, __u64 *ra)
 	/* RBP below the stack pointer is no frame pointer (frameless code). */
 	if (!st->bp_valid || !st->bp || st->bp + 16 <= st->sp)
 		return stop;
-	if (!uw_read(&next_bp, st->bp) || !uw_read(ra, st->bp + 8))
+	if (!uw_read(st, &next_bp, st->bp) || !uw_read(st, ra, st->bp + 8))
 		return stop;
 	st->sp = st->bp + 16;
 	st->bp = next_bp;
@@ -457,7 +482,7 @@ static __always_inline int uw_rule_step(struct uw_state *st, __u32 rule_idx, __u
 			base = st->regs[r->cfa_reg];
 		else
 			return PK_END_UNSUPPORTED;
-		if (!uw_read(&v, base + r->cfa_offset))
+		if (!uw_read(st, &v, base + r->cfa_offset))
 			return PK_END_READ_FAULT;
 		cfa = v + r->cfa_deref_offset;
 		break;
@@ -468,9 +493,9 @@ static __always_inline int uw_rule_step(struct uw_state *st, __u32 rule_idx, __u
 		break;
 	case PK_CFA_SIGNAL:
 		/* Continue in the interrupted frame, at the interrupted PC. */
-		if (!uw_read(&st->bp, st->sp + UW_SC_RBP) ||
-		    !uw_read(&v, st->sp + UW_SC_RSP) ||
-		    !uw_read(ra, st->sp + UW_SC_RIP))
+		if (!uw_read(st, &st->bp, st->sp + UW_SC_RBP) ||
+		    !uw_read(st, &v, st->sp + UW_SC_RSP) ||
+		    !uw_read(st, ra, st->sp + UW_SC_RIP))
 			return PK_END_READ_FAULT;
 		/* A handler may run on another stack (sigaltstack): no
 		 * "moves up" check here; the depth bounds a cycle. */
@@ -487,26 +512,14 @@ static __always_inline int uw_rule_step(struct uw_state *st, __u32 rule_idx, __u
 		return PK_END_COMPLETE;
 	if (r->ra_type != PK_RA_CFA_OFFSET)
 		return PK_END_UNSUPPORTED;
-	if (r->fp_type == PK_FP_CFA_OFFSET && r->fp_offset == r->ra_offset - 8) {
-		/* RBP pushed right below the return address, as a frame
-		 * pointer is: one read instead of two. */
-		__u64 pair[2];
-
-		if (bpf_probe_read_user(pair, sizeof(pair), (const void *)(cfa + r->fp_offset)))
+	if (!uw_read(st, ra, cfa + r->ra_offset))
+		return PK_END_READ_FAULT;
+	if (r->fp_type == PK_FP_CFA_OFFSET) {
+		if (!uw_read(st, &st->bp, cfa + r->fp_offset))
 			return PK_END_READ_FAULT;
-		st->bp = pair[0];
-		*ra = pair[1];
 		st->bp_valid = 1;
-	} else {
-		if (!uw_read(ra, cfa + r->ra_offset))
-			return PK_END_READ_FAULT;
-		if (r->fp_type == PK_FP_CFA_OFFSET) {
-			if (!uw_read(&st->bp, cfa + r->fp_offset))
-				return PK_END_READ_FAULT;
-			st->bp_valid = 1;
-		} else if (r->fp_type != PK_FP_UNCHANGED) {
-			st->bp_valid = 0;
-		}
+	} else if (r->fp_type != PK_FP_UNCHANGED) {
+		st->bp_valid = 0;
 	}
 	st->sp = cfa;
 	st->exact_pc = 0;
@@ -594,6 +607,7 @@ static __always_inline __u32 pk_unwind_user(struct pk_sample_buf *b, __u32 kbase
 	st->fp_frames = 0;
 	st->missing_frames = 0;
 	st->fp_mask[0] = st->fp_mask[1] = st->fp_mask[2] = st->fp_mask[3] = 0;
+	st->win_base = 1;
 	bpf_loop(PK_MAX_USTACK_DEPTH + 1, uw_step, NULL, 0);
 	if (st->end == PK_END_NONE)	/* the loop ran out: cannot happen */
 		st->end = PK_END_DEPTH;
