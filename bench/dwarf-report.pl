@@ -105,8 +105,8 @@ print "Target: probekit dwarf share <= 0.1 %. Machine time = $ENV{SYS_SECONDS} s
 print "session\'s programs over probe-read\'s run; BPF per sample: profile_sample\'s run time per run (idle included).\n";
 print "Steady state: BPF plus probe-read\'s CPU rate after its first $ENV{STEADY_AFTER} s (/proc/PID/schedstat), what a long session costs.\n";
 print "perf\'s kernel side (it copies 8 KiB of user stack per sample in the interrupt) is in no figure: its CPU is a\n";
-print "lower bound. Whole stacks: the workload\'s\n";
-print "samples whose stack reaches main or _start. probe-read, dwarf, last run: user stacks: $ENV{USTACK_SYS}\n";
+print "lower bound. Whole stacks: the workload\'s samples whose stack reaches main or _start.\n";
+print "probe-read, dwarf, last run: user stacks: $ENV{USTACK_SYS}\n";
 }
 
 # 4. cold warm fp, cold T R B X Y Z, warm T R B X Y Z
