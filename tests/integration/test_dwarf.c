@@ -390,10 +390,9 @@ START_TEST(test_fixture_whole_stacks)
 	}
 	if (!strcmp(fx->name, "vdso")) {
 		/* the vDSO, which has no file, has a table: the samples in it
-		 * are whole too */
+		 * are whole too, and named from its image */
 		const char *const in_vdso[] = {
-			START ";timer_loop;%*clock_gettime*;__vdso_clock_gettime|[vdso+0x*];~K",
-			NULL };
+			START ";timer_loop;%*clock_gettime*;__vdso_clock_gettime;~K", NULL };
 		const char *const leaf_vdso[] = { "~*;__vdso_clock_gettime|[vdso+0x*];~K", NULL };
 		struct tally w = count_whole(&r.f, r.comm, in_vdso);
 		struct tally v = count_whole(&r.f, r.comm, leaf_vdso);

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
@@ -20,6 +19,7 @@
 #include "symbolizer.h"
 #include "symtab.h"
 #include "u64map.h"
+#include "vdso_image.h"
 
 /* An address outside every known mapping triggers a new read of the maps,
  * but no more often than this per process: frame-pointer stacks through
@@ -215,28 +215,14 @@ fail:
  * only in memory, so libdwfl gets a copy in a memfd. */
 static bool load_vdso(struct pk_symbolizer *sym, struct module *mod)
 {
-	struct pk_maps maps;
-	const struct pk_mapping *m = NULL;
-	bool ok = false;
-	int fd;
+	char err[PK_ERR_LEN];
+	size_t size;
+	int fd = pk_vdso_memfd(&size, err);
 
-	if (pk_maps_read(NULL, getpid(), false, &maps))
+	if (fd < 0)
 		return false;
-	for (size_t i = 0; i < maps.n; i++)
-		if (strcmp(maps.v[i].name, VDSO) == 0)
-			m = &maps.v[i];
-	if (m) {
-		fd = memfd_create("vdso", MFD_CLOEXEC);
-		if (fd >= 0 && write(fd, (const void *)(uintptr_t)m->start,
-				     m->end - m->start) == (ssize_t)(m->end - m->start)) {
-			sym->vdso_size = m->end - m->start;
-			ok = load_module(mod, VDSO, fd);
-		} else if (fd >= 0) {
-			close(fd);
-		}
-	}
-	pk_maps_free(&maps);
-	return ok;
+	sym->vdso_size = size;
+	return load_module(mod, VDSO, fd);
 }
 
 static void open_module(struct pk_symbolizer *sym, struct proc *p,
