@@ -51,13 +51,18 @@ struct {
 	__type(value, struct pk_session);
 } session SEC(".maps");
 
-static __always_inline void count(__u32 idx)
+static __always_inline void count_add(__u32 idx, __u64 n)
 {
 	__u64 *c = bpf_map_lookup_elem(&counters, &idx);
 
 	/* Per-CPU slot, and perf_event programs do not nest on one CPU. */
 	if (c)
-		(*c)++;
+		*c += n;
+}
+
+static __always_inline void count(__u32 idx)
+{
+	count_add(idx, 1);
 }
 
 /* A sample is assembled in the per-CPU scratch of unwind.bpf.h, then

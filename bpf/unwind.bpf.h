@@ -19,7 +19,7 @@
  * (table, PC) -> rule lookups.
  *
  * Include after vmlinux.h, bpf_helpers.h, bpf_core_read.h and probekit.h;
- * the includer defines count() for the counters map.
+ * the includer defines count() and count_add() for the counters map.
  */
 #ifndef PK_UNWIND_BPF_H
 #define PK_UNWIND_BPF_H
@@ -622,15 +622,8 @@ static __always_inline __u32 pk_unwind_user(struct pk_sample_buf *b, __u32 kbase
 	if (st->end == PK_END_DEPTH)
 		b->s.hdr.flags |= PK_SAMPLE_USTACK_TRUNC;
 	if (st->fp_frames) {
-		__u32 k = PK_CNT_FP_FRAMES;
-		__u64 *c = bpf_map_lookup_elem(&counters, &k);
-
-		if (c)
-			*c += st->fp_frames;
-		k = PK_CNT_NO_TABLE_FRAMES;
-		c = bpf_map_lookup_elem(&counters, &k);
-		if (c)
-			*c += st->missing_frames;
+		count_add(PK_CNT_FP_FRAMES, st->fp_frames);
+		count_add(PK_CNT_NO_TABLE_FRAMES, st->missing_frames);
 	}
 	return st->n < PK_MAX_USTACK_DEPTH ? st->n : PK_MAX_USTACK_DEPTH;
 }
