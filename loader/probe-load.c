@@ -117,18 +117,29 @@ static int preflight(struct load *l)
 	return 0;
 }
 
+/* The room --table-rows gives: the maps are sized by it, and the store
+ * hands space out within it. */
+static struct pk_unwind_alloc unwind_caps(const struct pk_load_opts *o)
+{
+	return (struct pk_unwind_alloc){
+		.max_tables = PK_UNWIND_TABLES_MAX, .max_rows = o->table_rows,
+		.max_rules = o->table_rows / PK_ROWS_PER_RULE,
+	};
+}
+
 /* The unwind maps are declared with one entry, so that --unwind fp costs
  * nothing; with dwarf they get their real sizes. */
 static int size_unwind_maps(struct load *l)
 {
 	struct profile_bpf *skel = l->skel;
-	__u32 rows = l->opts->table_rows;
+	struct pk_unwind_alloc caps = unwind_caps(l->opts);
 	const struct { struct bpf_map *map; __u32 n; } sizes[] = {
 		{ skel->maps.unwind_files, PK_UNWIND_FILES_MAX },
-		{ skel->maps.unwind_tables, PK_UNWIND_TABLES_MAX },
-		{ skel->maps.unwind_pcs, (rows + PK_PCS_PER_CHUNK - 1) / PK_PCS_PER_CHUNK },
-		{ skel->maps.unwind_rule_ids, (rows + PK_RULE_IDS_PER_CHUNK - 1) / PK_RULE_IDS_PER_CHUNK },
-		{ skel->maps.unwind_rules, rows / PK_ROWS_PER_RULE },
+		{ skel->maps.unwind_tables, caps.max_tables },
+		{ skel->maps.unwind_pcs, (caps.max_rows + PK_PCS_PER_CHUNK - 1) / PK_PCS_PER_CHUNK },
+		{ skel->maps.unwind_rule_ids,
+		  (caps.max_rows + PK_RULE_IDS_PER_CHUNK - 1) / PK_RULE_IDS_PER_CHUNK },
+		{ skel->maps.unwind_rules, caps.max_rules },
 		{ skel->maps.unwind_seen, PK_UNWIND_SEEN_MAX },
 	};
 	int ret;
@@ -201,10 +212,7 @@ static int load_tables(struct load *l)
 	struct pk_unwind_store_opts so = {
 		.sz = sizeof(so), .jobs = o->jobs, .log = stderr, .prog = "probe-load",
 	};
-	struct pk_unwind_alloc caps = {
-		.max_tables = PK_UNWIND_TABLES_MAX, .max_rows = o->table_rows,
-		.max_rules = o->table_rows / PK_ROWS_PER_RULE,
-	};
+	struct pk_unwind_alloc caps = unwind_caps(o);
 	/* the command's pid is last; it has not exec'd yet */
 	int npids = l->ntgids - (o->cmd != NULL);
 	struct pk_unwind_stats *st = &l->unwind_stats;
