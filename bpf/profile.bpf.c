@@ -11,7 +11,7 @@
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
 #include "probekit.h"
-#include "profile.h"
+#include "profile_sizes.h"
 
 const volatile bool filter_pids = false;
 const volatile bool skip_idle = false;

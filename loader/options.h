@@ -9,7 +9,7 @@
 #include <sys/types.h>
 
 #include "errmsg.h"
-#include "profile.h"
+#include "profile_sizes.h"
 
 
 #define PK_FREQ_DEFAULT		99

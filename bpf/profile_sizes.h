@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* Between profile.bpf.c and probe-load only (what readers need is in
  * probekit.h): sizes probe-load may change before loading. */
-#ifndef PK_PROFILE_H
-#define PK_PROFILE_H
+#ifndef PK_PROFILE_SIZES_H
+#define PK_PROFILE_SIZES_H
 
 /* Entries of the targets map: processes profiled at once. */
 #define PK_MAX_TARGETS		8192
@@ -19,5 +19,6 @@
 #define PK_UNWIND_TABLES_MAX	4096	/* distinct build-ids */
 #define PK_UNWIND_FILES_MAX	16384	/* distinct inodes */
 #define PK_UNWIND_SEEN_MAX	4096	/* no-table reports remembered */
+#define PK_MAPPINGS_SEEN_MAX	16384	/* (process, mapping) reports remembered */
 
 #endif
