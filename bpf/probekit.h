@@ -46,6 +46,7 @@
 enum pk_event_type {
 	PK_EVENT_SAMPLE = 1,	/* struct pk_sample */
 	PK_EVENT_NO_TABLE = 2,	/* struct pk_no_table: a file without a table */
+	PK_EVENT_MAPPING = 3,	/* struct pk_mapping_event: where a file is mapped */
 };
 
 struct pk_event_hdr {
@@ -123,6 +124,40 @@ struct pk_no_table {
 	__u32 pid;		/* tgid */
 	__u32 __pad;
 };
+/*
+ * A file-backed executable mapping (or the vDSO) that a sample's user stack
+ * went through, sent before the first sample of its process that needs it
+ * (--unwind dwarf): what names the frames in it after the process is gone.
+ * Sent once per (process, mapping) while mappings_seen remembers it.
+ *
+ * path is the file's path as its dentries name it, up to the root of the
+ * mount namespace the file was opened in: what a process in another mount
+ * namespace, or a file deleted or renamed since, no longer has at that
+ * path. A reader checks it against dev and ino before trusting it.
+ */
+#define PK_MAPPING_PATH_MAX	256
+
+enum pk_mapping_flags {
+	PK_MAPPING_VDSO		= 1u << 0, /* the vDSO: dev, ino and path unset */
+	PK_MAPPING_PATH_TRUNC	= 1u << 1, /* the path was longer: the leading
+					    * components are missing */
+};
+
+struct pk_mapping_event {
+	struct pk_event_hdr hdr;	/* flags: enum pk_mapping_flags */
+	__u32 pid;		/* tgid */
+	__u32 table;		/* unwind_tables index when the file had a table
+				 * at the time; PK_TABLE_NONE otherwise */
+	__u64 vm_start;
+	__u64 vm_end;
+	__u64 vm_pgoff;		/* in pages */
+	__u64 dev;		/* kernel dev_t of the inode's super block */
+	__u64 ino;
+	__u16 path_len;		/* bytes of path before its NUL */
+	__u16 __pad[3];
+	char path[PK_MAPPING_PATH_MAX];	/* NUL-terminated */
+};
+
 /* Indices into the per-CPU counters map: every sample that is not delivered
  * is counted under exactly one reason, so nothing is lost silently. */
 enum pk_counter {
@@ -145,6 +180,8 @@ enum pk_counter {
 	PK_CNT_NO_TABLE_FRAMES,	/* of those, in a file with no table yet */
 	PK_CNT_NO_TABLE_EVENTS,	/* pk_no_table events sent */
 	PK_CNT_NO_TABLE_LOST,	/* pk_no_table events the ring buffer had no room for */
+	PK_CNT_MAPPING_EVENTS,	/* pk_mapping_event events sent */
+	PK_CNT_MAPPING_LOST,	/* pk_mapping_event events the ring buffer had no room for */
 	PK_CNT__MAX,
 };
 

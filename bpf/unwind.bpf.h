@@ -29,7 +29,7 @@
 /* Set by probe-load: walk user stacks with the tables (--unwind dwarf). */
 const volatile bool dwarf = false;
 
-/* The unwind maps. Sizes are probe-load's (bpf/profile.h); 1 here so that
+/* The unwind maps. Sizes are probe-load's (bpf/profile_sizes.h); 1 here so that
  * --unwind fp costs nothing. */
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -85,6 +85,22 @@ struct {
 	__type(value, __u8);
 } unwind_seen SEC(".maps");
 
+/* (process, mapping)s already sent as PK_EVENT_MAPPING. LRU: a forgotten
+ * one is sent again, which costs a reader nothing. */
+struct uw_mapping_key {
+	__u32 pid;
+	__u32 __pad;
+	__u64 vm_start, vm_pgoff;
+	struct pk_file_key file;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct uw_mapping_key);
+	__type(value, __u8);
+} mappings_seen SEC(".maps");
+
 /* The sample under assembly, per CPU: kernel frames, then user frames. */
 struct pk_sample_buf {
 	struct pk_sample s;
@@ -125,6 +141,10 @@ enum uw_kind {
 	UW_ANON,		/* anonymous or special memory (JIT): frame pointers */
 };
 
+/* Room to build a path backwards in: the path ends at UW_PATH_BUF. */
+#define UW_PATH_BUF	512
+#define UW_PATH_DEPTH	32	/* components, mount points included */
+
 struct uw_state {
 	/* The walk. */
 	__u64 pc, sp, bp;
@@ -148,6 +168,11 @@ struct uw_state {
 	__u8 win[4096];		/* UW_WIN bytes of the user stack */
 	__u64 fp_mask[PK_MAX_USTACK_DEPTH / 64];
 	struct pk_no_table ev;	/* a PK_EVENT_NO_TABLE under assembly */
+	struct pk_mapping_event mev;	/* a PK_EVENT_MAPPING under assembly */
+	__u64 path_dentry, path_vfsmnt;	/* uw_path_step's walk */
+	__u32 path_pos;
+	__u32 path_done;
+	char pathbuf[UW_PATH_BUF + PK_MAPPING_PATH_MAX];	/* built backwards */
 };
 
 struct {
@@ -267,6 +292,116 @@ static __always_inline void uw_report_missing(struct uw_state *st, struct pk_fil
 	count(PK_CNT_NO_TABLE_EVENTS);
 }
 
+/*
+ * F's path into st->mev.path, the way the kernel's d_path() builds it: from
+ * the dentry up to its mount's root, then on from the mount point in the
+ * parent mount, up to the root of the mount tree (or UW_PATH_DEPTH
+ * components, or PK_MAPPING_PATH_MAX bytes: then PK_MAPPING_PATH_TRUNC).
+ * A deleted file keeps its last name. One bpf_loop step per component: an
+ * unrolled walk costs the verifier more than the whole unwinder.
+ */
+static long uw_path_step(__u32 i, void *ctx)
+{
+	struct uw_state *st = uw_state_get();
+	struct dentry *d, *parent;
+	struct vfsmount *vfsmnt;
+	struct mount *up;
+	__u32 len;
+
+	if (!st)
+		return 1;
+	d = (struct dentry *)st->path_dentry;
+	vfsmnt = (struct vfsmount *)st->path_vfsmnt;
+	if (d == BPF_CORE_READ(vfsmnt, mnt_root)) {
+		struct mount *mnt = container_of(vfsmnt, struct mount, mnt);
+
+		up = BPF_CORE_READ(mnt, mnt_parent);
+		if (up == mnt) {
+			st->path_done = 1;
+			return 1;
+		}
+		st->path_dentry = (__u64)BPF_CORE_READ(mnt, mnt_mountpoint);
+		st->path_vfsmnt = (__u64)&up->mnt;
+		return 0;
+	}
+	parent = BPF_CORE_READ(d, d_parent);
+	if (parent == d) {	/* the root of a tree with no mount above */
+		st->path_done = 1;
+		return 1;
+	}
+	len = BPF_CORE_READ(d, d_name.len);
+	/* The path with this component must still fit in mev.path. */
+	if (len + 1 + (UW_PATH_BUF - st->path_pos) >= PK_MAPPING_PATH_MAX)
+		return 1;
+	st->path_pos -= len;
+	if (bpf_probe_read_kernel(&st->pathbuf[st->path_pos & (UW_PATH_BUF - 1)],
+				  len & (PK_MAPPING_PATH_MAX - 1), BPF_CORE_READ(d, d_name.name)))
+		return 1;
+	st->path_pos--;
+	st->pathbuf[st->path_pos & (UW_PATH_BUF - 1)] = '/';
+	st->path_dentry = (__u64)parent;
+	return 0;
+}
+
+static __always_inline void uw_file_path(struct uw_state *st, struct file *f)
+{
+	__u32 len;
+
+	st->path_dentry = (__u64)BPF_CORE_READ(f, f_path.dentry);
+	st->path_vfsmnt = (__u64)BPF_CORE_READ(f, f_path.mnt);
+	st->path_pos = UW_PATH_BUF;
+	st->path_done = 0;
+	bpf_loop(UW_PATH_DEPTH, uw_path_step, NULL, 0);
+	if (!st->path_done)
+		st->mev.hdr.flags |= PK_MAPPING_PATH_TRUNC;
+	/* < PK_MAPPING_PATH_MAX, as each step checks; the mask tells the
+	 * verifier (after the barrier, so that the compiler keeps it). */
+	len = UW_PATH_BUF - st->path_pos;
+	barrier_var(len);
+	len &= PK_MAPPING_PATH_MAX - 1;
+	st->mev.path_len = len;
+	if (len)
+		bpf_probe_read_kernel(st->mev.path, len,
+				      &st->pathbuf[st->path_pos & (UW_PATH_BUF - 1)]);
+	st->mev.path[len] = '\0';
+}
+
+/* Tell user space once per process where the file KEY (F; NULL: the vDSO)
+ * is mapped, before the sample that goes through it. */
+static __always_inline void uw_report_mapping(struct uw_state *st, struct file *f,
+					      const struct pk_file_key *key, __u32 table)
+{
+	struct uw_mapping_key mk = {
+		.pid = bpf_get_current_pid_tgid() >> 32,
+		.vm_start = st->vm_start, .vm_pgoff = st->vm_pgoff, .file = *key,
+	};
+	__u8 one = 1;
+
+	if (bpf_map_lookup_elem(&mappings_seen, &mk) ||
+	    bpf_map_update_elem(&mappings_seen, &mk, &one, BPF_NOEXIST))
+		return;		/* sent already (or the map is busy) */
+	st->mev.hdr.type = PK_EVENT_MAPPING;
+	st->mev.hdr.size = sizeof(st->mev);
+	st->mev.hdr.flags = f ? 0 : PK_MAPPING_VDSO;
+	st->mev.pid = mk.pid;
+	st->mev.table = table;
+	st->mev.vm_start = st->vm_start;
+	st->mev.vm_end = st->vm_end;
+	st->mev.vm_pgoff = st->vm_pgoff;
+	st->mev.dev = key->dev;
+	st->mev.ino = key->ino;
+	st->mev.path_len = 0;
+	st->mev.path[0] = '\0';
+	if (f)
+		uw_file_path(st, f);
+	if (bpf_ringbuf_output(&events, &st->mev, sizeof(st->mev), 0)) {
+		bpf_map_delete_elem(&mappings_seen, &mk);
+		count(PK_CNT_MAPPING_LOST);
+		return;
+	}
+	count(PK_CNT_MAPPING_EVENTS);
+}
+
 /* Find what covers ADDR: st->kind, and for tables st->table and st->delta,
  * valid for [st->start, st->end_addr). false when no VMA holds ADDR. */
 static __always_inline bool uw_find_mapping(struct uw_state *st, __u64 addr)
@@ -299,6 +434,7 @@ static __always_inline bool uw_find_mapping(struct uw_state *st, __u64 addr)
 	}
 	st->kind = UW_TABLE;
 	fi = bpf_map_lookup_elem(&unwind_files, &key);
+	uw_report_mapping(st, f, &key, fi ? fi->table : PK_TABLE_NONE);
 	if (!fi) {
 		st->kind = UW_MISSING;
 		uw_report_missing(st, &key);

@@ -141,6 +141,7 @@ static int size_unwind_maps(struct load *l)
 		  (caps.max_rows + PK_RULE_IDS_PER_CHUNK - 1) / PK_RULE_IDS_PER_CHUNK },
 		{ skel->maps.unwind_rules, caps.max_rules },
 		{ skel->maps.unwind_seen, PK_UNWIND_SEEN_MAX },
+		{ skel->maps.mappings_seen, PK_MAPPINGS_SEEN_MAX },
 	};
 	int ret;
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * probe-read: drain the ring buffer of the session probe-load pinned and
- * print folded stacks.
+ * probe-read: drain the ring buffer of the session probe-load pinned,
+ * symbolize, and print the profile in one of the formats (tools/output/),
+ * once at the end or once per --interval.
  */
 #include <bpf/libbpf.h>
 #include <errno.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "formats.h"
 #include "read_options.h"
 #include "reader.h"
 #include "session.h"
@@ -47,6 +49,15 @@ static double now_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* The samples' clock (bpf_ktime_get_boot_ns). */
+static __u64 boot_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
 /* -o FILE: written as a temporary file next to FILE and renamed over it
  * only when complete, so that a failed run leaves no partial file. */
 struct output {
@@ -55,11 +66,20 @@ struct output {
 	const char *path;
 };
 
-static int output_open(struct output *out, const char *path, char err[PK_ERR_LEN])
+/* What would make the final rename over PATH fail (NULL: stdout). */
+static int output_check(const char *path, char err[PK_ERR_LEN])
 {
 	struct stat st;
+
+	if (path && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return pk_err(err, -EISDIR, "cannot write %s: %s", path, strerror(EISDIR));
+	return 0;
+}
+
+static int output_open(struct output *out, const char *path, char err[PK_ERR_LEN])
+{
 	mode_t mask;
-	int fd;
+	int fd, ret;
 
 	out->path = path;
 	out->tmp = NULL;
@@ -67,10 +87,9 @@ static int output_open(struct output *out, const char *path, char err[PK_ERR_LEN
 		out->f = stdout;
 		return 0;
 	}
-	/* What would make the final rename fail must be refused before reading:
-	 * samples consumed from the ring buffer are gone for the next reader. */
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return pk_err(err, -EISDIR, "cannot write %s: %s", path, strerror(EISDIR));
+	ret = output_check(path, err);
+	if (ret)
+		return ret;
 	if (asprintf(&out->tmp, "%s.XXXXXX", path) < 0) {
 		out->tmp = NULL;
 		return pk_err(err, -ENOMEM, "out of memory");
@@ -135,19 +154,18 @@ static int session_error(int ret, const char *pin_dir, char err[PK_ERR_LEN])
 	return pk_err(err, ret, "cannot open the session at %s: %s", pin_dir, strerror(-ret));
 }
 
-/* Drain until -d is over, a signal, or the last target exits. */
-static int drain(struct ring_buffer *rb, const struct pk_read_opts *o,
-		 const struct pk_session_fds *fds, const struct pk_session *info,
-		 char err[PK_ERR_LEN])
+/* Drain until DEADLINE (CLOCK_MONOTONIC seconds; 0: none). *done is set
+ * when reading is over for good: a signal, or the last target exited. */
+static int drain(struct ring_buffer *rb, double deadline, const struct pk_session_fds *fds,
+		 const struct pk_session *info, bool *done, char err[PK_ERR_LEN])
 {
-	double deadline = now_s() + o->duration;
 	bool targets = info->flags & PK_SESSION_FILTER_PIDS;
 	int ret;
 
 	while (!stop) {
 		int timeout = POLL_MS;
 
-		if (o->duration) {
+		if (deadline) {
 			double left = deadline - now_s();
 
 			if (left <= 0)
@@ -166,12 +184,84 @@ static int drain(struct ring_buffer *rb, const struct pk_read_opts *o,
 			return pk_err(err, ret, "cannot read the ring buffer: %s", strerror(-ret));
 		/* 0 targets is exact: everything they sampled is already in
 		 * the buffer, so one more pass below drains it. */
-		if (targets && pk_targets_empty(fds->targets) == 1)
+		if (targets && pk_targets_empty(fds->targets) == 1) {
+			*done = true;
 			break;
+		}
 	}
+	if (stop)
+		*done = true;
 	ret = ring_buffer__consume(rb);
 	if (ret < 0)
 		return pk_err(err, ret, "cannot read the ring buffer: %s", strerror(-ret));
+	return 0;
+}
+
+/* Everything read since the last call, into PATH (NULL: stdout) in the
+ * format asked for, spanning [*SPAN_START, now): the next span starts there. */
+static int write_profile(struct pk_reader *reader, const struct pk_read_opts *o,
+			 const struct pk_session *info, const char *path, __u64 *span_start,
+			 char err[PK_ERR_LEN])
+{
+	struct pk_profile p = {
+		.freq_hz = info->freq_hz,
+		.period_ns = info->freq_hz ? 1000000000ULL / info->freq_hz : 0,
+		.boot_to_real_ns = (__s64)(info->start_realtime_ns - info->start_time_ns),
+		.group = o->group,
+		.lines = o->lines,
+	};
+	struct output out = { 0 };
+	__u64 end = boot_ns();
+	int ret;
+
+	ret = pk_reader_take(reader, *span_start, end, &p);
+	if (ret)
+		return pk_err(err, ret, "out of memory");
+	*span_start = end;
+	ret = output_open(&out, path, err);
+	if (ret)
+		return ret;
+	ret = pk_format_write(o->format, out.f, &p);
+	if (ret) {
+		pk_err(err, ret, "cannot write %s: %s", path ? path : "the output", strerror(-ret));
+		output_close(&out, false, err);
+		return ret;
+	}
+	return output_close(&out, true, err);
+}
+
+/* --interval: one file per interval, named by its start (wall clock). */
+static int read_intervals(struct ring_buffer *rb, struct pk_reader *reader,
+			  const struct pk_read_opts *o, const struct pk_session_fds *fds,
+			  const struct pk_session *info, char err[PK_ERR_LEN])
+{
+	double start = now_s(), end = o->duration ? start + o->duration : 0;
+	__u64 span = boot_ns();
+	bool done = false;
+	char name[4096];
+	int ret;
+
+	while (!done) {
+		double next = start + o->interval;
+		struct timespec wall;
+
+		clock_gettime(CLOCK_REALTIME, &wall);
+		if (end && next >= end - 1e-3) {
+			next = end;
+			done = true;
+		}
+		ret = drain(rb, next, fds, info, &done, err);
+		if (ret)
+			return ret;
+		ret = pk_read_interval_name(o->output, wall.tv_sec + wall.tv_nsec / 1e9, name,
+					    sizeof(name));
+		if (ret)
+			return pk_err(err, ret, "-o '%s': the file name does not fit", o->output);
+		ret = write_profile(reader, o, info, name, &span, err);
+		if (ret)
+			return ret;
+		start = next;
+	}
 	return 0;
 }
 
@@ -201,8 +291,10 @@ static void print_summary(const struct pk_reader *reader, int counters_fd)
 static int run(const struct pk_read_opts *o)
 {
 	struct pk_session_fds fds = { -1, -1, -1, -1 };
-	struct pk_reader_opts ropts = { .sz = sizeof(ropts) };
-	struct output out = { 0 };
+	struct pk_reader_opts ropts = {
+		.sz = sizeof(ropts), .timed = pk_format_timed(o->format),
+		.debug_dirs = o->ndebug_dirs ? o->debug_dirs : NULL, .ndebug_dirs = o->ndebug_dirs,
+	};
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct pk_reader *reader = NULL;
 	struct pk_table_loader *loader = NULL;
@@ -210,7 +302,9 @@ static int run(const struct pk_read_opts *o)
 	struct ring_buffer *rb = NULL;
 	struct pk_session info;
 	char err[PK_ERR_LEN];
-	bool opened = false;
+	int tables_fd = -1;
+	__u64 span;
+	bool done = false;
 	int ret;
 
 	/* No SA_RESTART: a signal ends the poll at once. Installed before the
@@ -218,16 +312,23 @@ static int run(const struct pk_read_opts *o)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);	/* the terminal went away: still finish */
+	if (pk_format_binary(o->format) && !o->output && isatty(STDOUT_FILENO)) {
+		ret = pk_err(err, -EINVAL, "-f %s is binary: give -o FILE or redirect the output",
+			     pk_format_name(o->format));
+		goto cleanup;
+	}
 	ret = pk_session_open(o->pin_dir, &fds, &info);
 	if (ret) {
 		session_error(ret, o->pin_dir, err);
 		goto cleanup;
 	}
-	ret = output_open(&out, o->output, err);
+	/* What would make the final rename fail must be refused before
+	 * reading: samples consumed are gone for the next reader. */
+	ret = output_check(o->interval ? NULL : o->output, err);
 	if (ret)
 		goto cleanup;
-	opened = true;
-	/* --unwind dwarf: files the kernel finds without a table get one. */
+	/* --unwind dwarf: files the kernel finds without a table get one, and
+	 * a mapping's table names its build-id. */
 	if (info.flags & PK_SESSION_DWARF) {
 		loader = pk_table_loader_new(o->pin_dir);
 		if (!loader) {
@@ -236,6 +337,8 @@ static int run(const struct pk_read_opts *o)
 		}
 		sink = pk_table_loader_sink(loader);
 		ropts.tables = &sink;
+		tables_fd = pk_pin_open(o->pin_dir, PK_PIN_UNWIND_TABLES);
+		ropts.unwind_tables_fd = tables_fd;
 	}
 	reader = pk_reader_new(&ropts);
 	if (!reader) {
@@ -247,29 +350,25 @@ static int run(const struct pk_read_opts *o)
 		ret = pk_err(err, -errno, "cannot open the ring buffer: %s", strerror(errno));
 		goto cleanup;
 	}
-	ret = drain(rb, o, &fds, &info, err);
-	if (ret)
-		goto cleanup;
-	ret = pk_reader_write(reader, out.f);
-	if (ret) {
-		pk_err(err, ret, "cannot write %s: %s", o->output ? o->output : "the output",
-		       strerror(-ret));
-		goto cleanup;
+	if (o->interval) {
+		ret = read_intervals(rb, reader, o, &fds, &info, err);
+	} else {
+		span = boot_ns();
+		ret = drain(rb, o->duration ? now_s() + o->duration : 0, &fds, &info, &done, err);
+		if (!ret)
+			ret = write_profile(reader, o, &info, o->output, &span, err);
 	}
-	ret = output_close(&out, true, err);
-	opened = false;
-	if (ret)
-		goto cleanup;
-	print_summary(reader, fds.counters);
+	if (!ret)
+		print_summary(reader, fds.counters);
 
 cleanup:
-	if (opened)
-		output_close(&out, false, err);
 	if (ret)
 		fprintf(stderr, "probe-read: %s\n", err);
 	ring_buffer__free(rb);
 	pk_reader_free(reader);
 	pk_table_loader_free(loader);
+	if (tables_fd >= 0)
+		close(tables_fd);
 	pk_session_close(&fds);
 	return ret ? 1 : 0;
 }

@@ -9,21 +9,12 @@
 
 static const char UNKNOWN[] = "[unknown]";
 
-/* One frame, made safe for the format, then SUFFIX. */
-static void add_frame(struct pk_strbuf *b, const char *name, const char *suffix)
+/* Make b->s[at..] safe for the format: no ';' nor control characters. */
+static void sanitize(struct pk_strbuf *b, size_t at)
 {
-	size_t at, n;
-
-	if (!name || !name[0])
-		name = UNKNOWN;
-	if (b->len)
-		pk_strbuf_puts(b, ";");
-	at = b->len;
-	n = strlen(name);
-	pk_strbuf_putn(b, name, n);
 	if (b->failed)
 		return;
-	for (char *p = b->s + at; p < b->s + at + n; p++) {
+	for (char *p = b->s + at; p < b->s + b->len; p++) {
 		unsigned char c = *p;
 
 		if (c == ';')
@@ -31,7 +22,37 @@ static void add_frame(struct pk_strbuf *b, const char *name, const char *suffix)
 		else if (c < 0x20 || c == 0x7f)
 			*p = ' ';
 	}
+}
+
+/* NAME, with " (FILE:LINE)" when FILE is given (its last component). */
+static void add_frame_line(struct pk_strbuf *b, const char *name, const char *file,
+			   __u32 line, const char *suffix)
+{
+	size_t at;
+
+	if (!name || !name[0])
+		name = UNKNOWN;
+	if (b->len)
+		pk_strbuf_puts(b, ";");
+	at = b->len;
+	pk_strbuf_puts(b, name);
+	if (file && line) {
+		const char *base = strrchr(file, '/');
+		char num[16];
+
+		snprintf(num, sizeof(num), ":%u)", line);
+		pk_strbuf_puts(b, " (");
+		pk_strbuf_puts(b, base ? base + 1 : file);
+		pk_strbuf_puts(b, num);
+	}
+	sanitize(b, at);
 	pk_strbuf_puts(b, suffix);
+}
+
+/* One frame, made safe for the format, then SUFFIX. */
+static void add_frame(struct pk_strbuf *b, const char *name, const char *suffix)
+{
+	add_frame_line(b, name, NULL, 0, suffix);
 }
 
 char *pk_fold_stack(const char *comm, const char *const *user, size_t nuser,
@@ -69,4 +90,113 @@ int pk_fold_write(FILE *f, struct pk_fold_item *items, size_t n)
 		i = j;
 	}
 	return fflush(f) == 0 && !ferror(f) ? 0 : -EIO;
+}
+
+/* One (stack, group) and its samples. */
+struct entry {
+	const struct pk_stack_view *stack;
+	__u32 group;
+	__u64 count;
+};
+
+static int cmp_entry(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	if (x->stack->id != y->stack->id)
+		return x->stack->id < y->stack->id ? -1 : 1;
+	return x->group < y->group ? -1 : x->group > y->group;
+}
+
+static __u32 group_of(const struct pk_profile *p, const struct pk_sample_view *s)
+{
+	switch (p->group) {
+	case PK_GROUP_PID:
+		return s->stack->pid;
+	case PK_GROUP_TID:
+		return s->tid;
+	case PK_GROUP_CPU:
+		return s->cpu;
+	default:
+		return 0;
+	}
+}
+
+static void add_loc(struct pk_strbuf *b, const struct pk_loc *loc, bool lines, const char *suffix)
+{
+	for (int i = loc->nframes - 1; i >= 0; i--) {
+		const struct pk_frame *fr = &loc->frames[i];
+
+		add_frame_line(b, fr->name, lines ? fr->file : NULL, fr->line, suffix);
+	}
+}
+
+static char *fold_entry(const struct pk_profile *p, const struct entry *e)
+{
+	const struct pk_stack_view *s = e->stack;
+	struct pk_strbuf b = { 0 };
+	char root[64];
+
+	switch (p->group) {
+	case PK_GROUP_PID:
+		snprintf(root, sizeof(root), "%s-%u", s->comm, s->pid);
+		add_frame(&b, root, "");
+		break;
+	case PK_GROUP_TID:
+		snprintf(root, sizeof(root), "%s-%u/%u", s->comm, s->pid, e->group);
+		add_frame(&b, root, "");
+		break;
+	case PK_GROUP_CPU:
+		snprintf(root, sizeof(root), "cpu-%u", e->group);
+		add_frame(&b, root, "");
+		/* fall through */
+	default:
+		add_frame(&b, s->comm, "");
+	}
+	for (size_t i = s->nuser; i-- > 0;)
+		add_loc(&b, s->locs[s->nkernel + i], p->lines, "");
+	for (size_t i = s->nkernel; i-- > 0;)
+		add_loc(&b, s->locs[i], p->lines, PK_FOLD_KERNEL_SUFFIX);
+	return pk_strbuf_finish(&b);
+}
+
+int pk_folded_write(FILE *f, const struct pk_profile *p)
+{
+	struct entry *v = calloc(p->nsamples ? p->nsamples : 1, sizeof(*v));
+	struct pk_fold_item *items = NULL;
+	size_t n = 0;
+	int err = -ENOMEM;
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->nsamples; i++)
+		v[i] = (struct entry){ p->samples[i].stack, group_of(p, &p->samples[i]),
+				       p->samples[i].count };
+	if (p->nsamples)
+		qsort(v, p->nsamples, sizeof(*v), cmp_entry);
+	/* Merged: one line is folded per (stack, group), not per sample. */
+	for (size_t i = 0; i < p->nsamples; i++) {
+		if (n && v[n - 1].stack == v[i].stack && v[n - 1].group == v[i].group)
+			v[n - 1].count += v[i].count;
+		else
+			v[n++] = v[i];
+	}
+	items = calloc(n ? n : 1, sizeof(*items));
+	if (!items)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		items[i].stack = fold_entry(p, &v[i]);
+		items[i].count = v[i].count;
+		if (!items[i].stack) {
+			n = i;
+			goto out;
+		}
+	}
+	err = pk_fold_write(f, items, n);
+out:
+	for (size_t i = 0; items && i < n; i++)
+		free((char *)items[i].stack);
+	free(items);
+	free(v);
+	return err;
 }

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "profile.h"
+
 #define PK_FOLD_KERNEL_SUFFIX "_[k]"
 
 /* The line's stack part for one sample, malloc'ed (NULL: no memory). USER
@@ -31,5 +33,15 @@ struct pk_fold_item {
  * their counts summed, as "STACK COUNT\n" lines. Reorders ITEMS.
  * 0, or -EIO when writing failed. */
 int pk_fold_write(FILE *f, struct pk_fold_item *items, size_t n);
+
+/*
+ * P as folded stacks, sorted: comm;user root..leaf;kernel root..leaf_[k]
+ * with a function's inlined callees after it. With P->group the root is
+ * "comm-PID", "comm-PID/TID" (as stackcollapse-perf.pl --pid/--tid name
+ * them) or "cpu-N;comm"; with P->lines each frame that has a source line
+ * reads "name (file:line)", file without its directories.
+ * 0, -ENOMEM or -EIO.
+ */
+int pk_folded_write(FILE *f, const struct pk_profile *p);
 
 #endif

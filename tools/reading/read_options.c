@@ -5,23 +5,41 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli.h"
 #include "probekit.h"
 #include "read_options.h"
 
 const char pk_read_usage[] =
-"Usage: probe-read [-d SECONDS] [-o FILE] [--pin-dir DIR]\n"
+"Usage: probe-read [-d SECONDS] [-f FORMAT] [-o FILE] [--interval SECONDS]\n"
+"                  [--per-pid|--per-tid|--per-cpu] [--lines] [--pin-dir DIR]\n"
 "\n"
-"Read the samples of the session probe-load started and print them as folded\n"
-"stacks (comm;root;...;leaf COUNT, kernel frames suffixed _[k]), the input of\n"
-"flamegraph.pl. Stops after -d SECONDS, on SIGINT, SIGTERM or SIGHUP, or, when\n"
-"the session profiles given processes, once all of them have exited. A later\n"
-"probe-read continues where this one stopped.\n"
+"Read the samples of the session probe-load started, symbolize them and print\n"
+"them, by default as folded stacks (comm;root;...;leaf COUNT, kernel frames\n"
+"suffixed _[k]), the input of flamegraph.pl. Stops after -d SECONDS, on SIGINT,\n"
+"SIGTERM or SIGHUP, or, when the session profiles given processes, once all of\n"
+"them have exited. A later probe-read continues where this one stopped.\n"
 "\n"
 "  -d, --duration SECONDS  read for SECONDS (fractions allowed)\n"
+"  -f, --format FORMAT     folded (default), perf (perf script's text),\n"
+"                          pprof (gzipped profile.proto, for go tool pprof,\n"
+"                          Pyroscope, Parca) or speedscope (JSON)\n"
 "  -o, --output FILE       write to FILE (replaced only once complete)\n"
 "                          instead of standard output\n"
+"      --interval SECONDS  write one file per SECONDS, each holding that\n"
+"                          interval's samples only; -o is then a strftime(3)\n"
+"                          pattern naming each by its start, local time\n"
+"                          (-o 'cpu-%Y%m%dT%H%M%S.pb.gz')\n"
+"      --per-pid           the process (comm-PID) as the root frame (folded),\n"
+"                          a profile of its own (speedscope); pprof and perf\n"
+"                          carry pid, tid and cpu on every sample anyway\n"
+"      --per-tid           the same per thread (comm-PID/TID)\n"
+"      --per-cpu           the same per CPU (cpu-N)\n"
+"      --lines             source file:line after each frame that has one\n"
+"                          (folded, perf; pprof always has them)\n"
+"      --debug-dir DIR     look for debug files and binaries by build-id in\n"
+"                          DIR/.build-id/ (repeatable; default /usr/lib/debug)\n"
 "      --pin-dir DIR       the session pinned under DIR\n"
 "                          (default " PK_PIN_DIR_DEFAULT ")\n"
 "  -h, --help              show this help\n"
@@ -34,11 +52,24 @@ const char pk_read_usage[] =
 
 enum {
 	OPT_PIN_DIR = 0x100,
+	OPT_INTERVAL,
+	OPT_PER_PID,
+	OPT_PER_TID,
+	OPT_PER_CPU,
+	OPT_LINES,
+	OPT_DEBUG_DIR,
 };
 
 static const struct option long_opts[] = {
 	{ "duration",	required_argument, NULL, 'd' },
 	{ "output",	required_argument, NULL, 'o' },
+	{ "format",	required_argument, NULL, 'f' },
+	{ "interval",	required_argument, NULL, OPT_INTERVAL },
+	{ "per-pid",	no_argument,	   NULL, OPT_PER_PID },
+	{ "per-tid",	no_argument,	   NULL, OPT_PER_TID },
+	{ "per-cpu",	no_argument,	   NULL, OPT_PER_CPU },
+	{ "lines",	no_argument,	   NULL, OPT_LINES },
+	{ "debug-dir",	required_argument, NULL, OPT_DEBUG_DIR },
 	{ "pin-dir",	required_argument, NULL, OPT_PIN_DIR },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ "version",	no_argument,	   NULL, 'V' },
@@ -63,10 +94,56 @@ static bool parse_seconds(const char *s, double *out)
 	return true;
 }
 
+int pk_read_interval_name(const char *pattern, double t, char *buf, size_t len)
+{
+	time_t secs = (time_t)t;
+	struct tm tm;
+
+	if (!localtime_r(&secs, &tm) || !pattern[0])
+		return -EINVAL;
+	/* strftime returns 0 both for "no room" and for an empty result. */
+	buf[0] = '\0';
+	if (strftime(buf, len, pattern, &tm) == 0)
+		return -EINVAL;
+	return 0;
+}
+
+/* Whether -o PATTERN names consecutive --interval files apart: over a day
+ * of interval starts, no two neighbours may share a name (a pattern without
+ * a conversion, or with minutes only for 1 s intervals, would overwrite). */
+static int check_pattern(const char *pattern, double interval, char err[PK_ERR_LEN])
+{
+	char a[4096], b[4096];
+	double t0 = 1700000000.0;	/* any day will do */
+	double step = interval > 3600 ? interval : 3600;
+
+	for (double t = t0; t < t0 + 86400; t += step) {
+		if (pk_read_interval_name(pattern, t, a, sizeof(a)) ||
+		    pk_read_interval_name(pattern, t + interval, b, sizeof(b)))
+			return pk_err(err, -EINVAL, "-o '%s': not a file name pattern strftime(3) can expand",
+				      pattern);
+		if (strcmp(a, b) == 0)
+			return pk_err(err, -EINVAL, "-o '%s' gives two --interval files the same name: add a time conversion down to the interval (e.g. %%Y%%m%%dT%%H%%M%%S)",
+				      pattern);
+	}
+	return 0;
+}
+
+static int set_group(struct pk_read_opts *o, enum pk_group g, char err[PK_ERR_LEN])
+{
+	static const char *const names[] = { "", "--per-pid", "--per-tid", "--per-cpu" };
+
+	if (o->group != PK_GROUP_NONE && o->group != g)
+		return pk_err(err, -EINVAL, "%s and %s do not go together: choose one grouping",
+			      names[o->group], names[g]);
+	o->group = g;
+	return 0;
+}
+
 int pk_read_opts_parse(struct pk_read_opts *o, int argc, char **argv,
 		       char err[PK_ERR_LEN])
 {
-	int c;
+	int c, ret;
 
 	memset(o, 0, sizeof(*o));
 	o->pin_dir = PK_PIN_DIR_DEFAULT;
@@ -74,7 +151,7 @@ int pk_read_opts_parse(struct pk_read_opts *o, int argc, char **argv,
 
 	optind = 0;	/* glibc: full reset, for repeated calls */
 	opterr = 0;	/* errors are reported in one line of ours */
-	while ((c = getopt_long(argc, argv, ":d:o:hV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":d:f:o:hV", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 'd':
 			if (!parse_seconds(optarg, &o->duration))
@@ -85,6 +162,35 @@ int pk_read_opts_parse(struct pk_read_opts *o, int argc, char **argv,
 			if (!optarg[0])
 				return pk_err(err, -EINVAL, "-o: empty file name");
 			o->output = strcmp(optarg, "-") == 0 ? NULL : optarg;
+			break;
+		case 'f':
+			if (pk_format_parse(optarg, &o->format))
+				return pk_err(err, -EINVAL, "-f %s: unknown format (folded, perf, pprof or speedscope)",
+					      optarg);
+			break;
+		case OPT_INTERVAL:
+			if (!parse_seconds(optarg, &o->interval) || o->interval < 0.1)
+				return pk_err(err, -EINVAL, "--interval %s: not an interval (at least 0.1 seconds, at most a year)",
+					      optarg);
+			break;
+		case OPT_PER_PID:
+		case OPT_PER_TID:
+		case OPT_PER_CPU:
+			ret = set_group(o, c == OPT_PER_PID ? PK_GROUP_PID :
+					   c == OPT_PER_TID ? PK_GROUP_TID : PK_GROUP_CPU, err);
+			if (ret)
+				return ret;
+			break;
+		case OPT_LINES:
+			o->lines = true;
+			break;
+		case OPT_DEBUG_DIR:
+			if (!optarg[0])
+				return pk_err(err, -EINVAL, "--debug-dir: empty directory name");
+			if (o->ndebug_dirs == PK_READ_MAX_DEBUG_DIRS)
+				return pk_err(err, -EINVAL, "--debug-dir: at most %d directories",
+					      PK_READ_MAX_DEBUG_DIRS);
+			o->debug_dirs[o->ndebug_dirs++] = optarg;
 			break;
 		case OPT_PIN_DIR:
 			if (optarg[0] != '/')
@@ -103,5 +209,13 @@ int pk_read_opts_parse(struct pk_read_opts *o, int argc, char **argv,
 	}
 	if (optind < argc)
 		return pk_err(err, -EINVAL, "unexpected argument '%s'", argv[optind]);
+	if (o->interval) {
+		if (!o->output)
+			return pk_err(err, -EINVAL, "--interval writes one file per interval: give -o a strftime(3) pattern such as 'cpu-%%Y%%m%%dT%%H%%M%%S.pb.gz'");
+		if (o->duration && o->interval > o->duration)
+			return pk_err(err, -EINVAL, "--interval %g is longer than -d %g", o->interval,
+				      o->duration);
+		return check_pattern(o->output, o->interval, err);
+	}
 	return 0;
 }

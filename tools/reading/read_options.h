@@ -4,15 +4,28 @@
 #define PK_READ_OPTIONS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "errmsg.h"
+#include "formats.h"
+#include "profile.h"
+
+/* --debug-dir given at most this often. */
+#define PK_READ_MAX_DEBUG_DIRS	8
 
 /* Longest -d: a year. */
 #define PK_READ_MAX_SECONDS	(365.0 * 24 * 3600)
 
 struct pk_read_opts {
 	double duration;	/* -d seconds; 0: until interrupted (or targets exit) */
-	const char *output;	/* -o FILE; NULL: stdout */
+	const char *output;	/* -o FILE (a strftime pattern with --interval);
+				 * NULL: stdout */
+	enum pk_format format;	/* -f */
+	enum pk_group group;	/* --per-pid, --per-tid, --per-cpu */
+	bool lines;		/* --lines */
+	double interval;	/* --interval seconds; 0: one output at the end */
+	const char *debug_dirs[PK_READ_MAX_DEBUG_DIRS]; /* --debug-dir */
+	size_t ndebug_dirs;
 	const char *pin_dir;	/* points into argv or a constant */
 	bool help;
 	bool version;
@@ -22,6 +35,11 @@ struct pk_read_opts {
  * Resets getopt's state, so it may be called more than once. */
 int pk_read_opts_parse(struct pk_read_opts *o, int argc, char **argv,
 		       char err[PK_ERR_LEN]);
+
+/* The name of the interval file that starts at wall-clock time T (seconds
+ * since the epoch, local time) for -o PATTERN, into BUF. 0, or -EINVAL
+ * when it does not fit. */
+int pk_read_interval_name(const char *pattern, double t, char *buf, size_t len);
 
 /* The --help text. */
 extern const char pk_read_usage[];

@@ -5,11 +5,17 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
+#include <stdint.h>
+#include <sys/sysmacros.h>
+
 #include "folded.h"
 #include "reader.h"
 #include "record.h"
 #include "stack_agg.h"
 #include "symbolizer.h"
+#include "u64map.h"
+#include "unwind_table.h"
 
 struct pk_reader {
 	struct pk_stack_agg *agg;
@@ -18,6 +24,20 @@ struct pk_reader {
 	char *proc_root;
 	struct pk_table_sink tables;	/* add NULL: none */
 	FILE *log;
+	bool timed;
+	int tables_fd;
+	/* The samples since the last pk_reader_take. */
+	struct pk_sample_view *samples;
+	size_t nsamples, cap;
+	struct pk_u64map merged;	/* untimed: (stack, tid, cpu) -> index + 1 */
+	struct pk_sample_view *taken;	/* what the last pk_reader_take gave */
+	const struct pk_stack_view **views; /* per stack id, for pk_reader_take */
+};
+
+/* A distinct stack, symbolized: the view the formats read and its locations. */
+struct stack_rec {
+	struct pk_stack_view view;
+	const struct pk_loc *locs[];
 };
 
 struct pk_reader *pk_reader_new(const struct pk_reader_opts *opts)
@@ -27,12 +47,18 @@ struct pk_reader *pk_reader_new(const struct pk_reader_opts *opts)
 
 	if (!r)
 		return NULL;
+	r->tables_fd = -1;
 	if (opts) {
 		sopts.proc_root = opts->proc_root;
 		sopts.kallsyms_path = opts->kallsyms_path;
+		sopts.debug_dirs = opts->debug_dirs;
+		sopts.ndebug_dirs = opts->ndebug_dirs;
 		if (opts->tables)
 			r->tables = *opts->tables;
 		r->log = opts->log;
+		r->timed = opts->timed;
+		if (opts->unwind_tables_fd > 0)
+			r->tables_fd = opts->unwind_tables_fd;
 	}
 	r->proc_root = strdup(opts && opts->proc_root ? opts->proc_root : "/proc");
 	r->agg = pk_stack_agg_new();
@@ -58,36 +84,80 @@ void pk_reader_free(struct pk_reader *r)
 	}
 	pk_stack_agg_free(r->agg);
 	pk_symbolizer_free(r->sym);
+	pk_u64map_free(&r->merged);
+	free(r->samples);
+	free(r->taken);
+	free(r->views);
 	free(r->proc_root);
 	free(r);
 }
 
-/* Names of N addresses (leaf first) into NAMES root first. The leaf is
- * where the CPU was; every other address is a return address, looked up
- * minus one so that a call ending its function is charged to that function. */
-static int name_frames(struct pk_reader *r, const __u64 *addrs, size_t n, __u32 pid,
-		       bool kernel, const char **names)
+/* The locations of a new stack. The leaf of each part is where the CPU
+ * was; every other address is a return address. */
+static struct stack_rec *symbolize(struct pk_reader *r, const struct pk_stack *s, __u32 id)
 {
-	for (size_t i = 0; i < n; i++) {
-		__u64 addr = addrs[i] - (i > 0 && addrs[i] > 0);
-		const char *name = kernel ? pk_symbolizer_kernel(r->sym, addr)
-					  : pk_symbolizer_user(r->sym, pid, addr);
+	size_t n = (size_t)s->klen + s->ulen;
+	struct stack_rec *rec = malloc(sizeof(*rec) + (n ? n : 1) * sizeof(rec->locs[0]));
 
-		if (!name)
-			return -ENOMEM;
-		names[n - 1 - i] = name;
+	if (!rec)
+		return NULL;
+	rec->view = (struct pk_stack_view){
+		.id = id, .pid = s->pid, .comm = s->comm, .nkernel = s->klen, .nuser = s->ulen,
+		.locs = rec->locs,
+	};
+	for (size_t i = 0; i < n; i++) {
+		bool kernel = i < s->klen;
+		bool ret = kernel ? i > 0 : i > s->klen;
+
+		rec->locs[i] = kernel ? pk_symbolizer_kernel_loc(r->sym, s->frames[i], ret)
+				      : pk_symbolizer_user_loc(r->sym, s->pid, s->frames[i], ret);
+		if (!rec->locs[i]) {
+			free(rec);
+			return NULL;
+		}
 	}
-	return 0;
+	return rec;
 }
 
-static char *fold(struct pk_reader *r, const struct pk_stack *s)
+static int log_sample(struct pk_reader *r, const struct pk_record_sample *rec,
+		      const struct stack_rec *stack)
 {
-	const char *names[PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH];
+	__u64 key = 0;
+	size_t idx;
 
-	if (name_frames(r, s->frames + s->klen, s->ulen, s->pid, false, names) ||
-	    name_frames(r, s->frames, s->klen, s->pid, true, names + s->ulen))
-		return NULL;
-	return pk_fold_stack(s->comm, names, s->ulen, names + s->ulen, s->klen);
+	if (!r->timed) {
+		/* One entry per (stack, thread, CPU): ids and tids fit 32 bits,
+		 * CPUs far fewer; the hash only finds the candidate. */
+		key = pk_hash64(((__u64)stack->view.id << 32 | rec->tid) ^
+				pk_hash64(rec->cpu + 1));
+		for (;; key++) {
+			idx = (size_t)pk_u64map_get(&r->merged, key);
+			if (!idx)
+				break;
+			struct pk_sample_view *v = &r->samples[idx - 1];
+
+			if (v->stack == &stack->view && v->tid == rec->tid && v->cpu == rec->cpu) {
+				v->count++;
+				return 0;
+			}
+		}
+	}
+	if (r->nsamples == r->cap) {
+		size_t cap = r->cap ? 2 * r->cap : 1024;
+		struct pk_sample_view *v = realloc(r->samples, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		r->samples = v;
+		r->cap = cap;
+	}
+	r->samples[r->nsamples++] = (struct pk_sample_view){
+		.time_ns = rec->time_ns, .tid = rec->tid, .cpu = rec->cpu, .count = 1,
+		.stack = &stack->view,
+	};
+	if (!r->timed && pk_u64map_put(&r->merged, key, (void *)(uintptr_t)r->nsamples))
+		return -ENOMEM;
+	return 0;
 }
 
 /* A stack is kept with the frames found however its walk ended: a
@@ -108,11 +178,51 @@ static int handle_sample(struct pk_reader *r, const struct pk_record_sample *rec
 	if (!s)
 		return -ENOMEM;
 	if (is_new) {
-		r->stats.stacks++;
-		s->user = fold(r, s);
+		s->user = symbolize(r, s, r->stats.stacks);
 		if (!s->user)
 			return -ENOMEM;
+		r->stats.stacks++;
 	}
+	return log_sample(r, rec, s->user);
+}
+
+/* The build-id of unwind table TABLE, from the session's maps. */
+static size_t table_build_id(const struct pk_reader *r, __u32 table, __u8 *id)
+{
+	struct pk_table_info info;
+
+	if (r->tables_fd < 0 || table == PK_TABLE_NONE ||
+	    bpf_map_lookup_elem(r->tables_fd, &table, &info) ||
+	    (info.flags & PK_UNWIND_NO_BUILD_ID) || info.build_id_len > sizeof(info.build_id))
+		return 0;
+	memcpy(id, info.build_id, info.build_id_len);
+	return info.build_id_len;
+}
+
+/* Where the kernel found a file mapped, before the first sample through
+ * it: what names that sample's frames, then and after the process exits.
+ * A file mapped where another was (dlclose, then dlopen) seals the
+ * process's stacks: the same addresses are other code from now on. */
+static int handle_mapping(struct pk_reader *r, const struct pk_record_mapping *ev)
+{
+	__u8 id[sizeof(((struct pk_table_info *)0)->build_id)];
+	struct pk_kernel_mapping m = {
+		.pid = ev->pid, .vdso = ev->flags & PK_MAPPING_VDSO,
+		.start = ev->vm_start, .end = ev->vm_end, .pgoff = ev->vm_pgoff << 12,
+		/* the kernel's dev_t is MAJOR << 20 | MINOR */
+		.dev = makedev(ev->dev >> 20, ev->dev & 0xfffff), .ino = ev->ino,
+		.path = ev->path[0] == '/' && !(ev->flags & PK_MAPPING_PATH_TRUNC) ? ev->path : NULL,
+		.build_id = id,
+	};
+	int ret;
+
+	r->stats.mappings++;
+	m.build_id_len = table_build_id(r, ev->table, id);
+	ret = pk_symbolizer_add_mapping(r->sym, &m);
+	if (ret < 0)
+		return ret;
+	if (ret)
+		pk_stack_agg_seal_pid(r->agg, ev->pid);
 	return 0;
 }
 
@@ -128,15 +238,6 @@ static void handle_no_table(struct pk_reader *r, const struct pk_record_no_table
 	int ret;
 
 	r->stats.no_table++;
-	/* A file new to the kernel is mapped: its addresses may be where
-	 * another file was (dlclose, then dlopen), and names resolved or
-	 * stacks folded before would be the old file's. The event comes
-	 * before the first sample that found the file, so every sample in
-	 * it is named after the new mappings. (A file whose table is loaded
-	 * already sends no event: naming each frame by the file the kernel
-	 * found is the sample's job, not yet done.) */
-	pk_stack_agg_seal_pid(r->agg, ev->pid);
-	pk_symbolizer_maps_changed(r->sym, ev->pid);
 	if (!r->tables.add)
 		return;
 	if (ev->dev != PK_VDSO_DEV || ev->ino != PK_VDSO_INO) {
@@ -188,27 +289,48 @@ int pk_reader_handle(struct pk_reader *r, const void *data, size_t size)
 	case PK_RECORD_NO_TABLE:
 		handle_no_table(r, &rec.no_table);
 		return 0;
+	case PK_RECORD_MAPPING:
+		return handle_mapping(r, &rec.mapping);
 	case PK_RECORD_SAMPLE:
 		break;
 	}
 	return handle_sample(r, &rec.sample);
 }
 
-int pk_reader_write(struct pk_reader *r, FILE *f)
+int pk_reader_take(struct pk_reader *r, __u64 start_ns, __u64 end_ns, struct pk_profile *p)
 {
 	size_t n;
 	struct pk_stack *const *stacks = pk_stack_agg_entries(r->agg, &n);
-	struct pk_fold_item *items = calloc(n ? n : 1, sizeof(*items));
-	int err;
+	const struct pk_stack_view **views = realloc(r->views, (n ? n : 1) * sizeof(*views));
+	struct pk_sample_view *samples = r->samples;
 
-	if (!items)
+	if (!views)
 		return -ENOMEM;
+	r->views = views;
 	for (size_t i = 0; i < n; i++)
-		items[i] = (struct pk_fold_item){ stacks[i]->user ? stacks[i]->user : "[unknown]",
-						  stacks[i]->count };
-	err = pk_fold_write(f, items, n);
-	free(items);
-	return err;
+		views[i] = &((const struct stack_rec *)stacks[i]->user)->view;
+	p->start_ns = start_ns;
+	p->end_ns = end_ns;
+	p->nsamples = r->nsamples;
+	p->samples = samples;
+	p->nstacks = n;
+	pk_symbolizer_counts(r->sym, &p->nlocs, &p->nmaps, &p->nmodules);
+	/* The next interval starts empty; these stay until the next take. */
+	r->samples = NULL;
+	r->nsamples = r->cap = 0;
+	pk_u64map_free(&r->merged);
+	memset(&r->merged, 0, sizeof(r->merged));
+	free(r->taken);
+	r->taken = samples;
+	return 0;
+}
+
+int pk_reader_write(struct pk_reader *r, FILE *f)
+{
+	struct pk_profile p = { 0 };
+	int err = pk_reader_take(r, 0, 0, &p);
+
+	return err ? err : pk_folded_write(f, &p);
 }
 
 void pk_reader_stats(const struct pk_reader *r, struct pk_reader_stats *st)

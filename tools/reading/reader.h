@@ -2,7 +2,8 @@
 /*
  * What probe-read does with ring-buffer records: validate, aggregate raw
  * stacks, symbolize each distinct stack once (when first seen, while its
- * process still runs) and finally print folded stacks.
+ * process still runs, after the mappings the kernel reported before it),
+ * and hand the samples over as a profile (profile.h) for any output format.
  */
 #ifndef PK_READER_H
 #define PK_READER_H
@@ -13,6 +14,7 @@
 
 #include "errmsg.h"
 #include "probekit.h"
+#include "profile.h"
 #include "unwind_store.h"
 
 /*
@@ -37,6 +39,13 @@ struct pk_reader_opts {
 	const char *kallsyms_path;	/* NULL: "/proc/kallsyms" */
 	const struct pk_table_sink *tables; /* NULL: no-table events only counted */
 	FILE *log;			/* the first failure to add a table; NULL: stderr */
+	bool timed;			/* keep every sample in time order (formats
+					 * with timestamps); else samples of one
+					 * stack, thread and CPU are merged */
+	int unwind_tables_fd;		/* the session's unwind_tables map, to name
+					 * a mapping's build-id; <= 0: none */
+	const char *const *debug_dirs;	/* .build-id trees; NULL: /usr/lib/debug */
+	size_t ndebug_dirs;
 };
 
 struct pk_reader_stats {
@@ -51,6 +60,7 @@ struct pk_reader_stats {
 	__u64 tables_added;	/* files given a table (or refused by the store) */
 	__u64 tables_gone;	/* files whose process exited first (no map_files) */
 	__u64 tables_failed;	/* files the sink failed on */
+	__u64 mappings;		/* PK_EVENT_MAPPING records */
 };
 
 struct pk_reader;
@@ -62,7 +72,15 @@ void pk_reader_free(struct pk_reader *r);
  * counted, not errors), or -ENOMEM. */
 int pk_reader_handle(struct pk_reader *r, const void *data, size_t size);
 
-/* The folded stacks of everything handled, sorted. 0 or -errno. */
+/* The samples handled since the last call, as a profile of the span
+ * [START_NS, END_NS) (CLOCK_BOOTTIME; the caller fills the rest of *P's
+ * settings: frequency, clock, grouping). The reader keeps what *P points
+ * to until the next call or pk_reader_free; the samples it held are
+ * dropped then, so that an interval holds only its own. 0 or -ENOMEM. */
+int pk_reader_take(struct pk_reader *r, __u64 start_ns, __u64 end_ns, struct pk_profile *p);
+
+/* The folded stacks of everything handled, sorted (pk_reader_take, then
+ * the folded format). 0 or -errno. */
 int pk_reader_write(struct pk_reader *r, FILE *f);
 
 void pk_reader_stats(const struct pk_reader *r, struct pk_reader_stats *st);

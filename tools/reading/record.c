@@ -105,6 +105,29 @@ static enum pk_record_kind parse_no_table(const struct pk_event_hdr *hdr, const 
 	return PK_RECORD_NO_TABLE;
 }
 
+static enum pk_record_kind parse_mapping(const struct pk_event_hdr *hdr, const void *data,
+					 struct pk_record_mapping *out)
+{
+	struct pk_mapping_event e;
+
+	if (hdr->size < sizeof(e))
+		return PK_RECORD_BAD;
+	memcpy(&e, data, sizeof(e));
+	if (e.vm_start >= e.vm_end || e.path_len >= sizeof(e.path) ||
+	    e.path[e.path_len] != '\0' || memchr(e.path, '\0', e.path_len))
+		return PK_RECORD_BAD;
+	out->flags = hdr->flags;
+	out->pid = e.pid;
+	out->table = e.table;
+	out->vm_start = e.vm_start;
+	out->vm_end = e.vm_end;
+	out->vm_pgoff = e.vm_pgoff;
+	out->dev = e.dev;
+	out->ino = e.ino;
+	memcpy(out->path, e.path, e.path_len + 1);
+	return PK_RECORD_MAPPING;
+}
+
 enum pk_record_kind pk_record_parse(const void *data, size_t size, struct pk_record *rec)
 {
 	struct pk_event_hdr hdr;
@@ -121,6 +144,8 @@ enum pk_record_kind pk_record_parse(const void *data, size_t size, struct pk_rec
 		return parse_sample(&hdr, data, &rec->sample);
 	case PK_EVENT_NO_TABLE:
 		return parse_no_table(&hdr, data, &rec->no_table);
+	case PK_EVENT_MAPPING:
+		return parse_mapping(&hdr, data, &rec->mapping);
 	default:
 		return PK_RECORD_SKIP;
 	}

@@ -23,6 +23,7 @@
 enum pk_record_kind {
 	PK_RECORD_SAMPLE,	/* rec->sample filled */
 	PK_RECORD_NO_TABLE,	/* rec->no_table filled */
+	PK_RECORD_MAPPING,	/* rec->mapping filled */
 	PK_RECORD_SKIP,		/* well-formed record of a type this reader does not know */
 	PK_RECORD_BAD,		/* malformed: sizes do not fit */
 };
@@ -53,10 +54,22 @@ struct pk_record_no_table {
 	__u32 pid;
 };
 
+/* A validated struct pk_mapping_event: vm_start < vm_end, path a string of
+ * path_len bytes without a NUL inside. */
+struct pk_record_mapping {
+	__u32 flags;		/* enum pk_mapping_flags */
+	__u32 pid;
+	__u32 table;		/* PK_TABLE_NONE: none at the time */
+	__u64 vm_start, vm_end, vm_pgoff;
+	__u64 dev, ino;		/* the kernel's dev_t */
+	char path[PK_MAPPING_PATH_MAX];
+};
+
 struct pk_record {
 	union {
 		struct pk_record_sample sample;
 		struct pk_record_no_table no_table;
+		struct pk_record_mapping mapping;
 	};
 };
 

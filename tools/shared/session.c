@@ -17,7 +17,7 @@ int pk_pin_path(char *buf, size_t len, const char *pin_dir, const char *name)
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
-static int open_pin(const char *pin_dir, const char *name)
+int pk_pin_open(const char *pin_dir, const char *name)
 {
 	char path[PATH_MAX];
 	int fd, ret = pk_pin_path(path, sizeof(path), pin_dir, name);
@@ -37,7 +37,7 @@ int pk_session_open(const char *pin_dir, struct pk_session_fds *fds,
 	fds->events = fds->counters = fds->targets = -1;
 	/* The session map is pinned last: without it, nothing is loaded (or a
 	 * load is still under way). */
-	fds->session = open_pin(pin_dir, PK_PIN_SESSION);
+	fds->session = pk_pin_open(pin_dir, PK_PIN_SESSION);
 	if (fds->session < 0) {
 		ret = fds->session;
 		goto err;
@@ -50,9 +50,9 @@ int pk_session_open(const char *pin_dir, struct pk_session_fds *fds,
 		ret = -EPROTO;
 		goto err;
 	}
-	fds->events = open_pin(pin_dir, PK_PIN_EVENTS);
-	fds->counters = open_pin(pin_dir, PK_PIN_COUNTERS);
-	fds->targets = open_pin(pin_dir, PK_PIN_TARGETS);
+	fds->events = pk_pin_open(pin_dir, PK_PIN_EVENTS);
+	fds->counters = pk_pin_open(pin_dir, PK_PIN_COUNTERS);
+	fds->targets = pk_pin_open(pin_dir, PK_PIN_TARGETS);
 	ret = fds->events < 0 ? fds->events : fds->counters < 0 ? fds->counters :
 	      fds->targets < 0 ? fds->targets : 0;
 	if (ret == 0)
@@ -89,7 +89,7 @@ int pk_unwind_fds_open(const char *pin_dir, struct pk_unwind_fds *fds)
 	for (int i = 0; i < PK_UNWIND_NMAPS; i++)
 		fds->fd[i] = -1;
 	for (int i = 0; i < PK_UNWIND_NMAPS && !ret; i++) {
-		fds->fd[i] = open_pin(pin_dir, pk_unwind_pins[i]);
+		fds->fd[i] = pk_pin_open(pin_dir, pk_unwind_pins[i]);
 		if (fds->fd[i] < 0)
 			ret = fds->fd[i];
 	}

@@ -57,5 +57,7 @@ int pk_targets_empty(int targets_fd);
 /* "PIN_DIR/NAME" into BUF (PIN_DIR NULL: the default). -ENAMETOOLONG if it
  * does not fit. */
 int pk_pin_path(char *buf, size_t len, const char *pin_dir, const char *name);
+/* The object pinned as PIN_DIR/NAME: an fd, or negative errno. */
+int pk_pin_open(const char *pin_dir, const char *name);
 
 #endif

@@ -1,22 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include <elfutils/libdwfl.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <gelf.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "demangle.h"
 #include "kallsyms.h"
+#include "probekit.h"
 #include "proc_maps.h"
 #include "strpool.h"
 #include "symbolizer.h"
+#include "symfile.h"
 #include "symtab.h"
 #include "u64map.h"
 #include "vdso_image.h"
@@ -26,24 +23,21 @@
  * code built without frame pointers end in garbage addresses. */
 #define MAPS_REREAD_NS (100 * 1000000ULL)
 
+/* Inline levels kept per address: deeper chains keep their innermost. */
+#define MAX_INLINE 32
+
 static const char UNKNOWN[] = "[unknown]";
 static const char VDSO[] = "[vdso]";
 
-struct load_seg {
-	__u64 offset, vaddr, filesz;
-};
-
-/* One mapped file (or the vdso), shared by every process mapping it. */
-struct module {
-	struct module *next;	/* same hash bucket */
-	__u64 dev, inode;
-	const char *basename;
-	bool loaded;		/* symbols and segments below are valid */
-	Dwfl *dwfl;
-	struct pk_symtab *syms;
-	const char **names;	/* per symbol, demangled on first use */
-	struct load_seg *segs;
-	size_t nsegs;
+/* A mapping the kernel reported. */
+struct kmap {
+	__u64 start, end, pgoff, dev, ino;
+	bool vdso;
+	const char *path;		/* pooled; may be NULL */
+	__u8 build_id[PK_BUILD_ID_MAX];
+	size_t build_id_len;
+	struct pk_symfile *file;	/* NULL: not looked up yet */
+	struct pk_map *map;		/* NULL: not made yet */
 };
 
 struct proc {
@@ -52,20 +46,26 @@ struct proc {
 	bool read_once;
 	__u64 last_read_ns;
 	struct pk_maps maps;
-	struct module **mods;	/* per mapping, resolved on first use */
-	struct pk_u64map names;	/* address -> name */
+	struct pk_symfile **files;	/* per /proc mapping, on first use */
+	struct pk_map **pmaps;		/* per /proc mapping, on first use */
+	struct kmap *kmaps;	/* sorted by start, non-overlapping */
+	size_t nk, capk;
+	struct pk_u64map locs;	/* addr << 1 | ret -> struct pk_loc */
 };
 
 struct pk_symbolizer {
 	char proc_root[256];
 	char *kallsyms_path;
 	struct pk_u64map procs;		/* pid -> struct proc */
-	struct pk_u64map modules;	/* hash(dev, inode) -> struct module list */
-	struct pk_u64map knames;	/* kernel address -> name */
+	struct pk_symfiles *files;
+	struct pk_u64map klocs;		/* kernel addr << 1 | ret -> struct pk_loc */
 	struct pk_symtab *kallsyms;
 	bool kallsyms_tried;
-	struct pk_strpool strings;
-	__u64 vdso_size;		/* of our own vdso; 0: none */
+	struct pk_map *kernel_map;
+	struct pk_strpool pool;		/* names, locations, maps: live until free */
+	struct pk_symfile *vdso;	/* our own vDSO's image; NULL: not tried */
+	int vdso_fd;
+	size_t nlocs, nmaps;
 	struct pk_symbolizer_stats stats;
 };
 
@@ -84,246 +84,183 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
-/* --- modules --------------------------------------------------------------- */
+/* --- locations ------------------------------------------------------------- */
 
-static const Dwfl_Callbacks offline_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-};
-
-static int load_segments(struct module *mod, Dwfl_Module *dm)
+static struct pk_map *new_map(struct pk_symbolizer *sym, __u64 start, __u64 end, __u64 pgoff,
+			      const struct pk_module *module)
 {
-	GElf_Addr bias;
-	Elf *elf = dwfl_module_getelf(dm, &bias);
-	size_t phnum;
+	struct pk_map *m = pk_strpool_zalloc(&sym->pool, sizeof(*m));
 
-	if (!elf || elf_getphdrnum(elf, &phnum) != 0)
-		return -EINVAL;
-	mod->segs = calloc(phnum ? phnum : 1, sizeof(*mod->segs));
-	if (!mod->segs)
-		return -ENOMEM;
-	for (size_t i = 0; i < phnum; i++) {
-		GElf_Phdr mem, *ph = gelf_getphdr(elf, i, &mem);
+	if (!m)
+		return NULL;
+	m->id = sym->nmaps++;
+	m->start = start;
+	m->end = end;
+	m->pgoff = pgoff;
+	m->module = module;
+	return m;
+}
 
-		if (ph && ph->p_type == PT_LOAD)
-			mod->segs[mod->nsegs++] = (struct load_seg){
-				ph->p_offset, ph->p_vaddr, ph->p_filesz };
+/* A location of one frame named NAME (pooled or static). */
+static struct pk_loc *new_loc(struct pk_symbolizer *sym, __u64 addr, bool kernel,
+			      size_t nframes)
+{
+	struct pk_loc *loc = pk_strpool_zalloc(&sym->pool, sizeof(*loc));
+	struct pk_frame *frames = pk_strpool_zalloc(&sym->pool, nframes * sizeof(*frames));
+
+	if (!loc || !frames)
+		return NULL;
+	loc->id = sym->nlocs++;
+	loc->kernel = kernel;
+	loc->addr = addr;
+	loc->sym_off = PK_LOC_NO_SYM;
+	loc->nframes = nframes;
+	loc->frames = frames;
+	return loc;
+}
+
+static struct pk_loc *named_loc(struct pk_symbolizer *sym, __u64 addr, bool kernel,
+				const char *name)
+{
+	struct pk_loc *loc = name ? new_loc(sym, addr, kernel, 1) : NULL;
+
+	if (loc)
+		((struct pk_frame *)loc->frames)[0].name = name;
+	return loc;
+}
+
+/*
+ * The location of ADDR (looked up at LOOKUP) in file FILE mapped by MAP:
+ * the function holding it and, where DWARF says so, the functions inlined
+ * into it there with their source lines.
+ */
+static struct pk_loc *file_loc(struct pk_symbolizer *sym, struct pk_symfile *file,
+			       const struct pk_map *map, __u64 addr, __u64 lookup, bool check_size)
+{
+	struct { const char *name, *file; __u32 line; } inl[MAX_INLINE];
+	const char *name = NULL, *base = base_name(map->module->path);
+	__u64 off = lookup - map->start + map->pgoff, vaddr = ~0ULL, start = 0;
+	struct pk_frame *frames;
+	struct pk_loc *loc;
+	int n = 0;
+
+	if (pk_symfile_loaded(file) &&
+	    (!check_size || map->end - map->start == pk_symfile_image_size(file)))
+		vaddr = pk_symfile_vaddr(file, off);
+	if (vaddr != ~0ULL) {
+		name = pk_symfile_symbol(file, vaddr, &start);
+		n = 0;	/* INTEGRATE: pk_srcline_lookup(pk_symfile_dwfl_module(file), vaddr, ...) */
 	}
-	return 0;
+	/* Unnamed: the ELF address when the file could be read, else the
+	 * file offset. */
+	if (!name)
+		name = pk_strpool_printf(&sym->pool, "[%s+0x%llx]", base,
+					 (unsigned long long)(vaddr != ~0ULL ? vaddr : off));
+	/* DWARF's last frame is the function itself: its name comes from the
+	 * symbol table (the linkage name, as perf shows it), its line from
+	 * DWARF. Without a symbol, DWARF's name is better than none. */
+	loc = name ? new_loc(sym, addr, false, n ? n : 1) : NULL;
+	if (!loc)
+		return NULL;
+	frames = (struct pk_frame *)loc->frames;
+	for (int i = 0; i < n; i++)
+		frames[i] = (struct pk_frame){ inl[i].name ? inl[i].name : UNKNOWN,
+					       inl[i].file, inl[i].line };
+	if (!n || start || !inl[n - 1].name)
+		frames[loc->nframes - 1].name = name;
+	loc->map = map;
+	loc->module_addr = vaddr != ~0ULL ? vaddr : off;
+	if (start)
+		loc->sym_off = vaddr + (addr - lookup) - start;
+	return loc;
 }
 
-static enum pk_sym_rank rank_of(unsigned char bind)
+/* --- files ----------------------------------------------------------------- */
+
+/* Our own vDSO is the one every 64-bit process on this kernel maps; it is
+ * only in memory, so libdwfl reads a copy in a memfd. */
+static struct pk_symfile *vdso_file(struct pk_symbolizer *sym)
 {
-	if (bind == STB_GLOBAL)
-		return PK_SYM_GLOBAL;
-	if (bind == STB_WEAK || bind == STB_GNU_UNIQUE)
-		return PK_SYM_WEAK;
-	return PK_SYM_LOCAL;
-}
-
-/* A symbol without a size (_init, hand-written assembly) covers at most
- * the rest of its section: the PLT after .init is not _init's. 0: up to
- * the next symbol, when the section is unknown. */
-static __u64 unsized_extent(Elf *elf, GElf_Word shndx, GElf_Addr value)
-{
-	GElf_Shdr mem, *sh;
-	Elf_Scn *scn;
-
-	if (!elf || shndx >= SHN_LORESERVE || !(scn = elf_getscn(elf, shndx)) ||
-	    !(sh = gelf_getshdr(scn, &mem)) || value < sh->sh_addr ||
-	    value >= sh->sh_addr + sh->sh_size)
-		return 0;
-	return sh->sh_addr + sh->sh_size - value;
-}
-
-/* The function symbols of the module, once, into a sorted table: libdwfl
- * picks the best table (.symtab, a separate debug file's, .dynsym plus
- * MiniDebugInfo), and dwfl_module_addrsym would scan it per address. */
-static int load_symbols(struct module *mod, Dwfl_Module *dm)
-{
-	int n = dwfl_module_getsymtab(dm);
-
-	mod->syms = pk_symtab_new();
-	if (!mod->syms)
-		return -ENOMEM;
-	for (int i = 1; i < n; i++) {
-		GElf_Sym sym;
-		GElf_Addr addr, bias;
-		GElf_Word shndx;
-		Elf *elf;
-		const char *name = dwfl_module_getsym_info(dm, i, &sym, &addr, &shndx,
-							   &elf, &bias);
-		unsigned char type = GELF_ST_TYPE(sym.st_info);
-		__u64 size = sym.st_size;
-		int err;
-
-		if (!name || !name[0] || shndx == SHN_UNDEF ||
-		    (type != STT_FUNC && type != STT_GNU_IFUNC))
-			continue;
-		if (size == 0)
-			size = unsized_extent(elf, shndx, sym.st_value);
-		err = pk_symtab_add(mod->syms, addr, size, name,
-				    rank_of(GELF_ST_BIND(sym.st_info)));
-		if (err)
-			return err;
-	}
-	mod->names = calloc(pk_symtab_count(mod->syms) + 1, sizeof(*mod->names));
-	if (!mod->names)
-		return -ENOMEM;
-	return pk_symtab_finish(mod->syms);
-}
-
-/* Report PATH (or the open FD, which libdwfl then owns) as the only module
- * of a new Dwfl at bias 0, so symbol values are the ELF's own addresses. */
-static bool load_module(struct module *mod, const char *path, int fd)
-{
-	Dwfl_Module *dm;
-
-	mod->dwfl = dwfl_begin(&offline_callbacks);
-	if (!mod->dwfl) {
-		if (fd >= 0)
-			close(fd);
-		return false;
-	}
-	dwfl_report_begin(mod->dwfl);
-	dm = dwfl_report_elf(mod->dwfl, mod->basename, path, fd, 0, true);
-	dwfl_report_end(mod->dwfl, NULL, NULL);
-	if (!dm) {
-		if (fd >= 0)
-			close(fd);
-		goto fail;
-	}
-	if (load_segments(mod, dm) || load_symbols(mod, dm))
-		goto fail;
-	mod->loaded = true;
-	return true;
-fail:
-	dwfl_end(mod->dwfl);
-	mod->dwfl = NULL;
-	pk_symtab_free(mod->syms);
-	mod->syms = NULL;
-	free(mod->names);
-	mod->names = NULL;
-	free(mod->segs);
-	mod->segs = NULL;
-	mod->nsegs = 0;
-	return false;
-}
-
-/* Our own vdso is the one every 64-bit process on this kernel maps; it is
- * only in memory, so libdwfl gets a copy in a memfd. */
-static bool load_vdso(struct pk_symbolizer *sym, struct module *mod)
-{
-	char err[PK_ERR_LEN];
+	char err[PK_ERR_LEN], path[64];
+	struct pk_symfile_source src[2] = { { path, false }, { NULL } };
 	size_t size;
-	int fd = pk_vdso_memfd(&size, err);
 
-	if (fd < 0)
-		return false;
-	sym->vdso_size = size;
-	return load_module(mod, VDSO, fd);
+	if (sym->vdso)
+		return sym->vdso;
+	sym->vdso_fd = pk_vdso_memfd(&size, err);
+	if (sym->vdso_fd >= 0)
+		snprintf(path, sizeof(path), "/proc/self/fd/%d", sym->vdso_fd);
+	else
+		src[0].path = NULL;
+	/* dev 0, ino 0: no file has that inode */
+	sym->vdso = pk_symfiles_add(sym->files, 0, 0, VDSO, src, NULL, 0);
+	if (sym->vdso && pk_symfile_loaded(sym->vdso))
+		sym->stats.modules++;
+	return sym->vdso;
 }
 
-static void open_module(struct pk_symbolizer *sym, struct proc *p,
-			const struct pk_mapping *m, struct module *mod)
+/* The file of a /proc mapping M of P: at its path when that is still the
+ * same file, else through the process's root (another mount namespace),
+ * else through map_files (deleted or replaced). */
+static struct pk_symfile *maps_file(struct pk_symbolizer *sym, struct proc *p,
+				    const struct pk_mapping *m)
 {
-	char path[4096 + 300];
-	struct stat st;
+	__u64 dev = makedev(m->dev_major, m->dev_minor);
+	struct pk_symfile *f = pk_symfiles_get(sym->files, dev, m->inode);
+	char rooted[4096 + 300], mapfile[300];
+	struct pk_symfile_source src[5];
+	int n = 0;
 
-	if (m->kind == PK_MAP_SPECIAL) {
-		load_vdso(sym, mod);
-		return;
+	if (f)
+		return f;
+	if (!m->deleted)
+		src[n++] = (struct pk_symfile_source){ m->name, true };
+	if (!p->gone) {
+		snprintf(rooted, sizeof(rooted), "%s/%u/root%s", sym->proc_root, p->pid, m->name);
+		snprintf(mapfile, sizeof(mapfile), "%s/%u/map_files/%llx-%llx", sym->proc_root,
+			 p->pid, (unsigned long long)m->start, (unsigned long long)m->end);
+		if (!m->deleted)
+			src[n++] = (struct pk_symfile_source){ rooted, false };
+		src[n++] = (struct pk_symfile_source){ mapfile, false };
 	}
-	/* The file the process mapped: at its path when that is still the
-	 * same file, else through the process's root (another mount
-	 * namespace), else through map_files (deleted or replaced). */
-	if (!m->deleted && stat(m->name, &st) == 0 && st.st_ino == m->inode &&
-	    load_module(mod, m->name, -1))
-		return;
-	if (p->gone)
-		goto last_resort;
-	snprintf(path, sizeof(path), "%s/%u/root%s", sym->proc_root, p->pid, m->name);
-	if (!m->deleted && load_module(mod, path, -1))
-		return;
-	snprintf(path, sizeof(path), "%s/%u/map_files/%llx-%llx", sym->proc_root, p->pid,
-		 (unsigned long long)m->start, (unsigned long long)m->end);
-	if (load_module(mod, path, -1))
-		return;
-last_resort:
 	/* A file at the path, even if it is not (provably) the mapped one:
 	 * better than no names for a process that is gone. */
 	if (!m->deleted)
-		load_module(mod, m->name, -1);
-}
-
-static struct module *get_module(struct pk_symbolizer *sym, struct proc *p,
-				 const struct pk_mapping *m)
-{
-	bool vdso = m->kind == PK_MAP_SPECIAL;
-	__u64 dev = vdso ? 0 : makedev(m->dev_major, m->dev_minor);
-	__u64 inode = vdso ? 0 : m->inode;
-	__u64 key = pk_hash64(dev ^ pk_hash64(inode));
-	struct module *head = pk_u64map_get(&sym->modules, key), *mod;
-
-	for (mod = head; mod; mod = mod->next)
-		if (mod->dev == dev && mod->inode == inode)
-			return mod;
-	mod = calloc(1, sizeof(*mod));
-	if (!mod)
-		return NULL;
-	mod->dev = dev;
-	mod->inode = inode;
-	mod->basename = pk_strpool_add(&sym->strings, vdso ? "vdso" : base_name(m->name));
-	if (!mod->basename || pk_u64map_put(&sym->modules, key, mod)) {
-		free(mod);
-		return NULL;
-	}
-	mod->next = head;
-	open_module(sym, p, m, mod);
-	if (mod->loaded)
+		src[n++] = (struct pk_symfile_source){ m->name, false };
+	src[n] = (struct pk_symfile_source){ NULL };
+	f = pk_symfiles_add(sym->files, dev, m->inode, m->name, src, NULL, 0);
+	if (f && pk_symfile_loaded(f))
 		sym->stats.modules++;
-	return mod;
+	return f;
 }
 
-static void free_module(struct module *mod)
+/* The file of a mapping the kernel reported: through map_files while the
+ * process lives, else at the path the kernel gave when that is still the
+ * same inode (in the process's root, then ours), else by build-id. */
+static struct pk_symfile *kmap_file(struct pk_symbolizer *sym, struct proc *p,
+				    const struct kmap *km)
 {
-	size_t n = mod->syms ? pk_symtab_count(mod->syms) : 0;
+	struct pk_symfile *f = pk_symfiles_get(sym->files, km->dev, km->ino);
+	char rooted[PK_MAPPING_PATH_MAX + 300], mapfile[300];
+	struct pk_symfile_source src[4];
+	int n = 0;
 
-	for (size_t i = 0; i < n; i++)
-		if (mod->names[i] != pk_symtab_sym(mod->syms, i)->name)
-			free((char *)mod->names[i]);
-	free(mod->names);
-	pk_symtab_free(mod->syms);
-	free(mod->segs);
-	if (mod->dwfl)
-		dwfl_end(mod->dwfl);
-	free(mod);
-}
-
-/* The ELF virtual address of file offset OFF, through the PT_LOAD segment
- * that holds it; -1 when none does. */
-static __u64 offset_to_vaddr(const struct module *mod, __u64 off)
-{
-	for (size_t i = 0; i < mod->nsegs; i++) {
-		const struct load_seg *s = &mod->segs[i];
-
-		if (off >= s->offset && off - s->offset < s->filesz)
-			return s->vaddr + (off - s->offset);
+	if (f)
+		return f;
+	snprintf(mapfile, sizeof(mapfile), "%s/%u/map_files/%llx-%llx", sym->proc_root, p->pid,
+		 (unsigned long long)km->start, (unsigned long long)km->end);
+	src[n++] = (struct pk_symfile_source){ mapfile, true };
+	if (km->path) {
+		snprintf(rooted, sizeof(rooted), "%s/%u/root%s", sym->proc_root, p->pid, km->path);
+		src[n++] = (struct pk_symfile_source){ rooted, true };
+		src[n++] = (struct pk_symfile_source){ km->path, true };
 	}
-	return ~0ULL;
-}
-
-static const char *symbol_name(struct module *mod, long idx)
-{
-	const struct pk_sym *s = pk_symtab_sym(mod->syms, idx);
-	char *d;
-
-	if (!mod->names[idx]) {
-		d = pk_demangle(s->name);
-		mod->names[idx] = d ? d : s->name;
-	}
-	return mod->names[idx];
+	src[n] = (struct pk_symfile_source){ NULL };
+	f = pk_symfiles_add(sym->files, km->dev, km->ino, km->path ? km->path : UNKNOWN, src,
+			    km->build_id_len ? km->build_id : NULL, km->build_id_len);
+	if (f && pk_symfile_loaded(f))
+		sym->stats.modules++;
+	return f;
 }
 
 /* --- processes ------------------------------------------------------------- */
@@ -331,15 +268,24 @@ static const char *symbol_name(struct module *mod, long idx)
 static void free_proc(struct proc *p)
 {
 	pk_maps_free(&p->maps);
-	free(p->mods);
-	pk_u64map_free(&p->names);
+	free(p->files);
+	free(p->pmaps);
+	free(p->kmaps);
+	pk_u64map_free(&p->locs);
 	free(p);
+}
+
+static void forget_locs(struct proc *p)
+{
+	pk_u64map_free(&p->locs);
+	memset(&p->locs, 0, sizeof(p->locs));
 }
 
 static int read_maps(struct pk_symbolizer *sym, struct proc *p)
 {
+	struct pk_symfile **files;
+	struct pk_map **pmaps;
 	struct pk_maps maps;
-	struct module **mods;
 	int err;
 
 	p->last_read_ns = now_ns();
@@ -353,15 +299,20 @@ static int read_maps(struct pk_symbolizer *sym, struct proc *p)
 			p->gone = true;
 		return err;
 	}
-	mods = calloc(maps.n ? maps.n : 1, sizeof(*mods));
-	if (!mods) {
+	files = calloc(maps.n ? maps.n : 1, sizeof(*files));
+	pmaps = calloc(maps.n ? maps.n : 1, sizeof(*pmaps));
+	if (!files || !pmaps) {
+		free(files);
+		free(pmaps);
 		pk_maps_free(&maps);
 		return -ENOMEM;
 	}
 	pk_maps_free(&p->maps);
-	free(p->mods);
+	free(p->files);
+	free(p->pmaps);
 	p->maps = maps;
-	p->mods = mods;
+	p->files = files;
+	p->pmaps = pmaps;
 	/* A zombie's maps are empty: it is gone just the same. */
 	if (maps.n == 0)
 		p->gone = true;
@@ -402,94 +353,212 @@ int pk_symbolizer_maps_changed(struct pk_symbolizer *sym, __u32 pid)
 
 	if (!p)
 		return -ENOMEM;
-	pk_u64map_free(&p->names);
-	memset(&p->names, 0, sizeof(p->names));
+	forget_locs(p);
 	return read_maps(sym, p);
 }
 
-static const char *resolve_user(struct pk_symbolizer *sym, struct proc *p, __u64 addr,
-				bool *final)
+/* The kernel-reported mapping holding ADDR, by binary search. */
+static struct kmap *kmap_find(struct proc *p, __u64 addr)
 {
-	const struct pk_mapping *m = pk_maps_find(&p->maps, addr);
-	struct module *mod;
-	__u64 at, vaddr;
-	long idx;
+	size_t lo = 0, hi = p->nk;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (addr < p->kmaps[mid].start)
+			hi = mid;
+		else if (addr >= p->kmaps[mid].end)
+			lo = mid + 1;
+		else
+			return &p->kmaps[mid];
+	}
+	return NULL;
+}
+
+int pk_symbolizer_add_mapping(struct pk_symbolizer *sym, const struct pk_kernel_mapping *m)
+{
+	struct proc *p = get_proc(sym, m->pid);
+	struct kmap km = {
+		.start = m->start, .end = m->end, .pgoff = m->pgoff, .vdso = m->vdso,
+		.dev = m->vdso ? 0 : m->dev, .ino = m->vdso ? 0 : m->ino,
+	};
+	size_t lo = 0, hi, at;
+	bool changed = false;
+
+	if (!p || m->start >= m->end)
+		return p ? 0 : -ENOMEM;
+	sym->stats.kernel_mappings++;
+	if (m->path && m->path[0] && !m->vdso && !(km.path = pk_strpool_add(&sym->pool, m->path)))
+		return -ENOMEM;
+	if (m->build_id && m->build_id_len && m->build_id_len <= PK_BUILD_ID_MAX) {
+		memcpy(km.build_id, m->build_id, m->build_id_len);
+		km.build_id_len = m->build_id_len;
+	}
+	/* The mappings it overlaps, [lo, hi), give way: the kernel saw this
+	 * one last. The same mapping again changes nothing. */
+	while (lo < p->nk && p->kmaps[lo].end <= m->start)
+		lo++;
+	for (hi = lo; hi < p->nk && p->kmaps[hi].start < m->end; hi++) {
+		const struct kmap *o = &p->kmaps[hi];
+
+		if (o->start == km.start && o->end == km.end && o->pgoff == km.pgoff &&
+		    o->dev == km.dev && o->ino == km.ino && o->vdso == km.vdso)
+			return 0;
+		if (o->dev != km.dev || o->ino != km.ino || o->vdso != km.vdso ||
+		    o->start - o->pgoff != km.start - km.pgoff)
+			changed = true;
+	}
+	if (hi == lo && p->nk == p->capk) {
+		size_t cap = p->capk ? 2 * p->capk : 16;
+		struct kmap *v = realloc(p->kmaps, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		p->kmaps = v;
+		p->capk = cap;
+	}
+	/* Keep one slot at lo for the new mapping. */
+	at = lo;
+	if (hi > lo) {
+		memmove(&p->kmaps[lo + 1], &p->kmaps[hi], (p->nk - hi) * sizeof(*p->kmaps));
+		p->nk -= hi - lo - 1;
+	} else {
+		memmove(&p->kmaps[lo + 1], &p->kmaps[lo], (p->nk - lo) * sizeof(*p->kmaps));
+		p->nk++;
+	}
+	p->kmaps[at] = km;
+	if (changed)
+		forget_locs(p);
+	return changed;
+}
+
+static struct pk_loc *resolve_kmap(struct pk_symbolizer *sym, struct proc *p, struct kmap *km,
+				   __u64 addr, __u64 lookup)
+{
+	if (!km->file) {
+		km->file = km->vdso ? vdso_file(sym) : kmap_file(sym, p, km);
+		if (!km->file)
+			return NULL;
+	}
+	if (!km->map) {
+		km->map = new_map(sym, km->start, km->end, km->pgoff, pk_symfile_module(km->file));
+		if (!km->map)
+			return NULL;
+	}
+	return file_loc(sym, km->file, km->map, addr, lookup, km->vdso);
+}
+
+static struct pk_loc *resolve_user(struct pk_symbolizer *sym, struct proc *p, __u64 addr,
+				   __u64 lookup, bool *final)
+{
+	struct kmap *km = kmap_find(p, lookup);
+	const struct pk_mapping *m;
+	size_t i;
 
 	*final = true;
+	if (km)
+		return resolve_kmap(sym, p, km, addr, lookup);
+	if (!p->read_once)
+		read_maps(sym, p);
+	m = pk_maps_find(&p->maps, lookup);
 	if (!m && !p->gone && now_ns() - p->last_read_ns >= MAPS_REREAD_NS) {
 		read_maps(sym, p);
-		m = pk_maps_find(&p->maps, addr);
+		m = pk_maps_find(&p->maps, lookup);
 	}
 	if (!m) {
 		/* Not final: a later read of the maps may still find it. */
 		*final = p->gone;
-		return UNKNOWN;
+		return named_loc(sym, addr, false, UNKNOWN);
 	}
 	if (m->kind == PK_MAP_ANON)
-		return "[anon]";
+		return named_loc(sym, addr, false, "[anon]");
 	if (m->kind == PK_MAP_SPECIAL && strcmp(m->name, VDSO) != 0)
-		return pk_strpool_add(&sym->strings, m->name);
-
-	mod = p->mods[m - p->maps.v];
-	if (!mod) {
-		mod = get_module(sym, p, m);
-		if (!mod)
+		return named_loc(sym, addr, false, pk_strpool_add(&sym->pool, m->name));
+	i = m - p->maps.v;
+	if (!p->files[i]) {
+		p->files[i] = m->kind == PK_MAP_SPECIAL ? vdso_file(sym) : maps_file(sym, p, m);
+		if (!p->files[i])
 			return NULL;
-		p->mods[m - p->maps.v] = mod;
 	}
-	/* Unnamed: the ELF address when the file could be read, else the
-	 * file offset. */
-	at = addr - m->start + m->offset;
-	if (mod->loaded && (m->kind != PK_MAP_SPECIAL || m->end - m->start == sym->vdso_size) &&
-	    (vaddr = offset_to_vaddr(mod, at)) != ~0ULL) {
-		idx = pk_symtab_lookup(mod->syms, vaddr);
-		if (idx >= 0)
-			return symbol_name(mod, idx);
-		at = vaddr;
+	if (!p->pmaps[i]) {
+		p->pmaps[i] = new_map(sym, m->start, m->end, m->offset,
+				      pk_symfile_module(p->files[i]));
+		if (!p->pmaps[i])
+			return NULL;
 	}
-	return pk_strpool_printf(&sym->strings, "[%s+0x%llx]", mod->basename,
-				 (unsigned long long)at);
+	return file_loc(sym, p->files[i], p->pmaps[i], addr, lookup, m->kind == PK_MAP_SPECIAL);
 }
 
-const char *pk_symbolizer_user(struct pk_symbolizer *sym, __u32 pid, __u64 addr)
+const struct pk_loc *pk_symbolizer_user_loc(struct pk_symbolizer *sym, __u32 pid, __u64 addr,
+					    bool ret)
 {
 	struct proc *p = get_proc(sym, pid);
-	const char *name;
+	__u64 key = addr << 1 | ret;
+	struct pk_loc *loc;
 	bool final;
 
 	if (!p)
 		return NULL;
-	if (!p->read_once)
-		read_maps(sym, p);
-	name = pk_u64map_get(&p->names, addr);
-	if (name)
-		return name;
+	ret = ret && addr > 0;
+	loc = pk_u64map_get(&p->locs, key);
+	if (loc)
+		return loc;
 	sym->stats.lookups++;
-	name = resolve_user(sym, p, addr, &final);
-	if (name && final && pk_u64map_put(&p->names, addr, (void *)name))
+	loc = resolve_user(sym, p, addr, addr - ret, &final);
+	if (loc && final && pk_u64map_put(&p->locs, key, loc))
 		return NULL;
-	return name;
+	return loc;
+}
+
+const char *pk_symbolizer_user(struct pk_symbolizer *sym, __u32 pid, __u64 addr)
+{
+	const struct pk_loc *loc = pk_symbolizer_user_loc(sym, pid, addr, false);
+
+	return loc ? loc->frames[loc->nframes - 1].name : NULL;
 }
 
 /* --- kernel ---------------------------------------------------------------- */
 
-const char *pk_symbolizer_kernel(struct pk_symbolizer *sym, __u64 addr)
+const struct pk_loc *pk_symbolizer_kernel_loc(struct pk_symbolizer *sym, __u64 addr, bool ret)
 {
-	const char *name = pk_u64map_get(&sym->knames, addr);
+	__u64 key = addr << 1 | ret, lookup = addr - (ret && addr > 0);
+	struct pk_loc *loc = pk_u64map_get(&sym->klocs, key);
+	const struct pk_sym *s = NULL;
+	const char *name;
 
-	if (name)
-		return name;
+	if (loc)
+		return loc;
 	if (!sym->kallsyms_tried) {
 		sym->kallsyms_tried = true;
 		sym->kallsyms = pk_kallsyms_load(sym->kallsyms_path);
 	}
+	if (!sym->kernel_map) {
+		sym->kernel_map = new_map(sym, 0, ~0ULL, 0,
+					  pk_symfiles_named(sym->files, "[kernel.kallsyms]"));
+		if (!sym->kernel_map)
+			return NULL;
+	}
 	sym->stats.lookups++;
-	name = sym->kallsyms ? pk_kallsyms_lookup(sym->kallsyms, addr) : NULL;
-	if (!name)
-		name = UNKNOWN;
-	if (pk_u64map_put(&sym->knames, addr, (void *)name))
+	name = sym->kallsyms ? pk_kallsyms_lookup(sym->kallsyms, lookup) : NULL;
+	if (name)
+		s = pk_symtab_sym(sym->kallsyms, pk_symtab_lookup(sym->kallsyms, lookup));
+	loc = named_loc(sym, addr, true, name ? name : UNKNOWN);
+	if (!loc)
 		return NULL;
-	return name;
+	loc->map = sym->kernel_map;
+	loc->module_addr = lookup;
+	if (s)
+		loc->sym_off = addr - s->addr;
+	if (pk_u64map_put(&sym->klocs, key, loc))
+		return NULL;
+	return loc;
+}
+
+const char *pk_symbolizer_kernel(struct pk_symbolizer *sym, __u64 addr)
+{
+	const struct pk_loc *loc = pk_symbolizer_kernel_loc(sym, addr, false);
+
+	return loc ? loc->frames[0].name : NULL;
 }
 
 /* --- lifetime -------------------------------------------------------------- */
@@ -501,15 +570,24 @@ struct pk_symbolizer *pk_symbolizer_new(const struct pk_symbolizer_opts *opts)
 
 	if (!sym)
 		return NULL;
+	sym->vdso_fd = -1;
 	snprintf(sym->proc_root, sizeof(sym->proc_root), "%s", root);
+	sym->files = pk_symfiles_new();
+	if (!sym->files)
+		goto fail;
+	if (opts && opts->debug_dirs &&
+	    pk_symfiles_set_debug_dirs(sym->files, opts->debug_dirs, opts->ndebug_dirs))
+		goto fail;
 	if (opts && opts->kallsyms_path) {
 		sym->kallsyms_path = strdup(opts->kallsyms_path);
-		if (!sym->kallsyms_path) {
-			free(sym);
-			return NULL;
-		}
+		if (!sym->kallsyms_path)
+			goto fail;
 	}
 	return sym;
+fail:
+	pk_symbolizer_free(sym);
+	errno = ENOMEM;
+	return NULL;
 }
 
 void pk_symbolizer_free(struct pk_symbolizer *sym)
@@ -519,21 +597,26 @@ void pk_symbolizer_free(struct pk_symbolizer *sym)
 	for (size_t i = 0; i < sym->procs.cap; i++)
 		if (sym->procs.vals[i])
 			free_proc(sym->procs.vals[i]);
-	for (size_t i = 0; i < sym->modules.cap; i++) {
-		struct module *mod = sym->modules.vals[i], *next;
-
-		for (; mod; mod = next) {
-			next = mod->next;
-			free_module(mod);
-		}
-	}
 	pk_u64map_free(&sym->procs);
-	pk_u64map_free(&sym->modules);
-	pk_u64map_free(&sym->knames);
+	pk_u64map_free(&sym->klocs);
+	pk_symfiles_free(sym->files);
 	pk_symtab_free(sym->kallsyms);
-	pk_strpool_free(&sym->strings);
+	pk_strpool_free(&sym->pool);
+	if (sym->vdso_fd >= 0)
+		close(sym->vdso_fd);
 	free(sym->kallsyms_path);
 	free(sym);
+}
+
+void pk_symbolizer_counts(const struct pk_symbolizer *sym, size_t *nlocs, size_t *nmaps,
+			  size_t *nmodules)
+{
+	struct pk_symfiles_stats st;
+
+	pk_symfiles_stats(sym->files, &st);
+	*nlocs = sym->nlocs;
+	*nmaps = sym->nmaps;
+	*nmodules = st.files;
 }
 
 void pk_symbolizer_stats(const struct pk_symbolizer *sym, struct pk_symbolizer_stats *st)

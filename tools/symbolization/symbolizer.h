@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Addresses to function names, for user frames (per process: its mappings,
- * then the ELF symbols of the mapped file through libdwfl) and kernel frames
- * (/proc/kallsyms). Every file's symbols are read once into a sorted table
- * shared by all processes that map it; each (pid, address) is resolved once.
+ * Sampled addresses to symbolized locations (struct pk_loc, profile.h), the
+ * one symbolizer every output format reads through.
  *
- * A process's mappings are read the first time one of its addresses is
- * looked up, and read again when an address falls outside all of them (after
- * exec or dlopen); they are kept after the process exits.
+ * User addresses are found in the process's mappings: first the ones the
+ * kernel reported at sample time (PK_EVENT_MAPPING: file identity, range,
+ * path), which name frames of processes long gone; else /proc/PID/maps,
+ * read the first time an address is looked up and again when an address
+ * falls outside all of them (after exec or dlopen). A mapped file is read
+ * once (symfile.h) and shared by every process mapping it, or any copy of
+ * it with the same build-id; each (pid, address) is resolved once.
  *
- * Names, as returned (valid until pk_symbolizer_free):
+ * Names (struct pk_frame.name), as returned:
  *   function name, demangled (C++, Rust)
  *   [file+0xADDR]   in a mapped file without a symbol there: ADDR is the
  *                   ELF virtual address (what eu-addr2line -e FILE takes),
@@ -23,18 +25,37 @@
 #define PK_SYMBOLIZER_H
 
 #include <linux/types.h>
+#include <stdbool.h>
 #include <stddef.h>
+
+#include "profile.h"
 
 struct pk_symbolizer_opts {
 	size_t sz;			/* sizeof(struct pk_symbolizer_opts) */
 	const char *proc_root;		/* NULL: "/proc" */
 	const char *kallsyms_path;	/* NULL: "/proc/kallsyms" */
+	const char *const *debug_dirs;	/* .build-id trees; NULL: /usr/lib/debug */
+	size_t ndebug_dirs;
 };
 
 struct pk_symbolizer_stats {
 	__u64 maps_reads;	/* /proc/PID/maps reads */
 	__u64 modules;		/* files whose symbols were loaded */
 	__u64 lookups;		/* addresses resolved (cache misses) */
+	__u64 kernel_mappings;	/* mappings the kernel reported */
+};
+
+/* A mapping the kernel reported at sample time (PK_EVENT_MAPPING). */
+struct pk_kernel_mapping {
+	__u32 pid;
+	bool vdso;		/* the vDSO: dev, ino, path unused */
+	__u64 start, end;	/* [start, end) */
+	__u64 pgoff;		/* file offset of start, in bytes */
+	__u64 dev, ino;		/* the inode, dev as glibc's dev_t (makedev) */
+	const char *path;	/* the path the kernel gave (checked against
+				 * dev and ino before use); may be NULL */
+	const __u8 *build_id;	/* when known (its unwind table's); may be NULL */
+	size_t build_id_len;
 };
 
 struct pk_symbolizer;
@@ -52,13 +73,27 @@ int pk_symbolizer_add_pid(struct pk_symbolizer *sym, __u32 pid);
  * the old file's. 0, or -errno when they could not be read. */
 int pk_symbolizer_maps_changed(struct pk_symbolizer *sym, __u32 pid);
 
-/* The name of user address ADDR in PID. Pass a return address minus one.
- * NULL only when out of memory. */
-const char *pk_symbolizer_user(struct pk_symbolizer *sym, __u32 pid, __u64 addr);
+/* Record M. 1 when it took the place of another file's mapping in its
+ * process (the locations resolved so far were forgotten, as by
+ * pk_symbolizer_maps_changed), 0 otherwise, or -ENOMEM. */
+int pk_symbolizer_add_mapping(struct pk_symbolizer *sym, const struct pk_kernel_mapping *m);
 
-/* The name of kernel address ADDR (a return address minus one), without
- * the _[k] suffix; "[unknown]" when kallsyms has nothing for it. */
+/* The location of user address ADDR in PID. RET: ADDR is a return
+ * address, looked up minus one so that a call ending its function is
+ * charged to that function. NULL only when out of memory. */
+const struct pk_loc *pk_symbolizer_user_loc(struct pk_symbolizer *sym, __u32 pid,
+					    __u64 addr, bool ret);
+/* The same for a kernel address ("[unknown]" when kallsyms has nothing). */
+const struct pk_loc *pk_symbolizer_kernel_loc(struct pk_symbolizer *sym, __u64 addr, bool ret);
+
+/* The name of ADDR as it is (no minus one): the function that holds it
+ * (the outermost of its inline frames). NULL only when out of memory. */
+const char *pk_symbolizer_user(struct pk_symbolizer *sym, __u32 pid, __u64 addr);
 const char *pk_symbolizer_kernel(struct pk_symbolizer *sym, __u64 addr);
+
+/* How many locations, mappings and modules exist so far: the ids below. */
+void pk_symbolizer_counts(const struct pk_symbolizer *sym, size_t *nlocs, size_t *nmaps,
+			  size_t *nmodules);
 
 void pk_symbolizer_stats(const struct pk_symbolizer *sym, struct pk_symbolizer_stats *st);
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +69,17 @@ const char *pk_strpool_printf(struct pk_strpool *pool, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(p, len + 1, fmt, ap);
 	va_end(ap);
+	return p;
+}
+
+void *pk_strpool_zalloc(struct pk_strpool *pool, size_t size)
+{
+	char *p = reserve(pool, size + 15);
+
+	if (!p)
+		return NULL;
+	p += (16 - (uintptr_t)p % 16) % 16;
+	memset(p, 0, size);
 	return p;
 }
 

@@ -16,6 +16,9 @@ const char *pk_strpool_add(struct pk_strpool *pool, const char *s);
 /* A formatted string, or NULL. */
 const char *pk_strpool_printf(struct pk_strpool *pool, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/* SIZE zeroed bytes, 16-aligned, for objects that live as long as the
+ * strings (symbolized locations). NULL: no memory. */
+void *pk_strpool_zalloc(struct pk_strpool *pool, size_t size);
 void pk_strpool_free(struct pk_strpool *pool);
 
 #endif

@@ -1,0 +1,481 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <gelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "demangle.h"
+#include "strpool.h"
+#include "symfile.h"
+#include "symtab.h"
+#include "u64map.h"
+
+struct load_seg {
+	__u64 offset, vaddr, filesz;
+};
+
+/* What one build-id's file holds, shared by every inode with that id. */
+struct symdata {
+	struct symdata *next;	/* same build-id hash bucket */
+	__u8 build_id[PK_BUILD_ID_MAX];
+	size_t build_id_len;	/* 0: the file has none (never shared) */
+	Dwfl *dwfl;
+	Dwfl_Module *dm;
+	struct pk_symtab *syms;
+	const char **names;	/* per symbol, demangled on first use */
+	struct load_seg *segs;
+	size_t nsegs;
+	__u64 image_size;
+};
+
+struct pk_symfile {
+	struct pk_symfile *next;	/* same inode hash bucket */
+	__u64 dev, ino;
+	struct pk_module pub;
+	struct symdata *data;		/* NULL: could not be loaded */
+};
+
+struct pk_symfiles {
+	struct pk_u64map by_inode;	/* hash(dev, ino) -> pk_symfile list */
+	struct pk_u64map by_build_id;	/* hash(build-id) -> symdata list */
+	struct symdata *unshared;	/* files without a build-id */
+	struct pk_strpool strings;
+	char **debug_dirs;
+	size_t ndebug_dirs;
+	struct pk_symfiles_stats stats;
+};
+
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+static __u64 inode_key(__u64 dev, __u64 ino)
+{
+	return pk_hash64(dev ^ pk_hash64(ino));
+}
+
+static __u64 build_id_key(const __u8 *id, size_t len)
+{
+	__u64 h = len;
+
+	for (size_t i = 0; i < len; i++)
+		h = pk_hash64(h ^ id[i]);
+	return h;
+}
+
+/* --- one file's symbols ---------------------------------------------------- */
+
+static int load_segments(struct symdata *d)
+{
+	GElf_Addr bias;
+	Elf *elf = dwfl_module_getelf(d->dm, &bias);
+	size_t phnum;
+
+	if (!elf || elf_getphdrnum(elf, &phnum) != 0)
+		return -EINVAL;
+	d->segs = calloc(phnum ? phnum : 1, sizeof(*d->segs));
+	if (!d->segs)
+		return -ENOMEM;
+	for (size_t i = 0; i < phnum; i++) {
+		GElf_Phdr mem, *ph = gelf_getphdr(elf, i, &mem);
+
+		if (ph && ph->p_type == PT_LOAD)
+			d->segs[d->nsegs++] = (struct load_seg){
+				ph->p_offset, ph->p_vaddr, ph->p_filesz };
+	}
+	return 0;
+}
+
+static enum pk_sym_rank rank_of(unsigned char bind)
+{
+	if (bind == STB_GLOBAL)
+		return PK_SYM_GLOBAL;
+	if (bind == STB_WEAK || bind == STB_GNU_UNIQUE)
+		return PK_SYM_WEAK;
+	return PK_SYM_LOCAL;
+}
+
+/* A symbol without a size (_init, hand-written assembly) covers at most
+ * the rest of its section: the PLT after .init is not _init's. 0: up to
+ * the next symbol, when the section is unknown. */
+static __u64 unsized_extent(Elf *elf, GElf_Word shndx, GElf_Addr value)
+{
+	GElf_Shdr mem, *sh;
+	Elf_Scn *scn;
+
+	if (!elf || shndx >= SHN_LORESERVE || !(scn = elf_getscn(elf, shndx)) ||
+	    !(sh = gelf_getshdr(scn, &mem)) || value < sh->sh_addr ||
+	    value >= sh->sh_addr + sh->sh_size)
+		return 0;
+	return sh->sh_addr + sh->sh_size - value;
+}
+
+/* The function symbols, once, into a sorted table: libdwfl picks the best
+ * table (.symtab, a separate debug file's, .dynsym plus MiniDebugInfo),
+ * and dwfl_module_addrsym would scan it per address. */
+static int load_symbols(struct symdata *d)
+{
+	int n = dwfl_module_getsymtab(d->dm);
+
+	d->syms = pk_symtab_new();
+	if (!d->syms)
+		return -ENOMEM;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr, bias;
+		GElf_Word shndx;
+		Elf *elf;
+		const char *name = dwfl_module_getsym_info(d->dm, i, &sym, &addr, &shndx,
+							   &elf, &bias);
+		unsigned char type = GELF_ST_TYPE(sym.st_info);
+		__u64 size = sym.st_size;
+		int err;
+
+		if (!name || !name[0] || shndx == SHN_UNDEF ||
+		    (type != STT_FUNC && type != STT_GNU_IFUNC))
+			continue;
+		if (size == 0)
+			size = unsized_extent(elf, shndx, sym.st_value);
+		err = pk_symtab_add(d->syms, addr, size, name, rank_of(GELF_ST_BIND(sym.st_info)));
+		if (err)
+			return err;
+	}
+	d->names = calloc(pk_symtab_count(d->syms) + 1, sizeof(*d->names));
+	if (!d->names)
+		return -ENOMEM;
+	return pk_symtab_finish(d->syms);
+}
+
+static void symdata_free(struct symdata *d)
+{
+	size_t n = d->syms ? pk_symtab_count(d->syms) : 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (d->names[i] != pk_symtab_sym(d->syms, i)->name)
+			free((char *)d->names[i]);
+	free(d->names);
+	pk_symtab_free(d->syms);
+	free(d->segs);
+	if (d->dwfl)
+		dwfl_end(d->dwfl);
+	free(d);
+}
+
+/* PATH reported as the only module of a new Dwfl at bias 0, so that its
+ * addresses are the ELF's own. NULL when it is no ELF file. */
+static struct symdata *open_elf(const char *path)
+{
+	struct symdata *d = calloc(1, sizeof(*d));
+	const unsigned char *bits;
+	GElf_Addr vaddr;
+	struct stat st;
+	int len;
+
+	if (!d)
+		return NULL;
+	d->dwfl = dwfl_begin(&offline_callbacks);
+	if (!d->dwfl)
+		goto fail;
+	dwfl_report_begin(d->dwfl);
+	d->dm = dwfl_report_elf(d->dwfl, path, path, -1, 0, true);
+	dwfl_report_end(d->dwfl, NULL, NULL);
+	if (!d->dm)
+		goto fail;
+	len = dwfl_module_build_id(d->dm, &bits, &vaddr);
+	if (len > 0 && len <= PK_BUILD_ID_MAX) {
+		memcpy(d->build_id, bits, len);
+		d->build_id_len = len;
+	}
+	if (stat(path, &st) == 0)
+		d->image_size = st.st_size;
+	return d;
+fail:
+	symdata_free(d);
+	return NULL;
+}
+
+/* --- the cache ------------------------------------------------------------- */
+
+static struct symdata *find_build_id(struct pk_symfiles *files, const __u8 *id, size_t len)
+{
+	struct symdata *d;
+
+	if (!len)
+		return NULL;
+	for (d = pk_u64map_get(&files->by_build_id, build_id_key(id, len)); d; d = d->next)
+		if (d->build_id_len == len && !memcmp(d->build_id, id, len))
+			return d;
+	return NULL;
+}
+
+/* A freshly opened D, or the data already loaded under its build-id (D is
+ * then freed). NULL when its symbols cannot be read. */
+static struct symdata *adopt(struct pk_symfiles *files, struct symdata *d)
+{
+	struct symdata *old = find_build_id(files, d->build_id, d->build_id_len);
+	__u64 key;
+
+	if (old) {
+		symdata_free(d);
+		return old;
+	}
+	if (load_segments(d) || load_symbols(d)) {
+		symdata_free(d);
+		return NULL;
+	}
+	files->stats.symtabs++;
+	if (!d->build_id_len) {
+		d->next = files->unshared;
+		files->unshared = d;
+		return d;
+	}
+	key = build_id_key(d->build_id, d->build_id_len);
+	d->next = pk_u64map_get(&files->by_build_id, key);
+	if (pk_u64map_put(&files->by_build_id, key, d)) {
+		symdata_free(d);
+		return NULL;
+	}
+	return d;
+}
+
+static bool same_inode(const char *path, __u64 dev, __u64 ino)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
+}
+
+static struct symdata *try_source(struct pk_symfiles *files, const char *path,
+				  const __u8 *id, size_t len)
+{
+	struct symdata *d = find_build_id(files, id, len);
+
+	if (d)		/* loaded already: no need to open anything */
+		return d;
+	d = open_elf(path);
+	if (!d)
+		return NULL;
+	if (len && (d->build_id_len != len || memcmp(d->build_id, id, len))) {
+		symdata_free(d);
+		return NULL;
+	}
+	return adopt(files, d);
+}
+
+/* DIR/.build-id/xx/yyyy.debug, as gdb, perf and debuginfod lay them out. */
+static struct symdata *try_build_id_dirs(struct pk_symfiles *files, const __u8 *id, size_t len)
+{
+	static const char *const def[] = { "/usr/lib/debug" };
+	const char *const *dirs = files->debug_dirs ? (const char *const *)files->debug_dirs : def;
+	size_t n = files->debug_dirs ? files->ndebug_dirs : 1;
+	char path[4096], hex[2 * PK_BUILD_ID_MAX + 1];
+	struct symdata *d;
+
+	if (len < 2)
+		return NULL;
+	for (size_t i = 0; i < len; i++)
+		sprintf(hex + 2 * i, "%02x", id[i]);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", dirs[i], hex, hex + 2);
+		d = try_source(files, path, id, len);
+		if (d) {
+			files->stats.by_build_id++;
+			return d;
+		}
+	}
+	return NULL;
+}
+
+struct pk_symfile *pk_symfiles_get(struct pk_symfiles *files, __u64 dev, __u64 ino)
+{
+	struct pk_symfile *f;
+
+	for (f = pk_u64map_get(&files->by_inode, inode_key(dev, ino)); f; f = f->next)
+		if (f->dev == dev && f->ino == ino)
+			return f;
+	return NULL;
+}
+
+static const char *hex_id(struct pk_symfiles *files, const __u8 *id, size_t len)
+{
+	char hex[2 * PK_BUILD_ID_MAX + 1];
+
+	if (!len)
+		return NULL;
+	for (size_t i = 0; i < len; i++)
+		sprintf(hex + 2 * i, "%02x", id[i]);
+	return pk_strpool_add(&files->strings, hex);
+}
+
+struct pk_symfile *pk_symfiles_add(struct pk_symfiles *files, __u64 dev, __u64 ino,
+				   const char *name, const struct pk_symfile_source *sources,
+				   const __u8 *build_id, size_t len)
+{
+	struct pk_symfile *f = calloc(1, sizeof(*f));
+	__u64 key = inode_key(dev, ino);
+
+	if (!f)
+		return NULL;
+	if (len > PK_BUILD_ID_MAX)
+		len = 0;
+	f->dev = dev;
+	f->ino = ino;
+	f->pub.id = files->stats.files;
+	f->pub.path = pk_strpool_add(&files->strings, name);
+	f->next = pk_u64map_get(&files->by_inode, key);
+	if (!f->pub.path || pk_u64map_put(&files->by_inode, key, f)) {
+		free(f);
+		return NULL;
+	}
+	files->stats.files++;
+	for (size_t i = 0; sources && sources[i].path && !f->data; i++) {
+		if (sources[i].check_inode && !same_inode(sources[i].path, dev, ino))
+			continue;
+		f->data = try_source(files, sources[i].path, build_id, len);
+	}
+	if (!f->data && build_id)
+		f->data = try_build_id_dirs(files, build_id, len);
+	if (f->data) {
+		files->stats.loaded++;
+		f->pub.build_id = hex_id(files, f->data->build_id, f->data->build_id_len);
+	} else {
+		f->pub.build_id = hex_id(files, build_id, len);
+	}
+	return f;
+}
+
+const struct pk_module *pk_symfiles_named(struct pk_symfiles *files, const char *name)
+{
+	/* dev ~0 is no device: the name's hash is the inode. */
+	__u64 ino = pk_hash64(build_id_key((const __u8 *)name, strlen(name)));
+	struct pk_symfile *f = pk_symfiles_get(files, ~0ULL, ino);
+
+	if (!f)
+		f = pk_symfiles_add(files, ~0ULL, ino, name, NULL, NULL, 0);
+	return f ? &f->pub : NULL;
+}
+
+int pk_symfiles_set_debug_dirs(struct pk_symfiles *files, const char *const *dirs, size_t n)
+{
+	char **v = calloc(n ? n : 1, sizeof(*v));
+
+	if (!v)
+		return -ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		v[i] = strdup(dirs[i]);
+		if (!v[i]) {
+			while (i--)
+				free(v[i]);
+			free(v);
+			return -ENOMEM;
+		}
+	}
+	for (size_t i = 0; i < files->ndebug_dirs; i++)
+		free(files->debug_dirs[i]);
+	free(files->debug_dirs);
+	files->debug_dirs = v;
+	files->ndebug_dirs = n;
+	return 0;
+}
+
+/* --- lookups --------------------------------------------------------------- */
+
+const struct pk_module *pk_symfile_module(const struct pk_symfile *f)
+{
+	return &f->pub;
+}
+
+bool pk_symfile_loaded(const struct pk_symfile *f)
+{
+	return f->data != NULL;
+}
+
+__u64 pk_symfile_image_size(const struct pk_symfile *f)
+{
+	return f->data ? f->data->image_size : 0;
+}
+
+__u64 pk_symfile_vaddr(const struct pk_symfile *f, __u64 off)
+{
+	if (!f->data)
+		return ~0ULL;
+	for (size_t i = 0; i < f->data->nsegs; i++) {
+		const struct load_seg *s = &f->data->segs[i];
+
+		if (off >= s->offset && off - s->offset < s->filesz)
+			return s->vaddr + (off - s->offset);
+	}
+	return ~0ULL;
+}
+
+const char *pk_symfile_symbol(struct pk_symfile *f, __u64 vaddr, __u64 *start)
+{
+	struct symdata *d = f->data;
+	const struct pk_sym *s;
+	long idx;
+	char *dm;
+
+	if (!d)
+		return NULL;
+	idx = pk_symtab_lookup(d->syms, vaddr);
+	if (idx < 0)
+		return NULL;
+	s = pk_symtab_sym(d->syms, idx);
+	if (!d->names[idx]) {
+		dm = pk_demangle(s->name);
+		d->names[idx] = dm ? dm : s->name;
+	}
+	*start = s->addr;
+	return d->names[idx];
+}
+
+Dwfl_Module *pk_symfile_dwfl_module(const struct pk_symfile *f)
+{
+	return f->data ? f->data->dm : NULL;
+}
+
+/* --- lifetime -------------------------------------------------------------- */
+
+struct pk_symfiles *pk_symfiles_new(void)
+{
+	return calloc(1, sizeof(struct pk_symfiles));
+}
+
+void pk_symfiles_free(struct pk_symfiles *files)
+{
+	struct symdata *d, *dn;
+	struct pk_symfile *f, *fn;
+
+	if (!files)
+		return;
+	for (size_t i = 0; i < files->by_inode.cap; i++)
+		for (f = files->by_inode.vals[i]; f; f = fn) {
+			fn = f->next;
+			free(f);
+		}
+	for (size_t i = 0; i < files->by_build_id.cap; i++)
+		for (d = files->by_build_id.vals[i]; d; d = dn) {
+			dn = d->next;
+			symdata_free(d);
+		}
+	for (d = files->unshared; d; d = dn) {
+		dn = d->next;
+		symdata_free(d);
+	}
+	pk_u64map_free(&files->by_inode);
+	pk_u64map_free(&files->by_build_id);
+	pk_strpool_free(&files->strings);
+	for (size_t i = 0; i < files->ndebug_dirs; i++)
+		free(files->debug_dirs[i]);
+	free(files->debug_dirs);
+	free(files);
+}
+
+void pk_symfiles_stats(const struct pk_symfiles *files, struct pk_symfiles_stats *st)
+{
+	*st = files->stats;
+}

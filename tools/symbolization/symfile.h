@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The files whose code was sampled, each loaded once: its function symbols
+ * (a sorted table, through libdwfl, which also finds separate debug files
+ * by build-id and .gnu_debuglink), its PT_LOAD segments and its build-id.
+ *
+ * A file is known by its inode (dev, ino) as every process maps it; two
+ * inodes with the same build-id (a library in a container and on the host,
+ * a copy) share one set of symbols: a machine-wide profile loads libc's
+ * once. A file that cannot be read by any way offered stays known, unloaded,
+ * so that it is not tried again per address.
+ */
+#ifndef PK_SYMFILE_H
+#define PK_SYMFILE_H
+
+#include <elfutils/libdwfl.h>
+#include <linux/types.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "profile.h"
+
+#define PK_BUILD_ID_MAX	64
+
+struct pk_symfiles;
+struct pk_symfile;
+
+struct pk_symfiles *pk_symfiles_new(void);
+void pk_symfiles_free(struct pk_symfiles *files);
+
+/* The file (DEV, INO) (a glibc dev_t) if it was added before, else NULL. */
+struct pk_symfile *pk_symfiles_get(struct pk_symfiles *files, __u64 dev, __u64 ino);
+
+/* Where a file may be read, tried in order. */
+struct pk_symfile_source {
+	const char *path;	/* a path to open; NULL ends the list */
+	bool check_inode;	/* only if stat(path) is (dev, ino) */
+};
+
+/*
+ * Add the file (DEV, INO), named NAME (as mapped: its path, "[vdso]"), and
+ * load it from the first of SOURCES that loads. BUILD_ID (LEN bytes; may be
+ * NULL), when the kernel gave one: a source whose build-id differs is
+ * skipped, and when no source loads, the file is looked for by build-id
+ * in the debug directories (/usr/lib/debug/.build-id, or those of
+ * pk_symfiles_set_debug_dirs). NULL only when out of memory.
+ */
+struct pk_symfile *pk_symfiles_add(struct pk_symfiles *files, __u64 dev, __u64 ino,
+				   const char *name, const struct pk_symfile_source *sources,
+				   const __u8 *build_id, size_t len);
+
+/* A module that is no file this process can read ("[kernel.kallsyms]", a
+ * kernel module): named, with an id among the files'. NULL: no memory. */
+const struct pk_module *pk_symfiles_named(struct pk_symfiles *files, const char *name);
+
+/* Directories holding .build-id/xx/yyyy.debug trees, searched in order
+ * (the list is copied); NULL: "/usr/lib/debug". 0 or -ENOMEM. */
+int pk_symfiles_set_debug_dirs(struct pk_symfiles *files, const char *const *dirs, size_t n);
+
+/* What a profile names the file by: path and hex build-id. */
+const struct pk_module *pk_symfile_module(const struct pk_symfile *f);
+bool pk_symfile_loaded(const struct pk_symfile *f);
+/* The ELF address of file offset OFF (through the PT_LOAD that holds it),
+ * or ~0 when none does or the file is not loaded. */
+__u64 pk_symfile_vaddr(const struct pk_symfile *f, __u64 off);
+/* The size of the file's image (the vDSO's is checked against the mapping's). */
+__u64 pk_symfile_image_size(const struct pk_symfile *f);
+
+/* The function holding ELF address VADDR: its demangled name and *START;
+ * NULL when no symbol holds it. */
+const char *pk_symfile_symbol(struct pk_symfile *f, __u64 vaddr, __u64 *start);
+
+/* libdwfl's module (bias 0: its addresses are ELF addresses), for DWARF
+ * lookups; NULL when not loaded. */
+Dwfl_Module *pk_symfile_dwfl_module(const struct pk_symfile *f);
+
+struct pk_symfiles_stats {
+	__u64 files;		/* inodes added */
+	__u64 loaded;		/* of those, loaded */
+	__u64 symtabs;		/* symbol tables read (one per build-id) */
+	__u64 by_build_id;	/* loaded from a debug directory by build-id */
+};
+
+void pk_symfiles_stats(const struct pk_symfiles *files, struct pk_symfiles_stats *st);
+
+#endif
