@@ -197,11 +197,30 @@ static int drain(struct ring_buffer *rb, double deadline, const struct pk_sessio
 	return 0;
 }
 
-/* Everything read since the last call, into PATH (NULL: stdout) in the
- * format asked for, spanning [*SPAN_START, now): the next span starts there. */
+/* One output in its format; PATH NULL: stdout. */
+static int write_one(const struct pk_profile *p, enum pk_format fmt, const char *path,
+		     char err[PK_ERR_LEN])
+{
+	struct output out = { 0 };
+	int ret = output_open(&out, path, err);
+
+	if (ret)
+		return ret;
+	ret = pk_format_write(fmt, out.f, p);
+	if (ret) {
+		pk_err(err, ret, "cannot write %s: %s", path ? path : "the output", strerror(-ret));
+		output_close(&out, false, err);
+		return ret;
+	}
+	return output_close(&out, true, err);
+}
+
+/* Everything read since the last call, spanning [*SPAN_START, now) (the
+ * next span starts there), to every output: PATHS[i] (NULL: stdout) in
+ * the i-th format. */
 static int write_profile(struct pk_reader *reader, const struct pk_read_opts *o,
-			 const struct pk_session *info, const char *path, __u64 *span_start,
-			 char err[PK_ERR_LEN])
+			 const struct pk_session *info, const char *const *paths,
+			 __u64 *span_start, char err[PK_ERR_LEN])
 {
 	struct pk_profile p = {
 		.freq_hz = info->freq_hz,
@@ -210,7 +229,6 @@ static int write_profile(struct pk_reader *reader, const struct pk_read_opts *o,
 		.group = o->group,
 		.lines = o->lines,
 	};
-	struct output out = { 0 };
 	__u64 end = boot_ns();
 	int ret;
 
@@ -218,16 +236,12 @@ static int write_profile(struct pk_reader *reader, const struct pk_read_opts *o,
 	if (ret)
 		return pk_err(err, ret, "out of memory");
 	*span_start = end;
-	ret = output_open(&out, path, err);
-	if (ret)
-		return ret;
-	ret = pk_format_write(o->format, out.f, &p);
-	if (ret) {
-		pk_err(err, ret, "cannot write %s: %s", path ? path : "the output", strerror(-ret));
-		output_close(&out, false, err);
-		return ret;
+	for (size_t i = 0; i < o->noutputs; i++) {
+		ret = write_one(&p, o->outputs[i].format, paths[i], err);
+		if (ret)
+			return ret;
 	}
-	return output_close(&out, true, err);
+	return 0;
 }
 
 /* --interval: one file per interval, named by its start (wall clock). */
@@ -238,7 +252,8 @@ static int read_intervals(struct ring_buffer *rb, struct pk_reader *reader,
 	double start = now_s(), end = o->duration ? start + o->duration : 0;
 	__u64 span = boot_ns();
 	bool done = false;
-	char name[4096];
+	char names[PK_READ_MAX_OUTPUTS][4096];
+	const char *paths[PK_READ_MAX_OUTPUTS];
 	int ret;
 
 	while (!done) {
@@ -253,11 +268,16 @@ static int read_intervals(struct ring_buffer *rb, struct pk_reader *reader,
 		ret = drain(rb, next, fds, info, &done, err);
 		if (ret)
 			return ret;
-		ret = pk_read_interval_name(o->output, wall.tv_sec + wall.tv_nsec / 1e9, name,
-					    sizeof(name));
-		if (ret)
-			return pk_err(err, ret, "-o '%s': the file name does not fit", o->output);
-		ret = write_profile(reader, o, info, name, &span, err);
+		for (size_t i = 0; i < o->noutputs; i++) {
+			ret = pk_read_interval_name(o->outputs[i].path,
+						    wall.tv_sec + wall.tv_nsec / 1e9, names[i],
+						    sizeof(names[i]));
+			if (ret)
+				return pk_err(err, ret, "-o '%s': the file name does not fit",
+					      o->outputs[i].path);
+			paths[i] = names[i];
+		}
+		ret = write_profile(reader, o, info, paths, &span, err);
 		if (ret)
 			return ret;
 		start = next;
@@ -292,7 +312,7 @@ static int run(const struct pk_read_opts *o)
 {
 	struct pk_session_fds fds = { -1, -1, -1, -1 };
 	struct pk_reader_opts ropts = {
-		.sz = sizeof(ropts), .timed = pk_format_timed(o->format),
+		.sz = sizeof(ropts),
 		.debug_dirs = o->ndebug_dirs ? o->debug_dirs : NULL, .ndebug_dirs = o->ndebug_dirs,
 	};
 	struct sigaction sa = { .sa_handler = on_signal };
@@ -301,6 +321,7 @@ static int run(const struct pk_read_opts *o)
 	struct pk_table_sink sink;
 	struct ring_buffer *rb = NULL;
 	struct pk_session info;
+	const char *paths[PK_READ_MAX_OUTPUTS];
 	char err[PK_ERR_LEN];
 	int tables_fd = -1;
 	__u64 span;
@@ -312,21 +333,28 @@ static int run(const struct pk_read_opts *o)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);	/* the terminal went away: still finish */
-	if (pk_format_binary(o->format) && !o->output && isatty(STDOUT_FILENO)) {
-		ret = pk_err(err, -EINVAL, "-f %s is binary: give -o FILE or redirect the output",
-			     pk_format_name(o->format));
-		goto cleanup;
+	for (size_t i = 0; i < o->noutputs; i++) {
+		const struct pk_read_output *out = &o->outputs[i];
+
+		ropts.timed |= pk_format_timed(out->format);
+		paths[i] = out->path;
+		if (pk_format_binary(out->format) && !out->path && isatty(STDOUT_FILENO)) {
+			ret = pk_err(err, -EINVAL, "-f %s is binary: give -o FILE or redirect the output",
+				     pk_format_name(out->format));
+			goto cleanup;
+		}
+		/* What would make the final rename fail must be refused
+		 * before reading: samples consumed are gone for the next
+		 * reader. */
+		ret = output_check(o->interval ? NULL : out->path, err);
+		if (ret)
+			goto cleanup;
 	}
 	ret = pk_session_open(o->pin_dir, &fds, &info);
 	if (ret) {
 		session_error(ret, o->pin_dir, err);
 		goto cleanup;
 	}
-	/* What would make the final rename fail must be refused before
-	 * reading: samples consumed are gone for the next reader. */
-	ret = output_check(o->interval ? NULL : o->output, err);
-	if (ret)
-		goto cleanup;
 	/* --unwind dwarf: files the kernel finds without a table get one, and
 	 * a mapping's table names its build-id. */
 	if (info.flags & PK_SESSION_DWARF) {
@@ -356,7 +384,7 @@ static int run(const struct pk_read_opts *o)
 		span = boot_ns();
 		ret = drain(rb, o->duration ? now_s() + o->duration : 0, &fds, &info, &done, err);
 		if (!ret)
-			ret = write_profile(reader, o, &info, o->output, &span, err);
+			ret = write_profile(reader, o, &info, paths, &span, err);
 	}
 	if (!ret)
 		print_summary(reader, fds.counters);

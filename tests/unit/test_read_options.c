@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "read_options.h"
@@ -24,7 +25,11 @@ START_TEST(test_defaults)
 
 	ck_assert_int_eq(parse(argv, ARGC(argv), &o, err), 0);
 	ck_assert(o.duration == 0);
-	ck_assert_ptr_eq(o.output, NULL);
+	ck_assert_uint_eq(o.noutputs, 1);
+	ck_assert_int_eq(o.outputs[0].format, PK_FORMAT_FOLDED);
+	ck_assert_ptr_eq(o.outputs[0].path, NULL);
+	ck_assert_int_eq(o.group, PK_GROUP_NONE);
+	ck_assert(!o.lines && o.interval == 0 && o.ndebug_dirs == 0);
 	ck_assert_str_eq(o.pin_dir, "/sys/fs/bpf/probekit");
 	ck_assert(!o.help && !o.version);
 }
@@ -39,12 +44,50 @@ START_TEST(test_all_options)
 
 	ck_assert_int_eq(parse(argv, ARGC(argv), &o, err), 0);
 	ck_assert(o.duration == 2.5);
-	ck_assert_str_eq(o.output, "out.folded");
+	ck_assert_str_eq(o.outputs[0].path, "out.folded");
 	ck_assert_str_eq(o.pin_dir, "/sys/fs/bpf/x");
 	ck_assert_int_eq(parse(argv2, ARGC(argv2), &o, err), 0);
 	ck_assert(o.duration == 0.25);
-	ck_assert_ptr_eq(o.output, NULL);	/* "-": stdout */
+	ck_assert_ptr_eq(o.outputs[0].path, NULL);	/* "-": stdout */
 	ck_assert(o.help && o.version);
+}
+END_TEST
+
+START_TEST(test_formats_and_outputs)
+{
+	char *one[] = { "probe-read", "-f", "pprof", "-o", "x.pb.gz", "--per-tid", "--lines",
+			"--debug-dir", "/a", "--debug-dir", "/b", NULL };
+	char *pairs[] = { "probe-read", "-f", "folded", "-o", "a", "-f", "speedscope",
+			  "-o", "b", "--format=perf", "--output=c", NULL };
+	char *iv[] = { "probe-read", "--interval", "1.5", "-o", "cpu-%Y%m%dT%H%M%S.pb.gz",
+		       "-f", "pprof", NULL };
+	struct pk_read_opts o;
+	char err[PK_ERR_LEN], name[64];
+
+	ck_assert_int_eq(parse(one, ARGC(one), &o, err), 0);
+	ck_assert_uint_eq(o.noutputs, 1);
+	ck_assert_int_eq(o.outputs[0].format, PK_FORMAT_PPROF);
+	ck_assert_str_eq(o.outputs[0].path, "x.pb.gz");
+	ck_assert_int_eq(o.group, PK_GROUP_TID);
+	ck_assert(o.lines);
+	ck_assert_uint_eq(o.ndebug_dirs, 2);
+	ck_assert_str_eq(o.debug_dirs[1], "/b");
+
+	ck_assert_int_eq(parse(pairs, ARGC(pairs), &o, err), 0);
+	ck_assert_uint_eq(o.noutputs, 3);
+	ck_assert_int_eq(o.outputs[0].format, PK_FORMAT_FOLDED);
+	ck_assert_int_eq(o.outputs[1].format, PK_FORMAT_SPEEDSCOPE);
+	ck_assert_int_eq(o.outputs[2].format, PK_FORMAT_PERF);
+	ck_assert_str_eq(o.outputs[1].path, "b");
+
+	ck_assert_int_eq(parse(iv, ARGC(iv), &o, err), 0);
+	ck_assert(o.interval == 1.5);
+	/* the name of the interval that starts at 2023-11-14 22:13:20 UTC */
+	setenv("TZ", "UTC", 1);
+	tzset();
+	ck_assert_int_eq(pk_read_interval_name(o.outputs[0].path, 1700000000.7, name, sizeof(name)), 0);
+	ck_assert_str_eq(name, "cpu-20231114T221320.pb.gz");
+	ck_assert_int_eq(pk_read_interval_name(o.outputs[0].path, 1700000000, name, 8), -EINVAL);
 }
 END_TEST
 
@@ -99,6 +142,19 @@ START_TEST(test_errors)
 		{ { "-o", "" }, "-o: empty file name" },
 		{ { "--pin-dir", "relative/dir" }, "--pin-dir 'relative/dir': not an absolute path" },
 		{ { "-d", "1", "extra" }, "unexpected argument 'extra'" },
+		{ { "-f", "svg" }, "-f svg: unknown format (folded, perf, pprof or speedscope)" },
+		{ { "--per-pid", "--per-cpu" }, "--per-pid and --per-cpu do not go together: choose one grouping" },
+		{ { "--interval", "1" },
+		  "--interval writes one file per interval: give -o a strftime(3) pattern such as 'cpu-%Y%m%dT%H%M%S.pb.gz'" },
+		{ { "--interval", "1", "-o", "cpu.pb.gz" },
+		  "-o 'cpu.pb.gz' gives two --interval files the same name: add a time conversion down to the interval (e.g. %Y%m%dT%H%M%S)" },
+		{ { "--interval", "1", "-o", "cpu-%H%M" },
+		  "-o 'cpu-%H%M' gives two --interval files the same name: add a time conversion down to the interval (e.g. %Y%m%dT%H%M%S)" },
+		{ { "--interval", "0.01", "-o", "x%s" },
+		  "--interval 0.01: not an interval (at least 0.1 seconds, at most a year)" },
+		{ { "-f", "perf", "-f", "pprof" }, "2 -f and 0 -o: give each -f FORMAT its -o FILE" },
+		{ { "-o", "a", "-o", "b" }, "0 -f and 2 -o: give each -f FORMAT its -o FILE" },
+		{ { "--debug-dir", "" }, "--debug-dir: empty directory name" },
 	};
 	struct pk_read_opts o;
 	char err[PK_ERR_LEN];
@@ -158,6 +214,16 @@ START_TEST(test_program_errors)
 		run_fails(argv, 2, "probe-read: unexpected argument 'extra'\n");
 	}
 	{
+		char *argv[] = { prog, "--format", "flame", NULL };
+
+		run_fails(argv, 2, "probe-read: -f flame: unknown format (folded, perf, pprof or speedscope)\n");
+	}
+	{
+		char *argv[] = { prog, "--interval", "5", "-o", "cpu.folded", NULL };
+
+		run_fails(argv, 2, "probe-read: -o 'cpu.folded' gives two --interval files the same name: add a time conversion down to the interval (e.g. %Y%m%dT%H%M%S)\n");
+	}
+	{
 		/* Nothing loaded there; no output file is left behind. */
 		snprintf(out_path, sizeof(out_path), "%s/out.folded", dir);
 		char *argv[] = { prog, "--pin-dir", dir, "-d", "1", "-o", out_path, NULL };
@@ -194,6 +260,7 @@ Suite *suite_read_options(void)
 
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_all_options);
+	tcase_add_test(tc, test_formats_and_outputs);
 	tcase_add_test(tc, test_durations);
 	tcase_add_test(tc, test_errors);
 	suite_add_tcase(s, tc);

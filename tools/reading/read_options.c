@@ -26,7 +26,9 @@ const char pk_read_usage[] =
 "                          pprof (gzipped profile.proto, for go tool pprof,\n"
 "                          Pyroscope, Parca) or speedscope (JSON)\n"
 "  -o, --output FILE       write to FILE (replaced only once complete)\n"
-"                          instead of standard output\n"
+"                          instead of standard output. -f and -o may be\n"
+"                          given up to 4 times: one read, the i-th format\n"
+"                          to the i-th file\n"
 "      --interval SECONDS  write one file per SECONDS, each holding that\n"
 "                          interval's samples only; -o is then a strftime(3)\n"
 "                          pattern naming each by its start, local time\n"
@@ -143,6 +145,9 @@ static int set_group(struct pk_read_opts *o, enum pk_group g, char err[PK_ERR_LE
 int pk_read_opts_parse(struct pk_read_opts *o, int argc, char **argv,
 		       char err[PK_ERR_LEN])
 {
+	enum pk_format formats[PK_READ_MAX_OUTPUTS];
+	const char *paths[PK_READ_MAX_OUTPUTS];
+	size_t nformats = 0, npaths = 0;
 	int c, ret;
 
 	memset(o, 0, sizeof(*o));
@@ -161,10 +166,14 @@ int pk_read_opts_parse(struct pk_read_opts *o, int argc, char **argv,
 		case 'o':
 			if (!optarg[0])
 				return pk_err(err, -EINVAL, "-o: empty file name");
-			o->output = strcmp(optarg, "-") == 0 ? NULL : optarg;
+			if (npaths == PK_READ_MAX_OUTPUTS)
+				return pk_err(err, -EINVAL, "-o: at most %d outputs", PK_READ_MAX_OUTPUTS);
+			paths[npaths++] = strcmp(optarg, "-") == 0 ? NULL : optarg;
 			break;
 		case 'f':
-			if (pk_format_parse(optarg, &o->format))
+			if (nformats == PK_READ_MAX_OUTPUTS)
+				return pk_err(err, -EINVAL, "-f: at most %d outputs", PK_READ_MAX_OUTPUTS);
+			if (pk_format_parse(optarg, &formats[nformats++]))
 				return pk_err(err, -EINVAL, "-f %s: unknown format (folded, perf, pprof or speedscope)",
 					      optarg);
 			break;
@@ -209,13 +218,31 @@ int pk_read_opts_parse(struct pk_read_opts *o, int argc, char **argv,
 	}
 	if (optind < argc)
 		return pk_err(err, -EINVAL, "unexpected argument '%s'", argv[optind]);
-	if (o->interval) {
-		if (!o->output)
+	if (nformats > 1 || npaths > 1) {
+		if (nformats != npaths)
+			return pk_err(err, -EINVAL, "%zu -f and %zu -o: give each -f FORMAT its -o FILE",
+				      nformats, npaths);
+		for (size_t i = 0; i < npaths; i++)
+			if (!paths[i])
+				return pk_err(err, -EINVAL, "-o -: with several outputs, each needs a file");
+	}
+	o->noutputs = nformats > npaths ? nformats : npaths;
+	if (!o->noutputs)
+		o->noutputs = 1;
+	for (size_t i = 0; i < o->noutputs; i++)
+		o->outputs[i] = (struct pk_read_output){ i < nformats ? formats[i] : PK_FORMAT_FOLDED,
+							 i < npaths ? paths[i] : NULL };
+	if (!o->interval)
+		return 0;
+	if (o->duration && o->interval > o->duration)
+		return pk_err(err, -EINVAL, "--interval %g is longer than -d %g", o->interval,
+			      o->duration);
+	for (size_t i = 0; i < o->noutputs; i++) {
+		if (!o->outputs[i].path)
 			return pk_err(err, -EINVAL, "--interval writes one file per interval: give -o a strftime(3) pattern such as 'cpu-%%Y%%m%%dT%%H%%M%%S.pb.gz'");
-		if (o->duration && o->interval > o->duration)
-			return pk_err(err, -EINVAL, "--interval %g is longer than -d %g", o->interval,
-				      o->duration);
-		return check_pattern(o->output, o->interval, err);
+		ret = check_pattern(o->outputs[i].path, o->interval, err);
+		if (ret)
+			return ret;
 	}
 	return 0;
 }

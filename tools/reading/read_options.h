@@ -10,6 +10,8 @@
 #include "formats.h"
 #include "profile.h"
 
+/* -f/-o pairs at most. */
+#define PK_READ_MAX_OUTPUTS	4
 /* --debug-dir given at most this often. */
 #define PK_READ_MAX_DEBUG_DIRS	8
 
@@ -18,9 +20,13 @@
 
 struct pk_read_opts {
 	double duration;	/* -d seconds; 0: until interrupted (or targets exit) */
-	const char *output;	/* -o FILE (a strftime pattern with --interval);
-				 * NULL: stdout */
-	enum pk_format format;	/* -f */
+	/* -f FORMAT -o FILE, repeatable: the i-th -f is written to the i-th
+	 * -o (a strftime pattern with --interval); path NULL: stdout. */
+	struct pk_read_output {
+		enum pk_format format;
+		const char *path;
+	} outputs[PK_READ_MAX_OUTPUTS];
+	size_t noutputs;	/* >= 1 after parsing */
 	enum pk_group group;	/* --per-pid, --per-tid, --per-cpu */
 	bool lines;		/* --lines */
 	double interval;	/* --interval seconds; 0: one output at the end */
