@@ -14,6 +14,7 @@
 #define NOFP_H
 
 #include <signal.h>
+#include <sys/time.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -33,13 +34,14 @@ static void nofp_on_alarm(int sig)
 	nofp_stop = 1;
 }
 
-/* Stop after SECONDS of wall time: alarm(2), so no clock call adds frames
- * to the samples. */
+/* Stop after SECONDS (fractions allowed) of wall time: a timer signal, so
+ * no clock call adds frames to the samples. Returns whole seconds. */
 static inline int nofp_arm(int argc, char **argv, int argi, const char *usage)
 {
-	int secs;
+	struct itimerval it = { { 0, 0 }, { 0, 0 } };
+	double secs;
 
-	if (argc <= argi || (secs = atoi(argv[argi])) <= 0) {
+	if (argc <= argi || !((secs = atof(argv[argi])) > 0) || secs > 1e6) {
 		static const char pre[] = "usage: ";
 
 		(void)!write(2, pre, sizeof(pre) - 1);
@@ -48,8 +50,10 @@ static inline int nofp_arm(int argc, char **argv, int argi, const char *usage)
 		exit(2);
 	}
 	signal(SIGALRM, nofp_on_alarm);
-	alarm((unsigned int)secs);
-	return secs;
+	it.it_value.tv_sec = (time_t)secs;
+	it.it_value.tv_usec = (suseconds_t)((secs - (double)it.it_value.tv_sec) * 1e6);
+	setitimer(ITIMER_REAL, &it, NULL);
+	return (int)secs;
 }
 
 #endif

@@ -1,0 +1,389 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * End to end, symbols that outlive their process, and the shape of
+ * probe-read's output over time: a process that exited before probe-read
+ * started, one whose binary was deleted while it ran, --interval files and
+ * the --per-* groupings, with the real tools.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "profile_session.h"
+#include "test_util.h"
+
+#define FREQ_STR	"199"
+
+/* Samples of the fixture whose stacks hold CHAIN, and all of its samples;
+ * *unnamed counts samples with a user frame that has no symbol name
+ * ("[unknown]", "[file+0xOFF]", "[anon]"). */
+struct tally {
+	unsigned long total, chain, unnamed;
+};
+
+static bool unnamed_user_frame(const char *stack)
+{
+	const char *p = stack;
+
+	while (p && *p) {
+		size_t len = strcspn(p, ";");
+		bool kernel = len >= 4 && !strncmp(p + len - 4, "_[k]", 4);
+
+		if (!kernel && p[0] == '[')
+			return true;
+		p = p[len] ? p + len + 1 : NULL;
+	}
+	return false;
+}
+
+static struct tally tally(const struct pk_folded *f, const char *root, const char *chain)
+{
+	struct tally t = { 0, 0, 0 };
+	size_t len = strlen(root);
+
+	for (size_t i = 0; i < f->n; i++) {
+		const char *s = f->lines[i].stack;
+
+		if (strncmp(s, root, len) || (s[len] != ';' && s[len]))
+			continue;
+		t.total += f->lines[i].count;
+		if (strstr(s, chain))
+			t.chain += f->lines[i].count;
+		if (unnamed_user_frame(s + len))
+			t.unnamed += f->lines[i].count;
+	}
+	return t;
+}
+
+static void parse_or_fail(const char *out, struct pk_folded *f)
+{
+	const char *bad = NULL;
+
+	ck_assert_msg(pk_folded_parse(out, f, &bad), "not folded format: '%s'", bad);
+}
+
+static void run_to_exit(char *const argv[])
+{
+	pid_t pid = pk_test_spawn(argv, NULL);
+
+	ck_assert_int_gt(pid, 0);
+	ck_assert_int_eq(pk_test_wait(pid), 0);
+}
+
+/* The heaviest stacks of ROOT, for a failure message. */
+static void show(const struct pk_folded *f, const char *root)
+{
+	int shown = 0;
+
+	for (size_t i = 0; i < f->n && shown < 10; i++)
+		if (!strncmp(f->lines[i].stack, root, strlen(root))) {
+			fprintf(stderr, "  %lu %s\n", f->lines[i].count, f->lines[i].stack);
+			shown++;
+		}
+}
+
+/*
+ * A program started after a machine-wide load runs 0.3 s and exits, all
+ * before probe-read starts: nothing read its maps while it lived. Its
+ * frames are named from the mappings the kernel reported at sample time.
+ * fp_chain has frame pointers: the walk is whole without a table (no
+ * reader built one while it ran).
+ */
+START_TEST(test_exited_before_read)
+{
+	const char *load[] = { "-F", FREQ_STR, NULL };
+	const char *read[] = { "-d", "0.5", NULL };
+	char path[4096];
+	char *argv[] = { path, "0.3", NULL };
+	char *out = NULL, *err = NULL;
+	struct pk_folded f = { 0 };
+	struct tally t;
+
+	snprintf(path, sizeof(path), "%s", pk_e2e_fixture("fp_chain"));
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	run_to_exit(argv);
+	ck_assert_int_eq(pk_e2e_read(read, &out, &err), 0);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	parse_or_fail(out, &f);
+	t = tally(&f, "fp_chain", ";main;a;b;c;hot");
+	fprintf(stderr, "exited before read: %lu samples, %lu main;a;b;c;hot, %lu unnamed\n",
+		t.total, t.chain, t.unnamed);
+	if (t.chain < t.total * 9 / 10 || t.unnamed)
+		show(&f, "fp_chain");
+	/* 0.3 s at 199 Hz: about 60 samples */
+	ck_assert_uint_ge(t.total, 30);
+	ck_assert_uint_ge(t.chain, t.total * 9 / 10);
+	ck_assert_uint_eq(t.unnamed, 0);
+	pk_folded_free(&f);
+	free(out);
+	free(err);
+}
+END_TEST
+
+/* The build-id of ELF file PATH as hex, into HEX. */
+static void build_id_hex(const char *path, char *hex, size_t len)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	bool found = false;
+
+	ck_assert_int_ge(fd, 0);
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	ck_assert_ptr_nonnull(elf);
+	while (!found && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+		GElf_Nhdr nh;
+		size_t off = 0, name_off, desc_off;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || !(d = elf_getdata(scn, NULL)))
+			continue;
+		while ((off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0)
+			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
+			    !memcmp((char *)d->d_buf + name_off, "GNU", 4)) {
+				ck_assert_uint_lt(2 * nh.n_descsz, len);
+				for (size_t i = 0; i < nh.n_descsz; i++)
+					sprintf(hex + 2 * i, "%02x",
+						((unsigned char *)d->d_buf)[desc_off + i]);
+				found = true;
+				break;
+			}
+	}
+	elf_end(elf);
+	close(fd);
+	ck_assert_msg(found, "%s has no build-id", path);
+}
+
+static void copy_file(const char *from, const char *to, mode_t mode)
+{
+	size_t len;
+	char *data = pk_test_read_file(from, &len);
+	int fd = open(to, O_WRONLY | O_CREAT | O_TRUNC, mode);
+
+	ck_assert_ptr_nonnull(data);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, data, len), (ssize_t)len);
+	close(fd);
+	free(data);
+}
+
+/*
+ * A binary deleted while its process ran, and the process gone before
+ * probe-read starts: no path, no /proc. The kernel reported the mapping
+ * with its unwind table, whose build-id finds a copy in a --debug-dir
+ * (laid out as /usr/lib/debug/.build-id/xx/yyyy.debug). Without the copy,
+ * the same frames are only [file+0xOFF]: the copy is what names them.
+ */
+START_TEST(test_deleted_binary_by_build_id)
+{
+	char dir[] = "/tmp/pk-deleted-XXXXXX", bin[4200], dbg[4400], sub[4300];
+	char src[4096], hex[129];
+	const char *load[] = { "-F", FREQ_STR, "--", bin, "1", NULL };
+	const char *read_with[] = { "-d", "0.5", "--debug-dir", dir, NULL };
+	const char *read_without[] = { "-d", "0.5", NULL };
+	char *out = NULL, *err = NULL;
+	struct pk_folded f = { 0 };
+	struct tally t;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	pk_e2e_fixture_nofp("chain5-gcc-pie", src, sizeof(src));
+	snprintf(bin, sizeof(bin), "%s/chain5-deleted", dir);
+	copy_file(src, bin, 0755);
+	build_id_hex(src, hex, sizeof(hex));
+	snprintf(sub, sizeof(sub), "%s/.build-id/%.2s", dir, hex);
+	snprintf(dbg, sizeof(dbg), "%s/.build-id", dir);
+	ck_assert_int_eq(mkdir(dbg, 0755), 0);
+	ck_assert_int_eq(mkdir(sub, 0755), 0);
+	snprintf(dbg, sizeof(dbg), "%s/%s.debug", sub, hex + 2);
+	copy_file(src, dbg, 0644);
+
+	for (int with = 1; with >= 0; with--) {
+		/* probe-load -- BIN loads BIN's table first: its build-id is
+		 * in the kernel's maps before the first sample */
+		ck_assert_int_eq(pk_e2e_load(load), 0);
+		usleep(300 * 1000);
+		if (access(bin, F_OK) == 0)
+			ck_assert_int_eq(unlink(bin), 0);
+		sleep(1);	/* the process has exited */
+		ck_assert_int_eq(pk_e2e_read(with ? read_with : read_without, &out, &err), 0);
+		ck_assert_int_eq(pk_e2e_unload(), 0);
+		parse_or_fail(out, &f);
+		t = tally(&f, "chain5-deleted", ";f1;f2;f3;f4;f5");
+		fprintf(stderr, "deleted binary, %s --debug-dir: %lu samples, %lu f1..f5, %lu unnamed\n",
+			with ? "with" : "without", t.total, t.chain, t.unnamed);
+		ck_assert_uint_ge(t.total, 50);
+		if (with) {
+			if (t.chain < t.total * 9 / 10 || t.unnamed)
+				show(&f, "chain5-deleted");
+			ck_assert_uint_ge(t.chain, t.total * 9 / 10);
+			ck_assert_uint_eq(t.unnamed, 0);
+		} else {
+			/* the control: nothing else names them */
+			ck_assert_uint_eq(t.chain, 0);
+			ck_assert_uint_ge(t.unnamed, t.total * 9 / 10);
+		}
+		pk_folded_free(&f);
+		free(out);
+		free(err);
+		out = err = NULL;
+		copy_file(src, bin, 0755);	/* for the next round */
+	}
+	unlink(bin);
+	unlink(dbg);
+	rmdir(sub);
+	snprintf(sub, sizeof(sub), "%s/.build-id", dir);
+	rmdir(sub);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+/* Sum of the counts of a folded file. */
+static unsigned long folded_file_total(const char *path)
+{
+	size_t len;
+	char *text = pk_test_read_file(path, &len);
+	struct pk_folded f = { 0 };
+	unsigned long sum = 0;
+
+	ck_assert_ptr_nonnull(text);
+	parse_or_fail(text, &f);
+	for (size_t i = 0; i < f.n; i++)
+		sum += f.lines[i].count;
+	pk_folded_free(&f);
+	free(text);
+	return sum;
+}
+
+/*
+ * --interval 1 for 5 s: five files, named by their start, whose counts add
+ * up to the samples probe-read read (the kernel's count of what it sent
+ * since the session started, read alone). Nothing lost or counted twice.
+ */
+START_TEST(test_intervals_add_up)
+{
+	char dir[] = "/tmp/pk-interval-XXXXXX", pattern[4200], path[4400];
+	const char *load[] = { "-F", FREQ_STR, NULL };
+	const char *read[] = { "-d", "5", "--interval", "1", "-o", pattern, NULL };
+	char *out = NULL, *err = NULL, *names[16];
+	struct pk_e2e_summary sum;
+	unsigned long total = 0;
+	int n = 0;
+	DIR *d;
+	struct dirent *e;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(pattern, sizeof(pattern), "%s/cpu-%%Y%%m%%dT%%H%%M%%S.folded", dir);
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	ck_assert_int_eq(pk_e2e_read(read, &out, &err), 0);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	ck_assert_str_eq(out, "");
+	ck_assert_msg(pk_e2e_parse_summary(err, &sum), "no summary in %s", err);
+	d = opendir(dir);
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		ck_assert_int_lt(n, 16);
+		ck_assert_msg(!fnmatch("cpu-2[0-9][0-9][0-9][01][0-9][0-3][0-9]T[0-2][0-9][0-5][0-9][0-6][0-9].folded",
+				       e->d_name, 0), "file %s", e->d_name);
+		names[n++] = strdup(e->d_name);
+	}
+	closedir(d);
+	ck_assert_int_eq(n, 5);
+	for (int i = 0; i < n; i++) {
+		unsigned long c;
+
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		c = folded_file_total(path);
+		fprintf(stderr, "interval %s: %lu samples\n", names[i], c);
+		total += c;
+		unlink(path);
+		free(names[i]);
+	}
+	fprintf(stderr, "intervals: %lu samples in 5 files, %llu read\n", total, sum.read);
+	ck_assert_uint_gt(total, 0);
+	ck_assert_uint_eq(total, sum.read);
+	ck_assert_int_eq(rmdir(dir), 0);
+	free(out);
+	free(err);
+}
+END_TEST
+
+/*
+ * --per-pid, --per-tid and --per-cpu on one fixture: the root frame names
+ * its process (comm-PID), thread (comm-PID/TID) or CPU (cpu-N, then comm).
+ */
+START_TEST(test_groupings)
+{
+	static const char *const opts[] = { "--per-pid", "--per-tid", "--per-cpu" };
+	char path[4096], root[64];
+	const char *load[] = { "-F", FREQ_STR, "--", path, "1", NULL };
+	char *out = NULL, *err = NULL;
+	struct pk_folded f = { 0 };
+	long ncpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	snprintf(path, sizeof(path), "%s", pk_e2e_fixture("fp_chain"));
+	for (size_t o = 0; o < 3; o++) {
+		const char *read[] = { "-d", "30", (char *)opts[o], NULL };
+		unsigned long total = 0, grouped = 0;
+		int pid;
+
+		ck_assert_int_eq(pk_e2e_load(load), 0);
+		ck_assert_int_eq(pk_e2e_read(read, &out, &err), 0);
+		ck_assert_int_eq(pk_e2e_unload(), 0);
+		parse_or_fail(out, &f);
+		ck_assert_ptr_nonnull(strstr(err, "samples read"));
+		for (size_t i = 0; i < f.n; i++) {
+			const char *s = f.lines[i].stack;
+			int cpu, tid, n = 0;
+
+			total += f.lines[i].count;
+			if (o == 0 && sscanf(s, "fp_chain-%d%n", &pid, &n) == 1 && s[n] == ';')
+				grouped += f.lines[i].count;
+			if (o == 1 && sscanf(s, "fp_chain-%d/%d%n", &pid, &tid, &n) == 2 &&
+			    s[n] == ';' && tid == pid)	/* one thread: the main one */
+				grouped += f.lines[i].count;
+			if (o == 2 && sscanf(s, "cpu-%d%n", &cpu, &n) == 1 && cpu >= 0 &&
+			    cpu < ncpus && !strncmp(s + n, ";fp_chain;", 10))
+				grouped += f.lines[i].count;
+		}
+		snprintf(root, sizeof(root), "%s", opts[o]);
+		fprintf(stderr, "%s: %lu of %lu samples under the group's root\n", root, grouped,
+			total);
+		ck_assert_uint_ge(total, 50);
+		ck_assert_uint_eq(grouped, total);
+		pk_folded_free(&f);
+		free(out);
+		free(err);
+		out = err = NULL;
+	}
+}
+END_TEST
+
+Suite *suite_symbols_e2e(void)
+{
+	Suite *s = suite_create("symbols_e2e");
+	TCase *tc;
+
+	if (!pk_test_need_root(s, "loads BPF programs"))
+		return s;
+	tc = pk_e2e_tcase(s, "exited", 60);
+	tcase_add_test(tc, test_exited_before_read);
+	tcase_add_test(tc, test_deleted_binary_by_build_id);
+	tc = pk_e2e_tcase(s, "output", 60);
+	tcase_add_test(tc, test_intervals_add_up);
+	tcase_add_test(tc, test_groupings);
+	return s;
+}
