@@ -306,6 +306,10 @@ static void print_summary(const struct pk_reader *reader, int counters_fd)
 	}
 	pk_summary_ustack_ends(stderr, &st);
 	pk_summary_no_table(stderr, &st);
+	pk_summary_symbols(stderr, &st);
+	if (!ret && cnt[PK_CNT_MAPPING_LOST])
+		fprintf(stderr, "probe-read: %llu mapping reports lost (ring buffer full): frames of processes that exited before they were read may be unnamed\n",
+			(unsigned long long)cnt[PK_CNT_MAPPING_LOST]);
 }
 
 static int run(const struct pk_read_opts *o)

@@ -57,6 +57,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (rec.no_table.vm_start >= rec.no_table.vm_end)
 			abort();
 		break;
+	case PK_RECORD_MAPPING:
+		if (rec.mapping.vm_start >= rec.mapping.vm_end ||
+		    strnlen(rec.mapping.path, sizeof(rec.mapping.path)) == sizeof(rec.mapping.path))
+			abort();
+		break;
 	default:
 		break;
 	}

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "elf_fixture.h"
@@ -439,6 +440,83 @@ START_TEST(test_no_table_events)
 }
 END_TEST
 
+/* A PK_EVENT_MAPPING record for the executable mapping of PATH that the
+ * fake maps line MAPS_LINE describes ("start-end r-xp offset dev ino path"),
+ * as the kernel sends it: its dev_t is MAJOR << 20 | MINOR. */
+static size_t mapping_record(unsigned char *buf, __u32 pid, const char *maps_line,
+			     const char *path)
+{
+	struct pk_mapping_event e = { .hdr = { .type = PK_EVENT_MAPPING, .size = sizeof(e) },
+				      .pid = pid, .table = PK_TABLE_NONE };
+	unsigned long long start, end, off, ino;
+	unsigned int maj, min;
+	struct stat st;
+
+	ck_assert_int_eq(sscanf(maps_line, "%llx-%llx r-xp %llx %x:%x %llu", &start, &end, &off,
+				&maj, &min, &ino), 6);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_uint_eq(st.st_ino, ino);
+	e.vm_start = start;
+	e.vm_end = end;
+	e.vm_pgoff = off / 4096;
+	e.dev = (__u64)major(st.st_dev) << 20 | minor(st.st_dev);
+	e.ino = st.st_ino;
+	e.path_len = strlen(path);
+	ck_assert_uint_lt(e.path_len, sizeof(e.path));
+	memcpy(e.path, path, e.path_len);
+	memcpy(buf, &e, sizeof(e));
+	return sizeof(e);
+}
+
+/*
+ * A process with no /proc entry at all (gone before the reader started):
+ * the mapping the kernel reported names its frames. Another file mapped
+ * over the same range later (dlclose, dlopen) starts new stacks: the same
+ * address is named after the new file from then on, and the old stack
+ * keeps its old name.
+ */
+START_TEST(test_kernel_mappings)
+{
+	char prog[256], other[256];
+	unsigned char buf[PK_SAMPLE_MAX_SIZE];
+	__u64 die, die_size, bias;
+	char maps[4096] = "", maps2[4096] = "", *out;
+	const __u32 gone = PK_FX_PID + 17;	/* no /proc/PID in the fake root */
+	struct pk_reader_stats st;
+	struct pk_reader *r = new_reader();
+	__u64 u[1];
+
+	/* pk_fx_build returns the same buffer each time */
+	snprintf(prog, sizeof(prog), "%s", pk_fx_build("prog", pk_fx_c_src, false, "-pie"));
+	snprintf(other, sizeof(other), "%s", pk_fx_build("other", pk_fx_cxx_src, true, "-pie"));
+	pk_fx_symbol(prog, "die", &die, &die_size);
+	bias = pk_fx_fake_maps(prog, PK_FX_PIE_BASE, maps, sizeof(maps));
+	pk_fx_fake_maps(other, PK_FX_PIE_BASE, maps2, sizeof(maps2));
+	u[0] = bias + die;
+	ck_assert_int_eq(pk_reader_handle(r, buf, mapping_record(buf, gone, maps, prog)), 0);
+	ck_assert_int_eq(pk_reader_handle(r, buf, record(buf, gone, "prog", NULL, 0, u, 1)), 0);
+	/* the same mapping again changes nothing */
+	ck_assert_int_eq(pk_reader_handle(r, buf, mapping_record(buf, gone, maps, prog)), 0);
+	ck_assert_int_eq(pk_reader_handle(r, buf, record(buf, gone, "prog", NULL, 0, u, 1)), 0);
+	/* another file at the same place: its own names, a new stack */
+	ck_assert_int_eq(pk_reader_handle(r, buf, mapping_record(buf, gone, maps2, other)), 0);
+	ck_assert_int_eq(pk_reader_handle(r, buf, record(buf, gone, "prog", NULL, 0, u, 1)), 0);
+	out = output(r);
+	pk_reader_stats(r, &st);
+	ck_assert_uint_eq(st.mappings, 3);
+	ck_assert_uint_eq(st.stacks, 2);
+	ck_assert_uint_eq(st.user_frames, 3);
+	ck_assert_uint_eq(st.user_named, 3);
+	/* in "other", die's address is other code: two lines, die's twice */
+	ck_assert_msg(strncmp(out, "prog;die 2\nprog;", 16) == 0 ||
+		      (strstr(out, "\nprog;die 2\n") && !strncmp(out, "prog;", 5)), "got %s", out);
+	ck_assert_int_eq(strchr(strchr(out, '\n') + 1, '\n') - out + 1, (long)strlen(out));
+	ck_assert_msg(!strstr(out, "prog;die 1\n"), "got %s", out);
+	free(out);
+	pk_reader_free(r);
+}
+END_TEST
+
 /* A failing store is no reason to stop reading: one line, then a count. */
 START_TEST(test_no_table_failures)
 {
@@ -503,6 +581,7 @@ Suite *suite_reader(void)
 	tcase_add_test(tc, test_walk_ends);
 	tcase_add_test(tc, test_walk_ends_line);
 	tcase_add_test(tc, test_no_table_events);
+	tcase_add_test(tc, test_kernel_mappings);
 	tcase_add_test(tc, test_no_table_failures);
 	tcase_add_test(tc, test_no_table_without_sink);
 	suite_add_tcase(s, tc);

@@ -317,6 +317,59 @@ START_TEST(test_no_table)
 }
 END_TEST
 
+static void check_cuts(const unsigned char *buf, size_t size);
+
+static size_t make_mapping(unsigned char *buf, const char *path, __u16 path_len)
+{
+	struct pk_mapping_event e = {
+		.hdr = { .type = PK_EVENT_MAPPING, .size = sizeof(e), .flags = PK_MAPPING_PATH_TRUNC },
+		.pid = 42, .table = 7, .vm_start = 0x7f0000001000, .vm_end = 0x7f0000005000,
+		.vm_pgoff = 3, .dev = 0x800003, .ino = 77, .path_len = path_len,
+	};
+
+	memcpy(e.path, path, strlen(path));
+	memcpy(buf, &e, sizeof(e));
+	return sizeof(e);
+}
+
+START_TEST(test_mapping)
+{
+	unsigned char buf[sizeof(struct pk_mapping_event)];
+	char long_path[PK_MAPPING_PATH_MAX];
+	struct pk_record rec;
+	size_t size = make_mapping(buf, "/usr/lib/libx.so", 16);
+
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_MAPPING);
+	ck_assert_uint_eq(rec.mapping.pid, 42);
+	ck_assert_uint_eq(rec.mapping.table, 7);
+	ck_assert_uint_eq(rec.mapping.flags, PK_MAPPING_PATH_TRUNC);
+	ck_assert_uint_eq(rec.mapping.vm_start, 0x7f0000001000);
+	ck_assert_uint_eq(rec.mapping.vm_end, 0x7f0000005000);
+	ck_assert_uint_eq(rec.mapping.vm_pgoff, 3);
+	ck_assert_uint_eq(rec.mapping.dev, 0x800003);
+	ck_assert_uint_eq(rec.mapping.ino, 77);
+	ck_assert_str_eq(rec.mapping.path, "/usr/lib/libx.so");
+	/* path_len must point at the path's NUL, inside the array */
+	size = make_mapping(buf, "/usr/lib/libx.so", 15);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	size = make_mapping(buf, "/usr/lib/libx.so", 17);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	memset(long_path, 'a', sizeof(long_path));
+	memcpy(buf + offsetof(struct pk_mapping_event, path), long_path, sizeof(long_path));
+	set16(buf, offsetof(struct pk_mapping_event, path_len), PK_MAPPING_PATH_MAX);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	set16(buf, offsetof(struct pk_mapping_event, path_len), PK_MAPPING_PATH_MAX - 1);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	/* an empty range */
+	size = make_mapping(buf, "", 0);
+	set64(buf, offsetof(struct pk_mapping_event, vm_end), 0x7f0000001000);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	/* every cut short of the whole record */
+	size = make_mapping(buf, "/x", 2);
+	check_cuts(buf, size);
+}
+END_TEST
+
 /* Every cut short of the whole record is rejected. */
 static void check_cuts(const unsigned char *buf, size_t size)
 {
@@ -430,6 +483,7 @@ Suite *suite_record(void)
 	tcase_add_test(tc, test_grown_record);
 	tcase_add_test(tc, test_unknown_type);
 	tcase_add_test(tc, test_no_table);
+	tcase_add_test(tc, test_mapping);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("invalid");
 	tcase_set_timeout(tc, 30);

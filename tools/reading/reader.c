@@ -37,8 +37,15 @@ struct pk_reader {
 /* A distinct stack, symbolized: the view the formats read and its locations. */
 struct stack_rec {
 	struct pk_stack_view view;
+	__u16 named, lines, inlined, knamed;	/* of its user / kernel frames */
 	const struct pk_loc *locs[];
 };
+
+/* Named: a symbol (or a DWARF function), not "[unknown]", "[file+0xOFF]". */
+static bool loc_named(const struct pk_loc *loc)
+{
+	return loc->frames[loc->nframes - 1].name[0] != '[';
+}
 
 struct pk_reader *pk_reader_new(const struct pk_reader_opts *opts)
 {
@@ -101,6 +108,7 @@ static struct stack_rec *symbolize(struct pk_reader *r, const struct pk_stack *s
 
 	if (!rec)
 		return NULL;
+	*rec = (struct stack_rec){ 0 };
 	rec->view = (struct pk_stack_view){
 		.id = id, .pid = s->pid, .comm = s->comm, .nkernel = s->klen, .nuser = s->ulen,
 		.locs = rec->locs,
@@ -114,6 +122,13 @@ static struct stack_rec *symbolize(struct pk_reader *r, const struct pk_stack *s
 		if (!rec->locs[i]) {
 			free(rec);
 			return NULL;
+		}
+		if (kernel) {
+			rec->knamed += loc_named(rec->locs[i]);
+		} else {
+			rec->named += loc_named(rec->locs[i]);
+			rec->lines += rec->locs[i]->frames[0].line != 0;
+			rec->inlined += rec->locs[i]->nframes > 1;
 		}
 	}
 	return rec;
@@ -164,6 +179,7 @@ static int log_sample(struct pk_reader *r, const struct pk_record_sample *rec,
  * truncated stack still tells where the time went. */
 static int handle_sample(struct pk_reader *r, const struct pk_record_sample *rec)
 {
+	const struct stack_rec *st;
 	struct pk_stack *s;
 	bool is_new;
 
@@ -183,7 +199,14 @@ static int handle_sample(struct pk_reader *r, const struct pk_record_sample *rec
 			return -ENOMEM;
 		r->stats.stacks++;
 	}
-	return log_sample(r, rec, s->user);
+	st = s->user;
+	r->stats.user_frames += st->view.nuser;
+	r->stats.user_named += st->named;
+	r->stats.user_lines += st->lines;
+	r->stats.user_inlined += st->inlined;
+	r->stats.kernel_frames += st->view.nkernel;
+	r->stats.kernel_named += st->knamed;
+	return log_sample(r, rec, st);
 }
 
 /* The build-id of unwind table TABLE, from the session's maps. */

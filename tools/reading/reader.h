@@ -61,6 +61,10 @@ struct pk_reader_stats {
 	__u64 tables_gone;	/* files whose process exited first (no map_files) */
 	__u64 tables_failed;	/* files the sink failed on */
 	__u64 mappings;		/* PK_EVENT_MAPPING records */
+	/* Frames of the samples read (each sample's, not each distinct
+	 * stack's): how many got a name, a source line, inlined callees. */
+	__u64 user_frames, user_named, user_lines, user_inlined;
+	__u64 kernel_frames, kernel_named;
 };
 
 struct pk_reader;

@@ -48,3 +48,28 @@ void pk_summary_no_table(FILE *f, const struct pk_reader_stats *st)
 		fprintf(f, ", %llu failed", (unsigned long long)st->tables_failed);
 	fputc('\n', f);
 }
+
+static double pct(__u64 part, __u64 whole)
+{
+	return whole ? 100.0 * part / whole : 0.0;
+}
+
+void pk_summary_symbols(FILE *f, const struct pk_reader_stats *st)
+{
+	const char *sep = "symbols:";
+
+	if (st->user_frames) {
+		fprintf(f, "%s %.1f%% of user frames named, %.1f%% with a source line, %.1f%% inlined",
+			sep, pct(st->user_named, st->user_frames),
+			pct(st->user_lines, st->user_frames),
+			pct(st->user_inlined, st->user_frames));
+		sep = ";";
+	}
+	if (st->kernel_frames) {
+		fprintf(f, "%s %.1f%% of kernel frames named", sep,
+			pct(st->kernel_named, st->kernel_frames));
+		sep = ";";
+	}
+	if (*sep == ';')
+		fputc('\n', f);
+}
