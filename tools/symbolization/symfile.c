@@ -28,6 +28,7 @@ struct symdata {
 	struct load_seg *segs;
 	size_t nsegs;
 	__u64 image_size;
+	struct pk_srcline *srcline;	/* NULL until the first lookup */
 };
 
 struct pk_symfile {
@@ -160,6 +161,7 @@ static void symdata_free(struct symdata *d)
 	free(d->names);
 	pk_symtab_free(d->syms);
 	free(d->segs);
+	pk_srcline_free(d->srcline);
 	if (d->dwfl)
 		dwfl_end(d->dwfl);
 	free(d);
@@ -433,9 +435,18 @@ const char *pk_symfile_symbol(struct pk_symfile *f, __u64 vaddr, __u64 *start)
 	return d->names[idx];
 }
 
-Dwfl_Module *pk_symfile_dwfl_module(const struct pk_symfile *f)
+int pk_symfile_srcline(struct pk_symfile *f, __u64 vaddr, struct pk_srcline_frame *out, int max)
 {
-	return f->data ? f->data->dm : NULL;
+	struct symdata *d = f->data;
+
+	if (!d)
+		return 0;
+	if (!d->srcline) {
+		d->srcline = pk_srcline_new(d->dm);
+		if (!d->srcline)
+			return -ENOMEM;
+	}
+	return pk_srcline_lookup(d->srcline, vaddr, out, max);
 }
 
 /* --- lifetime -------------------------------------------------------------- */

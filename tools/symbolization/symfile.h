@@ -19,6 +19,7 @@
 #include <stddef.h>
 
 #include "profile.h"
+#include "srcline.h"
 
 #define PK_BUILD_ID_MAX	64
 
@@ -70,9 +71,10 @@ __u64 pk_symfile_image_size(const struct pk_symfile *f);
  * NULL when no symbol holds it. */
 const char *pk_symfile_symbol(struct pk_symfile *f, __u64 vaddr, __u64 *start);
 
-/* libdwfl's module (bias 0: its addresses are ELF addresses), for DWARF
- * lookups; NULL when not loaded. */
-Dwfl_Module *pk_symfile_dwfl_module(const struct pk_symfile *f);
+/* The inline frames and source lines at ELF address VADDR, innermost
+ * first (srcline.h), from the file's DWARF wherever libdwfl finds it:
+ * the number of frames, 0 when there is none, or -errno. */
+int pk_symfile_srcline(struct pk_symfile *f, __u64 vaddr, struct pk_srcline_frame *out, int max);
 
 struct pk_symfiles_stats {
 	__u64 files;		/* inodes added */
