@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,7 +62,7 @@ struct pk_symbolizer {
 	struct pk_u64map klocs;		/* kernel addr << 1 | ret -> struct pk_loc */
 	struct pk_symtab *kallsyms;
 	bool kallsyms_tried;
-	struct pk_map *kernel_map;
+	struct pk_u64map kmaps;		/* hash(module name) -> struct pk_map */
 	struct pk_strpool pool;		/* names, locations, maps: live until free */
 	struct pk_symfile *vdso;	/* our own vDSO's image; NULL: not tried */
 	int vdso_fd;
@@ -137,7 +138,7 @@ static struct pk_loc *named_loc(struct pk_symbolizer *sym, __u64 addr, bool kern
 static struct pk_loc *file_loc(struct pk_symbolizer *sym, struct pk_symfile *file,
 			       const struct pk_map *map, __u64 addr, __u64 lookup, bool check_size)
 {
-	struct { const char *name, *file; __u32 line; } inl[MAX_INLINE];
+	struct pk_srcline_frame inl[MAX_INLINE];
 	const char *name = NULL, *base = base_name(map->module->path);
 	__u64 off = lookup - map->start + map->pgoff, vaddr = ~0ULL, start = 0;
 	struct pk_frame *frames;
@@ -149,7 +150,11 @@ static struct pk_loc *file_loc(struct pk_symbolizer *sym, struct pk_symfile *fil
 		vaddr = pk_symfile_vaddr(file, off);
 	if (vaddr != ~0ULL) {
 		name = pk_symfile_symbol(file, vaddr, &start);
-		n = 0;	/* INTEGRATE: pk_srcline_lookup(pk_symfile_dwfl_module(file), vaddr, ...) */
+		n = pk_symfile_srcline(file, vaddr, inl, MAX_INLINE);
+		if (n == -ENOMEM)
+			return NULL;
+		if (n < 0)
+			n = 0;
 	}
 	/* Unnamed: the ELF address when the file could be read, else the
 	 * file offset. */
@@ -519,12 +524,33 @@ const char *pk_symbolizer_user(struct pk_symbolizer *sym, __u32 pid, __u64 addr)
 
 /* --- kernel ---------------------------------------------------------------- */
 
+/* The map of kernel module MODULE (NULL: vmlinux), one for the session:
+ * "[kernel.kallsyms]" or "[MODULE]", as perf names them. */
+static struct pk_map *kernel_map(struct pk_symbolizer *sym, const char *module)
+{
+	/* module names are owned by the kallsyms table: their address is
+	 * their identity */
+	__u64 key = pk_hash64((__u64)(uintptr_t)module);
+	struct pk_map *map = pk_u64map_get(&sym->kmaps, key);
+	const struct pk_module *mod;
+	const char *name;
+
+	if (map)
+		return map;
+	name = module ? pk_strpool_printf(&sym->pool, "[%s]", module) : "[kernel.kallsyms]";
+	mod = name ? pk_symfiles_named(sym->files, name) : NULL;
+	map = mod ? new_map(sym, 0, ~0ULL, 0, mod) : NULL;
+	if (!map || pk_u64map_put(&sym->kmaps, key, map))
+		return NULL;
+	return map;
+}
+
 const struct pk_loc *pk_symbolizer_kernel_loc(struct pk_symbolizer *sym, __u64 addr, bool ret)
 {
 	__u64 key = addr << 1 | ret, lookup = addr - (ret && addr > 0);
 	struct pk_loc *loc = pk_u64map_get(&sym->klocs, key);
+	const char *name, *module = NULL;
 	const struct pk_sym *s = NULL;
-	const char *name;
 
 	if (loc)
 		return loc;
@@ -532,20 +558,16 @@ const struct pk_loc *pk_symbolizer_kernel_loc(struct pk_symbolizer *sym, __u64 a
 		sym->kallsyms_tried = true;
 		sym->kallsyms = pk_kallsyms_load(sym->kallsyms_path);
 	}
-	if (!sym->kernel_map) {
-		sym->kernel_map = new_map(sym, 0, ~0ULL, 0,
-					  pk_symfiles_named(sym->files, "[kernel.kallsyms]"));
-		if (!sym->kernel_map)
-			return NULL;
-	}
 	sym->stats.lookups++;
-	name = sym->kallsyms ? pk_kallsyms_lookup(sym->kallsyms, lookup) : NULL;
+	name = sym->kallsyms ? pk_kallsyms_lookup(sym->kallsyms, lookup, &module) : NULL;
 	if (name)
 		s = pk_symtab_sym(sym->kallsyms, pk_symtab_lookup(sym->kallsyms, lookup));
 	loc = named_loc(sym, addr, true, name ? name : UNKNOWN);
 	if (!loc)
 		return NULL;
-	loc->map = sym->kernel_map;
+	loc->map = kernel_map(sym, module);
+	if (!loc->map)
+		return NULL;
 	loc->module_addr = lookup;
 	if (s)
 		loc->sym_off = addr - s->addr;
@@ -599,6 +621,7 @@ void pk_symbolizer_free(struct pk_symbolizer *sym)
 			free_proc(sym->procs.vals[i]);
 	pk_u64map_free(&sym->procs);
 	pk_u64map_free(&sym->klocs);
+	pk_u64map_free(&sym->kmaps);
 	pk_symfiles_free(sym->files);
 	pk_symtab_free(sym->kallsyms);
 	pk_strpool_free(&sym->pool);
