@@ -129,6 +129,8 @@ int profile_sample(struct bpf_perf_event_data *ctx)
 		ret = bpf_get_stack(ctx, &b->frames[kn], PK_MAX_STACK_DEPTH * sizeof(__u64),
 				    BPF_F_USER_STACK);
 		un = stack_frames(ret, PK_SAMPLE_USTACK_ERR, PK_SAMPLE_USTACK_TRUNC, &flags);
+		if (fp_mappings && un)
+			pk_note_mappings(kn, un);
 	} else if (pk_user_regs((struct pt_regs *)&ctx->regs, &uregs)) {
 		un = pk_unwind_user(b, kn, &uregs);
 	}

@@ -28,6 +28,10 @@
 
 /* Set by probe-load: walk user stacks with the tables (--unwind dwarf). */
 const volatile bool dwarf = false;
+/* Set by probe-load with --unwind fp on a kernel with the maple tree of
+ * VMAs (6.1+): report the mappings of the frames bpf_get_stack() found, as
+ * the DWARF walk does of its own. */
+const volatile bool fp_mappings = false;
 
 /* The unwind maps. Sizes are probe-load's (bpf/profile_sizes.h); 1 here so that
  * --unwind fp costs nothing. */
@@ -762,6 +766,63 @@ static __always_inline __u32 pk_unwind_user(struct pk_sample_buf *b, __u32 kbase
 		count_add(PK_CNT_NO_TABLE_FRAMES, st->missing_frames);
 	}
 	return st->n < PK_MAX_USTACK_DEPTH ? st->n : PK_MAX_USTACK_DEPTH;
+}
+
+/* bpf_loop body of pk_note_mappings: report the mapping of user frame I. */
+static long uw_note_step(__u32 i, void *ctx)
+{
+	struct uw_state *st = uw_state_get();
+	struct vm_area_struct *vma;
+	struct pk_sample_buf *b;
+	struct pk_file_key key;
+	struct file *f;
+	__u32 zero = 0;
+	__u64 addr, idx;
+
+	b = bpf_map_lookup_elem(&scratch, &zero);
+	if (!st || !b)
+		return 1;
+	/* 64-bit: a 32-bit index is bounded on its subregister only, and
+	 * clang's zero extension loses that before the load */
+	idx = (__u64)st->kbase + i;
+	if (idx >= PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH)
+		return 1;
+	addr = b->frames[idx] - (i > 0);	/* a return address: its call */
+	if (st->kind != UW_NONE && addr >= st->start && addr < st->end_addr)
+		return 0;
+	vma = uw_vma_lookup(st, addr);
+	if (!vma)
+		return 0;
+	st->kind = UW_ANON;	/* any kind: [start, end) is looked up */
+	st->vm_start = st->start = BPF_CORE_READ(vma, vm_start);
+	st->vm_end = st->end_addr = BPF_CORE_READ(vma, vm_end);
+	st->vm_pgoff = BPF_CORE_READ(vma, vm_pgoff);
+	f = BPF_CORE_READ(vma, vm_file);
+	if (f) {
+		key.ino = BPF_CORE_READ(f, f_inode, i_ino);
+		key.dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
+	} else if (st->vm_start == (__u64)BPF_CORE_READ(vma, vm_mm, context.vdso)) {
+		key.dev = PK_VDSO_DEV;
+		key.ino = PK_VDSO_INO;
+		st->vm_pgoff = 0;
+	} else {
+		return 0;
+	}
+	uw_report_mapping(st, f, &key, PK_TABLE_NONE);
+	return 0;
+}
+
+/* --unwind fp (fp_mappings): report the mappings of the N user frames at
+ * b->frames[kbase...] that were not reported for this process yet. */
+static __always_inline void pk_note_mappings(__u32 kbase, __u32 n)
+{
+	struct uw_state *st = uw_state_get();
+
+	if (!st)
+		return;
+	st->kbase = kbase;
+	st->kind = UW_NONE;
+	bpf_loop(n, uw_note_step, NULL, 0);
 }
 
 /*

@@ -141,7 +141,6 @@ static int size_unwind_maps(struct load *l)
 		  (caps.max_rows + PK_RULE_IDS_PER_CHUNK - 1) / PK_RULE_IDS_PER_CHUNK },
 		{ skel->maps.unwind_rules, caps.max_rules },
 		{ skel->maps.unwind_seen, PK_UNWIND_SEEN_MAX },
-		{ skel->maps.mappings_seen, PK_MAPPINGS_SEEN_MAX },
 	};
 	int ret;
 
@@ -177,6 +176,15 @@ static int configure(struct load *l)
 		return pk_err(l->err, ret, "ring buffer size: %s", strerror(-ret));
 	if (o->dwarf && (ret = size_unwind_maps(l)))
 		return ret;
+	/* Mapping reports name the frames of processes gone before they are
+	 * read: the DWARF walk sends them; with fp, the same VMA lookup does
+	 * where the kernel has it (the maple tree, 6.1). */
+	skel->rodata->fp_mappings = !o->dwarf && pk_kernel_has_struct("maple_tree");
+	if (o->dwarf || skel->rodata->fp_mappings) {
+		ret = bpf_map__set_max_entries(skel->maps.mappings_seen, PK_MAPPINGS_SEEN_MAX);
+		if (ret)
+			return pk_err(l->err, ret, "mappings_seen: %s", strerror(-ret));
+	}
 	/* Without targets there is nothing for the fork/exit programs to do. */
 	bpf_program__set_autoload(skel->progs.follow_fork, follow);
 	bpf_program__set_autoload(skel->progs.forget_exit, follow);

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <bpf/btf.h>
 #include <errno.h>
 #include <linux/capability.h>
 #include <stdio.h>
@@ -34,6 +35,18 @@ int pk_check_btf(const char *path, char err[PK_ERR_LEN])
 			      "no kernel BTF (%s: %s): probekit needs a kernel built with CONFIG_DEBUG_INFO_BTF",
 			      path, strerror(errno));
 	return 0;
+}
+
+bool pk_kernel_has_struct(const char *name)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	bool found;
+
+	if (!btf)
+		return false;
+	found = btf__find_by_name_kind(btf, name, BTF_KIND_STRUCT) > 0;
+	btf__free(btf);
+	return found;
 }
 
 #define CAP_BIT(c)	(1ULL << (c))

@@ -21,6 +21,8 @@
 int pk_check_kernel_release(const char *release, char err[PK_ERR_LEN]);
 /* 0 when the kernel BTF file PATH exists, else -ENOENT. */
 int pk_check_btf(const char *path, char err[PK_ERR_LEN]);
+/* Whether the running kernel's BTF has struct NAME ("maple_tree": 6.1+). */
+bool pk_kernel_has_struct(const char *name);
 /* 0 when the effective capability set EFF (bit n = capability n) can load
  * and attach the programs, else -EPERM. */
 int pk_check_caps(__u64 eff, char err[PK_ERR_LEN]);
