@@ -1,0 +1,205 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* The file cache of the symbolizer: one symbol table per build-id, files
+ * found by inode, path or build-id, bad files refused without harm. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "elf_fixture.h"
+#include "symfile.h"
+#include "test_util.h"
+
+static void copy(const char *from, const char *to)
+{
+	size_t len;
+	char *data = pk_test_read_file(from, &len);
+	int fd = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+	ck_assert_ptr_nonnull(data);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, data, len), (ssize_t)len);
+	close(fd);
+	free(data);
+}
+
+static void inode_of(const char *path, __u64 *dev, __u64 *ino)
+{
+	struct stat st;
+
+	ck_assert_int_eq(stat(path, &st), 0);
+	*dev = st.st_dev;
+	*ino = st.st_ino;
+}
+
+/* The build-id of PATH, read through the cache itself (its module's hex),
+ * into bytes. */
+static size_t build_id_of(const struct pk_symfile *f, __u8 *id)
+{
+	const char *hex = pk_symfile_module(f)->build_id;
+	size_t n = strlen(hex) / 2;
+
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(sscanf(hex + 2 * i, "%2hhx", &id[i]), 1);
+	return n;
+}
+
+/* Two inodes, one build-id (a copy, as a container's libc is of the
+ * host's): loaded once, both named alike. */
+START_TEST(test_shared_by_build_id)
+{
+	char prog[256], copy_path[300];
+	struct pk_symfile_source src[2] = { { prog, true }, { NULL } };
+	struct pk_symfiles *files = pk_symfiles_new();
+	struct pk_symfiles_stats st;
+	struct pk_symfile *a, *b;
+	__u64 dev, ino, dev2, ino2, die, size, start = 0;
+
+	snprintf(prog, sizeof(prog), "%s", pk_fx_build("prog", pk_fx_c_src, false, "-pie"));
+	snprintf(copy_path, sizeof(copy_path), "%s.copy", prog);
+	copy(prog, copy_path);
+	pk_fx_symbol(prog, "die", &die, &size);
+	inode_of(prog, &dev, &ino);
+	inode_of(copy_path, &dev2, &ino2);
+	ck_assert(ino != ino2);
+
+	a = pk_symfiles_add(files, dev, ino, prog, src, NULL, 0);
+	src[0].path = copy_path;
+	b = pk_symfiles_add(files, dev2, ino2, copy_path, src, NULL, 0);
+	ck_assert(pk_symfile_loaded(a) && pk_symfile_loaded(b));
+	ck_assert_ptr_eq(pk_symfiles_get(files, dev, ino), a);
+	ck_assert_ptr_eq(pk_symfiles_get(files, dev2, ino2), b);
+	ck_assert_str_eq(pk_symfile_symbol(a, die + 1, &start), "die");
+	ck_assert_uint_eq(start, die);
+	ck_assert_str_eq(pk_symfile_symbol(b, die + 1, &start), "die");
+	ck_assert_str_eq(pk_symfile_module(a)->build_id, pk_symfile_module(b)->build_id);
+	ck_assert_uint_ne(pk_symfile_module(a)->id, pk_symfile_module(b)->id);
+	pk_symfiles_stats(files, &st);
+	ck_assert_uint_eq(st.files, 2);
+	ck_assert_uint_eq(st.loaded, 2);
+	ck_assert_uint_eq(st.symtabs, 1);
+	pk_symfiles_free(files);
+	unlink(copy_path);
+}
+END_TEST
+
+/*
+ * A file that is no longer where it was: sources that are not the right
+ * inode are skipped; with the build-id the kernel reported, a copy in a
+ * debug directory's .build-id tree names it; a source with another build-id
+ * is refused.
+ */
+START_TEST(test_found_by_build_id)
+{
+	char prog[256], other[256], dir[300], path[600], hex[129];
+	struct pk_symfile_source src[3] = { { NULL } };
+	const char *dirs[1] = { dir };
+	struct pk_symfiles *files = pk_symfiles_new(), *probe = pk_symfiles_new();
+	struct pk_symfiles_stats st;
+	struct pk_symfile *f;
+	__u64 dev, ino, die, size, start;
+	__u8 id[64];
+	size_t len;
+
+	snprintf(prog, sizeof(prog), "%s", pk_fx_build("prog", pk_fx_c_src, false, "-pie"));
+	snprintf(other, sizeof(other), "%s", pk_fx_build("other", pk_fx_cxx_src, true, "-pie"));
+	pk_fx_symbol(prog, "die", &die, &size);
+	inode_of(prog, &dev, &ino);
+	/* the build-id, as the kernel's table would have it */
+	src[0] = (struct pk_symfile_source){ prog, false };
+	f = pk_symfiles_add(probe, dev, ino, prog, src, NULL, 0);
+	len = build_id_of(f, id);
+	snprintf(hex, sizeof(hex), "%s", pk_symfile_module(f)->build_id);
+	ck_assert_uint_ge(len, 8);
+
+	snprintf(dir, sizeof(dir), "%s/debug", pk_fx_dir());
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	snprintf(path, sizeof(path), "%s/.build-id", dir);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s", dir, hex);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2);
+	copy(prog, path);
+	ck_assert_int_eq(pk_symfiles_set_debug_dirs(files, dirs, 1), 0);
+
+	/* other's path claims to be the file (wrong inode: skipped) and, as
+	 * an unchecked source, has another build-id: refused */
+	src[0] = (struct pk_symfile_source){ other, true };
+	src[1] = (struct pk_symfile_source){ other, false };
+	f = pk_symfiles_add(files, dev, ino + 1000000, "/gone/prog", src, id, len);
+	ck_assert(pk_symfile_loaded(f));
+	ck_assert_str_eq(pk_symfile_symbol(f, die, &start), "die");
+	ck_assert_str_eq(pk_symfile_module(f)->path, "/gone/prog");
+	ck_assert_str_eq(pk_symfile_module(f)->build_id, hex);
+	pk_symfiles_stats(files, &st);
+	ck_assert_uint_eq(st.by_build_id, 1);
+
+	/* no copy anywhere: not loaded, but known (not tried again) and
+	 * still carrying the build-id the kernel gave */
+	id[0] ^= 0xff;
+	f = pk_symfiles_add(files, dev, ino + 2000000, "/gone/else", NULL, id, len);
+	ck_assert(!pk_symfile_loaded(f));
+	ck_assert_ptr_eq(pk_symfiles_get(files, dev, ino + 2000000), f);
+	ck_assert_ptr_null(pk_symfile_symbol(f, die, &start));
+	ck_assert_uint_eq(pk_symfile_vaddr(f, 0), ~0ULL);
+	ck_assert_ptr_nonnull(pk_symfile_module(f)->build_id);
+	pk_symfiles_free(files);
+	pk_symfiles_free(probe);
+}
+END_TEST
+
+/* Files that are no ELF, or a truncated one, load nothing and break nothing. */
+START_TEST(test_bad_files)
+{
+	char junk[300], cut[300], prog[256];
+	struct pk_symfile_source src[2] = { { junk, false }, { NULL } };
+	struct pk_symfiles *files = pk_symfiles_new();
+	struct pk_symfile *f;
+	__u64 start;
+	size_t len;
+	char *data;
+	int fd;
+
+	snprintf(prog, sizeof(prog), "%s", pk_fx_build("prog", pk_fx_c_src, false, "-pie"));
+	snprintf(junk, sizeof(junk), "%s/junk", pk_fx_dir());
+	pk_fx_write_file(junk, "\x7f" "ELF this is not\n");
+	f = pk_symfiles_add(files, 1, 1, junk, src, NULL, 0);
+	ck_assert(!pk_symfile_loaded(f));
+	ck_assert_ptr_null(pk_symfile_symbol(f, 0x1000, &start));
+
+	snprintf(cut, sizeof(cut), "%s/cut", pk_fx_dir());
+	data = pk_test_read_file(prog, &len);
+	ck_assert_ptr_nonnull(data);
+	fd = open(cut, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	ck_assert_int_eq(write(fd, data, len / 3), (ssize_t)(len / 3));
+	close(fd);
+	free(data);
+	src[0].path = cut;
+	f = pk_symfiles_add(files, 1, 2, cut, src, NULL, 0);
+	/* loaded or not, a lookup answers without crashing */
+	pk_symfile_symbol(f, 0x1000, &start);
+	pk_symfile_vaddr(f, 0x1000);
+
+	/* named modules: ids among the files', one per name */
+	ck_assert_ptr_eq(pk_symfiles_named(files, "[kernel.kallsyms]"),
+			 pk_symfiles_named(files, "[kernel.kallsyms]"));
+	ck_assert_uint_eq(pk_symfiles_named(files, "[nf_tables]")->id, 3);
+	pk_symfiles_free(files);
+}
+END_TEST
+
+Suite *suite_symfile(void)
+{
+	Suite *s = suite_create("symfile");
+	TCase *tc = tcase_create("files");
+
+	tcase_add_checked_fixture(tc, pk_fx_setup, pk_fx_teardown);
+	tcase_add_test(tc, test_shared_by_build_id);
+	tcase_add_test(tc, test_found_by_build_id);
+	tcase_add_test(tc, test_bad_files);
+	suite_add_tcase(s, tc);
+	return s;
+}
