@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * A profile built by hand for the output writers' tests, with what real
+ * profiles hold at their edges: three processes, threads of one process
+ * named differently, two CPUs, kernel and user frames, a kernel module, a
+ * kernel location without a map, a location with an inlined frame (two
+ * frames at one address), a location with a map but no symbol and one
+ * with neither, one function at two lines, a sample without frames, a
+ * sample whose count is 4 (which makes process 200, thread 201 and CPU 1
+ * the heaviest of their kind), and names with spaces, ';', quotes, a
+ * backslash, a newline, a tab and non-ASCII UTF-8. Module paths hold no
+ * space (speedscope's perf reader, the perf text oracle, cannot read one).
+ */
+#ifndef PK_SYNTH_PROFILE_H
+#define PK_SYNTH_PROFILE_H
+
+#include <stdbool.h>
+
+#include "profile.h"
+
+/* The profile, grouped by GROUP, with source lines when LINES. Its
+ * objects are static: nothing to free. */
+struct pk_profile pk_synth_profile(enum pk_group group, bool lines);
+
+#endif

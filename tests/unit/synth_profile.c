@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include "synth_profile.h"
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+enum { M_APP, M_LIBC, M_WEIRD, M_KERNEL, M_NFCT, NMODULES };
+
+static const struct pk_module modules[NMODULES] = {
+	[M_APP]    = { M_APP, "/usr/bin/app", "0123456789abcdef" },
+	[M_LIBC]   = { M_LIBC, "/usr/lib/x86_64-linux-gnu/libc.so.6", NULL },
+	[M_WEIRD]  = { M_WEIRD, "/opt/my;lib/libweird.so", NULL },
+	[M_KERNEL] = { M_KERNEL, "[kernel.kallsyms]", NULL },
+	[M_NFCT]   = { M_NFCT, "[nf_conntrack]", NULL },
+};
+
+static const struct pk_map maps[NMODULES] = {
+	[M_APP]    = { M_APP, 0x555555554000, 0x555555600000, 0, &modules[M_APP] },
+	[M_LIBC]   = { M_LIBC, 0x7ffff7800000, 0x7ffff7990000, 0x28000, &modules[M_LIBC] },
+	[M_WEIRD]  = { M_WEIRD, 0x7ffff7a00000, 0x7ffff7a10000, 0, &modules[M_WEIRD] },
+	[M_KERNEL] = { M_KERNEL, 0xffffffff81000000, 0xffffffff83000000, 0, &modules[M_KERNEL] },
+	[M_NFCT]   = { M_NFCT, 0xffffffffc0a00000, 0xffffffffc0a20000, 0, &modules[M_NFCT] },
+};
+
+static const struct pk_frame
+	f_main[] = { { "main", "/src/app/main.c", 42 } },
+	f_main2[] = { { "main", "/src/app/main.c", 44 } },
+	f_work[] = { { "do work(int, char const*)", "/src/app/work.c", 7 } },
+	/* helper() inlined into compute(), innermost first */
+	f_inl[] = { { "helper", "/src/app/helper.h", 12 }, { "compute", "/src/app/work.c", 30 } },
+	f_start[] = { { "__libc_start_call_main", NULL, 0 } },
+	f_quote[] = { { "say \"hi\" \\ 'there'", "/src/app/q.c", 3 } },
+	f_uni[] = { { "gr\xc3\xbc\xc3\x9f" "e_\xce\xbb_\xf0\x9f\x98\x80", "/src/app/\xc3\xbc.c", 9 } },
+	f_ctrl[] = { { "bad\nname\t1", "/src/app/main.c", 50 } },
+	f_semi[] = { { "ns::a;b", "/src/app/main.c", 60 } },
+	f_nosym[] = { { "[libweird.so+0x10]", NULL, 0 } },
+	f_nomap[] = { { "jit stub", NULL, 0 } },
+	f_entry[] = { { "entry_SYSCALL_64_after_hwframe", NULL, 0 } },
+	f_sys[] = { { "do_syscall_64", "arch/x86/entry/common.c", 80 } },
+	f_nfct[] = { { "nf_conntrack_in", NULL, 0 } },
+	f_kfunc[] = { { "kfunc", NULL, 0 } };
+
+enum {
+	L_MAIN, L_MAIN2, L_WORK, L_INL, L_START, L_QUOTE, L_UNI, L_CTRL, L_SEMI, L_NOSYM, L_NOMAP,
+	K_ENTRY, K_SYS, K_NFCT, K_NOMAP, NLOCS
+};
+
+#define LOC(i, k, fr, a, m, maddr, off) \
+	[i] = { i, k, ARRAY_SIZE(fr), a, m, maddr, off, fr }
+
+static const struct pk_loc locs[NLOCS] = {
+	LOC(L_MAIN, false, f_main, 0x555555555200, &maps[M_APP], 0x1200, 0x20),
+	LOC(L_MAIN2, false, f_main2, 0x555555555230, &maps[M_APP], 0x1230, 0x30),
+	LOC(L_WORK, false, f_work, 0x555555555310, &maps[M_APP], 0x1310, 0x10),
+	LOC(L_INL, false, f_inl, 0x555555555444, &maps[M_APP], 0x1444, 0x44),
+	LOC(L_START, false, f_start, 0x7ffff7829d90, &maps[M_LIBC], 0x29d90, 0x80),
+	LOC(L_QUOTE, false, f_quote, 0x555555555500, &maps[M_APP], 0x1500, 0x0),
+	LOC(L_UNI, false, f_uni, 0x555555555601, &maps[M_APP], 0x1601, 0x1),
+	LOC(L_CTRL, false, f_ctrl, 0x555555555700, &maps[M_APP], 0x1700, 0x8),
+	LOC(L_SEMI, false, f_semi, 0x555555555800, &maps[M_APP], 0x1800, 0xc),
+	LOC(L_NOSYM, false, f_nosym, 0x7ffff7a00010, &maps[M_WEIRD], 0x10, PK_LOC_NO_SYM),
+	LOC(L_NOMAP, false, f_nomap, 0x7f0000001234, NULL, 0, PK_LOC_NO_SYM),
+	LOC(K_ENTRY, true, f_entry, 0xffffffff82000130, &maps[M_KERNEL], 0xffffffff82000130, 0x30),
+	LOC(K_SYS, true, f_sys, 0xffffffff81e00065, &maps[M_KERNEL], 0xffffffff81e00065, 0x65),
+	LOC(K_NFCT, true, f_nfct, 0xffffffffc0a01020, &maps[M_NFCT], 0x1020, 0x120),
+	LOC(K_NOMAP, true, f_kfunc, 0xffffffff81100005, NULL, 0, 0x5),
+};
+
+/* Each stack: its kernel part, then its user part, each leaf first. */
+static const struct pk_loc *const s_plain[] = {
+	&locs[L_WORK], &locs[L_MAIN], &locs[L_START],
+};
+static const struct pk_loc *const s_syscall[] = {
+	&locs[K_SYS], &locs[K_ENTRY],
+	&locs[L_INL], &locs[L_WORK], &locs[L_MAIN], &locs[L_START],
+};
+static const struct pk_loc *const s_names[] = {
+	&locs[L_QUOTE], &locs[L_UNI], &locs[L_SEMI], &locs[L_MAIN2],
+};
+static const struct pk_loc *const s_odd[] = {
+	&locs[K_NFCT], &locs[K_NOMAP], &locs[L_NOSYM], &locs[L_NOMAP], &locs[L_CTRL],
+};
+static const struct pk_loc *const s_kthread[] = { &locs[K_SYS] };
+
+enum { S_PLAIN, S_SYSCALL, S_NAMES, S_ODD, S_EMPTY, S_KTHREAD, NSTACKS };
+
+static const struct pk_stack_view stacks[NSTACKS] = {
+	[S_PLAIN]   = { S_PLAIN, 100, "my app", 0, 3, s_plain },
+	[S_SYSCALL] = { S_SYSCALL, 100, "my app", 2, 4, s_syscall },
+	[S_NAMES]   = { S_NAMES, 100, "worker;1 \"q\"", 0, 4, s_names },
+	[S_ODD]     = { S_ODD, 200, "gr\xc3\xbc\xc3\x9f" "e", 2, 3, s_odd },
+	[S_EMPTY]   = { S_EMPTY, 200, "gr\xc3\xbc\xc3\x9f" "e", 0, 0, NULL },
+	[S_KTHREAD] = { S_KTHREAD, 300, "kworker/0:1", 1, 0, s_kthread },
+};
+
+#define T0 1000000000000ULL	/* 1000 s after boot */
+
+/* In time order. Thread 102 of process 100 is named "worker;1 "q"";
+ * process 200's first sample is from thread 201, not its main thread. */
+static const struct pk_sample_view samples[] = {
+	{ T0 + 1000, 201, 1, 1, &stacks[S_ODD] },
+	{ T0 + 1001, 100, 0, 1, &stacks[S_PLAIN] },
+	{ T0 + 10000000, 100, 0, 1, &stacks[S_SYSCALL] },
+	{ T0 + 10000999, 102, 1, 1, &stacks[S_NAMES] },
+	{ T0 + 20000000, 200, 0, 1, &stacks[S_ODD] },
+	{ T0 + 20000001, 201, 1, 4, &stacks[S_EMPTY] },
+	{ T0 + 30000000, 300, 0, 1, &stacks[S_KTHREAD] },
+	{ T0 + 40000000, 100, 1, 1, &stacks[S_PLAIN] },
+	{ T0 + 1234567890123ULL, 102, 0, 1, &stacks[S_SYSCALL] },
+};
+
+struct pk_profile pk_synth_profile(enum pk_group group, bool lines)
+{
+	return (struct pk_profile){
+		.freq_hz = 99,
+		.period_ns = 10101010,
+		.start_ns = T0,
+		.end_ns = T0 + 1234567890124ULL,
+		.boot_to_real_ns = 1700000000000000000LL,
+		.group = group,
+		.lines = lines,
+		.nsamples = ARRAY_SIZE(samples),
+		.samples = samples,
+		.nstacks = NSTACKS,
+		.nlocs = NLOCS,
+		.nmaps = NMODULES,
+		.nmodules = NMODULES,
+	};
+}

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * speedscope's own JSON file format (https://www.speedscope.app/
+ * file-format-schema.json), which speedscope opens as it is, with the
+ * samples in time order so that its "Time Order" view shows when each
+ * stack ran.
+ *
+ * What a pk_profile becomes:
+ *   shared.frames  one per distinct (name, file) -- (name, file, line)
+ *                  with p->lines -- over every location a sample reaches:
+ *                  a kernel function's name ends in "_[k]" as in the
+ *                  folded output; file and line are left out when unknown
+ *   profiles       one "sampled" profile per process, named "COMM (pid
+ *                  N)" after its main thread (or its first sampled thread
+ *                  when the main thread never ran); per thread with
+ *                  PK_GROUP_TID, "COMM (tid N)"; per CPU with
+ *                  PK_GROUP_CPU, "cpu N", whose stacks then start with the
+ *                  thread's name, since one CPU runs many processes.
+ *                  Ordered by pid, tid or CPU.
+ *   samples        frame indices root first, as speedscope wants: the user
+ *                  part, root to leaf, then the kernel part, root to leaf,
+ *                  a location's inlined frames after the function they
+ *                  were inlined into; in time order
+ *   weights        count * period_ns: unit "nanoseconds" of CPU time;
+ *                  startValue 0 and endValue their sum, as speedscope's
+ *                  own exporter writes a sampled profile
+ *   activeProfileIndex  the profile with the most weight
+ *   exporter       "probekit VERSION"
+ *
+ * Strings are valid JSON whatever the names hold: quotes, backslashes and
+ * control characters escaped, bytes that are not UTF-8 replaced by U+FFFD.
+ * The bytes depend on the profile alone: the same input writes the same
+ * file.
+ */
+#ifndef PK_SPEEDSCOPE_H
+#define PK_SPEEDSCOPE_H
+
+#include <stdio.h>
+
+#include "profile.h"
+
+/*
+ * Write P to F. 0; -EINVAL when P is inconsistent (a stack or location id
+ * not below its count, a location without frames), -ENOMEM, both before
+ * anything is written; -EIO when writing failed.
+ */
+int pk_speedscope_write(FILE *f, const struct pk_profile *p);
+
+#endif
