@@ -4,15 +4,19 @@
 
 #include "folded.h"
 #include "formats.h"
+#include "perf_text.h"
+#include "pprof.h"
+#include "speedscope.h"
 
 static const struct {
 	const char *name;
 	bool timed, binary;
+	int (*write)(FILE *f, const struct pk_profile *p);
 } formats[PK_FORMAT__MAX] = {
-	[PK_FORMAT_FOLDED]	= { "folded", false, false },
-	[PK_FORMAT_PERF]	= { "perf", true, false },
-	[PK_FORMAT_PPROF]	= { "pprof", false, true },
-	[PK_FORMAT_SPEEDSCOPE]	= { "speedscope", true, false },
+	[PK_FORMAT_FOLDED]	= { "folded", false, false, pk_folded_write },
+	[PK_FORMAT_PERF]	= { "perf", true, false, pk_perf_text_write },
+	[PK_FORMAT_PPROF]	= { "pprof", false, true, pk_pprof_write },
+	[PK_FORMAT_SPEEDSCOPE]	= { "speedscope", true, false, pk_speedscope_write },
 };
 
 int pk_format_parse(const char *name, enum pk_format *out)
@@ -42,10 +46,5 @@ bool pk_format_binary(enum pk_format fmt)
 
 int pk_format_write(enum pk_format fmt, FILE *f, const struct pk_profile *p)
 {
-	switch (fmt) {
-	case PK_FORMAT_FOLDED:
-		return pk_folded_write(f, p);
-	default:
-		return -ENOTSUP;	/* INTEGRATE: the writers as they land */
-	}
+	return formats[fmt].write(f, p);
 }

@@ -332,6 +332,11 @@ int pk_reader_take(struct pk_reader *r, __u64 start_ns, __u64 end_ns, struct pk_
 	r->views = views;
 	for (size_t i = 0; i < n; i++)
 		views[i] = &((const struct stack_rec *)stacks[i]->user)->view;
+	/* Samples taken before the span (the buffer held them when the
+	 * reader started) widen it: a profile covers all it holds. */
+	for (size_t i = 0; i < r->nsamples; i++)
+		if (samples[i].time_ns < start_ns)
+			start_ns = samples[i].time_ns;
 	p->start_ns = start_ns;
 	p->end_ns = end_ns;
 	p->nsamples = r->nsamples;

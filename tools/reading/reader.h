@@ -77,7 +77,8 @@ void pk_reader_free(struct pk_reader *r);
 int pk_reader_handle(struct pk_reader *r, const void *data, size_t size);
 
 /* The samples handled since the last call, as a profile of the span
- * [START_NS, END_NS) (CLOCK_BOOTTIME; the caller fills the rest of *P's
+ * [START_NS, END_NS) (CLOCK_BOOTTIME; widened to the earliest sample when
+ * the buffer held older ones; the caller fills the rest of *P's
  * settings: frequency, clock, grouping). The reader keeps what *P points
  * to until the next call or pk_reader_free; the samples it held are
  * dropped then, so that an interval holds only its own. 0 or -ENOMEM. */
