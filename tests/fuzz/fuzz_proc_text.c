@@ -29,15 +29,19 @@ static void kallsyms(const char *text, size_t len)
 {
 	FILE *f = fmemopen((void *)text, len, "r");
 	struct pk_symtab *tab;
+	const char *mod;
 
 	if (!f)
 		return;
 	tab = pk_kallsyms_parse(f);
 	fclose(f);
 	if (tab) {
-		pk_kallsyms_lookup(tab, 0);
-		pk_kallsyms_lookup(tab, 0xffffffff81000000ULL);
-		pk_kallsyms_lookup(tab, ~0ULL);
+		pk_kallsyms_lookup(tab, 0, NULL);
+		/* a module only with a name */
+		if (!pk_kallsyms_lookup(tab, 0xffffffff81000000ULL, &mod) && mod)
+			abort();
+		if (!pk_kallsyms_lookup(tab, ~0ULL, &mod) && mod)
+			abort();
 		pk_symtab_free(tab);
 	}
 }

@@ -24,7 +24,8 @@ static enum pk_sym_rank rank_of(char type)
 	return PK_SYM_LOCAL;
 }
 
-/* "ffffffff81000000 T _stext" or "ffffffffc0a01000 t fn\t[mod]". */
+/* "ffffffff81000000 T _stext" or "ffffffffc0a01000 t fn\t[mod]" (MOD:
+ * "mod"). */
 static int parse_line(char *line, __u64 *addr, char *type, char **name, char **mod)
 {
 	char *p = line, *end;
@@ -48,16 +49,48 @@ static int parse_line(char *line, __u64 *addr, char *type, char **name, char **m
 		while (*p == '\t' || *p == ' ')
 			p++;
 		if (*p == '[') {
-			*mod = p;
+			*mod = ++p;
 			p += strcspn(p, "]\n");
-			if (*p != ']')
+			if (*p != ']' || p == *mod)
 				return -EBADMSG;
-			p[1] = '\0';
+			*p = '\0';
 		}
 	} else {
 		*p = '\0';
 	}
 	return 0;
+}
+
+#define PAGE 4096ULL
+
+/*
+ * perf's symbols__fixup_end: a text symbol followed by another module's
+ * symbol (vmlinux counts as one) or by nothing ends at most at
+ * roundup(start + PAGE, PAGE). Markers (unnamed) make those ends; the
+ * table, sorted by pk_symtab_finish, is finished again with them (a short
+ * sorted tail: a merge).
+ */
+static int end_modules(struct pk_symtab *tab)
+{
+	size_t n = pk_symtab_count(tab), added = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct pk_sym *s = pk_symtab_sym(tab, i);
+		const struct pk_sym *next = i + 1 < n ? pk_symtab_sym(tab, i + 1) : NULL;
+		__u64 end = (s->addr + 2 * PAGE - 1) & ~(PAGE - 1);
+		int err;
+
+		if (!s->name[0] || (next && next->module == s->module))
+			continue;
+		/* past the top of the address space, or the next one ends it */
+		if (end < s->addr || (next && next->addr <= end))
+			continue;
+		err = pk_symtab_add(tab, end, 0, "", PK_SYM_MARKER);
+		if (err)
+			return err;
+		added++;
+	}
+	return added ? pk_symtab_finish(tab) : 0;
 }
 
 struct pk_symtab *pk_kallsyms_parse(FILE *f)
@@ -78,7 +111,7 @@ struct pk_symtab *pk_kallsyms_parse(FILE *f)
 			continue;
 		/* Data and absolute symbols are kept as markers: an address
 		 * after the last function of .text is not charged to it. */
-		err = pk_symtab_add(tab, addr, 0, is_text(type) ? name : "", rank_of(type));
+		err = pk_symtab_add_in(tab, addr, 0, is_text(type) ? name : "", rank_of(type), mod);
 		if (err)
 			break;
 	}
@@ -87,6 +120,8 @@ struct pk_symtab *pk_kallsyms_parse(FILE *f)
 		err = -EIO;
 	if (!err)
 		err = pk_symtab_finish(tab);
+	if (!err)
+		err = end_modules(tab);
 	if (err) {
 		pk_symtab_free(tab);
 		errno = -err;
@@ -110,9 +145,13 @@ struct pk_symtab *pk_kallsyms_load(const char *path)
 	return tab;
 }
 
-const char *pk_kallsyms_lookup(const struct pk_symtab *tab, __u64 addr)
+const char *pk_kallsyms_lookup(const struct pk_symtab *tab, __u64 addr, const char **module)
 {
 	const struct pk_sym *s = pk_symtab_sym(tab, pk_symtab_lookup(tab, addr));
 
-	return s && s->name[0] ? s->name : NULL;
+	if (!s || !s->name[0])
+		s = NULL;
+	if (module)
+		*module = pk_symtab_module(tab, s);
+	return s ? s->name : NULL;
 }

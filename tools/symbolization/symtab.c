@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -11,6 +12,9 @@ struct pk_symtab {
 	struct pk_sym *v;
 	size_t n, cap;
 	struct pk_strpool names;
+	const char **modules;	/* module i + 1 of pk_sym.module */
+	size_t nmodules;
+	size_t last_module;	/* pk_sym.module of the last add, a cache */
 	__u64 limit;
 	bool finished;
 };
@@ -29,15 +33,60 @@ void pk_symtab_free(struct pk_symtab *tab)
 	if (!tab)
 		return;
 	pk_strpool_free(&tab->names);
+	free(tab->modules);
 	free(tab->v);
 	free(tab);
+}
+
+/* The pk_sym.module number of MODULE, added if new: the last one again in
+ * O(1) (a module's symbols come together), another by a scan of the few
+ * modules there are. 0 (none), or -ENOMEM / -E2BIG. */
+static long module_number(struct pk_symtab *tab, const char *module)
+{
+	const char **v;
+	size_t i;
+
+	if (!module)
+		return 0;
+	if (tab->last_module && strcmp(tab->modules[tab->last_module - 1], module) == 0)
+		return tab->last_module;
+	for (i = 0; i < tab->nmodules; i++)
+		if (strcmp(tab->modules[i], module) == 0)
+			return tab->last_module = i + 1;
+	if (tab->nmodules == UINT16_MAX)
+		return -E2BIG;
+	/* Room for 1, 2, 4, ...: full when nmodules is 0 or a power of two. */
+	if ((tab->nmodules & (tab->nmodules - 1)) == 0) {
+		v = realloc(tab->modules, (tab->nmodules ? 2 * tab->nmodules : 1) * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		tab->modules = v;
+	}
+	tab->modules[tab->nmodules] = pk_strpool_add(&tab->names, module);
+	if (!tab->modules[tab->nmodules])
+		return -ENOMEM;
+	return tab->last_module = ++tab->nmodules;
+}
+
+const char *pk_symtab_module(const struct pk_symtab *tab, const struct pk_sym *s)
+{
+	return s && s->module && s->module <= tab->nmodules ? tab->modules[s->module - 1] : NULL;
 }
 
 int pk_symtab_add(struct pk_symtab *tab, __u64 addr, __u64 size, const char *name,
 		  enum pk_sym_rank rank)
 {
+	return pk_symtab_add_in(tab, addr, size, name, rank, NULL);
+}
+
+int pk_symtab_add_in(struct pk_symtab *tab, __u64 addr, __u64 size, const char *name,
+		     enum pk_sym_rank rank, const char *module)
+{
+	long mod = module_number(tab, module);
 	struct pk_sym *s;
 
+	if (mod < 0)
+		return (int)mod;
 	if (tab->n == tab->cap) {
 		size_t cap = tab->cap ? 2 * tab->cap : 256;
 		struct pk_sym *v = realloc(tab->v, cap * sizeof(*v));
@@ -54,6 +103,7 @@ int pk_symtab_add(struct pk_symtab *tab, __u64 addr, __u64 size, const char *nam
 	s->addr = addr;
 	s->size = size;
 	s->rank = rank;
+	s->module = (__u16)mod;
 	s->parent = -1;
 	tab->n++;
 	tab->finished = false;

@@ -22,7 +22,8 @@ struct pk_sym {
 	__u64 addr;
 	__u64 size;		/* 0: unknown, the symbol ends where the next begins */
 	const char *name;	/* owned by the table */
-	__u32 rank;		/* enum pk_sym_rank */
+	__u16 rank;		/* enum pk_sym_rank */
+	__u16 module;		/* what holds it (pk_symtab_module); 0: none */
 	__s32 parent;		/* enclosing symbol, for addresses past the end of
 				 * a nested one; -1: none */
 };
@@ -35,6 +36,15 @@ void pk_symtab_free(struct pk_symtab *tab);
 /* Add a symbol (NAME is copied). 0 or -ENOMEM. */
 int pk_symtab_add(struct pk_symtab *tab, __u64 addr, __u64 size, const char *name,
 		  enum pk_sym_rank rank);
+
+/* pk_symtab_add of a symbol that MODULE holds (kallsyms: a kernel module,
+ * "bpf" for BPF programs; NULL: none), the name copied once per table.
+ * 0, -ENOMEM, or -E2BIG past 65535 modules. */
+int pk_symtab_add_in(struct pk_symtab *tab, __u64 addr, __u64 size, const char *name,
+		     enum pk_sym_rank rank, const char *module);
+
+/* The module S was added in, owned by the table; NULL: none. */
+const char *pk_symtab_module(const struct pk_symtab *tab, const struct pk_sym *s);
 
 /* Sort and resolve aliases; call once after the last add, before lookups.
  * 0 or -ENOMEM. */
