@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # `make fuzz`: libFuzzer targets over every parser of untrusted bytes: the
-# eh_frame library and probe-read's records, /proc text and demangler (tests/fuzz/),
-# built with clang, ASan and UBSan into $(BUILD)/fuzz/, each run for
+# eh_frame library and probe-read's records, /proc text, JIT perf maps and
+# demangler (tests/fuzz/), built with clang, ASan and UBSan into
+# $(BUILD)/fuzz/, each run for
 # FUZZ_SECONDS from its seed corpus tests/fuzz/corpus/NAME/ (new inputs go
 # to $(BUILD)/fuzz/corpus-NAME/, crashes to $(BUILD)/fuzz/NAME-crash-*).
 # Any crash, leak, sanitizer report or failed check fails the target.
@@ -14,11 +15,12 @@ FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all \
 FUZZ_CFLAGS  := -g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Wno-unused-parameter \
 	-Ieh_frame $(addprefix -I,$(TOOL_DIRS)) -Ibpf -Itests/fuzz $(FUZZ_SAN) \
 	$(shell $(PKG_CONFIG) --cflags libelf libdw 2>/dev/null)
-FUZZ_LIBS    := $(shell $(PKG_CONFIG) --libs libelf libdw 2>/dev/null) -lz -lstdc++
+FUZZ_LIBS    := $(shell $(PKG_CONFIG) --libs libelf libdw 2>/dev/null) -lz -liberty
 # probe-read's parsers, with what they need of tools/
 FUZZ_TOOL_SRCS := tools/symbolization/demangle.c tools/util/strbuf.c \
 	tools/reading/record.c tools/symbolization/proc_maps.c \
-	tools/symbolization/kallsyms.c tools/symbolization/symtab.c tools/util/strpool.c
+	tools/symbolization/kallsyms.c tools/symbolization/symtab.c tools/util/strpool.c \
+	tools/symbolization/perf_map.c
 
 FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,$(FUZZ_DIR)/fuzz_%,\
 	$(wildcard tests/fuzz/fuzz_*.c))
@@ -42,6 +44,10 @@ $(FUZZ_DIR)/obj/%.o: tests/fuzz/%.c
 	@mkdir -p $(@D)
 	$(call msg,FUZZ-CC,$@)
 	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -MMD -MP -c $< -o $@
+
+# A perf map line limit that small inputs reach.
+$(FUZZ_DIR)/obj/tools/symbolization/perf_map.o $(FUZZ_DIR)/fuzz_perf_map: \
+	FUZZ_CFLAGS += -DPK_PERF_MAP_LINE_MAX=200
 
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OBJS)
 	$(call msg,FUZZER,$@)
