@@ -250,6 +250,50 @@ START_TEST(test_deleted_binary_by_build_id)
 }
 END_TEST
 
+/*
+ * JIT code: a fixture spins in code it copied into anonymous memory and
+ * announced in /tmp/perf-PID.map. Its leaf frame is named by the map; the
+ * control, without a map, is "[anon]".
+ */
+START_TEST(test_jit_perf_map)
+{
+	char path[4096];
+	const char *read[] = { "-d", "60", NULL };
+	char *out = NULL, *err = NULL;
+	struct pk_folded f = { 0 };
+
+	snprintf(path, sizeof(path), "%s", pk_e2e_fixture("jit"));
+	for (int with = 1; with >= 0; with--) {
+		/* spins 1 s, lingers 2 s: read while it still lives */
+		const char *load[] = { "-F", FREQ_STR, "--", path, "1", "2",
+				       with ? NULL : "nomap", NULL };
+		struct tally named, anon;
+
+		ck_assert_int_eq(pk_e2e_load(load), 0);
+		ck_assert_int_eq(pk_e2e_read(read, &out, &err), 0);
+		ck_assert_int_eq(pk_e2e_unload(), 0);
+		parse_or_fail(out, &f);
+		named = tally(&f, "jit", ";jit_spin_loop");
+		anon = tally(&f, "jit", ";[anon]");
+		fprintf(stderr, "jit %s map: %lu samples, %lu jit_spin_loop, %lu [anon]\n",
+			with ? "with" : "without", named.total, named.chain, anon.chain);
+		ck_assert_uint_ge(named.total, 100);
+		if (with) {
+			if (named.chain < named.total * 9 / 10)
+				show(&f, "jit");
+			ck_assert_uint_ge(named.chain, named.total * 9 / 10);
+		} else {
+			ck_assert_uint_eq(named.chain, 0);
+			ck_assert_uint_ge(anon.chain, anon.total * 9 / 10);
+		}
+		pk_folded_free(&f);
+		free(out);
+		free(err);
+		out = err = NULL;
+	}
+}
+END_TEST
+
 /* Sum of the counts of a folded file. */
 static unsigned long folded_file_total(const char *path)
 {
@@ -380,9 +424,10 @@ Suite *suite_symbols_e2e(void)
 
 	if (!pk_test_need_root(s, "loads BPF programs"))
 		return s;
-	tc = pk_e2e_tcase(s, "exited", 60);
+	tc = pk_e2e_tcase(s, "names", 90);
 	tcase_add_loop_test(tc, test_exited_before_read, 0, 2);
 	tcase_add_test(tc, test_deleted_binary_by_build_id);
+	tcase_add_test(tc, test_jit_perf_map);
 	tc = pk_e2e_tcase(s, "output", 60);
 	tcase_add_test(tc, test_intervals_add_up);
 	tcase_add_test(tc, test_groupings);

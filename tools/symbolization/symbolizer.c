@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "kallsyms.h"
+#include "perf_map.h"
 #include "probekit.h"
 #include "proc_maps.h"
 #include "strpool.h"
@@ -51,6 +52,8 @@ struct proc {
 	struct pk_map **pmaps;		/* per /proc mapping, on first use */
 	struct kmap *kmaps;	/* sorted by start, non-overlapping */
 	size_t nk, capk;
+	struct pk_perf_map *jit;	/* /tmp/perf-PID.map; NULL: none (yet) */
+	__u64 jit_read_ns;		/* last load or refresh; 0: never */
 	struct pk_u64map locs;	/* addr << 1 | ret -> struct pk_loc */
 };
 
@@ -276,6 +279,7 @@ static void free_proc(struct proc *p)
 	free(p->files);
 	free(p->pmaps);
 	free(p->kmaps);
+	pk_perf_map_free(p->jit);
 	pk_u64map_free(&p->locs);
 	free(p);
 }
@@ -453,6 +457,49 @@ static struct pk_loc *resolve_kmap(struct pk_symbolizer *sym, struct proc *p, st
 	return file_loc(sym, km->file, km->map, addr, lookup, km->vdso);
 }
 
+/*
+ * JIT code, named by the map the JIT writes for perf (/tmp/perf-PID.map, in
+ * the process's own root): read on the first address in anonymous memory,
+ * then again (what was appended) when an address is not in it, no more
+ * often than the maps. NULL when it names nothing there.
+ */
+static const char *jit_name(struct proc *p, __u64 addr, __u64 *start, bool *final)
+{
+	__u64 now = now_ns();
+	const char *name;
+
+	*final = p->gone;
+	if (!p->jit && !p->gone && (!p->jit_read_ns || now - p->jit_read_ns >= MAPS_REREAD_NS)) {
+		p->jit_read_ns = now;
+		p->jit = pk_perf_map_load_pid(p->pid);
+	}
+	if (!p->jit)
+		return NULL;
+	name = pk_perf_map_lookup(p->jit, addr, start);
+	if (!name && !p->gone && now - p->jit_read_ns >= MAPS_REREAD_NS) {
+		p->jit_read_ns = now;
+		if (pk_perf_map_refresh(p->jit) > 0)
+			name = pk_perf_map_lookup(p->jit, addr, start);
+	}
+	if (name)
+		*final = true;
+	return name;
+}
+
+/* An address in anonymous memory or in no mapping: JIT code if the JIT
+ * says so, else FALLBACK. */
+static struct pk_loc *anon_loc(struct pk_symbolizer *sym, struct proc *p, __u64 addr,
+			       __u64 lookup, const char *fallback, bool *final)
+{
+	__u64 start;
+	const char *name = jit_name(p, lookup, &start, final);
+	struct pk_loc *loc = named_loc(sym, addr, false, name ? name : fallback);
+
+	if (loc && name)
+		loc->sym_off = addr - start;
+	return loc;
+}
+
 static struct pk_loc *resolve_user(struct pk_symbolizer *sym, struct proc *p, __u64 addr,
 				   __u64 lookup, bool *final)
 {
@@ -472,11 +519,18 @@ static struct pk_loc *resolve_user(struct pk_symbolizer *sym, struct proc *p, __
 	}
 	if (!m) {
 		/* Not final: a later read of the maps may still find it. */
-		*final = p->gone;
-		return named_loc(sym, addr, false, UNKNOWN);
+		struct pk_loc *loc = anon_loc(sym, p, addr, lookup, UNKNOWN, final);
+
+		*final = *final && p->gone;
+		return loc;
 	}
-	if (m->kind == PK_MAP_ANON)
-		return named_loc(sym, addr, false, "[anon]");
+	if (m->kind == PK_MAP_ANON) {
+		struct pk_loc *loc = anon_loc(sym, p, addr, lookup, "[anon]", final);
+
+		/* a name the JIT may still write is looked for again */
+		*final = *final || p->gone;
+		return loc;
+	}
 	if (m->kind == PK_MAP_SPECIAL && strcmp(m->name, VDSO) != 0)
 		return named_loc(sym, addr, false, pk_strpool_add(&sym->pool, m->name));
 	i = m - p->maps.v;
