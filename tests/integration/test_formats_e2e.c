@@ -273,6 +273,92 @@ START_TEST(test_formats_agree)
 }
 END_TEST
 
+/*
+ * --per-tid on a program with threads: folded roots "comm-PID/TID" equal
+ * what stackcollapse-perf.pl --tid makes of the perf text, and the
+ * speedscope file's per-thread profiles ("comm (tid TID)") hold the same
+ * stacks and weights.
+ */
+START_TEST(test_per_tid_agree)
+{
+	char dir[] = "/tmp/pk-per-tid-XXXXXX", path[4096], paths[3][4200];
+	const char *load[] = { "-F", FREQ_STR, "--", path, "2", NULL };
+	const char *read[] = { "-d", "60", "--per-tid", "-f", "folded", "-o", paths[0],
+			       "-f", "perf", "-o", paths[1], "-f", "speedscope", "-o", paths[2],
+			       NULL };
+	struct fold folded = { 0 }, perf = { 0 }, speedscope = { 0 };
+	char *out = NULL, *err = NULL, *text, *perf_folded = NULL, *ss = NULL, *line, *save;
+	char comm[32];
+	size_t threads = 0;
+	int ret, pid;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	pk_e2e_fixture_nofp("threads-gcc-pie", path, sizeof(path));
+	for (int i = 0; i < 3; i++)
+		snprintf(paths[i], sizeof(paths[i]), "%s/out%d", dir, i);
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	ck_assert_int_eq(pk_e2e_read(read, &out, &err), 0);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	text = pk_test_read_file(paths[0], NULL);
+	ck_assert_ptr_nonnull(text);
+	fold_parse(&folded, text);
+	free(text);
+	ck_assert_uint_ge(fold_total(&folded), 100);
+	/* every root is comm-PID/TID, one PID, more than one TID */
+	snprintf(comm, sizeof(comm), "threads-gcc-pie");
+	ck_assert_int_eq(sscanf(folded.stacks[0] + strlen(comm), "-%d/", &pid), 1);
+	for (size_t i = 0; i < folded.n; i++) {
+		char want[64];
+		int tid, n = 0;
+
+		snprintf(want, sizeof(want), "%s-%d/%%d%%n", comm, pid);
+		ck_assert_msg(sscanf(folded.stacks[i], want, &tid, &n) == 1 &&
+			      folded.stacks[i][n] == ';', "root of %s", folded.stacks[i]);
+		if (tid != pid)
+			threads++;
+	}
+	ck_assert_uint_gt(threads, 0);
+
+	ret = pk_test_stackcollapse_perf_tid(paths[1], &perf_folded);
+	if (!pk_test_oracle_missing(ret, "speedscope's perf reader")) {
+		ck_assert_int_eq(ret, 0);
+		fold_parse(&perf, perf_folded);
+		fold_assert_equal(&folded, &perf, "perf text folded --tid");
+	}
+	ret = pk_test_speedscope_dump(paths[2], "fold", &ss);
+	if (!pk_test_oracle_missing(ret, "speedscope's schema")) {
+		ck_assert_int_eq(ret, 0);
+		for (line = strtok_r(ss, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			char *sp = strrchr(line, ' '), *semi = strchr(line, ';'), *stack;
+			int tid;
+
+			ck_assert_ptr_nonnull(sp);
+			ck_assert_ptr_nonnull(semi);
+			*sp = '\0';
+			*semi = '\0';
+			ck_assert_msg(sscanf(line + strlen(comm), " (tid %d)", &tid) == 1,
+				      "profile %s", line);
+			ck_assert_int_ge(asprintf(&stack, "%s-%d/%d;%s", comm, pid, tid, semi + 1), 0);
+			fold_add(&speedscope, stack, strtoull(sp + 1, NULL, 10) / (1000000000 / FREQ));
+			free(stack);
+		}
+		fold_assert_equal(&folded, &speedscope, "speedscope per thread");
+	}
+	fprintf(stderr, "per tid: %llu samples, %zu stacks, %zu of other threads; perf %zu, speedscope %zu agree\n",
+		fold_total(&folded), folded.n, threads, perf.n, speedscope.n);
+	for (int i = 0; i < 3; i++)
+		unlink(paths[i]);
+	ck_assert_int_eq(rmdir(dir), 0);
+	fold_free(&folded);
+	fold_free(&perf);
+	fold_free(&speedscope);
+	free(perf_folded);
+	free(ss);
+	free(out);
+	free(err);
+}
+END_TEST
+
 Suite *suite_formats_e2e(void)
 {
 	Suite *s = suite_create("formats_e2e");
@@ -282,5 +368,6 @@ Suite *suite_formats_e2e(void)
 		return s;
 	tc = pk_e2e_tcase(s, "consumers", 120);
 	tcase_add_test(tc, test_formats_agree);
+	tcase_add_test(tc, test_per_tid_agree);
 	return s;
 }
