@@ -1,0 +1,1049 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * pk_srcline against eu-addr2line -f -i -C, frame by frame (function name,
+ * file, line), at every instruction objdump lists in the fixtures of
+ * tests/dbg.mk (inlined helpers 2-3 deep; C and C++; gcc DWARF 5 and 4;
+ * clang without .debug_aranges, checked against its twin built with them)
+ * and in a few libc functions whose DWARF is libc6-dbg's. Then what eu
+ * cannot tell: .gnu_debuglink, corrupt debug info, the API's edges.
+ */
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "demangle.h"
+#include "elf_fixture.h"
+#include "srcline.h"
+#include "test_util.h"
+
+#define MAX_FRAMES 64
+
+/* --- modules, as the symbolizer reports them ----------------------------- */
+
+static const Dwfl_Callbacks callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+struct mod {
+	Dwfl *dwfl;
+	Dwfl_Module *dm;
+};
+
+/* PATH as the only module of a Dwfl, at bias 0; dm NULL when libdwfl
+ * cannot read it. */
+static struct mod mod_open(const char *path)
+{
+	struct mod m = { dwfl_begin(&callbacks), NULL };
+
+	ck_assert_ptr_nonnull(m.dwfl);
+	dwfl_report_begin(m.dwfl);
+	m.dm = dwfl_report_elf(m.dwfl, "test", path, -1, 0, true);
+	dwfl_report_end(m.dwfl, NULL, NULL);
+	return m;
+}
+
+static void mod_close(struct mod *m)
+{
+	dwfl_end(m->dwfl);
+}
+
+static int lookup(struct pk_srcline *sl, __u64 addr, struct pk_srcline_frame *f)
+{
+	int n = pk_srcline_lookup(sl, addr, f, MAX_FRAMES);
+
+	ck_assert_msg(n >= 0 && n <= MAX_FRAMES, "lookup 0x%llx: %d", (unsigned long long)addr,
+		      n);
+	return n;
+}
+
+/* --- the instructions of a file ------------------------------------------ */
+
+struct addrs {
+	__u64 *v;
+	size_t n;
+};
+
+static void addrs_add(struct addrs *a, __u64 addr)
+{
+	a->v = pk_test_grow(a->v, a->n, sizeof(*a->v));
+	ck_assert_ptr_nonnull(a->v);
+	a->v[a->n++] = addr;
+}
+
+/* Every instruction objdump -d lists in PATH (between START and STOP when
+ * STOP is not 0): lines "  ADDR:\tINSN". */
+static void insn_addrs(const char *path, __u64 start, __u64 stop, struct addrs *a)
+{
+	char from[64], to[64], *out = NULL, *p, *line;
+	char *argv[] = { "objdump", "-d", "--no-show-raw-insn", from, to, (char *)path, NULL };
+
+	snprintf(from, sizeof(from), "--start-address=0x%llx", (unsigned long long)start);
+	snprintf(to, sizeof(to), "--stop-address=0x%llx", (unsigned long long)stop);
+	if (!stop) {
+		argv[3] = (char *)path;
+		argv[4] = NULL;
+	}
+	pk_fx_run_ok(argv, &out);
+	for (p = out; (line = strsep(&p, "\n"));) {
+		char *end;
+		unsigned long long v;
+
+		while (*line == ' ')
+			line++;
+		v = strtoull(line, &end, 16);
+		if (end != line && end[0] == ':' && end[1] == '\t')
+			addrs_add(a, v);
+	}
+	free(out);
+}
+
+/* --- eu-addr2line's output ----------------------------------------------- */
+
+/*
+ * eu-addr2line -a -f -i -C, per address (-a: the line "0x%016x" that starts
+ * each record):
+ *   FUNC                          or "NAME inlined at LOC in FUNC"
+ *   LOC                           the line-table row: FILE:LINE[:COL], ??:0
+ *   (CALLER, LOC) per inlined call, innermost first: the call's site
+ */
+struct eu_rec {
+	__u64 addr;
+	char *first, *loc;
+	char **more;		/* CALLER, LOC, CALLER, LOC, ... */
+	size_t nmore;		/* entries, twice the frames */
+};
+
+static bool addr_line(const char *line, __u64 *addr)
+{
+	char *end;
+
+	if (strncmp(line, "0x", 2) || strlen(line) != 18)
+		return false;
+	*addr = strtoull(line + 2, &end, 16);
+	return *end == '\0';
+}
+
+/* Runs eu-addr2line on PATH over A; its records, one per address, in
+ * order. The text stays in *TEXT. */
+static struct eu_rec *eu_addr2line(const char *path, const struct addrs *a, char **text)
+{
+	char **argv = calloc(a->n + 8, sizeof(*argv)), *p, *line, *err = NULL;
+	struct eu_rec *recs = calloc(a->n + 1, sizeof(*recs));
+	size_t argc = 0, n = 0;
+	int status;
+
+	ck_assert(argv && recs);
+	argv[argc++] = "eu-addr2line";
+	argv[argc++] = "-a";
+	argv[argc++] = "-f";
+	argv[argc++] = "-i";
+	argv[argc++] = "-C";
+	argv[argc++] = "-e";
+	argv[argc++] = (char *)path;
+	for (size_t i = 0; i < a->n; i++) {
+		argv[argc] = malloc(24);
+		ck_assert_ptr_nonnull(argv[argc]);
+		snprintf(argv[argc++], 24, "0x%llx", (unsigned long long)a->v[i]);
+	}
+	/* It exits 1 when some address is in no unit (.init, .plt): every
+	 * record is still printed, as the count below checks. */
+	status = pk_test_run(argv, text, &err);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) <= 1 && *text,
+		      "eu-addr2line -e %s failed (status %d): %s", path, status, err ? err : "");
+	free(err);
+	for (size_t i = 7; i < argc; i++)
+		free(argv[i]);
+	free(argv);
+	for (p = *text; (line = strsep(&p, "\n"));) {
+		__u64 addr;
+		struct eu_rec *r = n ? &recs[n - 1] : NULL;
+
+		if (!*line && !p)
+			break;
+		if (addr_line(line, &addr)) {
+			ck_assert_msg(n < a->n, "eu-addr2line printed more records than addresses");
+			recs[n++].addr = addr;
+		} else if (!r) {
+			ck_abort_msg("eu-addr2line: no address before \"%s\"", line);
+		} else if (!r->first) {
+			r->first = line;
+		} else if (!r->loc) {
+			r->loc = line;
+		} else {
+			r->more = pk_test_grow(r->more, r->nmore, sizeof(*r->more));
+			ck_assert_ptr_nonnull(r->more);
+			r->more[r->nmore++] = line;
+		}
+	}
+	ck_assert_uint_eq(n, a->n);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_msg(recs[i].addr == a->v[i] && recs[i].loc && recs[i].nmore % 2 == 0,
+			      "eu-addr2line record %zu (0x%llx) malformed", i,
+			      (unsigned long long)a->v[i]);
+	}
+	return recs;
+}
+
+static void eu_free(struct eu_rec *recs, size_t n, char *text)
+{
+	for (size_t i = 0; i < n; i++)
+		free(recs[i].more);
+	free(recs);
+	free(text);
+}
+
+/* eu prints FILE:LINE, FILE:LINE:COLUMN, or ??:0 when the file is unknown. */
+static bool loc_eq(const char *eu, const char *file, __u32 line)
+{
+	size_t len;
+	char *end;
+	unsigned long l;
+
+	if (!file)
+		return !strcmp(eu, "??:0");
+	len = strlen(file);
+	if (strncmp(eu, file, len) || eu[len] != ':')
+		return false;
+	l = strtoul(eu + len + 1, &end, 10);
+	if (end == eu + len + 1 || l != line)
+		return false;
+	if (*end == ':') {
+		const char *col = end + 1;
+
+		strtoul(col, &end, 10);
+		if (end == col)
+			return false;
+	}
+	return *end == '\0';
+}
+
+/* Our NULL name is eu's "??" (DWARF names no function), or -- for the
+ * innermost frame, when DWARF has no function there -- the symbol-table
+ * name eu falls back to (SYMNAME). */
+static bool name_eq(const char *eu, const char *ours, const char *symname)
+{
+	if (ours)
+		return !strcmp(eu, ours);
+	return !strcmp(eu, "??") || (symname && !strcmp(eu, symname));
+}
+
+/* The line "NAME inlined at LOC in FUNC": *NAME ends at " inlined ", *SITE
+ * is LOC ("at"), FILE ("from": line 0) or NULL (no call file); NULL when
+ * the line is a plain FUNC. */
+static bool split_inlined(char *first, const char **site, bool *from)
+{
+	char *s = strstr(first, " inlined ");
+
+	*site = NULL;
+	*from = false;
+	if (!s)
+		return false;
+	*s = '\0';
+	s += strlen(" inlined ");
+	if (!strncmp(s, "at ", 3) || !strncmp(s, "from ", 5)) {
+		char *in;
+
+		*from = s[0] == 'f';
+		s += *from ? 5 : 3;
+		in = strstr(s, " in ");
+		ck_assert_msg(in, "eu-addr2line: no \" in \" after \"%s\"", s);
+		*in = '\0';
+		*site = s;
+	}
+	return true;
+}
+
+static bool site_eq(const char *site, bool from, const struct pk_srcline_frame *f)
+{
+	if (!site || !strncmp(site, "???", 3))
+		return !f->file;	/* no call file, or not in the table */
+	if (from)
+		return f->file && !strcmp(site, f->file) && f->line == 0;
+	return loc_eq(site, f->file, f->line);
+}
+
+static char *symname(Dwfl_Module *dm, __u64 addr)
+{
+	const char *raw = dwfl_module_addrname(dm, addr);
+	char *d;
+
+	if (!raw)
+		return NULL;
+	d = pk_demangle(raw);
+	return d ? d : strdup(raw);
+}
+
+/* The address of the line-table row holding ADDR (ADDR when none). */
+static __u64 row_start(Dwfl_Module *dm, __u64 addr)
+{
+	Dwfl_Line *line = dwfl_module_getsrc(dm, addr);
+	Dwarf_Addr a = addr;
+
+	if (line && dwfl_lineinfo(line, &a, NULL, NULL, NULL, NULL))
+		return a;
+	return addr;
+}
+
+struct cmp_stats {
+	size_t addrs, named, files, inlined, depth, row_quirk, eu_blind, bad;
+};
+
+static void report_frames(FILE *f, const struct pk_srcline_frame *fr, int n)
+{
+	for (int i = 0; i < n; i++)
+		fprintf(f, "    ours: %s | %s:%u\n", fr[i].name ? fr[i].name : "(null)",
+			fr[i].file ? fr[i].file : "??", fr[i].line);
+}
+
+static void report_eu(FILE *f, const struct eu_rec *r)
+{
+	fprintf(f, "    eu:   %s | %s\n", r->first, r->loc);
+	for (size_t k = 0; k < r->nmore; k += 2)
+		fprintf(f, "    eu:   %s | %s\n", r->more[k], r->more[k + 1]);
+}
+
+/*
+ * Look every address of A up in OURS (pk_srcline) and in ORACLE (the same
+ * file, or a twin with the same code) with eu-addr2line, and compare.
+ *
+ * eu-addr2line's -i frames are not those of the address: handle_address
+ * passes &addr to dwfl_lineinfo, which overwrites it with the address of
+ * the line-table row, and the inline chain is then looked up there. Two
+ * inlined instances of one source line share a row (begin() and end() of
+ * a vector, each inlining an iterator constructor, in inline.cpp), so the
+ * chain it prints can belong to the wrong one, against its own first line
+ * ("... inlined at LOC", looked up at the address). So: the first line and
+ * the row are compared with our frames at the address (the call site in
+ * the first line with our second frame), and the -i frames with our frames
+ * at the row's address, which is the address eu used for them.
+ */
+static void compare_with_eu(const char *ours_path, const char *oracle_path, const struct addrs *a,
+			    struct cmp_stats *st)
+{
+	struct mod ours = mod_open(ours_path), oracle = mod_open(oracle_path);
+	struct pk_srcline *sl;
+	struct eu_rec *recs;
+	char *text;
+
+	ck_assert_msg(ours.dm && oracle.dm, "%s / %s: libdwfl cannot read them", ours_path,
+		      oracle_path);
+	sl = pk_srcline_new(ours.dm);
+	ck_assert_ptr_nonnull(sl);
+	recs = eu_addr2line(oracle_path, a, &text);
+	memset(st, 0, sizeof(*st));
+	for (size_t i = 0; i < a->n; i++) {
+		struct pk_srcline_frame f[MAX_FRAMES], g[MAX_FRAMES], none = { NULL, NULL, 0 };
+		struct eu_rec *r = &recs[i];
+		__u64 addr = a->v[i], row = row_start(oracle.dm, addr);
+		int n = lookup(sl, addr, f), m = n;
+		char *sym = symname(oracle.dm, addr);
+		const char *site;
+		bool from, ok, inlined = split_inlined(r->first, &site, &from);
+		const struct pk_srcline_frame *f0 = n ? &f[0] : &none, *h = f;
+
+		st->addrs++;
+		st->named += n && f[0].name;
+		st->files += n && f[0].file;
+		st->inlined += n > 1;
+		if ((size_t)n > st->depth)
+			st->depth = n;
+		ok = loc_eq(r->loc, f0->file, f0->line);
+		/* Functions whose DIE is inside a namespace, class or structure
+		 * DIE (clang's C++): libdw's dwarf_getscopes prunes those DIEs
+		 * (they have no addresses), so eu-addr2line shows no DWARF
+		 * function and no inlined call there, only the symbol table's
+		 * name. We do: llvm-symbolizer checks those (check_fixture). */
+		if (ok && !inlined && !r->nmore && f0->name && sym && !strcmp(r->first, sym) &&
+		    strcmp(r->first, f0->name)) {
+			st->eu_blind++;
+			free(sym);
+			continue;
+		}
+		ok = ok && name_eq(r->first, f0->name, sym);
+		/* The call site eu's first line names, at the address. */
+		ok = ok && (inlined ? n > 1 && site_eq(site, from, &f[1]) : n <= 1);
+		if (row != addr) {
+			st->row_quirk++;
+			m = lookup(sl, row, g);
+			h = g;
+		}
+		ok = ok && r->nmore == 2 * (size_t)(m > 1 ? m - 1 : 0);
+		for (size_t k = 0; ok && k < r->nmore; k += 2)
+			ok = name_eq(r->more[k], h[k / 2 + 1].name, NULL) &&
+			     loc_eq(r->more[k + 1], h[k / 2 + 1].file, h[k / 2 + 1].line);
+		if (!ok && st->bad++ < 10) {
+			fprintf(stderr, "srcline: %s 0x%llx (row 0x%llx) differs:\n", ours_path,
+				(unsigned long long)addr, (unsigned long long)row);
+			report_frames(stderr, f, n);
+			if (h == g) {
+				fprintf(stderr, "    at the row:\n");
+				report_frames(stderr, g, m);
+			}
+			report_eu(stderr, r);
+		}
+		free(sym);
+	}
+	fprintf(stderr, "srcline: %s: %zu addresses, %zu named by DWARF, %zu with a file, %zu "
+		"inlined (up to %zu frames), %zu where eu's -i frames are its row's, %zu in "
+		"functions eu does not see; %zu differ from eu-addr2line\n",
+		ours_path, st->addrs, st->named, st->files, st->inlined, st->depth, st->row_quirk,
+		st->eu_blind, st->bad);
+	eu_free(recs, a->n, text);
+	pk_srcline_free(sl);
+	mod_close(&ours);
+	mod_close(&oracle);
+	ck_assert_msg(st->bad == 0, "%s: %zu of %zu addresses differ from eu-addr2line", ours_path,
+		      st->bad, st->addrs);
+}
+
+/* --- llvm-symbolizer ---------------------------------------------------- */
+
+/* llvm-symbolizer prints FILE:LINE:COLUMN, ??:0:0 when the file is unknown. */
+static bool llvm_loc_eq(const char *llvm, const char *file, __u32 line)
+{
+	return file ? loc_eq(llvm, file, line) : !strcmp(llvm, "??:0:0");
+}
+
+/* SYM without a symbol version ("name@@GLIBC_2.34"), in BUF. */
+static const char *unversioned(const char *sym, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s", sym ? sym : "");
+	if (strchr(buf, '@'))
+		*strchr(buf, '@') = '\0';
+	return buf;
+}
+
+/*
+ * The second oracle, at the address itself (it has neither eu's row quirk
+ * nor its blindness to functions in namespaces, and needs no
+ * .debug_aranges): llvm-symbolizer --inlining --functions=linkage, per
+ * address a group of (NAME, LOC) lines, innermost first, then a blank line.
+ * Where it differs by design, narrowly:
+ *  - it names the concrete function (the last frame) by the symbol table
+ *    (main.cold for main's cold part), where a symbol covers the address;
+ *  - where DWARF has no function, its innermost name is the symbol table's
+ *    (ours is NULL), like eu's;
+ *  - its demangler (LLVM 14) leaves some names mangled that libiberty reads;
+ *  - it finds line rows in units without addresses (crtstuff.c's, line 0)
+ *    where libdw finds no unit at all.
+ */
+static void compare_with_llvm(const char *path, const struct addrs *a)
+{
+	char obj[4200], **argv = calloc(a->n + 8, sizeof(*argv)), *text = NULL, *err = NULL;
+	char *p, *line;
+	size_t argc = 0, g = 0, bad = 0;
+	struct mod m = mod_open(path);
+	struct pk_srcline *sl;
+	int status;
+
+	ck_assert_ptr_nonnull(argv);
+	ck_assert_ptr_nonnull(m.dm);
+	sl = pk_srcline_new(m.dm);
+	snprintf(obj, sizeof(obj), "--obj=%s", path);
+	argv[argc++] = "llvm-symbolizer";
+	argv[argc++] = obj;
+	argv[argc++] = "--inlining";
+	argv[argc++] = "--functions=linkage";
+	argv[argc++] = "--demangle";
+	for (size_t i = 0; i < a->n; i++) {
+		argv[argc] = malloc(24);
+		ck_assert_ptr_nonnull(argv[argc]);
+		snprintf(argv[argc++], 24, "0x%llx", (unsigned long long)a->v[i]);
+	}
+	status = pk_test_run(argv, &text, &err);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0 && text,
+		      "llvm-symbolizer %s failed (status %d): %s", path, status, err ? err : "");
+	for (size_t i = 5; i < argc; i++)
+		free(argv[i]);
+	free(argv);
+	free(err);
+	for (p = text; g < a->n && *p; g++) {
+		struct pk_srcline_frame f[MAX_FRAMES];
+		const char *names[MAX_FRAMES], *locs[MAX_FRAMES];
+		__u64 addr = a->v[g];
+		int n = lookup(sl, addr, f), k = 0;
+		char *sym = symname(m.dm, addr), symbuf[4096];
+		const char *symbase = unversioned(sym, symbuf, sizeof(symbuf));
+		bool ok;
+
+		while ((line = strsep(&p, "\n")) && *line) {
+			char *loc = strsep(&p, "\n");
+
+			ck_assert_msg(loc && k < MAX_FRAMES, "llvm-symbolizer: bad group at 0x%llx",
+				      (unsigned long long)addr);
+			names[k] = line;
+			locs[k++] = loc;
+		}
+		ck_assert_int_gt(k, 0);
+		if (n == 0) {
+			/* Nothing: or a row of line 0 in a unit libdw cannot place. */
+			const char *colon = strrchr(locs[0], ':');
+
+			ok = k == 1 && (!strcmp(locs[0], "??:0:0") ||
+					(colon && colon - locs[0] > 2 && !strncmp(colon - 2, ":0", 2)));
+		} else {
+			ok = k == n;
+			for (int i = 0; ok && i < n; i++) {
+				const char *want = names[i];
+				char *d = !strncmp(want, "_Z", 2) ? pk_demangle(want) : NULL;
+
+				if (!f[i].name)
+					ok = i == 0 && (!strcmp(want, "??") || !strcmp(want, symbase));
+				else
+					ok = !strcmp(want, f[i].name) ||
+					     (i == n - 1 && !strcmp(want, symbase)) ||
+					     (d && !strcmp(d, f[i].name));
+				ok = ok && llvm_loc_eq(locs[i], f[i].file, f[i].line);
+				free(d);
+			}
+		}
+		if (!ok && bad++ < 10) {
+			fprintf(stderr, "srcline: %s 0x%llx differs from llvm-symbolizer:\n", path,
+				(unsigned long long)addr);
+			report_frames(stderr, f, n);
+			for (int i = 0; i < k; i++)
+				fprintf(stderr, "    llvm: %s | %s\n", names[i], locs[i]);
+		}
+		free(sym);
+	}
+	ck_assert_uint_eq(g, a->n);
+	fprintf(stderr, "srcline: %s: %zu addresses; %zu differ from llvm-symbolizer\n", path, g,
+		bad);
+	free(text);
+	pk_srcline_free(sl);
+	mod_close(&m);
+	ck_assert_msg(bad == 0, "%s: %zu of %zu addresses differ from llvm-symbolizer", path, bad,
+		      a->n);
+}
+
+/* --- fixtures ---------------------------------------------------------- */
+
+static const char *fixture(const char *name, char *buf, size_t len)
+{
+	char rel[256];
+
+	snprintf(rel, sizeof(rel), "fixtures_dbg/%s", name);
+	pk_test_build_path(rel, buf, len);
+	ck_assert_msg(access(buf, R_OK) == 0, "%s: %s (make test-programs builds it)", buf,
+		      strerror(errno));
+	return buf;
+}
+
+/* NAME and its ORACLE twin compared at every instruction, which must be the
+ * same in both, with eu-addr2line; NAME with llvm-symbolizer. The fixture
+ * must exercise inlining (a test that compares nothing passes whatever the
+ * code does). EU_BLIND: whether eu-addr2line misses functions there (clang
+ * C++: functions in namespaces). */
+static void check_fixture(const char *name, const char *oracle, const char *expect_name,
+			  bool eu_blind)
+{
+	char path[4096], opath[4096];
+	struct addrs a = {}, b = {};
+	struct cmp_stats st;
+	bool seen = false;
+
+	fixture(name, path, sizeof(path));
+	fixture(oracle, opath, sizeof(opath));
+	insn_addrs(path, 0, 0, &a);
+	addrs_add(&a, 0);	/* the ELF header: no code */
+	if (strcmp(name, oracle)) {
+		insn_addrs(opath, 0, 0, &b);
+		addrs_add(&b, 0);
+		ck_assert_uint_eq(a.n, b.n);
+		ck_assert_msg(!memcmp(a.v, b.v, a.n * sizeof(*a.v)), "%s and %s: other code", path,
+			      opath);
+	}
+	ck_assert_uint_ge(a.n, 200);
+	compare_with_eu(path, opath, &a, &st);
+	compare_with_llvm(path, &a);
+	if (eu_blind)
+		ck_assert_uint_gt(st.eu_blind, 0);
+	else
+		ck_assert_uint_eq(st.eu_blind, 0);
+	ck_assert_uint_ge(st.files, a.n / 2);
+	ck_assert_uint_ge(st.inlined, 30);
+	ck_assert_uint_ge(st.depth, 4);	/* three inlined calls deep */
+
+	/* A demangled C++ name, among the frames. */
+	if (expect_name) {
+		struct mod m = mod_open(path);
+		struct pk_srcline *sl = pk_srcline_new(m.dm);
+
+		for (size_t i = 0; i < a.n && !seen; i++) {
+			struct pk_srcline_frame f[MAX_FRAMES];
+			int n = lookup(sl, a.v[i], f);
+
+			for (int k = 0; k < n; k++)
+				seen |= f[k].name && !strcmp(f[k].name, expect_name);
+		}
+		pk_srcline_free(sl);
+		mod_close(&m);
+		ck_assert_msg(seen, "%s: no frame named %s", path, expect_name);
+	}
+	free(a.v);
+	free(b.v);
+}
+
+START_TEST(test_c_gcc)
+{
+	check_fixture("inline-gcc", "inline-gcc", NULL, false);
+}
+END_TEST
+
+START_TEST(test_c_gcc_dwarf4)
+{
+	check_fixture("inline-gcc-dwarf4", "inline-gcc-dwarf4", NULL, false);
+}
+END_TEST
+
+/* Without .debug_aranges eu-addr2line 0.188 finds no unit at all; its
+ * twin built with them is its oracle (llvm-symbolizer reads it as it is). */
+START_TEST(test_c_clang)
+{
+	check_fixture("inline-clang", "inline-clang-aranges", NULL, false);
+}
+END_TEST
+
+START_TEST(test_cpp_gcc)
+{
+	check_fixture("inline-cpp-gcc", "inline-cpp-gcc",
+		      "dbg::Ring<unsigned int>::push(unsigned int)", false);
+}
+END_TEST
+
+START_TEST(test_cpp_gcc_dwarf4)
+{
+	check_fixture("inline-cpp-gcc-dwarf4", "inline-cpp-gcc-dwarf4",
+		      "dbg::Ring<unsigned long>::push(unsigned long)", false);
+}
+END_TEST
+
+START_TEST(test_cpp_clang)
+{
+	check_fixture("inline-cpp-clang", "inline-cpp-clang-aranges",
+		      "dbg::Ring<unsigned int>::push(unsigned int)", true);
+}
+END_TEST
+
+/* --- libc, with libc6-dbg ------------------------------------------------ */
+
+static const char LIBC[] = "/lib/x86_64-linux-gnu/libc.so.6";
+
+static bool has_section(const char *path, const char *want)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	bool found = false;
+
+	ck_assert_int_ge(fd, 0);
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	ck_assert_ptr_nonnull(elf);
+	ck_assert_int_eq(elf_getshdrstrndx(elf, &shstrndx), 0);
+	while (!found && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name = gelf_getshdr(scn, &sh) ? elf_strptr(elf, shstrndx, sh.sh_name) :
+							   NULL;
+
+		found = name && !strcmp(name, want);
+	}
+	elf_end(elf);
+	close(fd);
+	return found;
+}
+
+/*
+ * libc.so.6 has no .debug_info: its DWARF is libc6-dbg's file under
+ * /usr/lib/debug/.build-id/, found by build-id. qsort's merge sort, malloc
+ * (much inlined), and two assembly functions (line rows, no subprogram).
+ */
+START_TEST(test_libc)
+{
+	static const char *const fns[] = { "__qsort_r", "msort_with_tmp.part.0", "_int_malloc",
+					   "__memmove_avx_unaligned_erms", "__strlen_avx2" };
+	struct mod m = mod_open(LIBC);
+	const char *debugfile = NULL, *ci = getenv("CI");
+	struct addrs a = {};
+	struct cmp_stats st;
+	Dwarf_Addr bias;
+	int nsyms;
+
+	ck_assert_ptr_nonnull(m.dm);
+	ck_assert(!has_section(LIBC, ".debug_info"));
+	if (!dwfl_module_getdwarf(m.dm, &bias)) {
+		mod_close(&m);
+		if (ci && !strcmp(ci, "true"))
+			ck_abort_msg("%s: no debug info: install libc6-dbg", LIBC);
+		fprintf(stderr, "SKIP: %s: no debug info (libc6-dbg not installed)\n", LIBC);
+		return;
+	}
+	dwfl_module_info(m.dm, NULL, NULL, NULL, NULL, NULL, NULL, &debugfile);
+	ck_assert_msg(debugfile && strstr(debugfile, "/usr/lib/debug/.build-id/"),
+		      "libc's debug file: %s", debugfile ? debugfile : "(none)");
+	nsyms = dwfl_module_getsymtab(m.dm);
+	for (size_t k = 0; k < sizeof(fns) / sizeof(fns[0]); k++) {
+		bool found = false;
+
+		for (int i = 1; i < nsyms && !found; i++) {
+			GElf_Sym sym;
+			GElf_Addr value;
+			const char *name = dwfl_module_getsym_info(m.dm, i, &sym, &value, NULL, NULL,
+								   NULL);
+
+			if (name && !strcmp(name, fns[k]) && sym.st_size) {
+				insn_addrs(LIBC, value, value + sym.st_size, &a);
+				found = true;
+			}
+		}
+		ck_assert_msg(found, "%s: no symbol %s", LIBC, fns[k]);
+	}
+	mod_close(&m);
+	compare_with_eu(LIBC, LIBC, &a, &st);
+	ck_assert_uint_ge(st.addrs, 1000);
+	ck_assert_uint_eq(st.files, st.addrs);	/* every one has a line row */
+	ck_assert_uint_ge(st.inlined, 100);
+	free(a.v);
+}
+END_TEST
+
+/* --- where debug info is ----------------------------------------------- */
+
+static void frames_eq(const struct pk_srcline_frame *a, int na, const struct pk_srcline_frame *b,
+		      int nb, __u64 addr)
+{
+	ck_assert_msg(na == nb, "0x%llx: %d frames, then %d", (unsigned long long)addr, na, nb);
+	for (int i = 0; i < na; i++) {
+		ck_assert_msg((!a[i].name && !b[i].name) ||
+				      (a[i].name && b[i].name && !strcmp(a[i].name, b[i].name)),
+			      "0x%llx frame %d: name", (unsigned long long)addr, i);
+		ck_assert_msg((!a[i].file && !b[i].file) ||
+				      (a[i].file && b[i].file && !strcmp(a[i].file, b[i].file)),
+			      "0x%llx frame %d: file", (unsigned long long)addr, i);
+		ck_assert_uint_eq(a[i].line, b[i].line);
+	}
+}
+
+/* The DWARF of a stripped copy, through its .gnu_debuglink to a debug file
+ * beside it: the same frames as the unstripped file. Without the link
+ * (and no build-id file under /usr/lib/debug), none. */
+START_TEST(test_debuglink)
+{
+	char path[4096], dbg[512], stripped[512], bare[512], link[600];
+	struct addrs a = {};
+	struct mod m, s, b;
+	struct pk_srcline *sm, *ss, *sb;
+	size_t found = 0;
+
+	fixture("inline-gcc", path, sizeof(path));
+	snprintf(dbg, sizeof(dbg), "%s/inline.debug", pk_fx_dir());
+	snprintf(stripped, sizeof(stripped), "%s/inline-stripped", pk_fx_dir());
+	snprintf(bare, sizeof(bare), "%s/inline-bare", pk_fx_dir());
+	snprintf(link, sizeof(link), "--add-gnu-debuglink=%s", dbg);
+	pk_fx_run_ok((char *[]){ "objcopy", "--only-keep-debug", path, dbg, NULL }, NULL);
+	pk_fx_run_ok((char *[]){ "objcopy", "--strip-debug", link, path, stripped, NULL }, NULL);
+	pk_fx_run_ok((char *[]){ "objcopy", "--strip-debug", path, bare, NULL }, NULL);
+	ck_assert(!has_section(stripped, ".debug_info"));
+	ck_assert(has_section(stripped, ".gnu_debuglink"));
+
+	insn_addrs(path, 0, 0, &a);
+	m = mod_open(path);
+	s = mod_open(stripped);
+	b = mod_open(bare);
+	ck_assert(m.dm && s.dm && b.dm);
+	sm = pk_srcline_new(m.dm);
+	ss = pk_srcline_new(s.dm);
+	sb = pk_srcline_new(b.dm);
+	for (size_t i = 0; i < a.n; i++) {
+		struct pk_srcline_frame f[MAX_FRAMES], g[MAX_FRAMES];
+		int n = lookup(sm, a.v[i], f), k = lookup(ss, a.v[i], g);
+
+		frames_eq(f, n, g, k, a.v[i]);
+		found += n > 0;
+		ck_assert_int_eq(lookup(sb, a.v[i], g), 0);
+	}
+	ck_assert_uint_ge(found, a.n / 2);
+	pk_srcline_free(sm);
+	pk_srcline_free(ss);
+	pk_srcline_free(sb);
+	mod_close(&m);
+	mod_close(&s);
+	mod_close(&b);
+	free(a.v);
+}
+END_TEST
+
+/* --- corrupt debug info ------------------------------------------------ */
+
+struct section {
+	__u64 offset, size;
+	size_t index;
+};
+
+static bool find_section(const char *path, const char *want, struct section *out)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	bool found = false;
+
+	ck_assert_ptr_nonnull(elf);
+	ck_assert_int_eq(elf_getshdrstrndx(elf, &shstrndx), 0);
+	while (!found && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		if (!gelf_getshdr(scn, &sh) || !(name = elf_strptr(elf, shstrndx, sh.sh_name)) ||
+		    strcmp(name, want))
+			continue;
+		*out = (struct section){ sh.sh_offset, sh.sh_size, elf_ndxscn(scn) };
+		found = true;
+	}
+	elf_end(elf);
+	close(fd);
+	return found;
+}
+
+static void copy_file(const char *from, const char *to)
+{
+	size_t len;
+	char *data = pk_test_read_file(from, &len);
+	int fd = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+
+	ck_assert(data && fd >= 0);
+	ck_assert_int_eq(write(fd, data, len), (ssize_t)len);
+	close(fd);
+	free(data);
+}
+
+/* Every lookup over A in PATH returns a count or -errno, and its strings
+ * can be read (ASan checks that); a file libdwfl refuses has no lookups. */
+static size_t lookups_survive(const char *path, const struct addrs *a)
+{
+	struct mod m = mod_open(path);
+	struct pk_srcline *sl;
+	size_t frames = 0;
+
+	if (!m.dm) {
+		mod_close(&m);
+		return 0;
+	}
+	sl = pk_srcline_new(m.dm);
+	ck_assert_ptr_nonnull(sl);
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < a->n; i++) {
+			struct pk_srcline_frame f[MAX_FRAMES];
+			int n = lookup(sl, a->v[i], f);
+
+			for (int k = 0; k < n; k++) {
+				frames += strlen(f[k].name ? f[k].name : "") +
+					  strlen(f[k].file ? f[k].file : "") > 0;
+			}
+		}
+	}
+	pk_srcline_free(sl);
+	mod_close(&m);
+	return frames;
+}
+
+/* A 64-bit LCG: the same garbage on every run. */
+static __u64 next_rand(__u64 *s)
+{
+	*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+	return *s >> 33;
+}
+
+/* Write over 1 byte in EVERY of SECTION in PATH, with SEED. */
+static void garble(const char *path, const struct section *sec, unsigned every, __u64 seed)
+{
+	int fd = open(path, O_RDWR);
+
+	ck_assert_int_ge(fd, 0);
+	for (__u64 off = next_rand(&seed) % every; off < sec->size; off += every) {
+		unsigned char c = next_rand(&seed);
+
+		ck_assert_int_eq(pwrite(fd, &c, 1, sec->offset + off), 1);
+	}
+	close(fd);
+}
+
+/* Set the sh_size of section INDEX (ELF64) in PATH. */
+static void set_section_size(const char *path, size_t index, __u64 size)
+{
+	int fd = open(path, O_RDWR);
+	Elf64_Ehdr eh;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pread(fd, &eh, sizeof(eh), 0), sizeof(eh));
+	ck_assert_int_eq(pwrite(fd, &size, sizeof(size),
+				eh.e_shoff + index * eh.e_shentsize + offsetof(Elf64_Shdr, sh_size)),
+			 sizeof(size));
+	close(fd);
+}
+
+/*
+ * Corrupt copies of the fixtures: DWARF sections garbled (a byte in 7, in
+ * 61, in 997: headers, forms, offsets and lengths all hit), zeroed, cut short
+ * (sh_size halved: units run past the end), the file truncated inside
+ * .debug_info. Nothing may crash, hang, or read out of bounds.
+ */
+START_TEST(test_corrupt)
+{
+	static const char *const fixtures[] = { "inline-gcc", "inline-cpp-gcc", "inline-clang",
+						"inline-gcc-dwarf4" };
+	static const char *const sections[] = { ".debug_info", ".debug_abbrev", ".debug_line",
+						".debug_rnglists", ".debug_ranges", ".debug_str",
+						".debug_aranges", ".debug_addr" };
+	static const unsigned every[] = { 7, 61, 997 };
+	char path[4096], copy[512];
+	size_t runs = 0;
+
+	elf_version(EV_CURRENT);
+	snprintf(copy, sizeof(copy), "%s/corrupt", pk_fx_dir());
+	for (size_t fx = 0; fx < sizeof(fixtures) / sizeof(fixtures[0]); fx++) {
+		struct addrs a = {};
+
+		fixture(fixtures[fx], path, sizeof(path));
+		insn_addrs(path, 0, 0, &a);
+		ck_assert_uint_gt(lookups_survive(path, &a), 0);	/* the intact file */
+		for (size_t s = 0; s < sizeof(sections) / sizeof(sections[0]); s++) {
+			struct section sec;
+
+			if (!find_section(path, sections[s], &sec) || !sec.size)
+				continue;
+			for (size_t e = 0; e < sizeof(every) / sizeof(every[0]); e++) {
+				for (__u64 seed = 1; seed <= 3; seed++) {
+					copy_file(path, copy);
+					garble(copy, &sec, every[e], seed * 7919 + e);
+					lookups_survive(copy, &a);
+					runs++;
+				}
+			}
+			copy_file(path, copy);
+			garble(copy, &sec, 1, 0);	/* all of it */
+			lookups_survive(copy, &a);
+			copy_file(path, copy);
+			set_section_size(copy, sec.index, sec.size / 2);
+			lookups_survive(copy, &a);
+			runs += 2;
+		}
+		{
+			struct section info;
+
+			ck_assert(find_section(path, ".debug_info", &info));
+			copy_file(path, copy);
+			ck_assert_int_eq(truncate(copy, info.offset + info.size / 2), 0);
+			lookups_survive(copy, &a);
+			runs++;
+		}
+		free(a.v);
+	}
+	fprintf(stderr, "srcline: %zu corrupt copies read\n", runs);
+}
+END_TEST
+
+/* --- the API ----------------------------------------------------------- */
+
+START_TEST(test_api)
+{
+	char path[4096], *keep_name, *keep_file;
+	struct pk_srcline_frame f[MAX_FRAMES], g[MAX_FRAMES];
+	struct addrs a = {};
+	struct mod m;
+	struct pk_srcline *sl;
+	const char *name0;
+	__u64 deep = 0;
+	int n = 0;
+
+	fixture("inline-gcc", path, sizeof(path));
+	insn_addrs(path, 0, 0, &a);
+	m = mod_open(path);
+	sl = pk_srcline_new(m.dm);
+	ck_assert_ptr_nonnull(sl);
+	ck_assert_ptr_null(pk_srcline_new(NULL));
+	ck_assert_int_eq(pk_srcline_lookup(sl, a.v[0], f, 0), -EINVAL);
+	ck_assert_int_eq(pk_srcline_lookup(sl, a.v[0], NULL, 4), -EINVAL);
+	ck_assert_int_eq(pk_srcline_lookup(NULL, a.v[0], f, 4), -EINVAL);
+	/* Nowhere near the file. */
+	ck_assert_int_eq(pk_srcline_lookup(sl, ~0ULL, f, MAX_FRAMES), 0);
+	ck_assert_int_eq(pk_srcline_lookup(sl, 0x7fff00000000ULL, f, MAX_FRAMES), 0);
+
+	/* The deepest chain, then cut to 1, 2, 3 frames: the innermost ones
+	 * and the function. */
+	for (size_t i = 0; i < a.n; i++) {
+		int k = lookup(sl, a.v[i], g);
+
+		if (k > n) {
+			n = k;
+			deep = a.v[i];
+		}
+	}
+	ck_assert_int_ge(n, 4);
+	ck_assert_int_eq(lookup(sl, deep, f), n);
+	for (int max = 1; max <= 3; max++) {
+		ck_assert_int_eq(pk_srcline_lookup(sl, deep, g, max), max);
+		frames_eq(f, max - 1, g, max - 1, deep);
+		frames_eq(&f[n - 1], 1, &g[max - 1], 1, deep);
+	}
+	ck_assert_int_eq(pk_srcline_lookup(sl, deep, g, n), n);
+	frames_eq(f, n, g, n, deep);
+	/* Outer frames of an inlined chain name the function each call sits
+	 * in; the last is the concrete function, named by the symbol table
+	 * too. */
+	name0 = dwfl_module_addrname(m.dm, deep);
+	ck_assert_ptr_nonnull(name0);
+	ck_assert_str_eq(f[n - 1].name, name0);
+
+	/* Strings outlive later lookups. */
+	keep_name = strdup(f[0].name);
+	keep_file = strdup(f[0].file);
+	for (size_t i = 0; i < a.n; i++)
+		lookup(sl, a.v[i], g);
+	ck_assert_str_eq(f[0].name, keep_name);
+	ck_assert_str_eq(f[0].file, keep_file);
+	free(keep_name);
+	free(keep_file);
+	pk_srcline_free(sl);
+	pk_srcline_free(NULL);
+	mod_close(&m);
+	free(a.v);
+}
+END_TEST
+
+Suite *suite_srcline(void)
+{
+	Suite *s = suite_create("srcline");
+	TCase *tc = tcase_create("eu_addr2line");
+
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_c_gcc);
+	tcase_add_test(tc, test_c_gcc_dwarf4);
+	tcase_add_test(tc, test_c_clang);
+	tcase_add_test(tc, test_cpp_gcc);
+	tcase_add_test(tc, test_cpp_gcc_dwarf4);
+	tcase_add_test(tc, test_cpp_clang);
+	tcase_add_test(tc, test_libc);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("files");
+	tcase_add_checked_fixture(tc, pk_fx_setup, pk_fx_teardown);
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_debuglink);
+	tcase_add_test(tc, test_corrupt);
+	tcase_add_test(tc, test_api);
+	suite_add_tcase(s, tc);
+	return s;
+}
