@@ -25,6 +25,12 @@
  * Names are demangled by pk_demangle (as the symbol table's are), so Rust
  * names read as rustc prints them, where eu-addr2line leaves them mangled
  * or keeps the hash.
+ *
+ * Cost: the first address in a unit reads its line table (libdw) and walks
+ * its DIEs (tens of microseconds for a libc unit); later lookups take under
+ * a microsecond. Kept per unit read: 72 bytes per DIE with addresses
+ * (functions, inlined calls, lexical blocks) and 24 per span, about 2 MB
+ * for all of libc, besides what libdw caches (line tables, abbreviations).
  */
 #ifndef PK_SRCLINE_H
 #define PK_SRCLINE_H
