@@ -6,8 +6,9 @@
 # The workload: $NPROC processes keeping every CPU busy, spread over several
 # files so that symbolization has work: bench/burn (C: libc, libm, zlib),
 # bench/burn-cxx (C++: libstdc++), python3.11 and perl (interpreters, their
-# libraries), a quarter each, all at nice 19 (they take what the machine has
-# spare, and others sharing it are not starved). Per run, one after the other:
+# libraries), a quarter each, all at nice $NICE (19: they take what the
+# machine has spare, and others sharing it are not starved; the table says
+# what share of the samples is theirs). Per run, one after the other:
 #   - probekit: probe-load system-wide at $FREQ Hz (--unwind dwarf, the
 #     default; an empty unwind-table cache), then probe-read -d $SECONDS_RUN
 #     -o FILE.folded; its user+sys from wait4 (bench/cpurun), its samples
@@ -21,12 +22,13 @@
 # pointers, and names no inline frames). Needs root.
 set -euo pipefail
 BUILD=${BUILD:-build}
-RUNS=${RUNS:-3}
+RUNS=${RUNS:-5}
 FREQ=${FREQ:-99}
 SECONDS_RUN=${SECONDS_RUN:-10}
 NPROC=${NPROC:-200}
+NICE=${NICE:-19}	# the workload's niceness
 BENCH_RAW=${BENCH_RAW:-}	# a directory to keep the per-run numbers in
-export RUNS FREQ SECONDS_RUN NPROC
+export RUNS FREQ SECONDS_RUN NPROC NICE
 
 LOAD=$BUILD/probe-load
 READ=$BUILD/probe-read
@@ -73,10 +75,10 @@ pl='my $end = time + '$life'; while (time < $end) {
     my $s = join ",", @a; my @m = $s =~ /(\d{3})/g }'
 for ((i = 0; i < NPROC; i++)); do
 	case $((i % 4)) in
-	0) nice -n 19 "$BUILD/bench/burn" "$life" & ;;
-	1) nice -n 19 "$BUILD/bench/burn-cxx" "$life" & ;;
-	2) nice -n 19 python3.11 -c "$py" & ;;
-	3) nice -n 19 perl -e "$pl" & ;;
+	0) nice -n "$NICE" "$BUILD/bench/burn" "$life" & ;;
+	1) nice -n "$NICE" "$BUILD/bench/burn-cxx" "$life" & ;;
+	2) nice -n "$NICE" python3.11 -c "$py" & ;;
+	3) nice -n "$NICE" perl -e "$pl" & ;;
 	esac
 	pids+=($!)
 done
@@ -85,18 +87,27 @@ for p in "${pids[@]}"; do
 	kill -0 "$p" 2>/dev/null || die "a workload process (pid $p) died at start"
 done
 
-# folded_frames FILE: "SAMPLES FRAMES_PER_SAMPLE" of folded stacks (the
-# comm is no frame).
+# The workload's thread names, for the share of the samples that are its own
+# (the rest: whatever else the machine ran meanwhile, named too).
+WORKLOAD_COMMS="burn burn-cxx python3.11 perl"
+
+# folded_frames FILE: "SAMPLES FRAMES_PER_SAMPLE WORKLOAD_SHARE" of folded
+# stacks (the comm is no frame).
 folded_frames() {
-	awk '{ n = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";")
-		s += n; fr += n * (k - 1) }
-		END { printf "%d %.2f\n", s, s ? fr / s : 0 }' "$1"
+	awk -v comms="$WORKLOAD_COMMS" '
+		BEGIN { split(comms, c, " "); for (i in c) w[c[i]] = 1 }
+		{ n = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";")
+		  s += n; fr += n * (k - 1); if (f[1] in w) ws += n }
+		END { printf "%d %.2f %.3f\n", s, s ? fr / s : 0, s ? ws / s : 0 }' "$1"
 }
 
 # perf_frames FILE: the same of `perf script -F comm,tid,ip` output.
 perf_frames() {
-	awk '/^[^ \t]/ { s++; next } /^[ \t]+[0-9a-f]+/ { fr++ }
-		END { printf "%d %.2f\n", s, s ? fr / s : 0 }' "$1"
+	awk -v comms="$WORKLOAD_COMMS" '
+		BEGIN { split(comms, c, " "); for (i in c) w[c[i]] = 1 }
+		/^[^ \t]/ { s++; if ($1 in w) ws++; next }
+		/^[ \t]+[0-9a-f]+/ { fr++ }
+		END { printf "%d %.2f %.3f\n", s, s ? fr / s : 0, s ? ws / s : 0 }' "$1"
 }
 
 : > "$tmp/runs"
@@ -113,7 +124,7 @@ for ((i = 0; i < RUNS; i++)); do
 	[ -n "$samples" ] && [ "$samples" -gt 0 ] ||
 		{ cat "$tmp/read.err" >&2; die "no \"N samples read\" line from probe-read"; }
 	read -r _ ru rs < "$tmp/read.time"
-	read -r _ pk_frames <<< "$(folded_frames "$tmp/out.folded")"
+	read -r _ pk_frames pk_share <<< "$(folded_frames "$tmp/out.folded")"
 
 	"$CPURUN" -t "$tmp/rec.time" perf record -q -F "$FREQ" -a -g -e cpu-clock \
 		-o "$tmp/perf.data" -- sleep "$SECONDS_RUN" 2>"$tmp/perf.err" ||
@@ -125,12 +136,13 @@ for ((i = 0; i < RUNS; i++)); do
 		die "perf script -F comm,tid,ip failed"
 	read -r _ pru prs < "$tmp/rec.time"
 	read -r _ psu pss < "$tmp/script.time"
-	read -r psamples perf_frames <<< "$(perf_frames "$tmp/perf.ips")"
+	read -r psamples perf_frames perf_share <<< "$(perf_frames "$tmp/perf.ips")"
 	[ "$psamples" -gt 0 ] || die "perf recorded no samples"
 	rm -f "$tmp/perf.data" "$tmp/perf.ips"
 	# SAMPLES READ_USER_MS READ_SYS_MS FRAMES PERF_SAMPLES SCRIPT_USER_MS
-	# SCRIPT_SYS_MS RECORD_USER_MS RECORD_SYS_MS PERF_FRAMES
-	echo "$samples $ru $rs $pk_frames $psamples $psu $pss $pru $prs $perf_frames" >> "$tmp/runs"
+	# SCRIPT_SYS_MS RECORD_USER_MS RECORD_SYS_MS PERF_FRAMES SHARE PERF_SHARE
+	echo "$samples $ru $rs $pk_frames $psamples $psu $pss $pru $prs $perf_frames" \
+		"$pk_share $perf_share" >> "$tmp/runs"
 done
 
 [ -z "$BENCH_RAW" ] || { mkdir -p "$BENCH_RAW" && cp "$tmp/runs" "$BENCH_RAW/probe-read-system"; }
@@ -142,15 +154,17 @@ perl -e '
 	my $pk = $col->(sub { ($_[1] + $_[2]) * 1e3 / $_[0] });
 	my $ps = $col->(sub { ($_[5] + $_[6]) * 1e3 / $_[4] });
 	my $ratio = $col->(sub { (($_[1] + $_[2]) / $_[0]) / (($_[5] + $_[6]) / $_[4]) });
-	printf "\n### probe-read against perf script, system-wide (%d processes, %s Hz, %s s, median of %d runs)\n\n",
-		$ENV{NPROC}, $ENV{FREQ}, $ENV{SECONDS_RUN}, scalar @r;
-	print "| | samples per run | frames per sample | CPU per run | CPU per sample |\n";
-	print "|---|---|---|---|---|\n";
-	printf "| probe-read -d %s (--unwind dwarf) | %d | %.1f | %.0f ms | %.1f us |\n", $ENV{SECONDS_RUN},
-		$col->(sub { $_[0] }), $col->(sub { $_[3] }), $col->(sub { $_[1] + $_[2] }), $pk;
-	printf "| perf script (perf record -g, frame pointers) | %d | %.1f | %.0f ms | %.1f us |\n",
-		$col->(sub { $_[4] }), $col->(sub { $_[9] }), $col->(sub { $_[5] + $_[6] }), $ps;
-	printf "| perf record -a -g | | | %.0f ms | %.1f us |\n",
+	printf "\n### probe-read against perf script, system-wide (%d processes at nice %s, %s Hz, %s s, median of %d runs)\n\n",
+		$ENV{NPROC}, $ENV{NICE}, $ENV{FREQ}, $ENV{SECONDS_RUN}, scalar @r;
+	print "| | samples per run | of the workload | frames per sample | CPU per run | CPU per sample |\n";
+	print "|---|---|---|---|---|---|\n";
+	printf "| probe-read -d %s (--unwind dwarf) | %d | %.0f %% | %.1f | %.0f ms | %.1f us |\n", $ENV{SECONDS_RUN},
+		$col->(sub { $_[0] }), 100 * $col->(sub { $_[10] }), $col->(sub { $_[3] }),
+		$col->(sub { $_[1] + $_[2] }), $pk;
+	printf "| perf script (perf record -g, frame pointers) | %d | %.0f %% | %.1f | %.0f ms | %.1f us |\n",
+		$col->(sub { $_[4] }), 100 * $col->(sub { $_[11] }), $col->(sub { $_[9] }),
+		$col->(sub { $_[5] + $_[6] }), $ps;
+	printf "| perf record -a -g | | | | %.0f ms | %.1f us |\n",
 		$col->(sub { $_[7] + $_[8] }), $col->(sub { ($_[7] + $_[8]) * 1e3 / $_[4] });
 	printf "\nprobe-read CPU per sample / perf script CPU per sample: %.2f (median of the runs\x27 ratios).\n", $ratio;
 	print "CPU: user+sys from wait4; a run\x27s whole cost, start-up included (kallsyms, symbol and DWARF files).\n";
