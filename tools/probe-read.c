@@ -318,6 +318,7 @@ static int run(const struct pk_read_opts *o)
 	struct pk_reader_opts ropts = {
 		.sz = sizeof(ropts),
 		.debug_dirs = o->ndebug_dirs ? o->debug_dirs : NULL, .ndebug_dirs = o->ndebug_dirs,
+		.no_dwarf = o->no_inline,
 	};
 	struct sigaction sa = { .sa_handler = on_signal };
 	struct pk_reader *reader = NULL;

@@ -294,6 +294,51 @@ START_TEST(test_jit_perf_map)
 }
 END_TEST
 
+/* probe-read's "symbols:" line: shares of user frames named, with a line,
+ * inlined. */
+static void symbols_line(const char *err, double *named, double *lines, double *inlined)
+{
+	const char *l = strstr(err, "symbols: ");
+
+	ck_assert_msg(l, "no symbols line in: %s", err);
+	ck_assert_int_eq(sscanf(l, "symbols: %lf%% of user frames named, %lf%% with a source line, %lf%% inlined",
+				named, lines, inlined), 3);
+}
+
+/*
+ * qsort under libc's msort (libc6-dbg: DWARF with inlined code): by
+ * default frames carry source lines and inline frames; --no-inline reads
+ * no DWARF, and names the same functions from the symbol tables alone.
+ */
+START_TEST(test_no_inline)
+{
+	char path[4096];
+	const char *load[] = { "-F", FREQ_STR, "--", path, "1", NULL };
+	const char *with[] = { "-d", "60", NULL };
+	const char *without[] = { "-d", "60", "--no-inline", NULL };
+	double named[2], lines[2], inlined[2];
+
+	pk_e2e_fixture_nofp("qsort-gcc-pie", path, sizeof(path));
+	for (int i = 0; i < 2; i++) {
+		char *out = NULL, *err = NULL;
+
+		ck_assert_int_eq(pk_e2e_load(load), 0);
+		ck_assert_int_eq(pk_e2e_read(i ? without : with, &out, &err), 0);
+		ck_assert_int_eq(pk_e2e_unload(), 0);
+		symbols_line(err, &named[i], &lines[i], &inlined[i]);
+		fprintf(stderr, "qsort%s: %.1f%% named, %.1f%% with a line, %.1f%% inlined\n",
+			i ? " --no-inline" : "", named[i], lines[i], inlined[i]);
+		if (i)
+			ck_assert_msg(!strstr(out, "msort_with_tmp;msort_with_tmp"), "inline frames in %s", out);
+		free(out);
+		free(err);
+	}
+	ck_assert(named[0] >= 99.0 && named[1] >= 99.0);
+	ck_assert(lines[0] >= 50.0 && inlined[0] >= 10.0);
+	ck_assert(lines[1] == 0.0 && inlined[1] == 0.0);
+}
+END_TEST
+
 /* Sum of the counts of a folded file. */
 static unsigned long folded_file_total(const char *path)
 {
@@ -428,6 +473,7 @@ Suite *suite_symbols_e2e(void)
 	tcase_add_loop_test(tc, test_exited_before_read, 0, 2);
 	tcase_add_test(tc, test_deleted_binary_by_build_id);
 	tcase_add_test(tc, test_jit_perf_map);
+	tcase_add_test(tc, test_no_inline);
 	tc = pk_e2e_tcase(s, "output", 60);
 	tcase_add_test(tc, test_intervals_add_up);
 	tcase_add_test(tc, test_groupings);

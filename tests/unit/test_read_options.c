@@ -155,6 +155,7 @@ START_TEST(test_errors)
 		{ { "-f", "perf", "-f", "pprof" }, "2 -f and 0 -o: give each -f FORMAT its -o FILE" },
 		{ { "-o", "a", "-o", "b" }, "0 -f and 2 -o: give each -f FORMAT its -o FILE" },
 		{ { "--debug-dir", "" }, "--debug-dir: empty directory name" },
+		{ { "--lines", "--no-inline" }, "--lines and --no-inline do not go together: source lines come from DWARF, which --no-inline does not read" },
 	};
 	struct pk_read_opts o;
 	char err[PK_ERR_LEN];

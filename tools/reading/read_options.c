@@ -40,6 +40,8 @@ const char pk_read_usage[] =
 "      --per-cpu           the same per CPU (cpu-N)\n"
 "      --lines             source file:line after each frame that has one\n"
 "                          (folded, perf; pprof always has them)\n"
+"      --no-inline         function names only, from the symbol tables: no\n"
+"                          inline frames, no source lines (no DWARF read)\n"
 "      --debug-dir DIR     look for debug files and binaries by build-id in\n"
 "                          DIR/.build-id/ (repeatable; default /usr/lib/debug)\n"
 "      --pin-dir DIR       the session pinned under DIR\n"
@@ -60,6 +62,7 @@ enum {
 	OPT_PER_CPU,
 	OPT_LINES,
 	OPT_DEBUG_DIR,
+	OPT_NO_INLINE,
 };
 
 static const struct option long_opts[] = {
@@ -71,6 +74,7 @@ static const struct option long_opts[] = {
 	{ "per-tid",	no_argument,	   NULL, OPT_PER_TID },
 	{ "per-cpu",	no_argument,	   NULL, OPT_PER_CPU },
 	{ "lines",	no_argument,	   NULL, OPT_LINES },
+	{ "no-inline",	no_argument,	   NULL, OPT_NO_INLINE },
 	{ "debug-dir",	required_argument, NULL, OPT_DEBUG_DIR },
 	{ "pin-dir",	required_argument, NULL, OPT_PIN_DIR },
 	{ "help",	no_argument,	   NULL, 'h' },
@@ -193,6 +197,9 @@ int pk_read_opts_parse(struct pk_read_opts *o, int argc, char **argv,
 		case OPT_LINES:
 			o->lines = true;
 			break;
+		case OPT_NO_INLINE:
+			o->no_inline = true;
+			break;
 		case OPT_DEBUG_DIR:
 			if (!optarg[0])
 				return pk_err(err, -EINVAL, "--debug-dir: empty directory name");
@@ -232,6 +239,8 @@ int pk_read_opts_parse(struct pk_read_opts *o, int argc, char **argv,
 	for (size_t i = 0; i < o->noutputs; i++)
 		o->outputs[i] = (struct pk_read_output){ i < nformats ? formats[i] : PK_FORMAT_FOLDED,
 							 i < npaths ? paths[i] : NULL };
+	if (o->lines && o->no_inline)
+		return pk_err(err, -EINVAL, "--lines and --no-inline do not go together: source lines come from DWARF, which --no-inline does not read");
 	if (!o->interval)
 		return 0;
 	if (o->duration && o->interval > o->duration)

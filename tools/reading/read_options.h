@@ -29,6 +29,7 @@ struct pk_read_opts {
 	size_t noutputs;	/* >= 1 after parsing */
 	enum pk_group group;	/* --per-pid, --per-tid, --per-cpu */
 	bool lines;		/* --lines */
+	bool no_inline;		/* --no-inline: names only, no DWARF read */
 	double interval;	/* --interval seconds; 0: one output at the end */
 	const char *debug_dirs[PK_READ_MAX_DEBUG_DIRS]; /* --debug-dir */
 	size_t ndebug_dirs;

@@ -60,6 +60,7 @@ struct pk_reader *pk_reader_new(const struct pk_reader_opts *opts)
 		sopts.kallsyms_path = opts->kallsyms_path;
 		sopts.debug_dirs = opts->debug_dirs;
 		sopts.ndebug_dirs = opts->ndebug_dirs;
+		sopts.no_dwarf = opts->no_dwarf;
 		if (opts->tables)
 			r->tables = *opts->tables;
 		r->log = opts->log;

@@ -46,6 +46,7 @@ struct pk_reader_opts {
 					 * a mapping's build-id; <= 0: none */
 	const char *const *debug_dirs;	/* .build-id trees; NULL: /usr/lib/debug */
 	size_t ndebug_dirs;
+	bool no_dwarf;			/* names only (pk_symbolizer_opts) */
 };
 
 struct pk_reader_stats {

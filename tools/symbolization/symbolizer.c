@@ -60,6 +60,7 @@ struct proc {
 struct pk_symbolizer {
 	char proc_root[256];
 	char *kallsyms_path;
+	bool no_dwarf;
 	struct pk_u64map procs;		/* pid -> struct proc */
 	struct pk_symfiles *files;
 	struct pk_u64map klocs;		/* kernel addr << 1 | ret -> struct pk_loc */
@@ -153,7 +154,7 @@ static struct pk_loc *file_loc(struct pk_symbolizer *sym, struct pk_symfile *fil
 		vaddr = pk_symfile_vaddr(file, off);
 	if (vaddr != ~0ULL) {
 		name = pk_symfile_symbol(file, vaddr, &start);
-		n = pk_symfile_srcline(file, vaddr, inl, MAX_INLINE);
+		n = sym->no_dwarf ? 0 : pk_symfile_srcline(file, vaddr, inl, MAX_INLINE);
 		if (n == -ENOMEM)
 			return NULL;
 		if (n < 0)
@@ -647,6 +648,7 @@ struct pk_symbolizer *pk_symbolizer_new(const struct pk_symbolizer_opts *opts)
 	if (!sym)
 		return NULL;
 	sym->vdso_fd = -1;
+	sym->no_dwarf = opts && opts->no_dwarf;
 	snprintf(sym->proc_root, sizeof(sym->proc_root), "%s", root);
 	sym->files = pk_symfiles_new();
 	if (!sym->files)

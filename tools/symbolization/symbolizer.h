@@ -36,6 +36,8 @@ struct pk_symbolizer_opts {
 	const char *kallsyms_path;	/* NULL: "/proc/kallsyms" */
 	const char *const *debug_dirs;	/* .build-id trees; NULL: /usr/lib/debug */
 	size_t ndebug_dirs;
+	bool no_dwarf;			/* function names only: no inline frames,
+					 * no source lines, no DWARF read */
 };
 
 struct pk_symbolizer_stats {
