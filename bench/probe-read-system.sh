@@ -28,6 +28,8 @@ SECONDS_RUN=${SECONDS_RUN:-10}
 NPROC=${NPROC:-200}
 NICE=${NICE:-19}	# the workload's niceness
 BENCH_RAW=${BENCH_RAW:-}	# a directory to keep the per-run numbers in
+READ_ARGS=${READ_ARGS:-}	# more probe-read options, e.g. --no-inline
+export READ_ARGS
 export RUNS FREQ SECONDS_RUN NPROC NICE
 
 LOAD=$BUILD/probe-load
@@ -116,7 +118,7 @@ for ((i = 0; i < RUNS; i++)); do
 	rm -rf "$PROBEKIT_CACHE_DIR"
 	"$LOAD" --pin-dir "$PIN" -F "$FREQ" 2>"$tmp/load.err" ||
 		{ cat "$tmp/load.err" >&2; die "probe-load failed"; }
-	"$CPURUN" -t "$tmp/read.time" "$READ" --pin-dir "$PIN" -d "$SECONDS_RUN" \
+	"$CPURUN" -t "$tmp/read.time" "$READ" --pin-dir "$PIN" -d "$SECONDS_RUN" $READ_ARGS \
 		-o "$tmp/out.folded" 2>"$tmp/read.err" ||
 		{ cat "$tmp/read.err" >&2; die "probe-read failed"; }
 	"$LOAD" --unload --pin-dir "$PIN"
@@ -158,7 +160,8 @@ perl -e '
 		$ENV{NPROC}, $ENV{NICE}, $ENV{FREQ}, $ENV{SECONDS_RUN}, scalar @r;
 	print "| | samples per run | of the workload | frames per sample | CPU per run | CPU per sample |\n";
 	print "|---|---|---|---|---|---|\n";
-	printf "| probe-read -d %s (--unwind dwarf) | %d | %.0f %% | %.1f | %.0f ms | %.1f us |\n", $ENV{SECONDS_RUN},
+	printf "| probe-read -d %s%s (--unwind dwarf) | %d | %.0f %% | %.1f | %.0f ms | %.1f us |\n", $ENV{SECONDS_RUN},
+		$ENV{READ_ARGS} ? " $ENV{READ_ARGS}" : "",
 		$col->(sub { $_[0] }), 100 * $col->(sub { $_[10] }), $col->(sub { $_[3] }),
 		$col->(sub { $_[1] + $_[2] }), $pk;
 	printf "| perf script (perf record -g, frame pointers) | %d | %.0f %% | %.1f | %.0f ms | %.1f us |\n",
