@@ -406,33 +406,54 @@ static __always_inline void uw_report_mapping(struct uw_state *st, struct file *
 	count(PK_CNT_MAPPING_EVENTS);
 }
 
+/*
+ * The VMA that holds ADDR into st (vm_start, vm_end, vm_pgoff, and [start,
+ * end_addr) for the next frames), and what it maps: the file's inode in
+ * *KEY and the file in *F (NULL for the vDSO, keyed PK_VDSO_*). Returns 1
+ * for a file or the vDSO, 0 for anonymous or special memory, -1 when no VMA
+ * holds ADDR.
+ */
+static __always_inline int uw_vma_at(struct uw_state *st, __u64 addr, struct pk_file_key *key,
+				     struct file **f)
+{
+	struct vm_area_struct *vma = uw_vma_lookup(st, addr);
+
+	if (!vma)
+		return -1;
+	st->vm_start = st->start = BPF_CORE_READ(vma, vm_start);
+	st->vm_end = st->end_addr = BPF_CORE_READ(vma, vm_end);
+	st->vm_pgoff = BPF_CORE_READ(vma, vm_pgoff);
+	*f = BPF_CORE_READ(vma, vm_file);
+	if (*f) {
+		key->ino = BPF_CORE_READ(*f, f_inode, i_ino);
+		key->dev = BPF_CORE_READ(*f, f_inode, i_sb, s_dev);
+		return 1;
+	}
+	if (st->vm_start == (__u64)BPF_CORE_READ(vma, vm_mm, context.vdso)) {
+		key->dev = PK_VDSO_DEV;
+		key->ino = PK_VDSO_INO;
+		st->vm_pgoff = 0;
+		return 1;
+	}
+	return 0;
+}
+
 /* Find what covers ADDR: st->kind, and for tables st->table and st->delta,
  * valid for [st->start, st->end_addr). false when no VMA holds ADDR. */
 static __always_inline bool uw_find_mapping(struct uw_state *st, __u64 addr)
 {
-	struct vm_area_struct *vma;
 	struct pk_file_info *fi;
 	struct pk_file_key key;
 	struct file *f;
 	__u64 off;
+	int found;
 
 	if (st->kind != UW_NONE && addr >= st->start && addr < st->end_addr)
 		return true;
-	vma = uw_vma_lookup(st, addr);
-	if (!vma)
+	found = uw_vma_at(st, addr, &key, &f);
+	if (found < 0)
 		return false;
-	st->vm_start = st->start = BPF_CORE_READ(vma, vm_start);
-	st->vm_end = st->end_addr = BPF_CORE_READ(vma, vm_end);
-	st->vm_pgoff = BPF_CORE_READ(vma, vm_pgoff);
-	f = BPF_CORE_READ(vma, vm_file);
-	if (f) {
-		key.ino = BPF_CORE_READ(f, f_inode, i_ino);
-		key.dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
-	} else if (st->vm_start == (__u64)BPF_CORE_READ(vma, vm_mm, context.vdso)) {
-		key.dev = PK_VDSO_DEV;
-		key.ino = PK_VDSO_INO;
-		st->vm_pgoff = 0;
-	} else {
+	if (!found) {
 		st->kind = UW_ANON;
 		return true;
 	}
@@ -772,12 +793,12 @@ static __always_inline __u32 pk_unwind_user(struct pk_sample_buf *b, __u32 kbase
 static long uw_note_step(__u32 i, void *ctx)
 {
 	struct uw_state *st = uw_state_get();
-	struct vm_area_struct *vma;
 	struct pk_sample_buf *b;
 	struct pk_file_key key;
 	struct file *f;
 	__u32 zero = 0;
 	__u64 addr, idx;
+	int found;
 
 	b = bpf_map_lookup_elem(&scratch, &zero);
 	if (!st || !b)
@@ -790,25 +811,12 @@ static long uw_note_step(__u32 i, void *ctx)
 	addr = b->frames[idx] - (i > 0);	/* a return address: its call */
 	if (st->kind != UW_NONE && addr >= st->start && addr < st->end_addr)
 		return 0;
-	vma = uw_vma_lookup(st, addr);
-	if (!vma)
+	found = uw_vma_at(st, addr, &key, &f);
+	if (found < 0)
 		return 0;
 	st->kind = UW_ANON;	/* any kind: [start, end) is looked up */
-	st->vm_start = st->start = BPF_CORE_READ(vma, vm_start);
-	st->vm_end = st->end_addr = BPF_CORE_READ(vma, vm_end);
-	st->vm_pgoff = BPF_CORE_READ(vma, vm_pgoff);
-	f = BPF_CORE_READ(vma, vm_file);
-	if (f) {
-		key.ino = BPF_CORE_READ(f, f_inode, i_ino);
-		key.dev = BPF_CORE_READ(f, f_inode, i_sb, s_dev);
-	} else if (st->vm_start == (__u64)BPF_CORE_READ(vma, vm_mm, context.vdso)) {
-		key.dev = PK_VDSO_DEV;
-		key.ino = PK_VDSO_INO;
-		st->vm_pgoff = 0;
-	} else {
-		return 0;
-	}
-	uw_report_mapping(st, f, &key, PK_TABLE_NONE);
+	if (found)
+		uw_report_mapping(st, f, &key, PK_TABLE_NONE);
 	return 0;
 }
 

@@ -95,7 +95,7 @@ int pk_fold_write(FILE *f, struct pk_fold_item *items, size_t n)
 /* One (stack, group) and its samples. */
 struct entry {
 	const struct pk_stack_view *stack;
-	__u32 group;
+	__u64 group;		/* pk_sample_group() */
 	__u64 count;
 };
 
@@ -106,20 +106,6 @@ static int cmp_entry(const void *a, const void *b)
 	if (x->stack->id != y->stack->id)
 		return x->stack->id < y->stack->id ? -1 : 1;
 	return x->group < y->group ? -1 : x->group > y->group;
-}
-
-static __u32 group_of(const struct pk_profile *p, const struct pk_sample_view *s)
-{
-	switch (p->group) {
-	case PK_GROUP_PID:
-		return s->stack->pid;
-	case PK_GROUP_TID:
-		return s->tid;
-	case PK_GROUP_CPU:
-		return s->cpu;
-	default:
-		return 0;
-	}
 }
 
 static void add_loc(struct pk_strbuf *b, const struct pk_loc *loc, bool lines, const char *suffix)
@@ -143,11 +129,11 @@ static char *fold_entry(const struct pk_profile *p, const struct entry *e)
 		add_frame(&b, root, "");
 		break;
 	case PK_GROUP_TID:
-		snprintf(root, sizeof(root), "%s-%u/%u", s->comm, s->pid, e->group);
+		snprintf(root, sizeof(root), "%s-%u/%u", s->comm, s->pid, (__u32)e->group);
 		add_frame(&b, root, "");
 		break;
 	case PK_GROUP_CPU:
-		snprintf(root, sizeof(root), "cpu-%u", e->group);
+		snprintf(root, sizeof(root), "cpu-%u", (__u32)e->group);
 		add_frame(&b, root, "");
 		/* fall through */
 	default:
@@ -170,7 +156,7 @@ int pk_folded_write(FILE *f, const struct pk_profile *p)
 	if (!v)
 		return -ENOMEM;
 	for (size_t i = 0; i < p->nsamples; i++)
-		v[i] = (struct entry){ p->samples[i].stack, group_of(p, &p->samples[i]),
+		v[i] = (struct entry){ p->samples[i].stack, pk_sample_group(p, &p->samples[i]),
 				       p->samples[i].count };
 	if (p->nsamples)
 		qsort(v, p->nsamples, sizeof(*v), cmp_entry);

@@ -99,4 +99,20 @@ struct pk_profile {
 	size_t nstacks, nlocs, nmaps, nmodules;	/* ids are below these */
 };
 
+/* The group S belongs to under P->group, as a key that orders groups by
+ * process, thread (pid << 32 | tid), or CPU; 0 without grouping. */
+static inline __u64 pk_sample_group(const struct pk_profile *p, const struct pk_sample_view *s)
+{
+	switch (p->group) {
+	case PK_GROUP_PID:
+		return s->stack->pid;
+	case PK_GROUP_TID:
+		return (__u64)s->stack->pid << 32 | s->tid;
+	case PK_GROUP_CPU:
+		return s->cpu;
+	default:
+		return 0;
+	}
+}
+
 #endif

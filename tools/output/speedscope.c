@@ -269,16 +269,11 @@ static int collect_frames(struct writer *w)
 
 /* --- profiles -------------------------------------------------------------- */
 
+/* One profile per process without grouping: speedscope has no other
+ * way to tell processes apart. */
 static __u64 group_key(const struct pk_profile *p, const struct pk_sample_view *s)
 {
-	switch (p->group) {
-	case PK_GROUP_TID:
-		return (__u64)s->stack->pid << 32 | s->tid;
-	case PK_GROUP_CPU:
-		return s->cpu;
-	default:
-		return s->stack->pid;
-	}
+	return p->group == PK_GROUP_NONE ? s->stack->pid : pk_sample_group(p, s);
 }
 
 static int cmp_sample(const void *a, const void *b, void *profile)
