@@ -246,12 +246,34 @@ START_TEST(test_kernel)
 	pk_fx_write_file(path, "ffffffff81000000 T _stext\n"
 			 "ffffffff81000100 T do_syscall_64\n"
 			 "ffffffff81000200 t helper\n"
-			 "ffffffff82000000 D data\n");
+			 "ffffffff82000000 D data\n"
+			 "ffffffffc0010000 t nft_do_chain\t[nf_tables]\n"
+			 "ffffffffc0020000 t bpf_prog_59f4a931744dcdc6_on_cpu\t[bpf]\n"
+			 "ffffffffc0020100 t helper\t[nf_tables]\n");
 	sym = new_symbolizer(path);
 	ck_assert_str_eq(pk_symbolizer_kernel(sym, 0xffffffff81000150), "do_syscall_64");
 	ck_assert_str_eq(pk_symbolizer_kernel(sym, 0xffffffff81000200), "helper");
 	ck_assert_str_eq(pk_symbolizer_kernel(sym, 0xffffffff82000010), "[unknown]");
 	ck_assert_str_eq(pk_symbolizer_kernel(sym, 0x1000), "[unknown]");
+	/* a module's symbols name their module, BPF programs "[bpf]"; the
+	 * location's map is the module's */
+	ck_assert_str_eq(pk_symbolizer_kernel(sym, 0xffffffffc0010010), "nft_do_chain [nf_tables]");
+	ck_assert_str_eq(pk_symbolizer_kernel(sym, 0xffffffffc0020010),
+			 "bpf_prog_59f4a931744dcdc6_on_cpu [bpf]");
+	ck_assert_str_eq(pk_symbolizer_kernel(sym, 0xffffffffc0020110), "helper [nf_tables]");
+	{
+		const struct pk_loc *a = pk_symbolizer_kernel_loc(sym, 0xffffffffc0010010, false);
+		const struct pk_loc *b = pk_symbolizer_kernel_loc(sym, 0xffffffffc0020110, true);
+		const struct pk_loc *k = pk_symbolizer_kernel_loc(sym, 0xffffffff81000150, true);
+
+		ck_assert(a->kernel && b->kernel && k->kernel);
+		ck_assert_str_eq(a->map->module->path, "[nf_tables]");
+		ck_assert_ptr_eq(a->map, b->map);
+		ck_assert_str_eq(k->map->module->path, "[kernel.kallsyms]");
+		ck_assert_uint_eq(a->sym_off, 0x10);
+		ck_assert_uint_eq(b->sym_off, 0x10);	/* of the address, not minus one */
+		ck_assert_uint_eq(b->module_addr, 0xffffffffc002010f);
+	}
 	pk_symbolizer_free(sym);
 	/* No kallsyms at all. */
 	snprintf(path, sizeof(path), "%s/missing", pk_fx_dir());

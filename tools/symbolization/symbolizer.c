@@ -617,6 +617,10 @@ const struct pk_loc *pk_symbolizer_kernel_loc(struct pk_symbolizer *sym, __u64 a
 	name = sym->kallsyms ? pk_kallsyms_lookup(sym->kallsyms, lookup, &module) : NULL;
 	if (name)
 		s = pk_symtab_sym(sym->kallsyms, pk_symtab_lookup(sym->kallsyms, lookup));
+	/* A module's symbol says whose it is, as kallsyms lists it: the same
+	 * name may be in vmlinux and in a module, or in two BPF programs. */
+	if (name && module && !(name = pk_strpool_printf(&sym->pool, "%s [%s]", name, module)))
+		return NULL;
 	loc = named_loc(sym, addr, true, name ? name : UNKNOWN);
 	if (!loc)
 		return NULL;

@@ -20,6 +20,7 @@
  *   [anon]          anonymous executable memory (JIT code)
  *   [unknown]       no mapping holds the address (or the process exited
  *                   before its mappings could be read)
+ *   name [module]   a kernel module's symbol, a BPF program's ("[bpf]")
  */
 #ifndef PK_SYMBOLIZER_H
 #define PK_SYMBOLIZER_H
