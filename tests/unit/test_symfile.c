@@ -191,6 +191,51 @@ START_TEST(test_bad_files)
 }
 END_TEST
 
+/* Code labels (STT_NOTYPE in .text: ld.so's _start, hand-written
+ * assembly) name code no function covers, as eu-addr2line names it; a
+ * label inside a sized function does not take its name away. */
+START_TEST(test_code_labels)
+{
+	static const char src[] =
+		"__asm__(\".text\\n.globl lonely_entry\\nlonely_entry:\\n"
+		"nop\\nnop\\nnop\\nnop\\nret\\n\");\n"
+		"__attribute__((noinline)) int inner(int x)\n"
+		"{ __asm__ volatile(\"nop\\ninner_label:\\nnop\"); return x * 5 + 3; }\n"
+		"int main(int c, char **v) { return inner(c); }\n";
+	char prog[256];
+	struct pk_symfile_source srcs[2] = { { prog, false }, { NULL } };
+	struct pk_symfiles *files = pk_symfiles_new();
+	struct pk_symfile *f;
+	__u64 lonely, lsize, inner, isize, label, start;
+	char *out = NULL, cmd[512];
+
+	snprintf(prog, sizeof(prog), "%s", pk_fx_build("labels", src, false, "-no-pie"));
+	pk_fx_symbol(prog, "inner", &inner, &isize);
+	/* nm: NOTYPE labels have no size; pk_fx_symbol wants function ones */
+	snprintf(cmd, sizeof(cmd), "nm %s | awk '$3 == \"lonely_entry\" { print $1 }'", prog);
+	{
+		char *argv[] = { "sh", "-c", cmd, NULL };
+
+		pk_fx_run_ok(argv, &out);
+		ck_assert_int_eq(sscanf(out, "%llx", (unsigned long long *)&lonely), 1);
+		free(out);
+		snprintf(cmd, sizeof(cmd), "nm %s | awk '$3 == \"inner_label\" { print $1 }'", prog);
+		pk_fx_run_ok(argv, &out);
+		ck_assert_int_eq(sscanf(out, "%llx", (unsigned long long *)&label), 1);
+		free(out);
+	}
+	(void)lsize;
+	ck_assert(label > inner && label < inner + isize);
+	f = pk_symfiles_add(files, 7, 7, prog, srcs, NULL, 0);
+	ck_assert(pk_symfile_loaded(f));
+	ck_assert_str_eq(pk_symfile_symbol(f, lonely + 2, &start), "lonely_entry");
+	ck_assert_uint_eq(start, lonely);
+	ck_assert_str_eq(pk_symfile_symbol(f, label, &start), "inner");
+	ck_assert_uint_eq(start, inner);
+	pk_symfiles_free(files);
+}
+END_TEST
+
 Suite *suite_symfile(void)
 {
 	Suite *s = suite_create("symfile");
@@ -200,6 +245,7 @@ Suite *suite_symfile(void)
 	tcase_add_test(tc, test_shared_by_build_id);
 	tcase_add_test(tc, test_found_by_build_id);
 	tcase_add_test(tc, test_bad_files);
+	tcase_add_test(tc, test_code_labels);
 	suite_add_tcase(s, tc);
 	return s;
 }

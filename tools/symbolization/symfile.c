@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
 #include <gelf.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -115,36 +116,97 @@ static __u64 unsized_extent(Elf *elf, GElf_Word shndx, GElf_Addr value)
 	return sh->sh_addr + sh->sh_size - value;
 }
 
+/* A function's range, to tell labels inside functions from code entries. */
+struct range {
+	__u64 start, end;
+};
+
+static int cmp_range(const void *a, const void *b)
+{
+	const struct range *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Whether ADDR is inside one of the N sorted RANGES (which may nest). */
+static bool in_ranges(const struct range *r, size_t n, __u64 addr)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {		/* the first range starting past ADDR */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (r[mid].start <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* functions are few levels deep: look back a little */
+	for (size_t i = lo, k = 0; i-- > 0 && k < 8; k++)
+		if (addr < r[i].end)
+			return true;
+	return false;
+}
+
+/* A code label (STT_NOTYPE in an executable section: the _start of ld.so
+ * and of hand-written assembly) names code no function symbol covers, as
+ * libdwfl does; inside a sized function it is a local label, not a name. */
+static bool is_code_label(Elf *elf, GElf_Word shndx, const char *name)
+{
+	GElf_Shdr mem, *sh;
+	Elf_Scn *scn;
+
+	return elf && shndx < SHN_LORESERVE && name[0] != '.' && name[0] != '$' &&
+	       (scn = elf_getscn(elf, shndx)) && (sh = gelf_getshdr(scn, &mem)) &&
+	       (sh->sh_flags & SHF_EXECINSTR);
+}
+
 /* The function symbols, once, into a sorted table: libdwfl picks the best
  * table (.symtab, a separate debug file's, .dynsym plus MiniDebugInfo),
  * and dwfl_module_addrsym would scan it per address. */
 static int load_symbols(struct symdata *d)
 {
-	int n = dwfl_module_getsymtab(d->dm);
+	int n = dwfl_module_getsymtab(d->dm), err = 0;
+	struct range *funcs = calloc(n > 0 ? n : 1, sizeof(*funcs));
+	size_t nfuncs = 0;
 
 	d->syms = pk_symtab_new();
-	if (!d->syms)
+	if (!d->syms || !funcs) {
+		free(funcs);
 		return -ENOMEM;
-	for (int i = 1; i < n; i++) {
-		GElf_Sym sym;
-		GElf_Addr addr, bias;
-		GElf_Word shndx;
-		Elf *elf;
-		const char *name = dwfl_module_getsym_info(d->dm, i, &sym, &addr, &shndx,
-							   &elf, &bias);
-		unsigned char type = GELF_ST_TYPE(sym.st_info);
-		__u64 size = sym.st_size;
-		int err;
-
-		if (!name || !name[0] || shndx == SHN_UNDEF ||
-		    (type != STT_FUNC && type != STT_GNU_IFUNC))
-			continue;
-		if (size == 0)
-			size = unsized_extent(elf, shndx, sym.st_value);
-		err = pk_symtab_add(d->syms, addr, size, name, rank_of(GELF_ST_BIND(sym.st_info)));
-		if (err)
-			return err;
 	}
+	/* Two passes: functions first, then the labels outside them. */
+	for (int pass = 0; pass < 2 && !err; pass++) {
+		for (int i = 1; i < n && !err; i++) {
+			GElf_Sym sym;
+			GElf_Addr addr, bias;
+			GElf_Word shndx;
+			Elf *elf;
+			const char *name = dwfl_module_getsym_info(d->dm, i, &sym, &addr, &shndx,
+								   &elf, &bias);
+			unsigned char type = GELF_ST_TYPE(sym.st_info);
+			bool func = type == STT_FUNC || type == STT_GNU_IFUNC;
+			__u64 size = sym.st_size;
+
+			if (!name || !name[0] || shndx == SHN_UNDEF)
+				continue;
+			if (pass == 0 ? !func :
+			    type != STT_NOTYPE || sym.st_size || !is_code_label(elf, shndx, name) ||
+			    in_ranges(funcs, nfuncs, addr))
+				continue;
+			if (size == 0)
+				size = unsized_extent(elf, shndx, sym.st_value);
+			if (pass == 0 && sym.st_size)
+				funcs[nfuncs++] = (struct range){ addr, addr + sym.st_size };
+			err = pk_symtab_add(d->syms, addr, size, name,
+					    pass ? PK_SYM_LOCAL : rank_of(GELF_ST_BIND(sym.st_info)));
+		}
+		if (pass == 0 && nfuncs)
+			qsort(funcs, nfuncs, sizeof(*funcs), cmp_range);
+	}
+	free(funcs);
+	if (err)
+		return err;
 	d->names = calloc(pk_symtab_count(d->syms) + 1, sizeof(*d->names));
 	if (!d->names)
 		return -ENOMEM;
