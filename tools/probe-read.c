@@ -197,29 +197,39 @@ static int drain(struct ring_buffer *rb, double deadline, const struct pk_sessio
 	return 0;
 }
 
-/* One output in its format; PATH NULL: stdout. */
-static int write_one(const struct pk_profile *p, enum pk_format fmt, const char *path,
-		     char err[PK_ERR_LEN])
+/* The outputs of one profile, opened before the samples are read: what
+ * cannot be created must fail before samples are consumed, which are gone
+ * for the next reader. PATHS[i] NULL: stdout. */
+static int outputs_open(struct output *outs, size_t n, const char *const *paths,
+			char err[PK_ERR_LEN])
 {
-	struct output out = { 0 };
-	int ret = output_open(&out, path, err);
+	int ret;
 
-	if (ret)
-		return ret;
-	ret = pk_format_write(fmt, out.f, p);
-	if (ret) {
-		pk_err(err, ret, "cannot write %s: %s", path ? path : "the output", strerror(-ret));
-		output_close(&out, false, err);
-		return ret;
+	for (size_t i = 0; i < n; i++) {
+		ret = output_open(&outs[i], paths[i], err);
+		if (ret) {
+			while (i-- > 0)
+				output_close(&outs[i], false, err);
+			return ret;
+		}
 	}
-	return output_close(&out, true, err);
+	return 0;
+}
+
+static void outputs_discard(struct output *outs, size_t n)
+{
+	char ignored[PK_ERR_LEN];
+
+	for (size_t i = 0; i < n; i++)
+		if (outs[i].f)
+			output_close(&outs[i], false, ignored);
 }
 
 /* Everything read since the last call, spanning [*SPAN_START, now) (the
- * next span starts there), to every output: PATHS[i] (NULL: stdout) in
- * the i-th format. */
+ * next span starts there), into the opened OUTS, the i-th in the i-th
+ * format, each then committed (or all discarded on an error). */
 static int write_profile(struct pk_reader *reader, const struct pk_read_opts *o,
-			 const struct pk_session *info, const char *const *paths,
+			 const struct pk_session *info, struct output *outs,
 			 __u64 *span_start, char err[PK_ERR_LEN])
 {
 	struct pk_profile p = {
@@ -233,18 +243,33 @@ static int write_profile(struct pk_reader *reader, const struct pk_read_opts *o,
 	int ret;
 
 	ret = pk_reader_take(reader, *span_start, end, &p);
-	if (ret)
+	if (ret) {
+		outputs_discard(outs, o->noutputs);
 		return pk_err(err, ret, "out of memory");
+	}
 	*span_start = end;
 	for (size_t i = 0; i < o->noutputs; i++) {
-		ret = write_one(&p, o->outputs[i].format, paths[i], err);
-		if (ret)
+		ret = pk_format_write(o->outputs[i].format, outs[i].f, &p);
+		if (ret) {
+			pk_err(err, ret, "cannot write %s: %s",
+			       outs[i].path ? outs[i].path : "the output", strerror(-ret));
+			outputs_discard(outs, o->noutputs);
 			return ret;
+		}
+	}
+	for (size_t i = 0; i < o->noutputs; i++) {
+		ret = output_close(&outs[i], true, err);
+		outs[i].f = NULL;
+		if (ret) {
+			outputs_discard(outs + i + 1, o->noutputs - i - 1);
+			return ret;
+		}
 	}
 	return 0;
 }
 
-/* --interval: one file per interval, named by its start (wall clock). */
+/* --interval: one file per interval, named by its start (wall clock),
+ * created when the interval starts. */
 static int read_intervals(struct ring_buffer *rb, struct pk_reader *reader,
 			  const struct pk_read_opts *o, const struct pk_session_fds *fds,
 			  const struct pk_session *info, char err[PK_ERR_LEN])
@@ -254,6 +279,7 @@ static int read_intervals(struct ring_buffer *rb, struct pk_reader *reader,
 	bool done = false;
 	char names[PK_READ_MAX_OUTPUTS][4096];
 	const char *paths[PK_READ_MAX_OUTPUTS];
+	struct output outs[PK_READ_MAX_OUTPUTS] = { 0 };
 	int ret;
 
 	while (!done) {
@@ -265,9 +291,6 @@ static int read_intervals(struct ring_buffer *rb, struct pk_reader *reader,
 			next = end;
 			done = true;
 		}
-		ret = drain(rb, next, fds, info, &done, err);
-		if (ret)
-			return ret;
 		for (size_t i = 0; i < o->noutputs; i++) {
 			ret = pk_read_interval_name(o->outputs[i].path,
 						    wall.tv_sec + wall.tv_nsec / 1e9, names[i],
@@ -277,7 +300,15 @@ static int read_intervals(struct ring_buffer *rb, struct pk_reader *reader,
 					      o->outputs[i].path);
 			paths[i] = names[i];
 		}
-		ret = write_profile(reader, o, info, paths, &span, err);
+		ret = outputs_open(outs, o->noutputs, paths, err);
+		if (ret)
+			return ret;
+		ret = drain(rb, next, fds, info, &done, err);
+		if (ret) {
+			outputs_discard(outs, o->noutputs);
+			return ret;
+		}
+		ret = write_profile(reader, o, info, outs, &span, err);
 		if (ret)
 			return ret;
 		start = next;
@@ -327,6 +358,7 @@ static int run(const struct pk_read_opts *o)
 	struct ring_buffer *rb = NULL;
 	struct pk_session info;
 	const char *paths[PK_READ_MAX_OUTPUTS];
+	struct output outs[PK_READ_MAX_OUTPUTS] = { 0 };
 	char err[PK_ERR_LEN];
 	int tables_fd = -1;
 	__u64 span;
@@ -386,10 +418,15 @@ static int run(const struct pk_read_opts *o)
 	if (o->interval) {
 		ret = read_intervals(rb, reader, o, &fds, &info, err);
 	} else {
+		ret = outputs_open(outs, o->noutputs, paths, err);
+		if (ret)
+			goto cleanup;
 		span = boot_ns();
 		ret = drain(rb, o->duration ? now_s() + o->duration : 0, &fds, &info, &done, err);
-		if (!ret)
-			ret = write_profile(reader, o, &info, paths, &span, err);
+		if (ret)
+			outputs_discard(outs, o->noutputs);
+		else
+			ret = write_profile(reader, o, &info, outs, &span, err);
 	}
 	if (!ret)
 		print_summary(reader, fds.counters);

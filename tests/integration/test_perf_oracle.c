@@ -113,7 +113,8 @@ static void profile_with_both(const char *path, bool until_exit, const struct mo
 	char *fx_late[] = { "sh", "-c", LATE_START, (char *)path, NULL };
 	char **fx_argv = until_exit ? fx_late : fx_window;
 	const char *load[] = { "-p", pid_str, "-F", FREQ_STR, "--unwind", m->unwind, NULL };
-	const char *read[] = { "-d", until_exit ? UNTIL_EXIT_STR : WINDOW_STR, NULL };
+	/* perf script runs with --no-inline: the same functions on both sides */
+	const char *read[] = { "-d", until_exit ? UNTIL_EXIT_STR : WINDOW_STR, "--no-inline", NULL };
 	/* without a command, perf record -p stops when the target exits */
 	char *record[] = { "perf", "record", "-F", FREQ_STR, "--call-graph", (char *)m->call_graph,
 			   "--no-buildid-cache", "-p", pid_str, "-o", data,
