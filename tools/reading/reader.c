@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <bpf/bpf.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-#include <bpf/bpf.h>
-#include <stdint.h>
 #include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "folded.h"
 #include "reader.h"
@@ -31,7 +30,6 @@ struct pk_reader {
 	size_t nsamples, cap;
 	struct pk_u64map merged;	/* untimed: (stack, tid, cpu) -> index + 1 */
 	struct pk_sample_view *taken;	/* what the last pk_reader_take gave */
-	const struct pk_stack_view **views; /* per stack id, for pk_reader_take */
 };
 
 /* A distinct stack, symbolized: the view the formats read and its locations. */
@@ -95,7 +93,6 @@ void pk_reader_free(struct pk_reader *r)
 	pk_u64map_free(&r->merged);
 	free(r->samples);
 	free(r->taken);
-	free(r->views);
 	free(r->proc_root);
 	free(r);
 }
@@ -323,16 +320,8 @@ int pk_reader_handle(struct pk_reader *r, const void *data, size_t size)
 
 int pk_reader_take(struct pk_reader *r, __u64 start_ns, __u64 end_ns, struct pk_profile *p)
 {
-	size_t n;
-	struct pk_stack *const *stacks = pk_stack_agg_entries(r->agg, &n);
-	const struct pk_stack_view **views = realloc(r->views, (n ? n : 1) * sizeof(*views));
 	struct pk_sample_view *samples = r->samples;
 
-	if (!views)
-		return -ENOMEM;
-	r->views = views;
-	for (size_t i = 0; i < n; i++)
-		views[i] = &((const struct stack_rec *)stacks[i]->user)->view;
 	/* Samples taken before the span (the buffer held them when the
 	 * reader started) widen it: a profile covers all it holds. */
 	for (size_t i = 0; i < r->nsamples; i++)
@@ -342,7 +331,7 @@ int pk_reader_take(struct pk_reader *r, __u64 start_ns, __u64 end_ns, struct pk_
 	p->end_ns = end_ns;
 	p->nsamples = r->nsamples;
 	p->samples = samples;
-	p->nstacks = n;
+	p->nstacks = r->stats.stacks;
 	pk_symbolizer_counts(r->sym, &p->nlocs, &p->nmaps, &p->nmodules);
 	/* The next interval starts empty; these stay until the next take. */
 	r->samples = NULL;
