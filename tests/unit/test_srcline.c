@@ -20,12 +20,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "addr2line_oracle.h"
 #include "demangle.h"
 #include "elf_fixture.h"
 #include "srcline.h"
 #include "test_util.h"
 
-#define MAX_FRAMES 64
+#define MAX_FRAMES PK_A2L_MAX_FRAMES
 
 /* --- modules, as the symbolizer reports them ----------------------------- */
 
@@ -108,301 +109,45 @@ static void insn_addrs(const char *path, __u64 start, __u64 stop, struct addrs *
 	free(out);
 }
 
-/* --- eu-addr2line's output ----------------------------------------------- */
+/* --- eu-addr2line (addr2line_oracle.h) ----------------------------------- */
 
-/*
- * eu-addr2line -a -f -i -C, per address (-a: the line "0x%016x" that starts
- * each record):
- *   FUNC                          or "NAME inlined at LOC in FUNC"
- *   LOC                           the line-table row: FILE:LINE[:COL], ??:0
- *   (CALLER, LOC) per inlined call, innermost first: the call's site
- */
-struct eu_rec {
-	__u64 addr;
-	char *first, *loc;
-	char **more;		/* CALLER, LOC, CALLER, LOC, ... */
-	size_t nmore;		/* entries, twice the frames */
-};
-
-static bool addr_line(const char *line, __u64 *addr)
+/* pk_a2l_frames_fn of pk_srcline: our frames at the row's address. */
+static int srcline_at(void *ctx, __u64 addr, struct pk_srcline_frame *out, int max)
 {
-	char *end;
-
-	if (strncmp(line, "0x", 2) || strlen(line) != 18)
-		return false;
-	*addr = strtoull(line + 2, &end, 16);
-	return *end == '\0';
-}
-
-/* Runs eu-addr2line on PATH over A; its records, one per address, in
- * order. The text stays in *TEXT. */
-static struct eu_rec *eu_addr2line(const char *path, const struct addrs *a, char **text)
-{
-	char **argv = calloc(a->n + 8, sizeof(*argv)), *p, *line, *err = NULL;
-	struct eu_rec *recs = calloc(a->n + 1, sizeof(*recs));
-	size_t argc = 0, n = 0;
-	int status;
-
-	ck_assert(argv && recs);
-	argv[argc++] = "eu-addr2line";
-	argv[argc++] = "-a";
-	argv[argc++] = "-f";
-	argv[argc++] = "-i";
-	argv[argc++] = "-C";
-	argv[argc++] = "-e";
-	argv[argc++] = (char *)path;
-	for (size_t i = 0; i < a->n; i++) {
-		argv[argc] = malloc(24);
-		ck_assert_ptr_nonnull(argv[argc]);
-		snprintf(argv[argc++], 24, "0x%llx", (unsigned long long)a->v[i]);
-	}
-	/* It exits 1 when some address is in no unit (.init, .plt): every
-	 * record is still printed, as the count below checks. */
-	status = pk_test_run(argv, text, &err);
-	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) <= 1 && *text,
-		      "eu-addr2line -e %s failed (status %d): %s", path, status, err ? err : "");
-	free(err);
-	for (size_t i = 7; i < argc; i++)
-		free(argv[i]);
-	free(argv);
-	for (p = *text; (line = strsep(&p, "\n"));) {
-		__u64 addr;
-		struct eu_rec *r = n ? &recs[n - 1] : NULL;
-
-		if (!*line && !p)
-			break;
-		if (addr_line(line, &addr)) {
-			ck_assert_msg(n < a->n, "eu-addr2line printed more records than addresses");
-			recs[n++].addr = addr;
-		} else if (!r) {
-			ck_abort_msg("eu-addr2line: no address before \"%s\"", line);
-		} else if (!r->first) {
-			r->first = line;
-		} else if (!r->loc) {
-			r->loc = line;
-		} else {
-			r->more = pk_test_grow(r->more, r->nmore, sizeof(*r->more));
-			ck_assert_ptr_nonnull(r->more);
-			r->more[r->nmore++] = line;
-		}
-	}
-	ck_assert_uint_eq(n, a->n);
-	for (size_t i = 0; i < n; i++) {
-		ck_assert_msg(recs[i].addr == a->v[i] && recs[i].loc && recs[i].nmore % 2 == 0,
-			      "eu-addr2line record %zu (0x%llx) malformed", i,
-			      (unsigned long long)a->v[i]);
-	}
-	return recs;
-}
-
-static void eu_free(struct eu_rec *recs, size_t n, char *text)
-{
-	for (size_t i = 0; i < n; i++)
-		free(recs[i].more);
-	free(recs);
-	free(text);
-}
-
-/* eu prints FILE:LINE, FILE:LINE:COLUMN, or ??:0 when the file is unknown. */
-static bool loc_eq(const char *eu, const char *file, __u32 line)
-{
-	size_t len;
-	char *end;
-	unsigned long l;
-
-	if (!file)
-		return !strcmp(eu, "??:0");
-	len = strlen(file);
-	if (strncmp(eu, file, len) || eu[len] != ':')
-		return false;
-	l = strtoul(eu + len + 1, &end, 10);
-	if (end == eu + len + 1 || l != line)
-		return false;
-	if (*end == ':') {
-		const char *col = end + 1;
-
-		strtoul(col, &end, 10);
-		if (end == col)
-			return false;
-	}
-	return *end == '\0';
-}
-
-/* Our NULL name is eu's "??" (DWARF names no function), or -- for the
- * innermost frame, when DWARF has no function there -- the symbol-table
- * name eu falls back to (SYMNAME). */
-static bool name_eq(const char *eu, const char *ours, const char *symname)
-{
-	if (ours)
-		return !strcmp(eu, ours);
-	return !strcmp(eu, "??") || (symname && !strcmp(eu, symname));
-}
-
-/* The line "NAME inlined at LOC in FUNC": *NAME ends at " inlined ", *SITE
- * is LOC ("at"), FILE ("from": line 0) or NULL (no call file); NULL when
- * the line is a plain FUNC. */
-static bool split_inlined(char *first, const char **site, bool *from)
-{
-	char *s = strstr(first, " inlined ");
-
-	*site = NULL;
-	*from = false;
-	if (!s)
-		return false;
-	*s = '\0';
-	s += strlen(" inlined ");
-	if (!strncmp(s, "at ", 3) || !strncmp(s, "from ", 5)) {
-		char *in;
-
-		*from = s[0] == 'f';
-		s += *from ? 5 : 3;
-		in = strstr(s, " in ");
-		ck_assert_msg(in, "eu-addr2line: no \" in \" after \"%s\"", s);
-		*in = '\0';
-		*site = s;
-	}
-	return true;
-}
-
-static bool site_eq(const char *site, bool from, const struct pk_srcline_frame *f)
-{
-	if (!site || !strncmp(site, "???", 3))
-		return !f->file;	/* no call file, or not in the table */
-	if (from)
-		return f->file && !strcmp(site, f->file) && f->line == 0;
-	return loc_eq(site, f->file, f->line);
-}
-
-static char *symname(Dwfl_Module *dm, __u64 addr)
-{
-	const char *raw = dwfl_module_addrname(dm, addr);
-	char *d;
-
-	if (!raw)
-		return NULL;
-	d = pk_demangle(raw);
-	return d ? d : strdup(raw);
-}
-
-/* The address of the line-table row holding ADDR (ADDR when none). */
-static __u64 row_start(Dwfl_Module *dm, __u64 addr)
-{
-	Dwfl_Line *line = dwfl_module_getsrc(dm, addr);
-	Dwarf_Addr a = addr;
-
-	if (line && dwfl_lineinfo(line, &a, NULL, NULL, NULL, NULL))
-		return a;
-	return addr;
-}
-
-struct cmp_stats {
-	size_t addrs, named, files, inlined, depth, row_quirk, eu_blind, bad;
-};
-
-static void report_frames(FILE *f, const struct pk_srcline_frame *fr, int n)
-{
-	for (int i = 0; i < n; i++)
-		fprintf(f, "    ours: %s | %s:%u\n", fr[i].name ? fr[i].name : "(null)",
-			fr[i].file ? fr[i].file : "??", fr[i].line);
-}
-
-static void report_eu(FILE *f, const struct eu_rec *r)
-{
-	fprintf(f, "    eu:   %s | %s\n", r->first, r->loc);
-	for (size_t k = 0; k < r->nmore; k += 2)
-		fprintf(f, "    eu:   %s | %s\n", r->more[k], r->more[k + 1]);
+	return pk_srcline_lookup(ctx, addr, out, max);
 }
 
 /*
  * Look every address of A up in OURS (pk_srcline) and in ORACLE (the same
- * file, or a twin with the same code) with eu-addr2line, and compare.
- *
- * eu-addr2line's -i frames are not those of the address: handle_address
- * passes &addr to dwfl_lineinfo, which overwrites it with the address of
- * the line-table row, and the inline chain is then looked up there. Two
- * inlined instances of one source line share a row (begin() and end() of
- * a vector, each inlining an iterator constructor, in inline.cpp), so the
- * chain it prints can belong to the wrong one, against its own first line
- * ("... inlined at LOC", looked up at the address). So: the first line and
- * the row are compared with our frames at the address (the call site in
- * the first line with our second frame), and the -i frames with our frames
- * at the row's address, which is the address eu used for them.
+ * file, or a twin with the same code) with eu-addr2line, and compare, its
+ * -i frames with ours at the row's address, which is the address eu used
+ * for them (addr2line_oracle.h: two inlined instances of one source line
+ * share a row -- begin() and end() of a vector, each inlining an iterator
+ * constructor, in inline.cpp -- so the chain it prints can belong to the
+ * wrong one).
  */
 static void compare_with_eu(const char *ours_path, const char *oracle_path, const struct addrs *a,
-			    struct cmp_stats *st)
+			    struct pk_a2l_stats *st)
 {
-	struct mod ours = mod_open(ours_path), oracle = mod_open(oracle_path);
+	struct mod ours = mod_open(ours_path);
 	struct pk_srcline *sl;
-	struct eu_rec *recs;
-	char *text;
+	struct pk_a2l *eu;
 
-	ck_assert_msg(ours.dm && oracle.dm, "%s / %s: libdwfl cannot read them", ours_path,
-		      oracle_path);
+	ck_assert_msg(ours.dm, "%s: libdwfl cannot read it", ours_path);
 	sl = pk_srcline_new(ours.dm);
 	ck_assert_ptr_nonnull(sl);
-	recs = eu_addr2line(oracle_path, a, &text);
+	eu = pk_a2l_run(oracle_path, a->v, a->n);
 	memset(st, 0, sizeof(*st));
 	for (size_t i = 0; i < a->n; i++) {
-		struct pk_srcline_frame f[MAX_FRAMES], g[MAX_FRAMES], none = { NULL, NULL, 0 };
-		struct eu_rec *r = &recs[i];
-		__u64 addr = a->v[i], row = row_start(oracle.dm, addr);
-		int n = lookup(sl, addr, f), m = n;
-		char *sym = symname(oracle.dm, addr);
-		const char *site;
-		bool from, ok, inlined = split_inlined(r->first, &site, &from);
-		const struct pk_srcline_frame *f0 = n ? &f[0] : &none, *h = f;
+		struct pk_srcline_frame f[MAX_FRAMES];
+		int n = lookup(sl, a->v[i], f);
 
-		st->addrs++;
-		st->named += n && f[0].name;
-		st->files += n && f[0].file;
-		st->inlined += n > 1;
-		if ((size_t)n > st->depth)
-			st->depth = n;
-		ok = loc_eq(r->loc, f0->file, f0->line);
-		/* Functions whose DIE is inside a namespace, class or structure
-		 * DIE (clang's C++): libdw's dwarf_getscopes prunes those DIEs
-		 * (they have no addresses), so eu-addr2line shows no DWARF
-		 * function and no inlined call there, only the symbol table's
-		 * name. We do: llvm-symbolizer checks those (check_fixture). */
-		if (ok && !inlined && !r->nmore && f0->name && sym && !strcmp(r->first, sym) &&
-		    strcmp(r->first, f0->name)) {
-			st->eu_blind++;
-			free(sym);
-			continue;
-		}
-		ok = ok && name_eq(r->first, f0->name, sym);
-		/* The call site eu's first line names, at the address. */
-		ok = ok && (inlined ? n > 1 && site_eq(site, from, &f[1]) : n <= 1);
-		if (row != addr) {
-			st->row_quirk++;
-			m = lookup(sl, row, g);
-			h = g;
-		}
-		ok = ok && r->nmore == 2 * (size_t)(m > 1 ? m - 1 : 0);
-		for (size_t k = 0; ok && k < r->nmore; k += 2)
-			ok = name_eq(r->more[k], h[k / 2 + 1].name, NULL) &&
-			     loc_eq(r->more[k + 1], h[k / 2 + 1].file, h[k / 2 + 1].line);
-		if (!ok && st->bad++ < 10) {
-			fprintf(stderr, "srcline: %s 0x%llx (row 0x%llx) differs:\n", ours_path,
-				(unsigned long long)addr, (unsigned long long)row);
-			report_frames(stderr, f, n);
-			if (h == g) {
-				fprintf(stderr, "    at the row:\n");
-				report_frames(stderr, g, m);
-			}
-			report_eu(stderr, r);
-		}
-		free(sym);
+		pk_a2l_compare(eu, a->v[i], f, n, srcline_at, sl, 0, ours_path, st);
 	}
-	fprintf(stderr, "srcline: %s: %zu addresses, %zu named by DWARF, %zu with a file, %zu "
-		"inlined (up to %zu frames), %zu where eu's -i frames are its row's, %zu in "
-		"functions eu does not see; %zu differ from eu-addr2line\n",
-		ours_path, st->addrs, st->named, st->files, st->inlined, st->depth, st->row_quirk,
-		st->eu_blind, st->bad);
-	eu_free(recs, a->n, text);
+	pk_a2l_print_stats(ours_path, st);
+	pk_a2l_free(eu);
 	pk_srcline_free(sl);
 	mod_close(&ours);
-	mod_close(&oracle);
 	ck_assert_msg(st->bad == 0, "%s: %zu of %zu addresses differ from eu-addr2line", ours_path,
 		      st->bad, st->addrs);
 }
@@ -412,7 +157,7 @@ static void compare_with_eu(const char *ours_path, const char *oracle_path, cons
 /* llvm-symbolizer prints FILE:LINE:COLUMN, ??:0:0 when the file is unknown. */
 static bool llvm_loc_eq(const char *llvm, const char *file, __u32 line)
 {
-	return file ? loc_eq(llvm, file, line) : !strcmp(llvm, "??:0:0");
+	return file ? pk_a2l_loc_eq(llvm, file, line) : !strcmp(llvm, "??:0:0");
 }
 
 /* SYM without a symbol version ("name@@GLIBC_2.34"), in BUF. */
@@ -473,7 +218,7 @@ static void compare_with_llvm(const char *path, const struct addrs *a)
 		const char *names[MAX_FRAMES], *locs[MAX_FRAMES];
 		__u64 addr = a->v[g];
 		int n = lookup(sl, addr, f), k = 0;
-		char *sym = symname(m.dm, addr), symbuf[4096];
+		char *sym = pk_a2l_symname(m.dm, addr), symbuf[4096];
 		const char *symbase = unversioned(sym, symbuf, sizeof(symbuf));
 		bool ok;
 
@@ -511,7 +256,7 @@ static void compare_with_llvm(const char *path, const struct addrs *a)
 		if (!ok && bad++ < 10) {
 			fprintf(stderr, "srcline: %s 0x%llx differs from llvm-symbolizer:\n", path,
 				(unsigned long long)addr);
-			report_frames(stderr, f, n);
+			pk_a2l_report_frames(stderr, f, n);
 			for (int i = 0; i < k; i++)
 				fprintf(stderr, "    llvm: %s | %s\n", names[i], locs[i]);
 		}
@@ -550,7 +295,7 @@ static void check_fixture(const char *name, const char *oracle, const char *expe
 {
 	char path[4096], opath[4096];
 	struct addrs a = {}, b = {};
-	struct cmp_stats st;
+	struct pk_a2l_stats st;
 	bool seen = false;
 
 	fixture(name, path, sizeof(path));
@@ -677,7 +422,7 @@ START_TEST(test_libc)
 	struct mod m = mod_open(LIBC);
 	const char *debugfile = NULL, *ci = getenv("CI");
 	struct addrs a = {};
-	struct cmp_stats st;
+	struct pk_a2l_stats st;
 	Dwarf_Addr bias;
 	int nsyms;
 
