@@ -145,7 +145,9 @@ struct writer {
 	struct strtab strs;
 	int64_t label_key[NLABELS];
 
-	/* What the samples reach, by id; NULL: nothing reaches that id. */
+	/* What the samples reach, by id; NULL: nothing reaches that id
+	 * (the arrays of reached). */
+	struct pk_profile_reach reached;
 	const struct pk_stack_view **stacks;
 	const struct pk_loc **locs;
 	const struct pk_map **maps;
@@ -176,51 +178,28 @@ struct writer {
 	size_t nfunctions, functions_cap;
 };
 
-/* Mark what the samples reach, checking that each id names one object. */
+/* What the samples reach (pk_profile_reach checks the ids), and where
+ * each stack's location ids start in stack_loc_ids. */
 static int reach(struct writer *w)
 {
 	const struct pk_profile *p = w->p;
+	int err = pk_profile_reach(p, &w->reached);
 
-	for (size_t i = 0; i < p->nsamples; i++) {
-		const struct pk_stack_view *st = p->samples[i].stack;
-		size_t depth;
+	if (err)
+		return err;
+	w->stacks = w->reached.stacks;
+	w->locs = w->reached.locs;
+	w->maps = w->reached.maps;
+	w->nlocations = w->reached.nlocs;
+	w->nlines = w->reached.nframes;
+	w->nmappings = w->reached.nmaps;
+	for (size_t id = 0; id < p->nstacks; id++) {
+		const struct pk_stack_view *st = w->stacks[id];
 
-		if (!st || st->id >= p->nstacks)
-			return -EINVAL;
-		if (w->stacks[st->id]) {
-			if (w->stacks[st->id] != st)
-				return -EINVAL;
+		if (!st)
 			continue;
-		}
-		w->stacks[st->id] = st;
-		depth = (size_t)st->nkernel + st->nuser;
-		if (depth && !st->locs)
-			return -EINVAL;
-		w->stack_off[st->id] = w->nstack_loc_ids;
-		w->nstack_loc_ids += depth;
-		for (size_t j = 0; j < depth; j++) {
-			const struct pk_loc *l = st->locs[j];
-			const struct pk_map *m;
-
-			if (!l || l->id >= p->nlocs || !l->nframes || !l->frames)
-				return -EINVAL;
-			if (w->locs[l->id]) {
-				if (w->locs[l->id] != l)
-					return -EINVAL;
-				continue;
-			}
-			w->locs[l->id] = l;
-			w->nlocations++;
-			w->nlines += l->nframes;
-			if (!(m = l->map))
-				continue;
-			if (m->id >= p->nmaps || (w->maps[m->id] && w->maps[m->id] != m))
-				return -EINVAL;
-			if (!w->maps[m->id]) {
-				w->maps[m->id] = m;
-				w->nmappings++;
-			}
-		}
+		w->stack_off[id] = w->nstack_loc_ids;
+		w->nstack_loc_ids += (size_t)st->nkernel + st->nuser;
 	}
 	return 0;
 }
@@ -584,9 +563,7 @@ static int write_gzipped(FILE *f, const pb_profile *head, const struct writer *w
 static void writer_free(struct writer *w)
 {
 	strtab_free(&w->strs);
-	free(w->stacks);
-	free(w->locs);
-	free(w->maps);
+	pk_profile_reach_free(&w->reached);
 	free(w->stack_loc_ids);
 	free(w->stack_off);
 	free(w->stack_comm);
@@ -631,15 +608,10 @@ static int build_and_write(struct writer *w, FILE *f)
 	cpu.type = idx[2];
 	cpu.unit = idx[3];
 
-	w->stacks = calloc(p->nstacks, sizeof(*w->stacks));
 	w->stack_off = calloc(p->nstacks, sizeof(*w->stack_off));
 	w->stack_comm = calloc(p->nstacks, sizeof(*w->stack_comm));
-	w->locs = calloc(p->nlocs, sizeof(*w->locs));
-	w->maps = calloc(p->nmaps, sizeof(*w->maps));
 	w->order = calloc(p->nsamples, sizeof(*w->order));
-	if ((p->nstacks && (!w->stacks || !w->stack_off || !w->stack_comm)) ||
-	    (p->nlocs && !w->locs) || (p->nmaps && !w->maps) ||
-	    (p->nsamples && !w->order))
+	if ((p->nstacks && (!w->stack_off || !w->stack_comm)) || (p->nsamples && !w->order))
 		return -ENOMEM;
 	if ((err = reach(w)))
 		return err;

@@ -99,6 +99,21 @@ struct pk_profile {
 	size_t nstacks, nlocs, nmaps, nmodules;	/* ids are below these */
 };
 
+/* What the samples of a profile reach, by id: every stack, location and
+ * mapping once, and how many of each (and of the locations' frames). */
+struct pk_profile_reach {
+	const struct pk_stack_view **stacks;	/* [nstacks]; NULL: not reached */
+	const struct pk_loc **locs;		/* [nlocs] */
+	const struct pk_map **maps;		/* [nmaps] */
+	size_t nstacks, nlocs, nmaps, nframes;	/* reached */
+};
+
+/* Fill *R, checking that P holds together: every id below its count and
+ * naming one object, every location with a frame. 0; -EINVAL when it
+ * does not; -ENOMEM. Free *R with pk_profile_reach_free in every case. */
+int pk_profile_reach(const struct pk_profile *p, struct pk_profile_reach *r);
+void pk_profile_reach_free(struct pk_profile_reach *r);
+
 /* The group S belongs to under P->group, as a key that orders groups by
  * process, thread (pid << 32 | tid), or CPU; 0 without grouping. */
 static inline __u64 pk_sample_group(const struct pk_profile *p, const struct pk_sample_view *s)

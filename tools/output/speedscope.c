@@ -29,9 +29,8 @@ struct group {
 
 struct writer {
 	const struct pk_profile *p;
-	const struct pk_loc **locs;	/* by loc id: the location seen */
+	struct pk_profile_reach reached; /* the stacks and locations, by id */
 	__u32 *loc_slot;		/* by loc id: its first frame's slot */
-	const struct pk_stack_view **stacks; /* by stack id */
 	__u32 *comm_slot;		/* by stack id, PK_GROUP_CPU: its root */
 	struct entry *ents;		/* by slot */
 	__u32 *ids;			/* by slot: the frame index */
@@ -168,16 +167,11 @@ static int add_entry(struct writer *w, const char *name, const char *file, __u32
 	return 0;
 }
 
-/* The frames of LOC, once per location, checked against its id. */
+/* The frames of LOC (once: per location id). */
 static int add_loc(struct writer *w, const struct pk_loc *loc)
 {
 	int err;
 
-	if (loc->id >= w->p->nlocs || !loc->nframes)
-		return -EINVAL;
-	if (w->locs[loc->id])
-		return w->locs[loc->id] == loc ? 0 : -EINVAL;
-	w->locs[loc->id] = loc;
 	w->loc_slot[loc->id] = w->nents;
 	for (int i = 0; i < loc->nframes; i++) {
 		const struct pk_frame *fr = &loc->frames[i];
@@ -225,28 +219,26 @@ static int collect_frames(struct writer *w)
 	__u32 *slots;
 	int err;
 
-	for (size_t i = 0; i < p->nsamples; i++) {
-		const struct pk_stack_view *st = p->samples[i].stack;
+	err = pk_profile_reach(p, &w->reached);
+	if (err)
+		return err;
+	/* the order entries are added in does not matter: they are sorted */
+	for (size_t id = 0; p->group == PK_GROUP_CPU && id < p->nstacks; id++) {
+		const struct pk_stack_view *st = w->reached.stacks[id];
 
-		if (st->id >= p->nstacks)
-			return -EINVAL;
-		if (w->stacks[st->id]) {
-			if (w->stacks[st->id] != st)
-				return -EINVAL;
+		if (!st)
 			continue;
-		}
-		w->stacks[st->id] = st;
-		if (p->group == PK_GROUP_CPU) {
-			w->comm_slot[st->id] = w->nents;
-			err = add_entry(w, st->comm, NULL, 0, false, true);
-			if (err)
-				return err;
-		}
-		for (size_t j = 0; j < (size_t)st->nkernel + st->nuser; j++) {
-			err = add_loc(w, st->locs[j]);
-			if (err)
-				return err;
-		}
+		w->comm_slot[id] = w->nents;
+		err = add_entry(w, st->comm, NULL, 0, false, true);
+		if (err)
+			return err;
+	}
+	for (size_t id = 0; id < p->nlocs; id++) {
+		if (!w->reached.locs[id])
+			continue;
+		err = add_loc(w, w->reached.locs[id]);
+		if (err)
+			return err;
 	}
 	slots = malloc((w->nents ? w->nents : 1) * sizeof(*slots));
 	w->ids = malloc((w->nents ? w->nents : 1) * sizeof(*w->ids));
@@ -427,11 +419,9 @@ int pk_speedscope_write(FILE *f, const struct pk_profile *p)
 	struct writer w = { .p = p };
 	int err = -ENOMEM;
 
-	w.locs = calloc(p->nlocs ? p->nlocs : 1, sizeof(*w.locs));
 	w.loc_slot = calloc(p->nlocs ? p->nlocs : 1, sizeof(*w.loc_slot));
-	w.stacks = calloc(p->nstacks ? p->nstacks : 1, sizeof(*w.stacks));
 	w.comm_slot = calloc(p->nstacks ? p->nstacks : 1, sizeof(*w.comm_slot));
-	if (!w.locs || !w.loc_slot || !w.stacks || !w.comm_slot)
+	if (!w.loc_slot || !w.comm_slot)
 		goto out;
 	err = collect_frames(&w);
 	if (!err)
@@ -441,9 +431,8 @@ int pk_speedscope_write(FILE *f, const struct pk_profile *p)
 	put_file(f, &w);
 	err = fflush(f) == 0 && !ferror(f) ? 0 : -EIO;
 out:
-	free(w.locs);
+	pk_profile_reach_free(&w.reached);
 	free(w.loc_slot);
-	free(w.stacks);
 	free(w.comm_slot);
 	free(w.ents);
 	free(w.ids);
