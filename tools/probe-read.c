@@ -66,20 +66,11 @@ struct output {
 	const char *path;
 };
 
-/* What would make the final rename over PATH fail (NULL: stdout). */
-static int output_check(const char *path, char err[PK_ERR_LEN])
-{
-	struct stat st;
-
-	if (path && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return pk_err(err, -EISDIR, "cannot write %s: %s", path, strerror(EISDIR));
-	return 0;
-}
-
 static int output_open(struct output *out, const char *path, char err[PK_ERR_LEN])
 {
+	struct stat st;
 	mode_t mask;
-	int fd, ret;
+	int fd;
 
 	out->path = path;
 	out->tmp = NULL;
@@ -87,9 +78,10 @@ static int output_open(struct output *out, const char *path, char err[PK_ERR_LEN
 		out->f = stdout;
 		return 0;
 	}
-	ret = output_check(path, err);
-	if (ret)
-		return ret;
+	/* What would make the final rename fail: refused before reading (the
+	 * outputs are opened first, outputs_open). */
+	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return pk_err(err, -EISDIR, "cannot write %s: %s", path, strerror(EISDIR));
 	if (asprintf(&out->tmp, "%s.XXXXXX", path) < 0) {
 		out->tmp = NULL;
 		return pk_err(err, -ENOMEM, "out of memory");
@@ -242,11 +234,7 @@ static int write_profile(struct pk_reader *reader, const struct pk_read_opts *o,
 	__u64 end = boot_ns();
 	int ret;
 
-	ret = pk_reader_take(reader, *span_start, end, &p);
-	if (ret) {
-		outputs_discard(outs, o->noutputs);
-		return pk_err(err, ret, "out of memory");
-	}
+	pk_reader_take(reader, *span_start, end, &p);
 	*span_start = end;
 	for (size_t i = 0; i < o->noutputs; i++) {
 		ret = pk_format_write(o->outputs[i].format, outs[i].f, &p);
@@ -380,12 +368,6 @@ static int run(const struct pk_read_opts *o)
 				     pk_format_name(out->format));
 			goto cleanup;
 		}
-		/* What would make the final rename fail must be refused
-		 * before reading: samples consumed are gone for the next
-		 * reader. */
-		ret = output_check(o->interval ? NULL : out->path, err);
-		if (ret)
-			goto cleanup;
 	}
 	ret = pk_session_open(o->pin_dir, &fds, &info);
 	if (ret) {

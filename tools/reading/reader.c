@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "folded.h"
+#include "proc_maps.h"
 #include "reader.h"
 #include "record.h"
 #include "stack_agg.h"
@@ -262,11 +263,8 @@ static void handle_no_table(struct pk_reader *r, const struct pk_record_no_table
 	if (!r->tables.add)
 		return;
 	if (ev->dev != PK_VDSO_DEV || ev->ino != PK_VDSO_INO) {
-		/* named as the kernel names them: lowercase hex, no 0x */
-		ret = snprintf(path, sizeof(path), "%s/%u/map_files/%llx-%llx", r->proc_root,
-			       ev->pid, (unsigned long long)ev->vm_start,
-			       (unsigned long long)ev->vm_end);
-		if (ret < 0 || (size_t)ret >= sizeof(path)) {
+		if (pk_map_files_path(path, sizeof(path), r->proc_root, ev->pid, ev->vm_start,
+				      ev->vm_end)) {
 			r->stats.tables_failed++;
 			return;
 		}
@@ -318,7 +316,7 @@ int pk_reader_handle(struct pk_reader *r, const void *data, size_t size)
 	return handle_sample(r, &rec.sample);
 }
 
-int pk_reader_take(struct pk_reader *r, __u64 start_ns, __u64 end_ns, struct pk_profile *p)
+void pk_reader_take(struct pk_reader *r, __u64 start_ns, __u64 end_ns, struct pk_profile *p)
 {
 	struct pk_sample_view *samples = r->samples;
 
@@ -340,15 +338,13 @@ int pk_reader_take(struct pk_reader *r, __u64 start_ns, __u64 end_ns, struct pk_
 	memset(&r->merged, 0, sizeof(r->merged));
 	free(r->taken);
 	r->taken = samples;
-	return 0;
 }
 
 int pk_reader_write(struct pk_reader *r, FILE *f)
 {
 	struct pk_profile p = { 0 };
-	int err = pk_reader_take(r, 0, 0, &p);
-
-	return err ? err : pk_folded_write(f, &p);
+	pk_reader_take(r, 0, 0, &p);
+	return pk_folded_write(f, &p);
 }
 
 void pk_reader_stats(const struct pk_reader *r, struct pk_reader_stats *st)

@@ -82,8 +82,8 @@ int pk_reader_handle(struct pk_reader *r, const void *data, size_t size);
  * the buffer held older ones; the caller fills the rest of *P's
  * settings: frequency, clock, grouping). The reader keeps what *P points
  * to until the next call or pk_reader_free; the samples it held are
- * dropped then, so that an interval holds only its own. 0 or -ENOMEM. */
-int pk_reader_take(struct pk_reader *r, __u64 start_ns, __u64 end_ns, struct pk_profile *p);
+ * dropped then, so that an interval holds only its own. */
+void pk_reader_take(struct pk_reader *r, __u64 start_ns, __u64 end_ns, struct pk_profile *p);
 
 /* The folded stacks of everything handled, sorted (pk_reader_take, then
  * the folded format). 0 or -errno. */
