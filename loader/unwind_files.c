@@ -81,14 +81,17 @@ static int add_process(struct pk_unwind_files *f, const char *proc_root, pid_t p
 		return ret;
 	for (size_t i = 0; i < maps.n && !ret; i++) {
 		const struct pk_mapping *m = &maps.v[i];
-		char *path, *name;
+		char buf[PATH_MAX], *path, *name;
 
 		if (m->kind == PK_MAP_SPECIAL && !strcmp(m->name, "[vdso]"))
 			f->vdso = true;
 		if (m->kind != PK_MAP_FILE || !(m->perms & PK_MAP_X))
 			continue;
-		if (asprintf(&path, "%s/%d/map_files/%llx-%llx", root, (int)pid,
-			     (unsigned long long)m->start, (unsigned long long)m->end) < 0) {
+		ret = pk_map_files_path(buf, sizeof(buf), root, pid, m->start, m->end);
+		if (ret)
+			break;
+		path = strdup(buf);
+		if (!path) {
 			ret = -ENOMEM;
 			break;
 		}

@@ -251,3 +251,12 @@ void pk_maps_free(struct pk_maps *maps)
 	maps->v = NULL;
 	maps->n = 0;
 }
+
+int pk_map_files_path(char *buf, size_t len, const char *proc_root, pid_t pid, __u64 start,
+		      __u64 end)
+{
+	int n = snprintf(buf, len, "%s/%d/map_files/%llx-%llx", proc_root, (int)pid,
+			 (unsigned long long)start, (unsigned long long)end);
+
+	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
+}

@@ -59,4 +59,11 @@ const struct pk_mapping *pk_maps_find(const struct pk_maps *maps, __u64 addr);
 
 void pk_maps_free(struct pk_maps *maps);
 
+/* PROC_ROOT/PID/map_files/START-END into BUF, the link through which the
+ * file a mapping holds is read while the process lives (deleted or
+ * replaced since, or in another mount namespace): named as the kernel
+ * names it, lowercase hex without 0x. 0, or -ENAMETOOLONG. */
+int pk_map_files_path(char *buf, size_t len, const char *proc_root, pid_t pid, __u64 start,
+		      __u64 end);
+
 #endif

@@ -226,8 +226,8 @@ static struct pk_symfile *maps_file(struct pk_symbolizer *sym, struct proc *p,
 		src[n++] = (struct pk_symfile_source){ m->name, true };
 	if (!p->gone) {
 		snprintf(rooted, sizeof(rooted), "%s/%u/root%s", sym->proc_root, p->pid, m->name);
-		snprintf(mapfile, sizeof(mapfile), "%s/%u/map_files/%llx-%llx", sym->proc_root,
-			 p->pid, (unsigned long long)m->start, (unsigned long long)m->end);
+		pk_map_files_path(mapfile, sizeof(mapfile), sym->proc_root, p->pid, m->start,
+				  m->end);
 		if (!m->deleted)
 			src[n++] = (struct pk_symfile_source){ rooted, false };
 		src[n++] = (struct pk_symfile_source){ mapfile, false };
@@ -256,8 +256,7 @@ static struct pk_symfile *kmap_file(struct pk_symbolizer *sym, struct proc *p,
 
 	if (f)
 		return f;
-	snprintf(mapfile, sizeof(mapfile), "%s/%u/map_files/%llx-%llx", sym->proc_root, p->pid,
-		 (unsigned long long)km->start, (unsigned long long)km->end);
+	pk_map_files_path(mapfile, sizeof(mapfile), sym->proc_root, p->pid, km->start, km->end);
 	src[n++] = (struct pk_symfile_source){ mapfile, true };
 	if (km->path) {
 		snprintf(rooted, sizeof(rooted), "%s/%u/root%s", sym->proc_root, p->pid, km->path);
