@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Ring-buffer records: a reader must survive records from a newer, older
- * (layout 1) or broken producer. A sample that validates must have all its
+ * (layouts 1 and 2) or broken producer. A sample that validates must have all its
  * frames inside the input, which reading every one of them under ASan
  * checks, and must keep the promises record.h makes about its fields.
  */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "record.h"
 
-static void check_sample(const struct pk_record_sample *s)
+static void check_sample(const struct pk_record_sample *s, const uint8_t *data)
 {
+	__u16 frames_off;
 	volatile __u64 sink = 0;
 	unsigned int fp = 0;
 
@@ -38,6 +40,10 @@ static void check_sample(const struct pk_record_sample *s)
 	}
 	if (s->fp_frames > s->ustack_len || (!(s->flags & PK_SAMPLE_USTACK_DWARF) && fp))
 		abort();
+	/* before layout 3 (frames at 112): event 0, weight not known */
+	memcpy(&frames_off, data + offsetof(struct pk_sample, frames_off), sizeof(frames_off));
+	if (frames_off < sizeof(struct pk_sample) && (s->event || s->weight))
+		abort();
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -51,7 +57,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(copy, data, size);
 	switch (pk_record_parse(copy, size, &rec)) {
 	case PK_RECORD_SAMPLE:
-		check_sample(&rec.sample);
+		check_sample(&rec.sample, copy);
 		break;
 	case PK_RECORD_NO_TABLE:
 		if (rec.no_table.vm_start >= rec.no_table.vm_end)

@@ -9,8 +9,9 @@
 #   libraries (cut at entry boundaries, so FDEs keep their CIEs).
 # corpus/cache/NAME: cache files eh2table writes for some fixtures.
 # corpus/record/NAME: ring-buffer records as bpf/probekit.h lays them out:
-#   samples of layout 1 (frames at 56) and layout 2 (frames at 96, with and
-#   without a DWARF walk), and no-table events.
+#   samples of layout 1 (frames at 56), layout 2 (frames at 96, with and
+#   without a DWARF walk) and layout 3 (frames at 112: weight and event),
+#   and no-table events.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${1:-build}
@@ -84,20 +85,24 @@ rm -f "$OUT"/cache/*.unwind
 find "$tmp/cache" -name '*.unwind' | sort | while read -r f; do
 	cp "$f" "$OUT/cache/$(basename "$f" .unwind | cut -c1-12).unwind"
 done
-# sample NAME LAYOUT(1|2) FLAGS END FP_FRAMES "FP_MASK_WORDS" "KERNEL" "USER":
-# pid 42, tid 43, cpu 1, comm fp_chain; frames leaf first.
+# sample NAME LAYOUT(1|2|3) FLAGS END FP_FRAMES "FP_MASK_WORDS" "KERNEL" "USER"
+#        [WEIGHT EVENT]: pid 42, tid 43, cpu 1, comm fp_chain; frames leaf first.
 sample() {
 	local name=$1 layout=$2 flags=$3 end=$4 fpn=$5 mask=$6 k=($7) u=($8)
-	local off=56 w a
+	local weight=${9:-0} event=${10:-0} off=56 w a
 
 	[ "$layout" = 2 ] && off=96
+	[ "$layout" = 3 ] && off=112
 	{ le 2 1; le 2 $((off + 8 * (${#k[@]} + ${#u[@]}))); le 4 "$flags"
 	  le 8 123456789; le 4 42; le 4 43; le 4 1
 	  le 2 ${#k[@]}; le 2 ${#u[@]}; le 2 $off; le 6 0
 	  printf 'fp_chain'; le 8 0
-	  if [ "$layout" = 2 ]; then
+	  if [ "$layout" -ge 2 ]; then
 		le 1 "$end"; le 1 0; le 2 "$fpn"; le 4 0
 		for w in $mask; do le 8 "$w"; done
+	  fi
+	  if [ "$layout" = 3 ]; then
+		le 8 "$weight"; le 2 "$event"; le 6 0
 	  fi
 	  for a in "${k[@]}" "${u[@]}"; do le 8 "$a"; done
 	} > "$OUT/record/$name"
@@ -120,6 +125,10 @@ sample sample_fp 2 8 0 0 "0 0 0 0" "$kern" "$user6"
 # PK_SAMPLE_USTACK_DWARF, PK_END_FP_FALLBACK, frames 2 and 5 by frame pointer
 sample sample_dwarf 2 16 7 2 "0x24 0 0 0" "$kern" "$user6"
 sample sample_dwarf_empty 2 18 5 0 "0 0 0 0" "" ""
+# layout 3: off-cpu (event 1, 2.5 ms blocked) with a DWARF walk; a probe hit
+# (event 3, one in 10 sampled) with frame pointers
+sample sample_offcpu 3 16 1 0 "0 0 0 0" "$kern" "$user6" 2500000 1
+sample sample_probe 3 0 0 0 "0 0 0 0" "$kern" "$user4" 10 3
 # the vDSO (dev 0, ino ~0) and a file on 8:3
 no_table no_table 0x800003 1234 0x7fabcdef0000 0x7fabcdef3000 5 42
 no_table no_table_vdso 0 -1 0x7ffd1000 0x7ffd3000 0 42

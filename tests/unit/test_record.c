@@ -11,6 +11,9 @@
 /* Where a layout 1 sample's frames start: its whole size, written out here
  * (not taken from record.h) because old objects fixed it. */
 #define V1_FRAMES_OFF	56
+/* Layout 2 (ustack_end, fp_frames, fp_mask) and layout 3 (weight, event). */
+#define V2_FRAMES_OFF	96
+#define V3_FRAMES_OFF	112
 
 /* A sample record with K kernel and U user frames at FRAMES_OFF (layout 1:
  * V1_FRAMES_OFF, only the fields before ustack_end written), frames
@@ -37,21 +40,6 @@ static size_t make_sample_at(unsigned char *buf, __u16 k, __u16 u, __u16 frames_
 	return size;
 }
 
-/* Layout 2, no DWARF walk (--unwind fp). */
-static size_t make_sample(unsigned char *buf, __u16 k, __u16 u)
-{
-	return make_sample_at(buf, k, u, sizeof(struct pk_sample), PK_SAMPLE_USTACK_TRUNC);
-}
-
-/* Layout 2 with a DWARF walk that ended with END. */
-static size_t make_dwarf(unsigned char *buf, __u16 k, __u16 u, __u8 end)
-{
-	size_t size = make_sample_at(buf, k, u, sizeof(struct pk_sample), PK_SAMPLE_USTACK_DWARF);
-
-	buf[offsetof(struct pk_sample, ustack_end)] = end;
-	return size;
-}
-
 static void set16(unsigned char *buf, size_t off, __u16 v)
 {
 	memcpy(buf + off, &v, sizeof(v));
@@ -60,6 +48,30 @@ static void set16(unsigned char *buf, size_t off, __u16 v)
 static void set64(unsigned char *buf, size_t off, __u64 v)
 {
 	memcpy(buf + off, &v, sizeof(v));
+}
+
+/* Layout 3, no DWARF walk (--unwind fp), event 0 with weight 1. */
+static size_t make_sample(unsigned char *buf, __u16 k, __u16 u)
+{
+	size_t size = make_sample_at(buf, k, u, V3_FRAMES_OFF, PK_SAMPLE_USTACK_TRUNC);
+
+	set64(buf, offsetof(struct pk_sample, weight), 1);
+	return size;
+}
+
+/* A DWARF walk that ended with END, in a sample at FRAMES_OFF (layout 2 or 3). */
+static size_t make_dwarf_at(unsigned char *buf, __u16 k, __u16 u, __u8 end, __u16 frames_off)
+{
+	size_t size = make_sample_at(buf, k, u, frames_off, PK_SAMPLE_USTACK_DWARF);
+
+	buf[offsetof(struct pk_sample, ustack_end)] = end;
+	return size;
+}
+
+/* Layout 3 with a DWARF walk that ended with END. */
+static size_t make_dwarf(unsigned char *buf, __u16 k, __u16 u, __u8 end)
+{
+	return make_dwarf_at(buf, k, u, end, V3_FRAMES_OFF);
 }
 
 /* Mark user frame I as found by a frame-pointer step. */
@@ -158,6 +170,96 @@ START_TEST(test_layout1)
 	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
 	ck_assert_uint_eq(r->ustack_end, PK_END_NONE);
 	ck_assert_uint_eq(pk_record_frame(r, 0), 1);
+}
+END_TEST
+
+/* Objects built before events: frames at 96, no weight nor event. They
+ * read as event 0 with the weight not known, walk fields and all. */
+START_TEST(test_layout2)
+{
+	unsigned char buf[PK_SAMPLE_MAX_SIZE];
+	struct pk_record rec;
+	struct pk_record_sample *r = &rec.sample;
+	size_t size = make_dwarf_at(buf, 1, 2, PK_END_COMPLETE, V2_FRAMES_OFF);
+	unsigned char *exact;
+
+	set16(buf, offsetof(struct pk_sample, fp_frames), 1);
+	set_fp_bit(buf, 1);
+	ck_assert_uint_eq(size, V2_FRAMES_OFF + 3 * 8);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+	ck_assert_uint_eq(r->flags, PK_SAMPLE_USTACK_DWARF);
+	ck_assert_uint_eq(r->ustack_end, PK_END_COMPLETE);
+	ck_assert_uint_eq(r->fp_frames, 1);
+	ck_assert_uint_eq(r->fp_mask[0], 2);
+	ck_assert_uint_eq(r->weight, 0);
+	ck_assert_uint_eq(r->event, 0);
+	/* the frames, not read as weight and event */
+	ck_assert_uint_eq(pk_record_frame(r, 0), 1);
+	ck_assert_uint_eq(pk_record_frame(r, 2), 3);
+	ck_assert_uint_eq(r->kstack_len, 1);
+	ck_assert_uint_eq(r->ustack_len, 2);
+	/* A DWARF walk too deep for bpf_get_stack() is still allowed. */
+	size = make_dwarf_at(buf, 0, PK_MAX_USTACK_DEPTH, PK_END_DEPTH, V2_FRAMES_OFF);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+	ck_assert_uint_eq(r->ustack_len, PK_MAX_USTACK_DEPTH);
+	/* A layout 2 sample without frames is 96 bytes and nothing is read
+	 * past them (ASan: a buffer of exactly that size). */
+	size = make_dwarf_at(buf, 0, 0, PK_END_READ_FAULT, V2_FRAMES_OFF);
+	ck_assert_uint_eq(size, V2_FRAMES_OFF);
+	ck_assert_ptr_nonnull(exact = malloc(size));
+	memcpy(exact, buf, size);
+	ck_assert_int_eq(pk_record_parse(exact, size, &rec), PK_RECORD_SAMPLE);
+	ck_assert_uint_eq(r->ustack_end, PK_END_READ_FAULT);
+	ck_assert_uint_eq(r->weight, 0);
+	free(exact);
+	/* Between layouts 2 and 3: frames at 104; weight and event not read. */
+	size = make_sample_at(buf, 0, 1, V2_FRAMES_OFF + 8, 0);
+	set64(buf, offsetof(struct pk_sample, weight), 77);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+	ck_assert_uint_eq(r->weight, 0);
+	ck_assert_uint_eq(r->event, 0);
+}
+END_TEST
+
+/* Layout 3: the sample's event and weight, as the kernel wrote them. */
+START_TEST(test_layout3)
+{
+	unsigned char buf[PK_SAMPLE_MAX_SIZE];
+	struct pk_record rec;
+	struct pk_record_sample *r = &rec.sample;
+	size_t size = make_dwarf(buf, 2, 1, PK_END_COMPLETE);
+	unsigned char *exact;
+
+	set64(buf, offsetof(struct pk_sample, weight), 123456789012ULL);
+	set16(buf, offsetof(struct pk_sample, event), 3);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+	ck_assert_uint_eq(r->weight, 123456789012ULL);
+	ck_assert_uint_eq(r->event, 3);
+	ck_assert_uint_eq(r->ustack_end, PK_END_COMPLETE);
+	ck_assert_uint_eq(pk_record_frame(r, 0), 1);
+	ck_assert_uint_eq(pk_record_frame(r, 2), 3);
+	/* Any event index comes through: the reader checks it against the
+	 * session's events; the largest weight too. */
+	set16(buf, offsetof(struct pk_sample, event), 0xffff);
+	set64(buf, offsetof(struct pk_sample, weight), ~0ULL);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+	ck_assert_uint_eq(r->event, 0xffff);
+	ck_assert_uint_eq(r->weight, ~0ULL);
+	/* No frames: the record is exactly 112 bytes, read no further. */
+	size = make_sample(buf, 0, 0);
+	set16(buf, offsetof(struct pk_sample, event), 1);
+	ck_assert_uint_eq(size, V3_FRAMES_OFF);
+	ck_assert_ptr_nonnull(exact = malloc(size));
+	memcpy(exact, buf, size);
+	ck_assert_int_eq(pk_record_parse(exact, size, &rec), PK_RECORD_SAMPLE);
+	ck_assert_uint_eq(r->event, 1);
+	ck_assert_uint_eq(r->weight, 1);
+	free(exact);
+	/* The padding after event means nothing. */
+	size = make_sample(buf, 1, 0);
+	memset(buf + offsetof(struct pk_sample, __pad4), 0xab, sizeof(((struct pk_sample *)0)->__pad4));
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+	ck_assert_uint_eq(r->event, 0);
 }
 END_TEST
 
@@ -260,15 +362,19 @@ START_TEST(test_grown_record)
 	unsigned char buf[PK_SAMPLE_MAX_SIZE + 64] = { 0 };
 	struct pk_record rec;
 	size_t size = make_dwarf(buf, 1, 1, PK_END_READ_FAULT);
-	size_t off = sizeof(struct pk_sample) + 16;
+	size_t off = V3_FRAMES_OFF + 16;
 
-	memmove(buf + off, buf + sizeof(struct pk_sample), 16);
+	set64(buf, offsetof(struct pk_sample, weight), 5000);
+	set16(buf, offsetof(struct pk_sample, event), 2);
+	memmove(buf + off, buf + V3_FRAMES_OFF, 16);
 	set16(buf, offsetof(struct pk_sample, frames_off), off);
 	set16(buf, offsetof(struct pk_event_hdr, size), size + 16);
 	ck_assert_int_eq(pk_record_parse(buf, size + 16, &rec), PK_RECORD_SAMPLE);
 	ck_assert_uint_eq(pk_record_frame(&rec.sample, 0), 1);
 	ck_assert_uint_eq(pk_record_frame(&rec.sample, 1), 2);
 	ck_assert_uint_eq(rec.sample.ustack_end, PK_END_READ_FAULT);
+	ck_assert_uint_eq(rec.sample.weight, 5000);
+	ck_assert_uint_eq(rec.sample.event, 2);
 	/* A no-table event with fields appended. */
 	size = make_no_table(buf, 0x1000, 0x2000);
 	set16(buf, offsetof(struct pk_event_hdr, size), size + 16);
@@ -388,6 +494,7 @@ START_TEST(test_truncated)
 
 	check_cuts(buf, make_sample(buf, 3, 4));
 	check_cuts(buf, make_sample_at(buf, 3, 4, V1_FRAMES_OFF, 0));
+	check_cuts(buf, make_dwarf_at(buf, 3, 4, PK_END_COMPLETE, V2_FRAMES_OFF));
 	check_cuts(buf, make_dwarf(buf, 3, PK_MAX_USTACK_DEPTH, PK_END_DEPTH));
 	check_cuts(buf, make_no_table(buf, 0x1000, 0x2000));
 	ck_assert_int_eq(pk_record_parse(NULL, 0, &rec), PK_RECORD_BAD);
@@ -451,7 +558,8 @@ START_TEST(test_random_bytes)
 		/* Mostly samples with nearly right sizes, of either layout and
 		 * walk: the interesting part of the space. */
 		if (size >= sizeof(struct pk_sample) && round % 4) {
-			__u16 base = round % 3 ? sizeof(struct pk_sample) : V1_FRAMES_OFF;
+			static const __u16 bases[] = { V1_FRAMES_OFF, V2_FRAMES_OFF, V3_FRAMES_OFF };
+			__u16 base = bases[round % 3];
 
 			set16(buf, offsetof(struct pk_event_hdr, type), PK_EVENT_SAMPLE);
 			set16(buf, offsetof(struct pk_event_hdr, size), size - rand_r(&seed) % 16);
@@ -478,6 +586,8 @@ Suite *suite_record(void)
 
 	tcase_add_test(tc, test_valid);
 	tcase_add_test(tc, test_layout1);
+	tcase_add_test(tc, test_layout2);
+	tcase_add_test(tc, test_layout3);
 	tcase_add_test(tc, test_dwarf);
 	tcase_add_test(tc, test_comm_terminated);
 	tcase_add_test(tc, test_grown_record);

@@ -5,13 +5,18 @@
 
 #include "record.h"
 
-/* Where layout 2's fields end: a sample whose frames start there or later
- * has them. */
+/* Where each layout's fields end: a sample whose frames start there or
+ * later has them. */
 #define PK_SAMPLE_V2_END \
 	(offsetof(struct pk_sample, fp_mask) + sizeof(((struct pk_sample *)0)->fp_mask))
+#define PK_SAMPLE_V3_END \
+	(offsetof(struct pk_sample, __pad4) + sizeof(((struct pk_sample *)0)->__pad4))
 
 _Static_assert(PK_SAMPLE_V1_SIZE == 56, "layout 1 samples have their frames at 56");
-_Static_assert(PK_SAMPLE_V2_END == sizeof(struct pk_sample), "layout 2 ends the sample");
+_Static_assert(PK_SAMPLE_V2_END == 96 && PK_SAMPLE_V2_SIZE == 96,
+	       "layout 2 samples have their frames at 96");
+_Static_assert(PK_SAMPLE_V3_END == 112, "layout 3 samples have their frames at 112");
+_Static_assert(PK_SAMPLE_V3_END == sizeof(struct pk_sample), "layout 3 ends the sample");
 
 /* Layout 2's fields, when the record has them and the walk was DWARF.
  * False when they contradict the frames (more frame-pointer frames than
@@ -32,7 +37,8 @@ static bool parse_walk(const struct pk_event_hdr *hdr, const void *data, __u16 f
 	}
 	if (!(hdr->flags & PK_SAMPLE_USTACK_DWARF))
 		return true;
-	memcpy(&s, data, sizeof(s));
+	/* only what the record has: a layout 2 sample ends at fp_mask */
+	memcpy(&s, data, PK_SAMPLE_V2_END);
 	for (size_t w = 0; w < PK_MAX_USTACK_DEPTH / 64; w++) {
 		__u64 beyond = n >= 64 * (w + 1) ? 0 :
 			       n <= 64 * w ? ~0ULL : ~0ULL << (n - 64 * w);
@@ -81,6 +87,15 @@ static enum pk_record_kind parse_sample(const struct pk_event_hdr *hdr, const vo
 		return PK_RECORD_BAD;
 	memcpy(out->comm, s.comm, sizeof(out->comm));
 	out->comm[sizeof(out->comm) - 1] = '\0';
+	/* Before layout 3: one sample of event 0, its weight not known. */
+	out->weight = 0;
+	out->event = 0;
+	if (s.frames_off >= PK_SAMPLE_V3_END) {
+		memcpy(&out->weight, (const char *)data + offsetof(struct pk_sample, weight),
+		       sizeof(out->weight));
+		memcpy(&out->event, (const char *)data + offsetof(struct pk_sample, event),
+		       sizeof(out->event));
+	}
 	out->frames = (const char *)data + s.frames_off;
 	return PK_RECORD_SAMPLE;
 }

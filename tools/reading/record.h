@@ -4,10 +4,12 @@
  * field is used: a record whose declared sizes do not fit the bytes received
  * is rejected, never read past. Takes arbitrary bytes (fuzzable).
  *
- * Samples come in two layouts: layout 1 (frames_off 56, from objects built
- * before the DWARF unwinder) and layout 2 (frames_off 96: ustack_end,
- * fp_frames, fp_mask). Both parse into the same struct, the fields layout 1
- * lacks left as "no DWARF walk".
+ * Samples come in three layouts: layout 1 (frames_off 56, from objects
+ * built before the DWARF unwinder), layout 2 (frames_off 96: ustack_end,
+ * fp_frames, fp_mask) and layout 3 (frames_off 112: weight, event). All
+ * parse into the same struct, the fields an older layout lacks left as "no
+ * DWARF walk" and "event 0, weight unknown" (before events, every sample
+ * was one cpu-clock sample at the session's frequency).
  */
 #ifndef PK_RECORD_H
 #define PK_RECORD_H
@@ -19,6 +21,8 @@
 
 /* A layout 1 sample: struct pk_sample up to comm. */
 #define PK_SAMPLE_V1_SIZE	offsetof(struct pk_sample, ustack_end)
+/* A layout 2 sample: up to fp_mask. */
+#define PK_SAMPLE_V2_SIZE	offsetof(struct pk_sample, weight)
 
 enum pk_record_kind {
 	PK_RECORD_SAMPLE,	/* rec->sample filled */
@@ -44,6 +48,10 @@ struct pk_record_sample {
 	__u16 fp_frames;
 	__u64 fp_mask[PK_MAX_USTACK_DEPTH / 64];	/* no bit at or past ustack_len */
 	char comm[PK_TASK_COMM_LEN];	/* always NUL-terminated */
+	/* Layout 3; before it, 0 and 0. The event is not checked against the
+	 * session's events here: the reader knows them. */
+	__u64 weight;		/* in the event's unit; 0: not known */
+	__u16 event;		/* index into the session's event_list */
 	const void *frames;	/* kstack_len then ustack_len __u64, maybe unaligned */
 };
 
