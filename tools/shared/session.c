@@ -35,6 +35,9 @@ int pk_session_open(const char *pin_dir, struct pk_session_fds *fds,
 	int ret;
 
 	fds->events = fds->counters = fds->targets = -1;
+	/* A loader before a field was added pins a shorter value: what it
+	 * lacks reads as 0 (nevents 0: no events). */
+	memset(info, 0, sizeof(*info));
 	/* The session map is pinned last: without it, nothing is loaded (or a
 	 * load is still under way). */
 	fds->session = pk_pin_open(pin_dir, PK_PIN_SESSION);
@@ -158,4 +161,134 @@ int pk_targets_empty(int targets_fd)
 	if (bpf_map_get_next_key(targets_fd, NULL, &key) == 0)
 		return 0;
 	return errno == ENOENT ? 1 : -errno;
+}
+
+/* The implicit event of a session from before events. */
+static void implicit_event(const struct pk_session *info, struct pk_event_desc *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	strcpy(ev->name, "cpu-clock");
+	ev->kind = PK_EVK_PERF;
+	ev->unit = PK_UNIT_NS;
+	ev->flags = PK_EVF_FREQ;
+	ev->freq_hz = info->freq_hz;
+}
+
+/* What an fd's map is: -EBADMSG unless its type is TYPE, its values
+ * VALUE_SIZE bytes and it has at least MIN_ENTRIES entries. */
+static int check_map(int fd, __u32 type, __u32 value_size, __u32 min_entries)
+{
+	struct bpf_map_info info = {};
+	__u32 len = sizeof(info);
+
+	if (bpf_obj_get_info_by_fd(fd, &info, &len))
+		return -errno;
+	if (info.type != type || info.key_size != sizeof(__u32) ||
+	    info.value_size != value_size || info.max_entries < min_entries)
+		return -EBADMSG;
+	return 0;
+}
+
+int pk_event_list_check(const struct pk_event_desc *ev, unsigned int n, char err[PK_ERR_LEN])
+{
+	if (n < 1 || n > PK_MAX_EVENTS)
+		return pk_err(err, -EBADMSG, "%u events (1 to %d)", n, PK_MAX_EVENTS);
+	for (unsigned int i = 0; i < n; i++) {
+		const char *name = ev[i].name;
+		size_t len = strnlen(name, sizeof(ev[i].name));
+
+		if (len == sizeof(ev[i].name))
+			return pk_err(err, -EBADMSG, "event %u: its name has no end", i);
+		if (!len)
+			return pk_err(err, -EBADMSG, "event %u: no name", i);
+		for (size_t k = 0; k < len; k++)
+			if ((unsigned char)name[k] < 0x20 || name[k] == 0x7f)
+				return pk_err(err, -EBADMSG, "event %u: a control character in its name", i);
+		if (ev[i].kind < PK_EVK_PERF || ev[i].kind > PK_EVK_USDT)
+			return pk_err(err, -EBADMSG, "event %s: unknown kind %u", name, ev[i].kind);
+		if (ev[i].unit > PK_UNIT_NS)
+			return pk_err(err, -EBADMSG, "event %s: unknown unit %u", name, ev[i].unit);
+		if ((ev[i].flags & PK_EVF_FREQ) && !ev[i].freq_hz)
+			return pk_err(err, -EBADMSG, "event %s: sampled at a frequency of 0 Hz", name);
+		for (unsigned int j = 0; j < i; j++)
+			if (strcmp(ev[j].name, name) == 0)
+				return pk_err(err, -EBADMSG, "event %s: listed twice (%u and %u)",
+					      name, j, i);
+	}
+	return 0;
+}
+
+int pk_event_list_read(const char *pin_dir, const struct pk_session *info,
+		       struct pk_event_desc *out, unsigned int *n)
+{
+	char ignored[PK_ERR_LEN];
+	int fd, ret = 0;
+
+	*n = 0;
+	if (info->nevents == 0) {
+		implicit_event(info, out);
+		*n = 1;
+		return 0;
+	}
+	fd = pk_pin_open(pin_dir, PK_PIN_EVENT_LIST);
+	if (fd == -ENOENT) {
+		implicit_event(info, out);
+		*n = 1;
+		return 0;
+	}
+	if (fd < 0)
+		return fd;
+	if (info->nevents > PK_MAX_EVENTS) {
+		/* what pk_event_list_check names */
+		*n = info->nevents;
+		ret = -EBADMSG;
+		goto out;
+	}
+	ret = check_map(fd, BPF_MAP_TYPE_ARRAY, sizeof(*out), info->nevents);
+	if (ret)
+		goto out;
+	for (__u32 i = 0; i < info->nevents; i++) {
+		if (bpf_map_lookup_elem(fd, &i, &out[i])) {
+			ret = -errno;
+			goto out;
+		}
+	}
+	*n = info->nevents;
+	ret = pk_event_list_check(out, *n, ignored);
+out:
+	close(fd);
+	return ret;
+}
+
+int pk_event_counts_read(int fd, __u64 out[][PK_ECNT_SLOTS], unsigned int nevents)
+{
+	int ncpus = libbpf_num_possible_cpus();
+	__u64 *percpu;
+	int ret;
+
+	if (ncpus < 0)
+		return ncpus;
+	if (nevents > PK_MAX_EVENTS)
+		return -EINVAL;
+	ret = check_map(fd, BPF_MAP_TYPE_PERCPU_ARRAY, sizeof(__u64), nevents * PK_ECNT_SLOTS);
+	if (ret)
+		return ret;
+	percpu = calloc(ncpus, sizeof(*percpu));
+	if (!percpu)
+		return -ENOMEM;
+	for (__u32 e = 0; e < nevents && !ret; e++) {
+		for (__u32 c = 0; c < PK_ECNT_SLOTS; c++) {
+			__u32 key = e * PK_ECNT_SLOTS + c;
+
+			if (bpf_map_lookup_elem(fd, &key, percpu)) {
+				ret = -errno;
+				break;
+			}
+			out[e][c] = 0;
+			for (int cpu = 0; cpu < ncpus; cpu++)
+				out[e][c] += percpu[cpu];
+		}
+	}
+	free(percpu);
+	return ret;
 }

@@ -8,7 +8,9 @@
 #define PK_SESSION_H
 
 #include <linux/types.h>
+#include <stddef.h>
 
+#include "errmsg.h"
 #include "probekit.h"
 
 struct pk_session_fds {
@@ -45,6 +47,31 @@ void pk_unwind_fds_close(struct pk_unwind_fds *fds);
 
 /* Sum the per-CPU counters into out[PK_CNT__MAX]. 0 or negative errno. */
 int pk_counters_read(int counters_fd, __u64 out[PK_CNT__MAX]);
+
+/*
+ * The session's events, what pk_sample.event indexes, into OUT (room for
+ * PK_MAX_EVENTS) and their number into *N (>= 1). A session without events
+ * (INFO->nevents 0: a loader from before them) or without the event_list
+ * pin has one, implicit: "cpu-clock", a perf event at INFO->freq_hz in
+ * nanoseconds. 0; -EBADMSG when the pinned list is not one a loader
+ * writes (then OUT and *N hold what was read, and pk_event_list_check on
+ * them says why); other negative errno when it cannot be read.
+ */
+int pk_event_list_read(const char *pin_dir, const struct pk_session *info,
+		       struct pk_event_desc *out, unsigned int *n);
+
+/* Whether EV[0..N) is an event list to trust: 1 to PK_MAX_EVENTS
+ * entries, each name a NUL-terminated string of printable characters
+ * (it goes into output formats and file names), no name twice, kind and
+ * unit known, a frequency where PK_EVF_FREQ says there is one. 0, or
+ * -EBADMSG with the first problem in ERR. */
+int pk_event_list_check(const struct pk_event_desc *ev, unsigned int n, char err[PK_ERR_LEN]);
+
+/* The per-event counters (event_counts, opened with pk_pin_open) of the
+ * first NEVENTS events, summed over CPUs: OUT[e][enum pk_event_counter].
+ * 0; -EBADMSG when the map has not the layout bpf/probekit.h gives (too
+ * few entries, another value size); other negative errno. */
+int pk_event_counts_read(int fd, __u64 out[][PK_ECNT_SLOTS], unsigned int nevents);
 
 /* Number of entries in the targets map (processes still being profiled), or
  * negative errno. 0 is exact; while targets come and go a non-zero count is
