@@ -40,6 +40,9 @@
 #define PK_PIN_UNWIND_RULES	"unwind_rules"	/* MMAPABLE ARRAY of pk_unwind_rule */
 #define PK_PIN_UNWIND_ALLOC	"unwind_alloc"	/* ARRAY [1] struct pk_unwind_alloc */
 #define PK_PIN_UNWIND_SEEN	"unwind_seen"	/* LRU_HASH pk_file_key -> __u8: reported */
+/* What the session samples (probe-load -e), see "Events" below. */
+#define PK_PIN_EVENT_LIST	"event_list"	/* ARRAY [PK_MAX_EVENTS] of struct pk_event_desc */
+#define PK_PIN_EVENT_COUNTS	"event_counts"	/* PERCPU_ARRAY [PK_MAX_EVENTS * PK_ECNT_SLOTS] of __u64 */
 
 #define PK_PIN_LAYOUT_VERSION	2
 
@@ -104,6 +107,14 @@ struct pk_sample {
 	__u64 fp_mask[PK_MAX_USTACK_DEPTH / 64]; /* bit i: user frame i (0: the
 						  * interrupted PC) is the return
 						  * address a frame-pointer step found */
+	/* Since layout 3 (frames_off >= 112), in every sample: */
+	__u64 weight;		/* what the sample stands for, in its event's
+				 * unit (pk_event_desc.weight_unit): nanoseconds
+				 * blocked (off-cpu), the event's period (perf
+				 * events: nanoseconds for cpu-clock), hits (one
+				 * in N sampled: N) */
+	__u16 event;		/* index into event_list */
+	__u16 __pad4[3];
 	/* __u64 frames[kstack_len + ustack_len] at frames_off */
 };
 
@@ -182,6 +193,8 @@ enum pk_counter {
 	PK_CNT_NO_TABLE_LOST,	/* pk_no_table events the ring buffer had no room for */
 	PK_CNT_MAPPING_EVENTS,	/* pk_mapping_event events sent */
 	PK_CNT_MAPPING_LOST,	/* pk_mapping_event events the ring buffer had no room for */
+	PK_CNT_NESTED,		/* dropped: the CPU was already building a sample
+				 * (a program preempted or interrupted by another) */
 	PK_CNT__MAX,
 };
 
@@ -204,7 +217,8 @@ struct pk_session {
 	__u32 ncpus;		/* perf events opened */
 	__u32 ntargets;		/* initial targets (0: all processes) */
 	__u32 ringbuf_bytes;
-	__u32 __pad;
+	__u32 nevents;		/* entries of event_list; 0: a loader before
+				 * events, whose samples are all cpu-clock */
 };
 
 /*
@@ -285,6 +299,67 @@ struct pk_table_info {
 struct pk_unwind_alloc {
 	__u32 tables, rows, rules;
 	__u32 max_tables, max_rows, max_rules;
+};
+
+/*
+ * Events (probe-load -e). Every program that takes a sample knows the index
+ * of its event in event_list (a BPF cookie, or a constant per program), and
+ * puts it in pk_sample.event; pk_sample.weight is in the event's unit.
+ * Readers name samples by their event's name; a session from a loader
+ * before events (nevents 0) has one implicit cpu-clock event.
+ */
+#define PK_MAX_EVENTS		16
+#define PK_EVENT_NAME_MAX	256
+
+enum pk_event_kind {
+	PK_EVK_PERF = 1,	/* a perf event: cpu-clock, cycles, instructions,
+				 * cache-misses, page-faults, major-faults */
+	PK_EVK_OFFCPU,		/* off-cpu: from sched_switch, blocked time */
+	PK_EVK_KPROBE,		/* kprobe:FUNC, by fentry or a kprobe */
+	PK_EVK_TRACEPOINT,	/* tracepoint:CATEGORY:NAME */
+	PK_EVK_UPROBE,		/* uprobe:PATH:SYMBOL */
+	PK_EVK_USDT,		/* usdt:PATH:PROVIDER:NAME */
+};
+
+enum pk_event_unit {
+	PK_UNIT_COUNT = 0,	/* weights count occurrences (events, hits) */
+	PK_UNIT_NS,		/* weights are nanoseconds (cpu-clock, off-cpu) */
+};
+
+enum pk_event_flags {
+	PK_EVF_FENTRY	= 1u << 0, /* kprobe:FUNC attached by fentry (else a kprobe) */
+	PK_EVF_FREQ	= 1u << 1, /* a perf event sampled at freq_hz (else every
+				    * sample_every occurrences) */
+};
+
+struct pk_event_desc {
+	char name[PK_EVENT_NAME_MAX];	/* canonical: "cpu-clock", "off-cpu",
+					 * "kprobe:vfs_write",
+					 * "tracepoint:block:block_rq_issue",
+					 * "uprobe:/abs/path:sym",
+					 * "usdt:/abs/path:prov:name" */
+	__u32 kind;		/* enum pk_event_kind */
+	__u32 unit;		/* enum pk_event_unit of pk_sample.weight */
+	__u32 flags;		/* enum pk_event_flags */
+	__u32 freq_hz;		/* with PK_EVF_FREQ */
+	__u64 sample_every;	/* one occurrence in N is sampled: a perf event's
+				 * period, -c N for probes; 1 for off-cpu */
+	__u64 min_block_ns;	/* off-cpu: shorter blocks are counted, not sampled */
+	__u32 prog_ids[2];	/* the BPF programs that run for it, for their
+				 * run time (kernel.bpf_stats_enabled); 0: none.
+				 * off-cpu: [0] runs at every context switch */
+	__u32 __pad[2];
+};
+
+/* Per-event counters: key event * PK_ECNT_SLOTS + enum pk_event_counter. */
+#define PK_ECNT_SLOTS		8
+enum pk_event_counter {
+	PK_ECNT_HITS = 0,	/* times it fired for a target (after -p/-C) */
+	PK_ECNT_SAMPLES,	/* samples sent to the ring buffer */
+	PK_ECNT_SKIPPED,	/* hits not sampled (one in N) */
+	PK_ECNT_SHORT,		/* off-cpu: blocks shorter than --min-block */
+	PK_ECNT_LOST,		/* samples dropped: no room, or nested */
+	PK_ECNT__MAX,
 };
 
 #endif /* PROBEKIT_H */

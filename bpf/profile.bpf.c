@@ -23,6 +23,16 @@ const volatile __u32 stack_depth = PK_MAX_STACK_DEPTH;
  * after every sample). A wakeup per sample costs the reader two context
  * switches per sample; it polls on a timer anyway. */
 const volatile __u64 wakeup_bytes = 0;
+/* Events (bpf/probekit.h "Events"): one hit in sample_every[EVENT] is
+ * sampled; the off-cpu event's index and threshold; the event of each fentry
+ * program. */
+const volatile __u64 sample_every[PK_MAX_EVENTS] = {};
+const volatile __u32 offcpu_event = 0;
+const volatile __u64 min_block_ns = 0;
+const volatile __u32 fentry_event[PK_FENTRY_PROGS] = {};
+
+/* Hits so far per event, for one in N: shared by all CPUs so that N is exact. */
+__u64 hit_seq[PK_MAX_EVENTS];
 
 struct {
 	__uint(type, BPF_MAP_TYPE_HASH);
@@ -42,6 +52,29 @@ struct {
 	__type(key, __u32);
 	__type(value, __u64);
 } counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PK_MAX_EVENTS * PK_ECNT_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} event_counts SEC(".maps");
+
+/* Written by probe-load after load; never touched here. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, PK_MAX_EVENTS);
+	__type(key, __u32);
+	__type(value, struct pk_event_desc);
+} event_list SEC(".maps");
+
+/* 1 while this CPU builds a sample (sample_begin). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} busy_cpu SEC(".maps");
 
 /* Written by probe-load after load; never touched here. */
 struct {
@@ -65,10 +98,37 @@ static __always_inline void count(__u32 idx)
 	count_add(idx, 1);
 }
 
+static __always_inline void event_count(__u32 event, __u32 idx)
+{
+	__u32 key = event * PK_ECNT_SLOTS + idx;
+	__u64 *c;
+
+	if (event >= PK_MAX_EVENTS)
+		return;
+	c = bpf_map_lookup_elem(&event_counts, &key);
+	if (c)
+		*c += 1;
+}
+
 /* A sample is assembled in the per-CPU scratch of unwind.bpf.h, then
  * copied to the ring buffer at its real size: reserving PK_SAMPLE_MAX_SIZE
  * per sample would waste most of the buffer on short stacks. */
 #include "unwind.bpf.h"
+
+/* A blocked thread's sample, from the switch that took it off the CPU. */
+struct offcpu_slot {
+	__u64 start_ns;		/* 0: not blocked (or not sampled) */
+	__u32 size;
+	__u32 __pad;
+	struct pk_sample_buf b;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct offcpu_slot);
+} offcpu_slots SEC(".maps");
 
 static __always_inline bool wanted(__u32 tgid, __u32 tid, __u32 cpu)
 {
@@ -101,26 +161,23 @@ static __always_inline __u32 stack_frames(long ret, __u32 err_flag,
 	return n > PK_MAX_STACK_DEPTH ? PK_MAX_STACK_DEPTH : n;
 }
 
-SEC("perf_event")
-int profile_sample(struct bpf_perf_event_data *ctx)
+/*
+ * The current task's stacks as a sample of EVENT weighing WEIGHT, in the
+ * per-CPU scratch: kernel frames from CTX (any program type's context),
+ * user frames from CTX_REGS when they are the user's (perf events, uprobes),
+ * else from the registers saved at kernel entry. Returns the record's size.
+ */
+static __always_inline __u32 build_sample(void *ctx, struct pk_sample_buf *b,
+					  const struct pt_regs *ctx_regs, __u32 kskip,
+					  __u32 event, __u64 weight)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 tgid = pid_tgid >> 32, tid = (__u32)pid_tgid;
-	__u32 cpu = bpf_get_smp_processor_id();
-	__u32 zero = 0, flags = 0, kn, un = 0, size;
-	struct pk_sample_buf *b;
+	__u32 flags = 0, kn, un = 0, size;
 	struct pt_regs uregs;
 	long ret;
 
-	if (!wanted(tgid, tid, cpu)) {
-		count(PK_CNT_FILTERED);
-		return 0;
-	}
-	b = bpf_map_lookup_elem(&scratch, &zero);
-	if (!b)
-		return 0;	/* cannot happen: index 0 of a 1-entry array */
-
-	ret = bpf_get_stack(ctx, b->frames, PK_MAX_STACK_DEPTH * sizeof(__u64), 0);
+	ret = bpf_get_stack(ctx, b->frames, PK_MAX_STACK_DEPTH * sizeof(__u64),
+			    kskip & BPF_F_SKIP_FIELD_MASK);
 	kn = stack_frames(ret, PK_SAMPLE_KSTACK_ERR, PK_SAMPLE_KSTACK_TRUNC, &flags);
 	b->s.hdr.flags = 0;
 	b->s.ustack_end = PK_END_NONE;
@@ -131,7 +188,7 @@ int profile_sample(struct bpf_perf_event_data *ctx)
 		un = stack_frames(ret, PK_SAMPLE_USTACK_ERR, PK_SAMPLE_USTACK_TRUNC, &flags);
 		if (fp_mappings && un)
 			pk_note_mappings(kn, un);
-	} else if (pk_user_regs((struct pt_regs *)&ctx->regs, &uregs)) {
+	} else if (pk_user_regs(ctx_regs, &uregs)) {
 		un = pk_unwind_user(b, kn, &uregs);
 	}
 
@@ -140,29 +197,222 @@ int profile_sample(struct bpf_perf_event_data *ctx)
 	b->s.hdr.size = size;
 	b->s.hdr.flags |= flags;
 	b->s.time_ns = bpf_ktime_get_boot_ns();
-	b->s.pid = tgid;
-	b->s.tid = tid;
-	b->s.cpu = cpu;
+	b->s.pid = pid_tgid >> 32;
+	b->s.tid = (__u32)pid_tgid;
+	b->s.cpu = bpf_get_smp_processor_id();
 	b->s.kstack_len = kn;
 	b->s.ustack_len = un;
 	b->s.frames_off = sizeof(b->s);
+	b->s.weight = weight;
+	b->s.event = event;
 	bpf_get_current_comm(b->s.comm, sizeof(b->s.comm));
+	return size;
+}
+
+/* Send the sample built in B (SIZE bytes) and count it. */
+static __always_inline void send_sample(const struct pk_sample_buf *b, __u32 size)
+{
+	__u32 event = b->s.event;
 
 	if (size > sizeof(*b))
-		return 0;	/* cannot happen; tells the verifier the bound */
-	if (bpf_ringbuf_output(&events, b, size,
+		return;	/* cannot happen; tells the verifier the bound */
+	if (bpf_ringbuf_output(&events, (void *)b, size,
 			       bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
 			       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP)) {
 		count(PK_CNT_RINGBUF_FULL);
-		return 0;
+		event_count(event, PK_ECNT_LOST);
+		return;
 	}
 	count(PK_CNT_SAMPLES);
+	event_count(event, PK_ECNT_SAMPLES);
 	if (b->s.ustack_end != PK_END_NONE)
 		count(PK_CNT_END_COMPLETE + b->s.ustack_end - PK_END_COMPLETE);
-	if (flags & PK_SAMPLE_KSTACK_ERR)
+	if (b->s.hdr.flags & PK_SAMPLE_KSTACK_ERR)
 		count(PK_CNT_KSTACK_ERR);
-	if (flags & PK_SAMPLE_USTACK_ERR)
+	if (b->s.hdr.flags & PK_SAMPLE_USTACK_ERR)
 		count(PK_CNT_USTACK_ERR);
+}
+
+/*
+ * One sample per CPU at a time: the scratch and the unwinder's state are
+ * per CPU, and a program can be preempted (uprobes run preemptible) or
+ * interrupted (an NMI's perf event) by another of ours on the same CPU.
+ * The later one drops its sample, counted; it never corrupts the first.
+ */
+static __always_inline struct pk_sample_buf *sample_begin(__u32 event)
+{
+	__u32 zero = 0;
+	__u32 *busy = bpf_map_lookup_elem(&busy_cpu, &zero);
+	struct pk_sample_buf *b = bpf_map_lookup_elem(&scratch, &zero);
+
+	if (!busy || !b)
+		return NULL;	/* cannot happen: index 0 of 1-entry arrays */
+	if (*busy) {
+		count(PK_CNT_NESTED);
+		event_count(event, PK_ECNT_LOST);
+		return NULL;
+	}
+	*busy = 1;
+	return b;
+}
+
+static __always_inline void sample_end(void)
+{
+	__u32 zero = 0;
+	__u32 *busy = bpf_map_lookup_elem(&busy_cpu, &zero);
+
+	if (busy)
+		*busy = 0;
+}
+
+/* A hit of EVENT: filtered, then one in sample_every[EVENT] is sampled. */
+static __always_inline bool hit(__u32 event, __u32 tgid, __u32 tid, __u32 cpu)
+{
+	__u32 slot = event & (PK_MAX_EVENTS - 1);	/* the verifier's bound */
+	__u64 n, seq;
+
+	if (event >= PK_MAX_EVENTS)
+		return false;	/* cannot happen: probe-load's cookies */
+	if (!wanted(tgid, tid, cpu)) {
+		count(PK_CNT_FILTERED);
+		return false;
+	}
+	event_count(event, PK_ECNT_HITS);
+	n = sample_every[slot];
+	if (n > 1) {
+		seq = __sync_fetch_and_add(&hit_seq[slot], 1);
+		if (seq % n) {
+			event_count(event, PK_ECNT_SKIPPED);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Sample the current task for EVENT (a hit that passed), now. */
+static __always_inline int sample_now(void *ctx, const struct pt_regs *ctx_regs,
+				      __u32 event, __u64 weight)
+{
+	struct pk_sample_buf *b = sample_begin(event);
+
+	if (b) {
+		send_sample(b, build_sample(ctx, b, ctx_regs, 0, event, weight));
+		sample_end();
+	}
+	return 0;
+}
+
+static __always_inline int probe_hit(void *ctx, const struct pt_regs *ctx_regs, __u32 event)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+
+	if (!hit(event, pid_tgid >> 32, (__u32)pid_tgid, bpf_get_smp_processor_id()))
+		return 0;
+	return sample_now(ctx, ctx_regs, event, sample_every[event & (PK_MAX_EVENTS - 1)]);
+}
+
+/* Perf events: cpu-clock, cycles, page faults... The attach cookie is the
+ * event; the period is the sample's weight. */
+SEC("perf_event")
+int profile_sample(struct bpf_perf_event_data *ctx)
+{
+	__u64 pid_tgid = bpf_get_current_pid_tgid();
+	__u32 event = bpf_get_attach_cookie(ctx);
+
+	if (!hit(event, pid_tgid >> 32, (__u32)pid_tgid, bpf_get_smp_processor_id()))
+		return 0;
+	return sample_now(ctx, (struct pt_regs *)&ctx->regs, event, ctx->sample_period);
+}
+
+/* tracepoint:CATEGORY:NAME, one program for all of them (cookie: event). */
+SEC("tracepoint")
+int pk_tracepoint(void *ctx)
+{
+	return probe_hit(ctx, NULL, bpf_get_attach_cookie(ctx));
+}
+
+/* uprobe:PATH:SYMBOL and usdt:PATH:PROVIDER:NAME (a uprobe at the note's
+ * address): the context is the user's registers. */
+SEC("uprobe")
+int pk_uprobe(struct pt_regs *ctx)
+{
+	return probe_hit(ctx, ctx, bpf_get_attach_cookie(ctx));
+}
+
+/* kprobe:FUNC where fentry cannot be used. */
+SEC("kprobe")
+int pk_kprobe(struct pt_regs *ctx)
+{
+	return probe_hit(ctx, ctx, bpf_get_attach_cookie(ctx));
+}
+
+/* kprobe:FUNC by fentry: the target is fixed at load time, so one program
+ * per function, each knowing its event by a constant. */
+#define PK_FENTRY_PROG(i)					\
+SEC("fentry")							\
+int pk_fentry##i(void *ctx)					\
+{								\
+	return probe_hit(ctx, NULL, fentry_event[i]);		\
+}
+PK_FENTRY_PROG(0)
+PK_FENTRY_PROG(1)
+PK_FENTRY_PROG(2)
+PK_FENTRY_PROG(3)
+PK_FENTRY_PROG(4)
+PK_FENTRY_PROG(5)
+PK_FENTRY_PROG(6)
+PK_FENTRY_PROG(7)
+
+/*
+ * off-cpu. A thread that blocks is unwound at the sched_switch that takes it
+ * off the CPU, while it is still current (its user memory readable, its
+ * kernel stack the one it sleeps in), into its task storage; the sample is
+ * sent at the sched_switch that puts it back, weighted by the time between,
+ * if that is at least min_block_ns. Preemption is not blocking: a thread
+ * switched out runnable is not sampled.
+ */
+SEC("tp_btf/sched_switch")
+int BPF_PROG(pk_offcpu, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	struct offcpu_slot *slot;
+	struct pk_sample_buf *b;
+	__u32 size, event = offcpu_event;
+	__u64 now = bpf_ktime_get_boot_ns();
+
+	slot = bpf_task_storage_get(&offcpu_slots, next, NULL, 0);
+	if (slot && slot->start_ns) {
+		__u64 blocked = now - slot->start_ns;
+
+		slot->start_ns = 0;
+		if (blocked < min_block_ns) {
+			event_count(event, PK_ECNT_SHORT);
+		} else {
+			slot->b.s.weight = blocked;
+			send_sample(&slot->b, slot->size);
+		}
+	}
+
+	if (preempt || prev_state == 0 /* TASK_RUNNING */ ||
+	    !hit(event, prev->tgid, prev->pid, bpf_get_smp_processor_id()))
+		return 0;
+	slot = bpf_task_storage_get(&offcpu_slots, prev, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	if (!slot) {
+		event_count(event, PK_ECNT_LOST);
+		return 0;
+	}
+	b = sample_begin(event);
+	if (!b)
+		return 0;
+	/* From a raw tracepoint the stack starts in this program and the
+	 * tracepoint's caller (bpf_trace_run4): not where the thread sleeps. */
+	size = build_sample(ctx, b, NULL, 2, event, 0);
+	b->s.time_ns = now;
+	if (size <= sizeof(*b) && !bpf_probe_read_kernel(&slot->b, size, b)) {
+		slot->size = size;
+		slot->start_ns = now;
+	}
+	sample_end();
 	return 0;
 }
 

@@ -20,5 +20,7 @@
 #define PK_UNWIND_FILES_MAX	16384	/* distinct inodes */
 #define PK_UNWIND_SEEN_MAX	4096	/* no-table reports remembered */
 #define PK_MAPPINGS_SEEN_MAX	16384	/* (process, mapping) reports remembered */
+/* kprobe:FUNC events attached by fentry: one program each. */
+#define PK_FENTRY_PROGS		8
 
 #endif

@@ -22,6 +22,16 @@ const char pk_load_usage[] =
 "                         now on (repeatable; default: every process)\n"
 "  -C, --cpu CPU          sample this CPU only (default: all)\n"
 "  -F, --freq HZ          samples per second on each CPU (default 99)\n"
+"  -e, --event EVENT      sample stacks at EVENT (repeatable; default: CPU\n"
+"                         time at -F): cpu-clock, cycles, instructions,\n"
+"                         cache-misses, page-faults, major-faults, off-cpu\n"
+"                         (time blocked, from sched_switch), kprobe:FUNC,\n"
+"                         tracepoint:CATEGORY:NAME, uprobe:PATH:SYMBOL,\n"
+"                         usdt:PATH:PROVIDER:NAME\n"
+"  -c N                   sample one hit in N of probes and tracepoints; the\n"
+"                         period of page-faults and hardware events\n"
+"      --min-block US     off-cpu: count blocks shorter than US microseconds\n"
+"                         without sampling them (default 1)\n"
 "      --skip-idle        do not sample the idle task\n"
 "      --pin-dir DIR      pin under DIR (default " PK_PIN_DIR_DEFAULT ")\n"
 "      --ringbuf-size N   ring buffer bytes: a power of two, at least the page\n"
@@ -56,6 +66,7 @@ enum {
 	OPT_UNLOAD,
 	OPT_UNWIND,
 	OPT_TABLE_ROWS,
+	OPT_MIN_BLOCK,
 };
 
 static const struct option long_opts[] = {
@@ -69,6 +80,8 @@ static const struct option long_opts[] = {
 	{ "unwind",		required_argument, NULL, OPT_UNWIND },
 	{ "table-rows",		required_argument, NULL, OPT_TABLE_ROWS },
 	{ "jobs",		required_argument, NULL, 'j' },
+	{ "event",		required_argument, NULL, 'e' },
+	{ "min-block",		required_argument, NULL, OPT_MIN_BLOCK },
 	{ "verbose",		no_argument,	   NULL, 'v' },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ "version",		no_argument,	   NULL, 'V' },
@@ -111,6 +124,29 @@ static int add_pid(struct pk_load_opts *o, const char *arg, char err[PK_ERR_LEN]
 		return pk_err(err, -ENOMEM, "out of memory");
 	o->pids = p;
 	o->pids[o->npids++] = v;
+	return 0;
+}
+
+static int add_event(struct pk_load_opts *o, const char *arg, char err[PK_ERR_LEN])
+{
+	struct pk_event_spec *e;
+	int ret;
+
+	if (o->nevents == PK_MAX_EVENTS)
+		return pk_err(err, -EINVAL, "-e %s: at most %d events", arg, PK_MAX_EVENTS);
+	e = realloc(o->events, (o->nevents + 1) * sizeof(*e));
+	if (!e)
+		return pk_err(err, -ENOMEM, "out of memory");
+	o->events = e;
+	ret = pk_event_spec_parse(arg, &o->events[o->nevents], err);
+	if (ret)
+		return ret;
+	for (size_t i = 0; i < o->nevents; i++)
+		if (o->events[i].kind == PK_EVK_OFFCPU && o->events[o->nevents].kind == PK_EVK_OFFCPU) {
+			pk_event_spec_free(&o->events[o->nevents]);
+			return pk_err(err, -EINVAL, "-e off-cpu: given twice");
+		}
+	o->nevents++;
 	return 0;
 }
 
@@ -164,6 +200,19 @@ static int parse_one(struct pk_load_opts *o, int c, const char *arg,
 			return pk_err(err, -EINVAL, "-j %s: not a number of jobs (1 to 4096)", arg);
 		o->jobs = v;
 		return 0;
+	case 'e':
+		return add_event(o, arg, err);
+	case 'c':
+		if (!pk_cli_parse_long(arg, 1, INT_MAX, &v))
+			return pk_err(err, -EINVAL, "-c %s: not a count (one hit in N sampled: a positive number)", arg);
+		o->sample_every = v;
+		return 0;
+	case OPT_MIN_BLOCK:
+		if (!pk_cli_parse_long(arg, 0, 3600L * 1000000, &v))
+			return pk_err(err, -EINVAL, "--min-block %s: not a number of microseconds (0 to 3600000000)", arg);
+		o->min_block_us = v;
+		o->min_block_given = true;
+		return 0;
 	case 'v':
 		o->verbose = true;
 		return 0;
@@ -175,6 +224,25 @@ static int parse_one(struct pk_load_opts *o, int c, const char *arg,
 		return 0;
 	}
 	return pk_err(err, -EINVAL, "internal error: option %d", c);
+}
+
+/* Options that only some events use, given without them. */
+static int check_event_options(const struct pk_load_opts *o, char err[PK_ERR_LEN])
+{
+	bool offcpu = false, counted = false;
+
+	for (size_t i = 0; i < o->nevents; i++) {
+		const struct pk_event_spec *e = &o->events[i];
+
+		offcpu |= e->kind == PK_EVK_OFFCPU;
+		counted |= e->kind != PK_EVK_OFFCPU &&
+			   !(e->kind == PK_EVK_PERF && !strcmp(e->arg, "cpu-clock"));
+	}
+	if (o->min_block_given && !offcpu)
+		return pk_err(err, -EINVAL, "--min-block is for -e off-cpu");
+	if (o->sample_every && !counted)
+		return pk_err(err, -EINVAL, "-c is for probes, tracepoints, page faults and hardware events (cpu-clock samples at -F)");
+	return 0;
 }
 
 int pk_load_opts_parse(struct pk_load_opts *o, int argc, char **argv,
@@ -191,17 +259,19 @@ int pk_load_opts_parse(struct pk_load_opts *o, int argc, char **argv,
 	o->ringbuf_bytes = PK_RINGBUF_DEFAULT;
 	o->dwarf = true;
 	o->table_rows = PK_TABLE_ROWS_DEFAULT;
+	o->min_block_us = PK_MIN_BLOCK_US_DEFAULT;
 	err[0] = '\0';
 
 	optind = 0;	/* glibc: full reset, for repeated calls */
 	opterr = 0;
 	/* '+': stop at the first non-option, so COMMAND's own options stay its. */
-	while ((c = getopt_long(argc, argv, "+:p:C:F:j:vhV", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:p:C:F:j:e:c:vhV", long_opts, NULL)) != -1) {
 		if (c == '?' || c == ':')
 			return pk_cli_bad_option(c, argv, long_opts, "probe-load", err);
 		load_option |= c == 'p' || c == 'C' || c == 'F' ||
 			       c == OPT_SKIP_IDLE || c == OPT_RINGBUF_SIZE || c == OPT_UNWIND ||
-			       c == OPT_TABLE_ROWS || c == 'j';
+			       c == OPT_TABLE_ROWS || c == 'j' || c == 'e' || c == 'c' ||
+			       c == OPT_MIN_BLOCK;
 		table_option |= c == OPT_TABLE_ROWS || c == 'j';
 		ret = parse_one(o, c, optarg, err);
 		if (ret)
@@ -221,7 +291,7 @@ int pk_load_opts_parse(struct pk_load_opts *o, int argc, char **argv,
 		return pk_err(err, -EINVAL, "--unload takes no other option than --pin-dir and -v");
 	if (!o->dwarf && table_option)
 		return pk_err(err, -EINVAL, "--table-rows and -j are for --unwind dwarf");
-	return 0;
+	return check_event_options(o, err);
 }
 
 int pk_load_opts_check(const struct pk_load_opts *o,
@@ -240,6 +310,11 @@ int pk_load_opts_check(const struct pk_load_opts *o,
 
 void pk_load_opts_free(struct pk_load_opts *o)
 {
+	for (size_t i = 0; i < o->nevents; i++)
+		pk_event_spec_free(&o->events[i]);
+	free(o->events);
+	o->events = NULL;
+	o->nevents = 0;
 	free(o->pids);
 	o->pids = NULL;
 	o->npids = 0;

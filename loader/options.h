@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include "errmsg.h"
+#include "event_spec.h"
 #include "profile_sizes.h"
 
 
@@ -31,7 +32,14 @@ struct pk_load_opts {
 	bool dwarf;		/* --unwind dwarf (default) or fp */
 	__u32 table_rows;	/* --table-rows */
 	unsigned int jobs;	/* -j: tables built at once; 0: online CPUs */
+	struct pk_event_spec *events;	/* -e, in order given; none: CPU sampling */
+	size_t nevents;
+	__u64 sample_every;	/* -c; 0: not given */
+	__u64 min_block_us;	/* --min-block */
+	bool min_block_given;
 };
+
+#define PK_MIN_BLOCK_US_DEFAULT	1
 
 /* What the running system allows, checked by pk_load_opts_check(). */
 struct pk_load_limits {

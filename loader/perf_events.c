@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
-#include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -8,45 +7,26 @@
 
 #include "perf_events.h"
 
-static int open_event(bool software, int cpu, unsigned int freq)
-{
-	struct perf_event_attr attr = {
-		.size = sizeof(attr),
-		.type = software ? PERF_TYPE_SOFTWARE : PERF_TYPE_HARDWARE,
-		.config = software ? PERF_COUNT_SW_CPU_CLOCK : PERF_COUNT_HW_CPU_CYCLES,
-		.sample_freq = freq,
-		.freq = 1,
-		/* libbpf enables it once the program is attached. */
-		.disabled = 1,
-	};
-	int fd = syscall(SYS_perf_event_open, &attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
-
-	return fd < 0 ? -errno : fd;
-}
-
 int pk_perf_events_open(struct pk_perf_events *pe, const bool *cpus, int ncpus,
-			unsigned int freq, char err[PK_ERR_LEN])
+			const struct perf_event_attr *attr, char err[PK_ERR_LEN])
 {
-	int i, fd;
+	struct perf_event_attr a = *attr;
+	int fd;
 
 	memset(pe, 0, sizeof(*pe));
 	pe->fds = calloc(ncpus, sizeof(*pe->fds));
 	pe->cpus = calloc(ncpus, sizeof(*pe->cpus));
 	if (!pe->fds || !pe->cpus)
 		return pk_err(err, -ENOMEM, "out of memory");
-	for (i = 0; i < ncpus; i++) {
+	a.size = sizeof(a);
+	a.disabled = 1;		/* libbpf enables it once the program is attached */
+	for (int i = 0; i < ncpus; i++) {
 		if (!cpus[i])
 			continue;
-		fd = open_event(pe->software, i, freq);
-		/* The first CPU decides: no PMU (virtual machines) means no cycles
-		 * event anywhere. */
-		if (fd < 0 && pe->n == 0 && !pe->software) {
-			pe->software = true;
-			fd = open_event(true, i, freq);
-		}
+		fd = syscall(SYS_perf_event_open, &a, -1, i, -1, PERF_FLAG_FD_CLOEXEC);
 		if (fd < 0)
-			return pk_err(err, fd, "perf_event_open on CPU %d at %u Hz: %s",
-				      i, freq, strerror(-fd));
+			return pk_err(err, -errno, "perf_event_open on CPU %d: %s", i,
+				      strerror(errno));
 		pe->cpus[pe->n] = i;
 		pe->fds[pe->n++] = fd;
 	}

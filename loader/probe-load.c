@@ -17,8 +17,8 @@
 
 #include "cli.h"
 #include "command.h"
+#include "events.h"
 #include "options.h"
-#include "perf_events.h"
 #include "pins.h"
 #include "probekit.h"
 #include "profile.skel.h"
@@ -45,8 +45,8 @@ struct load {
 	pid_t *tgids;		/* distinct target processes */
 	int ntgids;
 	struct pk_command cmd;
-	struct pk_perf_events pe;
-	struct bpf_link **cpu_links;
+	struct pk_events events;
+	bool refused;		/* an event refused: bad input, exit 2 */
 	struct pk_pins pins;
 	struct profile_bpf *skel;
 	struct pk_unwind_store *unwind;	/* --unwind dwarf */
@@ -284,28 +284,6 @@ static int attach_follow(struct load *l)
 	return 0;
 }
 
-static int attach_cpus(struct load *l)
-{
-	struct pk_perf_events *pe = &l->pe;
-	int ret;
-
-	ret = pk_perf_events_open(pe, l->online, PK_MAX_CPUS, l->opts->freq, l->err);
-	if (ret)
-		return ret;
-	l->cpu_links = calloc(pe->n, sizeof(*l->cpu_links));
-	if (!l->cpu_links)
-		return pk_err(l->err, -ENOMEM, "out of memory");
-	for (int i = 0; i < pe->n; i++) {
-		l->cpu_links[i] = bpf_program__attach_perf_event(l->skel->progs.profile_sample,
-								 pe->fds[i]);
-		if (!l->cpu_links[i])
-			return pk_err(l->err, -errno, "cannot attach to CPU %d: %s",
-				      pe->cpus[i], strerror(errno));
-		pe->fds[i] = -1;	/* the link owns it now */
-	}
-	return 0;
-}
-
 static __u64 clock_ns(clockid_t clock)
 {
 	struct timespec ts;
@@ -331,9 +309,10 @@ static int write_session(struct load *l)
 	s->start_realtime_ns = clock_ns(CLOCK_REALTIME);
 	s->freq_hz = o->freq;
 	s->cpu = o->cpu;
-	s->ncpus = l->pe.n;
+	s->ncpus = pk_events_ncpus(&l->events);
 	s->ntargets = l->ntgids;
 	s->ringbuf_bytes = o->ringbuf_bytes;
+	s->nevents = l->events.n;
 	if (bpf_map_update_elem(bpf_map__fd(l->skel->maps.session), &key, s, BPF_ANY))
 		return pk_err(l->err, -errno, "cannot write the session settings: %s",
 			      strerror(errno));
@@ -345,13 +324,9 @@ static int pin_all(struct load *l)
 {
 	struct profile_bpf *skel = l->skel;
 	struct pk_pins *p = &l->pins;
-	char name[64];
-	int ret = 0;
+	int ret;
 
-	for (int i = 0; !ret && i < l->pe.n; i++) {
-		snprintf(name, sizeof(name), PK_PIN_LINKS_DIR "/cpu%d", l->pe.cpus[i]);
-		ret = pk_pins_add(p, bpf_link__fd(l->cpu_links[i]), name, l->err);
-	}
+	ret = pk_events_pin(&l->events, p, l->err);
 	if (!ret && skel->links.follow_fork)
 		ret = pk_pins_add(p, bpf_link__fd(skel->links.follow_fork),
 				  PK_PIN_LINKS_DIR "/fork", l->err);
@@ -364,6 +339,11 @@ static int pin_all(struct load *l)
 		ret = pk_pins_add(p, bpf_map__fd(skel->maps.counters), PK_PIN_COUNTERS, l->err);
 	if (!ret)
 		ret = pk_pins_add(p, bpf_map__fd(skel->maps.targets), PK_PIN_TARGETS, l->err);
+	if (!ret)
+		ret = pk_pins_add(p, bpf_map__fd(skel->maps.event_list), PK_PIN_EVENT_LIST, l->err);
+	if (!ret)
+		ret = pk_pins_add(p, bpf_map__fd(skel->maps.event_counts), PK_PIN_EVENT_COUNTS,
+				  l->err);
 	if (l->opts->dwarf) {
 		struct pk_unwind_fds fds;
 
@@ -380,8 +360,7 @@ static int pin_all(struct load *l)
  * disconnected first; the pins keep them alive after we exit. */
 static void disconnect_links(struct load *l)
 {
-	for (int i = 0; i < l->pe.n; i++)
-		bpf_link__disconnect(l->cpu_links[i]);
+	pk_events_disconnect(&l->events);
 	if (l->skel->links.follow_fork)
 		bpf_link__disconnect(l->skel->links.follow_fork);
 	if (l->skel->links.forget_exit)
@@ -416,6 +395,7 @@ static bool stop_signal_pending(const sigset_t *set)
 
 static int load(const struct pk_load_opts *o)
 {
+	bool refused;
 	sigset_t stop;
 	struct load *l = calloc(1, sizeof(*l));
 	int ret;
@@ -430,6 +410,13 @@ static int load(const struct pk_load_opts *o)
 	ret = preflight(l);
 	if (ret)
 		goto cleanup;
+	/* Before anything is claimed or built: an event that is not there
+	 * refuses the session at once. */
+	ret = pk_events_resolve(&l->events, o, l->online, PK_MAX_CPUS, l->err);
+	if (ret) {
+		l->refused = ret == -EINVAL;
+		goto cleanup;
+	}
 	/* Claim the pin directory before the costly part: a second load is
 	 * refused at once. */
 	ret = pk_pins_claim(&l->pins, o->pin_dir, l->err);
@@ -448,6 +435,8 @@ static int load(const struct pk_load_opts *o)
 		goto cleanup;
 	}
 	ret = configure(l);
+	if (!ret && (ret = pk_events_configure(&l->events, l->skel, l->err)))
+		l->refused = ret == -EINVAL;
 	if (ret)
 		goto cleanup;
 	ret = profile_bpf__load(l->skel);
@@ -466,9 +455,11 @@ static int load(const struct pk_load_opts *o)
 	if (ret)
 		goto cleanup;
 	drop_exited_targets(l);
-	ret = attach_cpus(l);
-	if (ret)
+	ret = pk_events_attach(&l->events, l->skel, l->err);
+	if (ret) {
+		l->refused = ret == -EINVAL;
 		goto cleanup;
+	}
 	ret = write_session(l);
 	if (ret)
 		goto cleanup;
@@ -492,10 +483,10 @@ static int load(const struct pk_load_opts *o)
 		fprintf(stderr, "probekit: profiling pid %d\n", (int)l->tgids[l->ntgids - 1]);
 	}
 	disconnect_links(l);
-	if (verbose)
-		fprintf(stderr, "probe-load: sampling %d CPU%s at %u Hz (%s), pinned at %s\n",
-			l->pe.n, l->pe.n == 1 ? "" : "s", o->freq,
-			l->pe.software ? "cpu-clock" : "cycles", o->pin_dir);
+	for (unsigned int i = 0; verbose && i < l->events.n; i++)
+		fprintf(stderr, "probe-load: event %u: %s (%zu attachment%s), pinned at %s\n", i,
+			l->events.v[i].desc.name, l->events.v[i].nlinks,
+			l->events.v[i].nlinks == 1 ? "" : "s", o->pin_dir);
 
 cleanup:
 	if (ret) {
@@ -503,15 +494,13 @@ cleanup:
 		pk_command_abort(&l->cmd);
 		pk_pins_abort(&l->pins);
 	}
-	for (int i = 0; l->cpu_links && i < l->pe.n; i++)
-		bpf_link__destroy(l->cpu_links[i]);
-	free(l->cpu_links);
-	pk_perf_events_close(&l->pe);
+	pk_events_free(&l->events);
 	pk_unwind_store__free(l->unwind);
 	profile_bpf__destroy(l->skel);
 	free(l->tgids);
+	refused = l->refused;
 	free(l);
-	return ret ? 1 : 0;
+	return ret ? (refused ? 2 : 1) : 0;
 }
 
 static int unload(const struct pk_load_opts *o)

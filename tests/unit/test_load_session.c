@@ -266,11 +266,11 @@ START_TEST(test_load_pins_settings_unload)
 
 	LOAD_OK("-F", "199", "--ringbuf-size", "64K");
 	ck_assert(pinned("events") && pinned("counters") && pinned("session") &&
-		  pinned("targets"));
+		  pinned("targets") && pinned("event_list") && pinned("event_counts"));
 	for (int i = 0; i < PK_UNWIND_NMAPS; i++)
 		ck_assert_msg(pinned(pk_unwind_pins[i]), "%s not pinned", pk_unwind_pins[i]);
 	for (int cpu = 0; cpu < PK_MAX_CPUS; cpu++) {
-		snprintf(name, sizeof(name), "links/cpu%d", cpu);
+		snprintf(name, sizeof(name), "links/e0-cpu%d", cpu);
 		ck_assert_int_eq(pinned(name), online[cpu]);
 	}
 	/* No targets: nothing to follow, no fork/exit programs. */
@@ -288,6 +288,7 @@ START_TEST(test_load_pins_settings_unload)
 	ck_assert_uint_eq(info.ncpus, ncpus);
 	ck_assert_uint_eq(info.ntargets, 0);
 	ck_assert_uint_eq(info.ringbuf_bytes, 65536);
+	ck_assert_uint_eq(info.nevents, 1);
 	ck_assert_uint_ge(info.start_time_ns, before);
 	ck_assert_uint_le(info.start_time_ns, now_ns(CLOCK_BOOTTIME));
 	ck_assert_uint_ge(info.start_realtime_ns, real);
@@ -769,6 +770,7 @@ END_TEST
 
 struct delivered {
 	__u64 n, bad_cpu, idle, other_pid, bad_size, sizes;
+	__u64 bad_event;	/* not event 0 (the default), or no weight */
 	__u64 mappings, no_table;	/* the unwinder's reports, beside samples */
 	int cpu;
 	pid_t pid;
@@ -803,6 +805,8 @@ static int on_sample(void *ctx, void *data, size_t size)
 	    s->hdr.size > size || s->kstack_len > PK_MAX_STACK_DEPTH ||
 	    s->ustack_len > PK_MAX_STACK_DEPTH)
 		d->bad_size++;
+	/* cpu-clock's weight is its period: a frequency's, some nanoseconds */
+	d->bad_event += s->event != 0 || s->weight == 0;
 	d->bad_cpu += d->cpu >= 0 && s->cpu != (__u32)d->cpu;
 	d->idle += s->tid == 0;
 	d->other_pid += d->pid > 0 && s->pid != (__u32)d->pid;
@@ -831,7 +835,7 @@ START_TEST(test_cpu_and_idle_filters)
 	__u64 c[PK_CNT__MAX];
 
 	LOAD_OK("-C", "0", "--skip-idle", "-F", "997");
-	ck_assert(pinned("links/cpu0") && !pinned("links/cpu1"));
+	ck_assert(pinned("links/e0-cpu0") && !pinned("links/e0-cpu1"));
 	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
 	pk_session_close(&fds);
 	ck_assert_uint_eq(info.flags, PK_SESSION_SKIP_IDLE | PK_SESSION_FILTER_CPU |
@@ -850,6 +854,7 @@ START_TEST(test_cpu_and_idle_filters)
 	drain(&d);
 	ck_assert_uint_ge(d.n, c[PK_CNT_SAMPLES]);
 	ck_assert_uint_eq(d.bad_size, 0);
+	ck_assert_uint_eq(d.bad_event, 0);
 	ck_assert_uint_eq(d.bad_cpu, 0);
 	ck_assert_uint_eq(d.idle, 0);
 	LOAD_OK("--unload");
@@ -878,6 +883,7 @@ START_TEST(test_pid_filter)
 	waitpid(d.pid, NULL, 0);
 	ck_assert_uint_gt(d.n, 0);
 	ck_assert_uint_eq(d.bad_size, 0);
+	ck_assert_uint_eq(d.bad_event, 0);
 	ck_assert_uint_eq(d.other_pid, 0);
 	/* the child's own mappings, reported for the DWARF walk */
 	ck_assert_uint_gt(d.mappings, 0);
@@ -904,6 +910,7 @@ START_TEST(test_tiny_ringbuf_counts_losses)
 	drain(&d);
 	ck_assert_uint_eq(d.n, c[PK_CNT_SAMPLES]);
 	ck_assert_uint_eq(d.bad_size, 0);
+	ck_assert_uint_eq(d.bad_event, 0);
 	LOAD_OK("--unload");
 }
 END_TEST

@@ -8,7 +8,7 @@
 #ifndef PK_ERRMSG_H
 #define PK_ERRMSG_H
 
-#define PK_ERR_LEN	256
+#define PK_ERR_LEN	512
 
 /* Format into ERR and return RET (a negative errno). */
 __attribute__((format(printf, 3, 4)))

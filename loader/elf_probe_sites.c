@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "elf_probe_sites.h"
+#include "suggest.h"
+
+#define NT_STAPSDT	3
+
+struct elf_file {
+	int fd;
+	Elf *elf;
+};
+
+static int elf_open(struct elf_file *f, const char *path, char err[PK_ERR_LEN])
+{
+	GElf_Ehdr eh;
+
+	f->elf = NULL;
+	f->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (f->fd < 0)
+		return pk_err(err, -errno, "%s: %s", path, strerror(errno));
+	elf_version(EV_CURRENT);
+	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF || !gelf_getehdr(f->elf, &eh) ||
+	    eh.e_ident[EI_CLASS] != ELFCLASS64) {
+		if (f->elf)
+			elf_end(f->elf);
+		close(f->fd);
+		return pk_err(err, -ENOEXEC, "%s: not a 64-bit ELF file", path);
+	}
+	return 0;
+}
+
+static void elf_close(struct elf_file *f)
+{
+	elf_end(f->elf);
+	close(f->fd);
+}
+
+/* The file offset of vaddr ADDR: the PT_LOAD that holds it. */
+static int vaddr_to_offset(Elf *elf, __u64 addr, __u64 *off)
+{
+	size_t n;
+	GElf_Phdr ph;
+
+	if (elf_getphdrnum(elf, &n))
+		return -ENOEXEC;
+	for (size_t i = 0; i < n; i++) {
+		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		if (addr >= ph.p_vaddr && addr - ph.p_vaddr < ph.p_filesz) {
+			*off = addr - ph.p_vaddr + ph.p_offset;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static Elf_Scn *find_section(Elf *elf, const char *want, GElf_Shdr *sh)
+{
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	const char *name;
+
+	if (elf_getshdrstrndx(elf, &shstrndx))
+		return NULL;
+	while ((scn = elf_nextscn(elf, scn))) {
+		if (!gelf_getshdr(scn, sh))
+			continue;
+		name = elf_strptr(elf, shstrndx, sh->sh_name);
+		if (name && !strcmp(name, want))
+			return scn;
+	}
+	return NULL;
+}
+
+/* Look SYM up in the symbol table of type TYPE; offer every function name
+ * to SUG. 1 found (*vaddr), 0 not. */
+static int find_func(Elf *elf, Elf64_Word type, const char *sym, __u64 *vaddr,
+		     struct pk_suggest *sug)
+{
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	GElf_Sym s;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		Elf_Data *d;
+		size_t n;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != type || !sh.sh_entsize)
+			continue;
+		d = elf_getdata(scn, NULL);
+		if (!d)
+			continue;
+		n = d->d_size / sh.sh_entsize;
+		for (size_t i = 0; i < n; i++) {
+			const char *name;
+			int st;
+
+			if (!gelf_getsym(d, i, &s))
+				continue;
+			st = GELF_ST_TYPE(s.st_info);
+			if ((st != STT_FUNC && st != STT_GNU_IFUNC) || s.st_shndx == SHN_UNDEF ||
+			    !s.st_value)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, s.st_name);
+			if (!name)
+				continue;
+			if (!strcmp(name, sym)) {
+				*vaddr = s.st_value;
+				return 1;
+			}
+			pk_suggest_offer(sug, name, strlen(name));
+		}
+	}
+	return 0;
+}
+
+int pk_elf_func_site(const char *path, const char *sym, struct pk_probe_site *site,
+		     char err[PK_ERR_LEN])
+{
+	struct pk_suggest sug;
+	struct elf_file f;
+	char close_names[256];
+	__u64 vaddr = 0;
+	int ret;
+
+	ret = elf_open(&f, path, err);
+	if (ret)
+		return ret;
+	pk_suggest_init(&sug, sym);
+	if (find_func(f.elf, SHT_SYMTAB, sym, &vaddr, &sug) ||
+	    find_func(f.elf, SHT_DYNSYM, sym, &vaddr, &sug)) {
+		site->ref_ctr_offset = 0;
+		ret = vaddr_to_offset(f.elf, vaddr, &site->offset);
+		if (ret)
+			ret = pk_err(err, ret, "%s: function %s at 0x%llx is in no loadable segment",
+				     path, sym, (unsigned long long)vaddr);
+	} else {
+		ret = pk_err(err, -ENOENT, "no function %s in %s%s", sym, path,
+			     pk_suggest_str(&sug, close_names, sizeof(close_names)));
+	}
+	pk_suggest_free(&sug);
+	elf_close(&f);
+	return ret;
+}
+
+int pk_usdt_note_parse(const void *desc, size_t len, struct pk_usdt_note *note)
+{
+	const char *p = desc, *end = p + len, *nul;
+
+	if (len < 3 * sizeof(__u64) + 2)
+		return -EINVAL;
+	memcpy(&note->pc, p, sizeof(__u64));
+	memcpy(&note->base, p + 8, sizeof(__u64));
+	memcpy(&note->semaphore, p + 16, sizeof(__u64));
+	p += 24;
+	nul = memchr(p, '\0', end - p);
+	if (!nul || nul == p)
+		return -EINVAL;
+	note->provider = p;
+	p = nul + 1;
+	nul = memchr(p, '\0', end - p);
+	if (!nul || nul == p)
+		return -EINVAL;
+	note->name = p;
+	return 0;
+}
+
+/* Append one site of a matching note; names of other notes go to SUG. */
+static int add_site(struct elf_file *f, const struct pk_usdt_note *note, __s64 base_delta,
+		    struct pk_probe_site **sites, size_t *n)
+{
+	struct pk_probe_site site = { 0 }, *v;
+
+	if (vaddr_to_offset(f->elf, note->pc + base_delta, &site.offset))
+		return -ENOEXEC;
+	if (note->semaphore && vaddr_to_offset(f->elf, note->semaphore + base_delta,
+					       &site.ref_ctr_offset))
+		return -ENOEXEC;
+	v = realloc(*sites, (*n + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	*sites = v;
+	v[(*n)++] = site;
+	return 0;
+}
+
+int pk_elf_usdt_sites(const char *path, const char *provider, const char *name,
+		      struct pk_probe_site **sites, size_t *n, char err[PK_ERR_LEN])
+{
+	char want[256], close_names[256];
+	struct pk_suggest sug;
+	struct elf_file f;
+	GElf_Shdr sh, base_sh;
+	Elf_Scn *scn, *base_scn;
+	Elf_Data *d;
+	__s64 base_delta_addr = 0;
+	bool have_base;
+	int ret = 0;
+
+	*sites = NULL;
+	*n = 0;
+	ret = elf_open(&f, path, err);
+	if (ret)
+		return ret;
+	snprintf(want, sizeof(want), "%s:%s", provider, name);
+	pk_suggest_init(&sug, want);
+	scn = find_section(f.elf, ".note.stapsdt", &sh);
+	base_scn = find_section(f.elf, ".stapsdt.base", &base_sh);
+	have_base = base_scn != NULL;
+	if (have_base)
+		base_delta_addr = base_sh.sh_addr;
+	d = scn && sh.sh_type == SHT_NOTE ? elf_getdata(scn, NULL) : NULL;
+	for (size_t off = 0, next; d && !ret; off = next) {
+		struct pk_usdt_note note;
+		GElf_Nhdr nh;
+		size_t name_off, desc_off;
+		char both[256];
+
+		next = gelf_getnote(d, off, &nh, &name_off, &desc_off);
+		if (!next)
+			break;
+		if (nh.n_type != NT_STAPSDT || nh.n_namesz != sizeof("stapsdt") ||
+		    memcmp((char *)d->d_buf + name_off, "stapsdt", sizeof("stapsdt")) ||
+		    pk_usdt_note_parse((char *)d->d_buf + desc_off, nh.n_descsz, &note))
+			continue;
+		if (!strcmp(note.provider, provider) && !strcmp(note.name, name)) {
+			/* prelink moves the file; .stapsdt.base says by how much */
+			ret = add_site(&f, &note, have_base ? base_delta_addr - (__s64)note.base : 0,
+				       sites, n);
+			continue;
+		}
+		snprintf(both, sizeof(both), "%s:%s", note.provider, note.name);
+		pk_suggest_offer(&sug, both, strlen(both));
+	}
+	if (ret == -ENOMEM)
+		ret = pk_err(err, ret, "out of memory");
+	else if (ret)
+		ret = pk_err(err, ret, "%s: USDT note %s points outside the file's segments", path,
+			     want);
+	else if (!*n)
+		ret = pk_err(err, -ENOENT, "no USDT note %s in %s%s", want, path,
+			     !scn ? " (it has no .note.stapsdt section)" :
+			     pk_suggest_str(&sug, close_names, sizeof(close_names)));
+	if (ret) {
+		free(*sites);
+		*sites = NULL;
+		*n = 0;
+	}
+	pk_suggest_free(&sug);
+	elf_close(&f);
+	return ret;
+}

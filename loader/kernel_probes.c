@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <dirent.h>
+#include <errno.h>
+#include <linux/bpf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "kernel_probes.h"
+#include "suggest.h"
+
+#define TRACEFS		"/sys/kernel/tracing"
+#define DEBUGFS_TRACING	"/sys/kernel/debug/tracing"
+
+/* A kallsyms clone suffix: ".isra.0", ".constprop.0", ".part.0", ".cold". */
+static bool is_clone_of(const char *sym, size_t len, const char *func, size_t flen)
+{
+	return len > flen && !memcmp(sym, func, flen) && sym[flen] == '.';
+}
+
+/*
+ * Find FUNC among the kernel's text symbols: available_filter_functions
+ * (what ftrace, hence fentry and kprobes, can attach to) where it can be
+ * read, else /proc/kallsyms. *exact: FUNC itself is there; CLONE: the first
+ * compiler clone of it. Every name goes to SUG.
+ */
+static int find_ksym(const char *func, bool *exact, char clone[128], struct pk_suggest *sug)
+{
+	size_t flen = strlen(func);
+	char line[512];
+	bool filter = true;
+	FILE *f = fopen(TRACEFS "/available_filter_functions", "re");
+
+	if (!f) {
+		filter = false;
+		f = fopen("/proc/kallsyms", "re");
+	}
+	if (!f)
+		return -errno;
+	*exact = false;
+	clone[0] = '\0';
+	while (fgets(line, sizeof(line), f)) {
+		char *name = line, *end;
+		size_t len;
+
+		if (!filter) {
+			/* "ADDR T NAME\t[module]" */
+			char *t = strchr(line, ' ');
+
+			if (!t || (t[1] != 't' && t[1] != 'T') || t[2] != ' ')
+				continue;
+			name = t + 3;
+		}
+		end = name + strcspn(name, " \t\n");
+		len = end - name;
+		if (len == flen && !memcmp(name, func, flen))
+			*exact = true;
+		else if (!clone[0] && is_clone_of(name, len, func, flen) && len < 128)
+			memcpy(clone, name, len), clone[len] = '\0';
+		else
+			pk_suggest_offer(sug, name, len);
+	}
+	fclose(f);
+	return 0;
+}
+
+/* Load the smallest fentry program on BTF_ID: whether this kernel lets us. */
+static int try_fentry(__u32 btf_id)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		.expected_attach_type = BPF_TRACE_FENTRY,
+		.attach_btf_id = btf_id,
+	);
+	int fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "pk_fentry_probe", "GPL", insns, 2, &opts);
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
+/* Kprobes: a kprobe PMU (perf_event_open) or tracefs kprobe_events. */
+static bool have_kprobes(void)
+{
+	const char *events;
+	char path[256];
+
+	if (!access("/sys/bus/event_source/devices/kprobe/type", F_OK))
+		return true;
+	if (pk_tracefs_events(&events, (char[PK_ERR_LEN]){ 0 }))
+		return false;
+	snprintf(path, sizeof(path), "%s/../kprobe_events", events);
+	return !access(path, F_OK);
+}
+
+int pk_kfunc_resolve(const char *func, struct pk_kfunc *kf, char err[PK_ERR_LEN])
+{
+	char close_names[256];
+	struct pk_suggest sug;
+	struct btf *btf;
+	bool exact = false;
+	int id, ret, fentry_ret = -ENOENT;
+
+	memset(kf, 0, sizeof(*kf));
+	pk_suggest_init(&sug, func);
+	ret = find_ksym(func, &exact, kf->ksym, &sug);
+	if (ret) {
+		pk_suggest_free(&sug);
+		return pk_err(err, ret, "cannot read the kernel's functions: %s", strerror(-ret));
+	}
+	if (!exact && !kf->ksym[0]) {
+		ret = pk_err(err, -ENOENT, "no such kernel function%s",
+			     pk_suggest_str(&sug, close_names, sizeof(close_names)));
+		pk_suggest_free(&sug);
+		return ret;
+	}
+	pk_suggest_free(&sug);
+	/* fentry needs FUNC in BTF under its own name; a clone has none */
+	btf = exact ? btf__load_vmlinux_btf() : NULL;
+	id = btf ? btf__find_by_name_kind(btf, func, BTF_KIND_FUNC) : -ENOENT;
+	btf__free(btf);
+	if (id > 0) {
+		fentry_ret = try_fentry(id);
+		if (!fentry_ret) {
+			kf->fentry = true;
+			kf->btf_id = id;
+			return 0;
+		}
+	}
+	if (exact)
+		snprintf(kf->ksym, sizeof(kf->ksym), "%s", func);
+	if (have_kprobes())
+		return 0;
+	if (id <= 0)
+		return pk_err(err, -EOPNOTSUPP, "not in the kernel's BTF (no fentry) and this kernel has no kprobes (CONFIG_KPROBES)");
+	return pk_err(err, -EOPNOTSUPP, "this kernel refuses fentry here (%s) and has no kprobes (CONFIG_KPROBES)",
+		      strerror(-fentry_ret));
+}
+
+int pk_tracefs_events(const char **dir, char err[PK_ERR_LEN])
+{
+	struct stat st;
+
+	if (!stat(TRACEFS "/events", &st)) {
+		*dir = TRACEFS "/events";
+		return 0;
+	}
+	if (!stat(DEBUGFS_TRACING "/events", &st)) {
+		*dir = DEBUGFS_TRACING "/events";
+		return 0;
+	}
+	/* as perf does: mount tracefs where the kernel expects it */
+	if (mount("tracefs", TRACEFS, "tracefs", 0, NULL) && errno != EBUSY)
+		return pk_err(err, -errno, "cannot mount tracefs at " TRACEFS ": %s",
+			      strerror(errno));
+	*dir = TRACEFS "/events";
+	return 0;
+}
+
+/* Offer the entries of DIR (subdirectories: categories, tracepoints). */
+static void offer_dir(struct pk_suggest *sug, const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	while (d && (de = readdir(d)))
+		if (de->d_type == DT_DIR && de->d_name[0] != '.')
+			pk_suggest_offer(sug, de->d_name, strlen(de->d_name));
+	if (d)
+		closedir(d);
+}
+
+int pk_tracepoint_check(const char *category, const char *name, char err[PK_ERR_LEN])
+{
+	char path[512], close_names[256];
+	struct pk_suggest sug;
+	const char *events;
+	struct stat st;
+	int ret;
+
+	ret = pk_tracefs_events(&events, err);
+	if (ret)
+		return ret;
+	snprintf(path, sizeof(path), "%s/%s/%s/id", events, category, name);
+	if (!stat(path, &st))
+		return 0;
+	snprintf(path, sizeof(path), "%s/%s", events, category);
+	if (stat(path, &st)) {
+		pk_suggest_init(&sug, category);
+		offer_dir(&sug, events);
+		ret = pk_err(err, -ENOENT, "no tracepoint category %s%s", category,
+			     pk_suggest_str(&sug, close_names, sizeof(close_names)));
+	} else {
+		pk_suggest_init(&sug, name);
+		offer_dir(&sug, path);
+		ret = pk_err(err, -ENOENT, "no such tracepoint in %s%s", category,
+			     pk_suggest_str(&sug, close_names, sizeof(close_names)));
+	}
+	pk_suggest_free(&sug);
+	return ret;
+}

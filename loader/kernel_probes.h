@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * What the kernel offers to probe, asked before anything is loaded so that a
+ * session is refused with the reason rather than half attached: its
+ * functions (kallsyms), whether fentry and kprobes work here, and its
+ * tracepoints (tracefs, mounted when it is not).
+ */
+#ifndef PK_KERNEL_PROBES_H
+#define PK_KERNEL_PROBES_H
+
+#include <linux/types.h>
+#include <stdbool.h>
+
+#include "errmsg.h"
+
+/* How kprobe:FUNC can be attached here. */
+struct pk_kfunc {
+	bool fentry;		/* by fentry: btf_id is FUNC's */
+	__u32 btf_id;
+	char ksym[128];		/* else a kprobe on this kallsyms name (FUNC, or
+				 * a compiler's clone of it: FUNC.isra.0) */
+};
+
+/* Resolve FUNC. -ENOENT: no such function (close names in ERR); -EOPNOTSUPP:
+ * this kernel can attach neither fentry nor a kprobe (why, in ERR). */
+int pk_kfunc_resolve(const char *func, struct pk_kfunc *kf, char err[PK_ERR_LEN]);
+
+/* The tracefs events directory ("/sys/kernel/tracing/events"), mounting
+ * tracefs there when nothing is. */
+int pk_tracefs_events(const char **dir, char err[PK_ERR_LEN]);
+
+/* 0 when CATEGORY:NAME is a tracepoint; -ENOENT (close names in ERR). */
+int pk_tracepoint_check(const char *category, const char *name, char err[PK_ERR_LEN]);
+
+#endif
