@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Records in, folded stacks out: probe-read without the ring buffer. */
 #include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,6 +189,141 @@ START_TEST(test_bad_records)
 	out = output(r);
 	ck_assert_str_eq(out, "kthreadd;k_middle_[k] 1\n");
 	free(out);
+	pk_reader_free(r);
+}
+END_TEST
+
+/* A kernel-only sample of EVENT with WEIGHT. */
+static size_t event_record(unsigned char *buf, __u32 tid, __u32 cpu, __u16 event, __u64 weight)
+{
+	static const __u64 k[] = { 0xffffffff81000150, 0xffffffff81000010 };
+	size_t size = record(buf, 2, "kthreadd", k, 2, NULL, 0);
+
+	memcpy(buf + offsetof(struct pk_sample, tid), &tid, sizeof(tid));
+	memcpy(buf + offsetof(struct pk_sample, cpu), &cpu, sizeof(cpu));
+	memcpy(buf + offsetof(struct pk_sample, event), &event, sizeof(event));
+	memcpy(buf + offsetof(struct pk_sample, weight), &weight, sizeof(weight));
+	return size;
+}
+
+static struct pk_reader *new_events_reader(unsigned int nevents, unsigned int keep_event,
+					   bool timed)
+{
+	char kallsyms[256];
+	struct pk_reader_opts o = { .sz = sizeof(o), .proc_root = pk_fx_proc_root(),
+				    .kallsyms_path = kallsyms, .nevents = nevents,
+				    .keep_event = keep_event, .timed = timed };
+
+	snprintf(kallsyms, sizeof(kallsyms), "%s/kallsyms", pk_fx_dir());
+	pk_fx_write_file(kallsyms, KALLSYMS);
+	return pk_reader_new(&o);
+}
+
+/* Samples of several events on one stack: merged per event only, their
+ * weights summed; an event the session does not have is a bad record. */
+START_TEST(test_events)
+{
+	/* event, tid, cpu, weight */
+	static const struct { __u16 ev; __u32 tid, cpu; __u64 w; } in[] = {
+		{ 0, 10, 0, 1000000 }, { 1, 10, 0, 2500000 }, { 0, 10, 0, 1000000 },
+		{ 1, 10, 0, 7500000 }, { 1, 11, 0, 4000 }, { 2, 10, 0, 1 },
+		{ 0, 10, 1, 999 }, { 1, 10, 0, ~0ULL }, { 5, 10, 0, 1 },
+	};
+	unsigned char buf[PK_SAMPLE_MAX_SIZE];
+	struct pk_reader_stats st;
+	struct pk_profile p = { 0 };
+	struct pk_reader *r = new_events_reader(2, 0, false);
+	bool seen[4] = { false };
+
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++)
+		ck_assert_int_eq(pk_reader_handle(r, buf, event_record(buf, in[i].tid, in[i].cpu,
+									  in[i].ev, in[i].w)), 0);
+	pk_reader_stats(r, &st);
+	ck_assert_uint_eq(st.samples, 7);
+	ck_assert_uint_eq(st.bad, 2);		/* events 2 and 5 of 2 */
+	ck_assert_uint_eq(st.filtered, 0);
+	ck_assert_uint_eq(st.event_samples[0], 3);
+	ck_assert_uint_eq(st.event_samples[1], 4);
+	ck_assert_uint_eq(st.event_samples[2], 0);
+	ck_assert_uint_eq(st.event_weight[0], 2000999);
+	ck_assert_uint_eq(st.event_weight[1], ~0ULL);	/* saturated */
+	ck_assert_uint_eq(st.stacks, 1);		/* one stack for all */
+	pk_reader_take(r, 0, 0, &p);
+	/* (event 0, tid 10, cpu 0) x2; (1, 10, 0) x3; (1, 11, 0); (0, 10, 1) */
+	ck_assert_uint_eq(p.nsamples, 4);
+	for (size_t i = 0; i < p.nsamples; i++) {
+		const struct pk_sample_view *v = &p.samples[i];
+
+		if (v->event == 0 && v->cpu == 0) {
+			ck_assert_uint_eq(v->count, 2);
+			ck_assert_uint_eq(v->weight, 2000000);
+			seen[0] = true;
+		} else if (v->event == 1 && v->tid == 10) {
+			ck_assert_uint_eq(v->count, 3);
+			ck_assert_uint_eq(v->weight, ~0ULL);
+			seen[1] = true;
+		} else if (v->event == 1) {
+			ck_assert_uint_eq(v->count, 1);
+			ck_assert_uint_eq(v->weight, 4000);
+			seen[2] = true;
+		} else {
+			ck_assert_uint_eq(v->event, 0);
+			ck_assert_uint_eq(v->cpu, 1);
+			ck_assert_uint_eq(v->weight, 999);
+			seen[3] = true;
+		}
+	}
+	ck_assert(seen[0] && seen[1] && seen[2] && seen[3]);
+	pk_reader_free(r);
+
+	/* Timed: each sample its own entry, in order, with its weight. */
+	r = new_events_reader(2, 0, true);
+	for (size_t i = 0; i < 4; i++)
+		pk_reader_handle(r, buf, event_record(buf, in[i].tid, in[i].cpu, in[i].ev, in[i].w));
+	pk_reader_take(r, 0, 0, &p);
+	ck_assert_uint_eq(p.nsamples, 4);
+	for (size_t i = 0; i < 4; i++) {
+		ck_assert_uint_eq(p.samples[i].event, in[i].ev);
+		ck_assert_uint_eq(p.samples[i].weight, in[i].w);
+		ck_assert_uint_eq(p.samples[i].count, 1);
+	}
+	pk_reader_free(r);
+
+	/* nevents 0: only event 0 is known */
+	r = new_events_reader(0, 0, false);
+	pk_reader_handle(r, buf, event_record(buf, 1, 0, 1, 5));
+	pk_reader_handle(r, buf, event_record(buf, 1, 0, 0, 5));
+	pk_reader_stats(r, &st);
+	ck_assert_uint_eq(st.samples, 1);
+	ck_assert_uint_eq(st.bad, 1);
+	pk_reader_free(r);
+}
+END_TEST
+
+/* --event: the other events' samples are counted, never kept. */
+START_TEST(test_keep_event)
+{
+	unsigned char buf[PK_SAMPLE_MAX_SIZE];
+	struct pk_reader_stats st;
+	struct pk_profile p = { 0 };
+	struct pk_reader *r = new_events_reader(3, 2, false);	/* event 1 */
+
+	pk_reader_handle(r, buf, event_record(buf, 10, 0, 0, 100));
+	pk_reader_handle(r, buf, event_record(buf, 10, 0, 1, 200));
+	pk_reader_handle(r, buf, event_record(buf, 10, 0, 2, 300));
+	pk_reader_handle(r, buf, event_record(buf, 10, 0, 1, 400));
+	pk_reader_stats(r, &st);
+	ck_assert_uint_eq(st.samples, 4);
+	ck_assert_uint_eq(st.filtered, 2);
+	ck_assert_uint_eq(st.event_samples[0], 1);
+	ck_assert_uint_eq(st.event_samples[1], 2);
+	ck_assert_uint_eq(st.event_samples[2], 1);
+	ck_assert_uint_eq(st.kernel_frames, 4);	/* of the kept samples only */
+	pk_reader_take(r, 0, 0, &p);
+	ck_assert_uint_eq(p.nsamples, 1);
+	ck_assert_uint_eq(p.samples[0].event, 1);
+	ck_assert_uint_eq(p.samples[0].count, 2);
+	ck_assert_uint_eq(p.samples[0].weight, 600);
 	pk_reader_free(r);
 }
 END_TEST
@@ -577,6 +714,8 @@ Suite *suite_reader(void)
 	tcase_add_test(tc, test_return_addresses);
 	tcase_add_test(tc, test_merge_and_sort);
 	tcase_add_test(tc, test_bad_records);
+	tcase_add_test(tc, test_events);
+	tcase_add_test(tc, test_keep_event);
 	tcase_add_test(tc, test_incomplete_walks);
 	tcase_add_test(tc, test_walk_ends);
 	tcase_add_test(tc, test_walk_ends_line);

@@ -8,6 +8,12 @@
  * one address of one process at the same pk_loc, every process mapping one
  * file at the same pk_module. Dense ids let a writer index arrays instead
  * of hashing pointers.
+ *
+ * A profile may hold samples of several events (probe-load -e): each
+ * sample names its event, an index into the profile's event table, and
+ * carries its weight in that event's unit (nanoseconds of CPU or blocked
+ * time, occurrences). A profile without a table has one implicit event,
+ * cpu-clock at freq_hz, as every session had before events.
  */
 #ifndef PK_PROFILE_H
 #define PK_PROFILE_H
@@ -15,6 +21,8 @@
 #include <linux/types.h>
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "probekit.h"
 
 /* A mapped file (or the kernel, a kernel module, the vDSO). */
 struct pk_module {
@@ -76,6 +84,10 @@ struct pk_sample_view {
 	__u32 tid, cpu;
 	__u64 count;		/* samples this entry stands for (>= 1) */
 	const struct pk_stack_view *stack;
+	__u64 weight;		/* the sum of their weights, in their event's
+				 * unit; 0: not known (samples from before
+				 * events), see pk_sample_weight */
+	__u16 event;		/* index into the profile's events */
 };
 
 /* What --per-pid, --per-tid and --per-cpu ask for: the process, thread or
@@ -97,7 +109,46 @@ struct pk_profile {
 	size_t nsamples;
 	const struct pk_sample_view *samples;	/* in time order */
 	size_t nstacks, nlocs, nmaps, nmodules;	/* ids are below these */
+	/* The session's events, in its order; nevents 0: one implicit
+	 * cpu-clock event at freq_hz (pk_profile_event). Samples of an event
+	 * at or past the count are refused by every writer (-EINVAL). */
+	const struct pk_event_desc *events;
+	unsigned int nevents;
 };
+
+/* Events of P: at least 1. */
+static inline unsigned int pk_profile_nevents(const struct pk_profile *p)
+{
+	return p->nevents ? p->nevents : 1;
+}
+
+/* Event I of P (the implicit cpu-clock when P has no table), or NULL when
+ * I is past the events. */
+const struct pk_event_desc *pk_profile_event(const struct pk_profile *p, unsigned int i);
+
+/* What one sample of EV in P stands for when its weight is not known: a
+ * cpu-clock sample its period (1e9 / freq_hz ns, P->period_ns for the
+ * implicit event), one of a count event its sample_every; 0 where nothing
+ * nominal exists (off-cpu). */
+__u64 pk_event_period(const struct pk_profile *p, const struct pk_event_desc *ev);
+
+/* The weight of S (a sum over S->count samples) in its event's unit, the
+ * nominal period times the count where it is not known. Saturates. */
+__u64 pk_sample_weight(const struct pk_profile *p, const struct pk_sample_view *s);
+
+/* Whether folded stacks of EV count time (microseconds) rather than
+ * samples: events weighted in nanoseconds that are not CPU sampling (a
+ * cpu-clock sample is a share of CPU time already), i.e. off-cpu. */
+bool pk_event_folds_time(const struct pk_event_desc *ev);
+
+/* The index of the event called NAME in EV[0..N), or -ENOENT. */
+int pk_event_find(const struct pk_event_desc *ev, unsigned int n, const char *name);
+
+/* *OUT: P with only the samples of event EVENT, kept in *SAMPLES
+ * (malloc'ed, the caller frees it; NULL when there are none). 0 or
+ * -ENOMEM. */
+int pk_profile_select_event(const struct pk_profile *p, unsigned int event,
+			    struct pk_profile *out, struct pk_sample_view **samples);
 
 /* What the samples of a profile reach, by id: every stack, location and
  * mapping once, and how many of each (and of the locations' frames). */
@@ -109,8 +160,8 @@ struct pk_profile_reach {
 };
 
 /* Fill *R, checking that P holds together: every id below its count and
- * naming one object, every location with a frame. 0; -EINVAL when it
- * does not; -ENOMEM. Free *R with pk_profile_reach_free in every case. */
+ * naming one object, every location with a frame, every sample's event in
+ * the table. 0; -EINVAL when it does not; -ENOMEM. Free *R with pk_profile_reach_free in every case. */
 int pk_profile_reach(const struct pk_profile *p, struct pk_profile_reach *r);
 void pk_profile_reach_free(struct pk_profile_reach *r);
 

@@ -26,6 +26,7 @@ struct pk_reader {
 	FILE *log;
 	bool timed;
 	int tables_fd;
+	unsigned int nevents, keep_event;
 	/* The samples since the last pk_reader_take. */
 	struct pk_sample_view *samples;
 	size_t nsamples, cap;
@@ -66,7 +67,11 @@ struct pk_reader *pk_reader_new(const struct pk_reader_opts *opts)
 		r->timed = opts->timed;
 		if (opts->unwind_tables_fd > 0)
 			r->tables_fd = opts->unwind_tables_fd;
+		r->nevents = opts->nevents;
+		r->keep_event = opts->keep_event;
 	}
+	if (!r->nevents || r->nevents > PK_MAX_EVENTS)
+		r->nevents = r->nevents ? PK_MAX_EVENTS : 1;
 	r->proc_root = strdup(opts && opts->proc_root ? opts->proc_root : "/proc");
 	r->agg = pk_stack_agg_new();
 	r->sym = pk_symbolizer_new(&sopts);
@@ -133,6 +138,11 @@ static struct stack_rec *symbolize(struct pk_reader *r, const struct pk_stack *s
 	return rec;
 }
 
+static __u64 sat_add(__u64 a, __u64 b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
 static int log_sample(struct pk_reader *r, const struct pk_record_sample *rec,
 		      const struct stack_rec *stack)
 {
@@ -140,18 +150,21 @@ static int log_sample(struct pk_reader *r, const struct pk_record_sample *rec,
 	size_t idx;
 
 	if (!r->timed) {
-		/* One entry per (stack, thread, CPU): ids and tids fit 32 bits,
-		 * CPUs far fewer; the hash only finds the candidate. */
+		/* One entry per (stack, thread, CPU, event): ids and tids fit
+		 * 32 bits, CPUs and events far fewer; the hash only finds the
+		 * candidate. */
 		key = pk_hash64(((__u64)stack->view.id << 32 | rec->tid) ^
-				pk_hash64(rec->cpu + 1));
+				pk_hash64((__u64)rec->event << 32 | (rec->cpu + 1)));
 		for (;; key++) {
 			idx = (size_t)pk_u64map_get(&r->merged, key);
 			if (!idx)
 				break;
 			struct pk_sample_view *v = &r->samples[idx - 1];
 
-			if (v->stack == &stack->view && v->tid == rec->tid && v->cpu == rec->cpu) {
+			if (v->stack == &stack->view && v->tid == rec->tid && v->cpu == rec->cpu &&
+			    v->event == rec->event) {
 				v->count++;
+				v->weight = sat_add(v->weight, rec->weight);
 				return 0;
 			}
 		}
@@ -167,7 +180,7 @@ static int log_sample(struct pk_reader *r, const struct pk_record_sample *rec,
 	}
 	r->samples[r->nsamples++] = (struct pk_sample_view){
 		.time_ns = rec->time_ns, .tid = rec->tid, .cpu = rec->cpu, .count = 1,
-		.stack = &stack->view,
+		.stack = &stack->view, .weight = rec->weight, .event = rec->event,
 	};
 	if (!r->timed && pk_u64map_put(&r->merged, key, (void *)(uintptr_t)r->nsamples))
 		return -ENOMEM;
@@ -182,7 +195,20 @@ static int handle_sample(struct pk_reader *r, const struct pk_record_sample *rec
 	struct pk_stack *s;
 	bool is_new;
 
+	/* An event the session does not have: nothing to name it by. */
+	if (rec->event >= r->nevents) {
+		r->stats.bad++;
+		return 0;
+	}
 	r->stats.samples++;
+	r->stats.event_samples[rec->event]++;
+	r->stats.event_weight[rec->event] = sat_add(r->stats.event_weight[rec->event],
+						    rec->weight);
+	/* --event: the others are counted, never symbolized. */
+	if (r->keep_event && rec->event != r->keep_event - 1) {
+		r->stats.filtered++;
+		return 0;
+	}
 	if (rec->flags & PK_SAMPLE_USTACK_DWARF) {
 		r->stats.dwarf++;
 		if (rec->ustack_end < PK_END__MAX)

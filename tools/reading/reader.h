@@ -47,11 +47,17 @@ struct pk_reader_opts {
 	const char *const *debug_dirs;	/* .build-id trees; NULL: /usr/lib/debug */
 	size_t ndebug_dirs;
 	bool no_dwarf;			/* names only (pk_symbolizer_opts) */
+	unsigned int nevents;		/* the session's events: a sample of an
+					 * event at or past it is bad; 0: one */
+	unsigned int keep_event;	/* index + 1 of the only event whose
+					 * samples are kept (--event), the others
+					 * counted only; 0: every event's */
 };
 
 struct pk_reader_stats {
 	__u64 samples;		/* valid sample records */
-	__u64 bad;		/* malformed records, skipped */
+	__u64 bad;		/* malformed records (or samples of an event
+				 * the session does not have), skipped */
 	__u64 skipped;		/* records of unknown types, skipped */
 	__u64 stacks;		/* distinct raw stacks */
 	__u64 dwarf;		/* samples whose user stack is a DWARF walk */
@@ -66,6 +72,11 @@ struct pk_reader_stats {
 	 * stack's): how many got a name, a source line, inlined callees. */
 	__u64 user_frames, user_named, user_lines, user_inlined;
 	__u64 kernel_frames, kernel_named;
+	/* By event: the samples and the sum of their weights (0 for samples
+	 * whose weight is not known: layouts before events). */
+	__u64 event_samples[PK_MAX_EVENTS];
+	__u64 event_weight[PK_MAX_EVENTS];
+	__u64 filtered;		/* samples of other events than keep_event */
 };
 
 struct pk_reader;
