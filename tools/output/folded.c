@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,8 +97,21 @@ int pk_fold_write(FILE *f, struct pk_fold_item *items, size_t n)
 struct entry {
 	const struct pk_stack_view *stack;
 	__u64 group;		/* pk_sample_group() */
-	__u64 count;
+	__u64 count;		/* samples, or with time_us their weight */
 };
+
+
+/* The one event of P's samples: 0 and its index; -EINVAL when they are of
+ * several (a line cannot add samples of one to microseconds of another)
+ * or of one P has not. */
+static int only_event(const struct pk_profile *p, unsigned int *event)
+{
+	*event = p->nsamples ? p->samples[0].event : 0;
+	for (size_t i = 0; i < p->nsamples; i++)
+		if (p->samples[i].event != *event)
+			return -EINVAL;
+	return pk_profile_event(p, *event) ? 0 : -EINVAL;
+}
 
 static int cmp_entry(const void *a, const void *b)
 {
@@ -148,22 +162,29 @@ static char *fold_entry(const struct pk_profile *p, const struct entry *e)
 
 int pk_folded_write(FILE *f, const struct pk_profile *p)
 {
-	struct entry *v = calloc(p->nsamples ? p->nsamples : 1, sizeof(*v));
+	struct entry *v;
 	struct pk_fold_item *items = NULL;
+	unsigned int event;
+	bool time_us;
 	size_t n = 0;
-	int err = -ENOMEM;
+	int err = only_event(p, &event);
 
+	if (err)
+		return err;
+	time_us = pk_event_folds_time(pk_profile_event(p, event));
+	v = calloc(p->nsamples ? p->nsamples : 1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	for (size_t i = 0; i < p->nsamples; i++)
 		v[i] = (struct entry){ p->samples[i].stack, pk_sample_group(p, &p->samples[i]),
-				       p->samples[i].count };
+				       time_us ? pk_sample_weight(p, &p->samples[i]) :
+						 p->samples[i].count };
 	if (p->nsamples)
 		qsort(v, p->nsamples, sizeof(*v), cmp_entry);
 	/* Merged: one line is folded per (stack, group), not per sample. */
 	for (size_t i = 0; i < p->nsamples; i++) {
 		if (n && v[n - 1].stack == v[i].stack && v[n - 1].group == v[i].group)
-			v[n - 1].count += v[i].count;
+			v[n - 1].count = pk_sat_add(v[n - 1].count, v[i].count);
 		else
 			v[n++] = v[i];
 	}
@@ -172,7 +193,9 @@ int pk_folded_write(FILE *f, const struct pk_profile *p)
 		goto out;
 	for (size_t i = 0; i < n; i++) {
 		items[i].stack = fold_entry(p, &v[i]);
-		items[i].count = v[i].count;
+		/* nanoseconds to microseconds, rounded, once per line */
+		items[i].count = time_us ? v[i].count / 1000 + (v[i].count % 1000 >= 500) :
+					   v[i].count;
 		if (!items[i].stack) {
 			n = i;
 			goto out;

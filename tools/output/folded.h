@@ -40,7 +40,13 @@ int pk_fold_write(FILE *f, struct pk_fold_item *items, size_t n);
  * "comm-PID", "comm-PID/TID" (as stackcollapse-perf.pl --pid/--tid name
  * them) or "cpu-N;comm"; with P->lines each frame that has a source line
  * reads "name (file:line)", file without its directories.
- * 0, -ENOMEM or -EIO.
+ *
+ * Lines count samples, except for events that fold time
+ * (pk_event_folds_time: off-cpu), whose lines count microseconds, the
+ * line's weight in nanoseconds / 1000, rounded. A line cannot mix units:
+ * the samples must all be of one event (pk_profile_select_event).
+ * 0; -EINVAL for samples of several events, or of an event P has not;
+ * -ENOMEM; -EIO.
  */
 int pk_folded_write(FILE *f, const struct pk_profile *p);
 

@@ -94,7 +94,9 @@ static void put_loc(FILE *f, const struct pk_profile *p, const struct pk_loc *lo
 	}
 }
 
-static void put_sample(FILE *f, const struct pk_profile *p, const struct pk_sample_view *s)
+/* S once with PERIOD, its event's weight for that one sample. */
+static void put_sample(FILE *f, const struct pk_profile *p, const struct pk_sample_view *s,
+		       const char *event, __u64 period)
 {
 	const struct pk_stack_view *st = s->stack;
 	char when[48];
@@ -103,8 +105,10 @@ static void put_sample(FILE *f, const struct pk_profile *p, const struct pk_samp
 		 (unsigned long long)(s->time_ns / NSEC_PER_SEC),
 		 (unsigned long long)(s->time_ns % NSEC_PER_SEC / NSEC_PER_USEC));
 	put_clean(f, st->comm && st->comm[0] ? st->comm : UNKNOWN);
-	fprintf(f, " %5u/%-5u [%03u] %12s: %10llu cpu-clock: \n", st->pid, s->tid, s->cpu,
-		when, (unsigned long long)p->period_ns);
+	fprintf(f, " %5u/%-5u [%03u] %12s: %10llu ", st->pid, s->tid, s->cpu, when,
+		(unsigned long long)period);
+	put_clean(f, event);
+	fputs(": \n", f);
 	/* locs holds the kernel part then the user part, each leaf first:
 	 * perf's order, leaf to root. */
 	for (size_t i = 0; i < (size_t)st->nkernel + st->nuser; i++)
@@ -114,9 +118,19 @@ static void put_sample(FILE *f, const struct pk_profile *p, const struct pk_samp
 
 int pk_perf_text_write(FILE *f, const struct pk_profile *p)
 {
+	for (size_t i = 0; i < p->nsamples; i++)
+		if (!p->samples[i].stack || !pk_profile_event(p, p->samples[i].event))
+			return -EINVAL;
 	/* stdio remembers a failed write: one check at the end covers all. */
-	for (size_t i = 0; i < p->nsamples && !ferror(f); i++)
-		for (__u64 n = 0; n < p->samples[i].count && !ferror(f); n++)
-			put_sample(f, p, &p->samples[i]);
+	for (size_t i = 0; i < p->nsamples && !ferror(f); i++) {
+		const struct pk_sample_view *s = &p->samples[i];
+		const char *event = pk_profile_event(p, s->event)->name;
+		__u64 w = pk_sample_weight(p, s), count = s->count ? s->count : 1;
+
+		/* the weight shared out, the remainder on the first lines:
+		 * the periods add up to it */
+		for (__u64 n = 0; n < s->count && !ferror(f); n++)
+			put_sample(f, p, s, event, w / count + (n < w % count));
+	}
 	return fflush(f) == 0 && !ferror(f) ? 0 : -EIO;
 }

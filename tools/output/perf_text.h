@@ -1,11 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The text `perf script` prints for a cpu-clock profile recorded with call
- * chains, so that the tools written for it (stackcollapse-perf.pl,
- * speedscope, the Firefox Profiler) read probe-read's profiles. Per
- * sample, in time order:
+ * The text `perf script` prints for a profile recorded with call chains,
+ * so that the tools written for it (stackcollapse-perf.pl, speedscope, the
+ * Firefox Profiler) read probe-read's profiles. Per sample, in time order:
  *
- *   COMM PID/TID [CPU] SECS.USECS:     PERIOD cpu-clock:
+ *   COMM PID/TID [CPU] SECS.USECS:     PERIOD EVENT:
  *   \t    ADDR SYM+0xOFF (MODULE)        one line per frame, leaf first:
  *   ...                                  the kernel part, then the user part
  *   (a blank line)
@@ -17,10 +16,18 @@
  *   SECS.USECS  the sample's CLOCK_BOOTTIME time. perf's own times come
  *               from its perf clock (local_clock, near CLOCK_MONOTONIC):
  *               the two differ by the time the machine was suspended.
- *   PERIOD      period_ns, CPU nanoseconds the sample stands for (what
+ *   PERIOD      the sample's weight in its event's unit, as perf prints a
+ *               sample's period: CPU nanoseconds for cpu-clock (period_ns
+ *               for samples from before events), nanoseconds blocked for
+ *               off-cpu, the occurrences it stands for otherwise (what
  *               stackcollapse-perf.pl adds up). A sample whose count is
- *               above 1 is printed count times, so that readers that count
+ *               above 1 is printed count times, its weight shared out
+ *               (the remainder on the first), so that readers that count
  *               lines and readers that add periods both see all of it.
+ *   EVENT       the sample's event as the session names it (pk_event_desc
+ *               name: "cpu-clock", "off-cpu", "tracepoint:sched:sched_switch"),
+ *               as perf names each sample's event; readers that take one
+ *               event (speedscope) tell them apart by it.
  *   ADDR        the runtime address as sampled, hex, as recent perf prints
  *               it (perf 6.1 printed the file offset instead).
  *   SYM+0xOFF   the symbol and the offset in it; "[unknown]" when no
@@ -54,7 +61,8 @@
 
 #include "profile.h"
 
-/* Write P to F. 0, or -EIO when writing failed. */
+/* Write P to F. 0; -EINVAL (nothing written) for a sample without a stack
+ * or of an event P has not; -EIO when writing failed. */
 int pk_perf_text_write(FILE *f, const struct pk_profile *p);
 
 #endif

@@ -13,6 +13,7 @@
  * What is held is O(locations) plus a small key per sample to sort by.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -136,14 +137,16 @@ static void strtab_free(struct strtab *t)
 /* What samples are merged by, packed so that sorting a million of them
  * does not chase pointers; stack ids name one stack each (reach()). */
 struct sample_key {
-	__u32 stack, tid, cpu;
-	__u64 count;
+	__u32 stack, tid, cpu, event;
+	__u64 count, weight;
 };
 
 struct writer {
 	const struct pk_profile *p;
 	struct strtab strs;
 	int64_t label_key[NLABELS];
+	unsigned int nevents;		/* two sample types each */
+	char *type_names[PK_MAX_EVENTS]; /* "EVENT-samples", owned */
 
 	/* What the samples reach, by id; NULL: nothing reaches that id
 	 * (the arrays of reached). */
@@ -214,8 +217,11 @@ static int cmp_key(const void *a, const void *b)
 		return x->tid < y->tid ? -1 : 1;
 	if (x->cpu != y->cpu)
 		return x->cpu < y->cpu ? -1 : 1;
+	if (x->event != y->event)
+		return x->event < y->event ? -1 : 1;
 	return 0;
 }
+
 
 static int64_t clamp64(__u64 v)
 {
@@ -253,7 +259,8 @@ static int prepare_samples(struct writer *w)
 	}
 	for (size_t i = 0; i < p->nsamples; i++)
 		w->order[i] = (struct sample_key){ p->samples[i].stack->id,
-			p->samples[i].tid, p->samples[i].cpu, p->samples[i].count };
+			p->samples[i].tid, p->samples[i].cpu, p->samples[i].event,
+			p->samples[i].count, pk_sample_weight(p, &p->samples[i]) };
 	if (p->nsamples)
 		qsort(w->order, p->nsamples, sizeof(*w->order), cmp_key);
 	return 0;
@@ -264,30 +271,29 @@ static int prepare_samples(struct writer *w)
 struct sample_chunk {
 	pb_sample samples[CHUNK];
 	pb_sample *sample_ptrs[CHUNK];
-	int64_t values[2 * CHUNK];
+	int64_t values[2 * PK_MAX_EVENTS * CHUNK];
 	pb_label labels[NLABELS * CHUNK];
 	pb_label *label_ptrs[NLABELS * CHUNK];
 };
 
-/* Sample I of chunk C: the samples with KEY's stack, tid and cpu, COUNT
- * in all. */
+/* Sample I of chunk C: the samples with KEY's stack, tid, cpu and event,
+ * COUNT in all, of weight WEIGHT: those two values under their event's
+ * types, zeros under the others'. */
 static void fill_sample(const struct writer *w, struct sample_chunk *c, size_t i,
-			const struct sample_key *key, __u64 count)
+			const struct sample_key *key, __u64 count, __u64 weight)
 {
 	const struct pk_stack_view *st = w->stacks[key->stack];
 	pb_sample *s = &c->samples[i];
 	pb_label *l = &c->labels[NLABELS * i];
-	__u64 cpu_ns;
 
-	if (__builtin_mul_overflow(count, w->p->period_ns, &cpu_ns))
-		cpu_ns = UINT64_MAX;
 	perftools__profiles__sample__init(s);
 	s->n_location_id = (size_t)st->nkernel + st->nuser;
 	s->location_id = w->stack_loc_ids + w->stack_off[key->stack];
-	s->n_value = 2;
-	s->value = &c->values[2 * i];
-	s->value[0] = clamp64(count);
-	s->value[1] = clamp64(cpu_ns);
+	s->n_value = 2 * w->nevents;
+	s->value = &c->values[2 * PK_MAX_EVENTS * i];
+	memset(s->value, 0, s->n_value * sizeof(*s->value));
+	s->value[2 * key->event] = clamp64(count);
+	s->value[2 * key->event + 1] = clamp64(weight);
 	set_num_label(&l[LABEL_PID], w->label_key[LABEL_PID], st->pid);
 	set_num_label(&l[LABEL_TID], w->label_key[LABEL_TID], key->tid);
 	set_num_label(&l[LABEL_CPU], w->label_key[LABEL_CPU], key->cpu);
@@ -313,12 +319,13 @@ static int write_samples(const struct writer *w, ProtobufCBuffer *out)
 	for (size_t i = 0; i < n || k;) {
 		if (i < n) {
 			const struct sample_key *first = &w->order[i];
-			__u64 count = 0;
+			__u64 count = 0, weight = 0;
 
-			for (; i < n && !cmp_key(&w->order[i], first); i++)
-				count = count + w->order[i].count < count ? UINT64_MAX :
-					count + w->order[i].count;
-			fill_sample(w, c, k++, first, count);
+			for (; i < n && !cmp_key(&w->order[i], first); i++) {
+				count = pk_sat_add(count, w->order[i].count);
+				weight = pk_sat_add(weight, w->order[i].weight);
+			}
+			fill_sample(w, c, k++, first, count, weight);
 		}
 		if (k == CHUNK || (i == n && k)) {
 			pb_profile part = PERFTOOLS__PROFILES__PROFILE__INIT;
@@ -562,6 +569,8 @@ static int write_gzipped(FILE *f, const pb_profile *head, const struct writer *w
 
 static void writer_free(struct writer *w)
 {
+	for (unsigned int e = 0; e < PK_MAX_EVENTS; e++)
+		free(w->type_names[e]);
 	strtab_free(&w->strs);
 	pk_profile_reach_free(&w->reached);
 	free(w->stack_loc_ids);
@@ -579,34 +588,70 @@ static void writer_free(struct writer *w)
 	free(w->function_ptrs);
 }
 
+/* Whether EV is CPU sampling by time: its types keep the names pprof
+ * profiles of CPU time have ("samples", "cpu"), which every viewer knows. */
+static bool is_cpu_clock(const struct pk_event_desc *ev)
+{
+	return ev->kind == PK_EVK_PERF && ev->unit == PK_UNIT_NS &&
+	       strcmp(ev->name, "cpu-clock") == 0;
+}
+
+/* Two sample types per event into TYPES[2 * e], [2 * e + 1]: the samples
+ * (count) and their weight (nanoseconds or count). */
+static int sample_types(struct writer *w, pb_value_type *types)
+{
+	for (unsigned int e = 0; e < w->nevents; e++) {
+		const struct pk_event_desc *ev = pk_profile_event(w->p, e);
+		const char *samples = "samples", *weight = "cpu";
+		int64_t idx[4];
+
+		if (!is_cpu_clock(ev)) {
+			if (asprintf(&w->type_names[e], "%s-samples", ev->name) < 0) {
+				w->type_names[e] = NULL;
+				return -ENOMEM;
+			}
+			samples = w->type_names[e];
+			weight = ev->name;
+		}
+		idx[0] = strtab_index(&w->strs, samples);
+		idx[1] = strtab_index(&w->strs, "count");
+		idx[2] = strtab_index(&w->strs, weight);
+		idx[3] = strtab_index(&w->strs, ev->unit == PK_UNIT_NS ? "nanoseconds" : "count");
+		if (idx[0] < 0 || idx[1] < 0 || idx[2] < 0 || idx[3] < 0)
+			return -ENOMEM;
+		perftools__profiles__value_type__init(&types[2 * e]);
+		perftools__profiles__value_type__init(&types[2 * e + 1]);
+		types[2 * e].type = idx[0];
+		types[2 * e].unit = idx[1];
+		types[2 * e + 1].type = idx[2];
+		types[2 * e + 1].unit = idx[3];
+	}
+	return 0;
+}
+
 static int build_and_write(struct writer *w, FILE *f)
 {
 	const struct pk_profile *p = w->p;
 	pb_profile head = PERFTOOLS__PROFILES__PROFILE__INIT;
-	pb_value_type count = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
-	pb_value_type cpu = PERFTOOLS__PROFILES__VALUE_TYPE__INIT;
-	pb_value_type *types[2] = { &count, &cpu };
-	int64_t idx[4];
+	pb_value_type types[2 * PK_MAX_EVENTS];
+	pb_value_type *type_ptrs[2 * PK_MAX_EVENTS];
 	int err;
 
 	if (p->nsamples && !p->samples)
 		return -EINVAL;
+	w->nevents = pk_profile_nevents(p);
+	if (w->nevents > PK_MAX_EVENTS || (p->nevents && !p->events))
+		return -EINVAL;
 	/* the "" entry, then the fixed strings */
 	if (strtab_push(&w->strs, "", 0))
 		return -ENOMEM;
-	idx[0] = strtab_index(&w->strs, "samples");
-	idx[1] = strtab_index(&w->strs, "count");
-	idx[2] = strtab_index(&w->strs, "cpu");
-	idx[3] = strtab_index(&w->strs, "nanoseconds");
+	if ((err = sample_types(w, types)))
+		return err;
+	for (unsigned int k = 0; k < 2 * w->nevents; k++)
+		type_ptrs[k] = &types[k];
 	for (int k = 0; k < NLABELS; k++)
 		if ((w->label_key[k] = strtab_index(&w->strs, label_keys[k])) < 0)
 			return -ENOMEM;
-	if (idx[0] < 0 || idx[1] < 0 || idx[2] < 0 || idx[3] < 0)
-		return -ENOMEM;
-	count.type = idx[0];
-	count.unit = idx[1];
-	cpu.type = idx[2];
-	cpu.unit = idx[3];
 
 	w->stack_off = calloc(p->nstacks, sizeof(*w->stack_off));
 	w->stack_comm = calloc(p->nstacks, sizeof(*w->stack_comm));
@@ -623,8 +668,10 @@ static int build_and_write(struct writer *w, FILE *f)
 		return err;
 
 	/* everything but the samples, which follow (write_samples()) */
-	head.n_sample_type = 2;
-	head.sample_type = types;
+	head.n_sample_type = 2 * w->nevents;
+	head.sample_type = type_ptrs;
+	/* what a viewer shows first: the first event's weight */
+	head.default_sample_type = types[1].type;
 	head.n_mapping = w->nmappings;
 	head.mapping = w->mapping_ptrs;
 	head.n_location = w->nlocations;
@@ -636,8 +683,8 @@ static int build_and_write(struct writer *w, FILE *f)
 	head.string_table = (char **)w->strs.v;
 	head.time_nanos = (int64_t)(p->start_ns + (__u64)p->boot_to_real_ns);
 	head.duration_nanos = p->end_ns > p->start_ns ? clamp64(p->end_ns - p->start_ns) : 0;
-	head.period_type = &cpu;
-	head.period = clamp64(p->period_ns);
+	head.period_type = &types[1];
+	head.period = clamp64(pk_event_period(p, pk_profile_event(p, 0)));
 	return write_gzipped(f, &head, w);
 }
 

@@ -116,6 +116,14 @@ struct pk_profile {
 	unsigned int nevents;
 };
 
+/* A + B, or the largest value when that overflows: weights are summed
+ * (a sum of off-cpu nanoseconds may exceed 64 bits only by being absurd,
+ * but must not wrap to something plausible). */
+static inline __u64 pk_sat_add(__u64 a, __u64 b)
+{
+	return a + b < a ? ~0ULL : a + b;
+}
+
 /* Events of P: at least 1. */
 static inline unsigned int pk_profile_nevents(const struct pk_profile *p)
 {

@@ -21,10 +21,11 @@ struct entry {
 	bool thread;		/* a thread's name, not a function */
 };
 
-/* The samples of one profile: order[first .. first + n). */
+/* The samples of one profile: order[first .. first + n), all of EVENT. */
 struct group {
 	size_t first, n;
 	__u64 weight;
+	unsigned int event;
 };
 
 struct writer {
@@ -40,7 +41,9 @@ struct writer {
 	size_t *order;			/* sample indices, grouped, in time order */
 	struct group *groups;
 	size_t ngroups;
+	bool tagged;			/* profile names carry their event */
 };
+
 
 /* --- JSON strings ---------------------------------------------------------- */
 
@@ -274,13 +277,15 @@ static int cmp_sample(const void *a, const void *b, void *profile)
 	size_t x = *(const size_t *)a, y = *(const size_t *)b;
 	__u64 kx = group_key(p, &p->samples[x]), ky = group_key(p, &p->samples[y]);
 
+	if (p->samples[x].event != p->samples[y].event)
+		return p->samples[x].event < p->samples[y].event ? -1 : 1;
 	if (kx != ky)
 		return kx < ky ? -1 : 1;
 	return (x > y) - (x < y);	/* time order within a profile */
 }
 
-/* The samples grouped by profile: sorted once by (key, time), each run of
- * one key a profile. */
+/* The samples grouped by profile: sorted once by (event, key, time), each
+ * run of one event and key a profile. */
 static int collect_groups(struct writer *w)
 {
 	const struct pk_profile *p = w->p;
@@ -296,12 +301,14 @@ static int collect_groups(struct writer *w)
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct pk_sample_view *s = &p->samples[w->order[i]];
 
-		if (!g || group_key(p, s) != group_key(p, &p->samples[w->order[i - 1]])) {
+		const struct pk_sample_view *prev = i ? &p->samples[w->order[i - 1]] : NULL;
+
+		if (!g || group_key(p, s) != group_key(p, prev) || s->event != prev->event) {
 			g = &w->groups[w->ngroups++];
-			*g = (struct group){ .first = i };
+			*g = (struct group){ .first = i, .event = s->event };
 		}
 		g->n++;
-		g->weight += s->count * p->period_ns;
+		g->weight = pk_sat_add(g->weight, pk_sample_weight(p, s));
 	}
 	return 0;
 }
@@ -332,6 +339,11 @@ static void put_group_name(FILE *f, const struct writer *w, const struct group *
 		}
 		put_chars(f, s->stack->comm && s->stack->comm[0] ? s->stack->comm : UNKNOWN);
 		fprintf(f, " (pid %u)", s->stack->pid);
+	}
+	if (w->tagged) {
+		fputs(" [", f);
+		put_chars(f, pk_profile_event(p, g->event)->name);
+		putc(']', f);
 	}
 	putc('"', f);
 }
@@ -367,10 +379,12 @@ static void put_profile(FILE *f, const struct writer *w, const struct group *g)
 {
 	const struct pk_profile *p = w->p;
 
+	const struct pk_event_desc *ev = pk_profile_event(p, g->event);
+
 	fputs("{\"type\":\"sampled\",\"name\":", f);
 	put_group_name(f, w, g);
-	fprintf(f, ",\"unit\":\"nanoseconds\",\"startValue\":0,\"endValue\":%llu,\n\"samples\":[",
-		(unsigned long long)g->weight);
+	fprintf(f, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%llu,\n\"samples\":[",
+		ev->unit == PK_UNIT_NS ? "nanoseconds" : "none", (unsigned long long)g->weight);
 	for (size_t i = 0; i < g->n; i++) {
 		if (i)
 			fputs(",\n", f);
@@ -379,7 +393,7 @@ static void put_profile(FILE *f, const struct writer *w, const struct group *g)
 	fputs("],\n\"weights\":[", f);
 	for (size_t i = 0; i < g->n; i++)
 		fprintf(f, i ? ",%llu" : "%llu",
-			(unsigned long long)(p->samples[w->order[g->first + i]].count * p->period_ns));
+			(unsigned long long)pk_sample_weight(p, &p->samples[w->order[g->first + i]]));
 	fputs("]}", f);
 }
 
@@ -387,12 +401,22 @@ static void put_file(FILE *f, const struct writer *w)
 {
 	size_t active = 0;
 
-	for (size_t i = 1; i < w->ngroups; i++)
+	/* the heaviest of the first event's: weights of two events are in
+	 * units that do not compare */
+	for (size_t i = 1; i < w->ngroups && w->groups[i].event == w->groups[0].event; i++)
 		if (w->groups[i].weight > w->groups[active].weight)
 			active = i;
 	fprintf(f, "{\"$schema\":\"%s\",\n\"exporter\":\"probekit %s\",\n"
-		"\"name\":\"probekit profile (%u Hz)\",\n\"activeProfileIndex\":%zu,\n"
-		"\"shared\":{\"frames\":[", SCHEMA, PK_VERSION, w->p->freq_hz, active);
+		"\"name\":\"probekit profile (", SCHEMA, PK_VERSION);
+	if (w->tagged) {
+		for (unsigned int e = 0; e < pk_profile_nevents(w->p); e++) {
+			fputs(e ? ", " : "", f);
+			put_chars(f, pk_profile_event(w->p, e)->name);
+		}
+	} else {
+		fprintf(f, "%u Hz", w->p->freq_hz);
+	}
+	fprintf(f, ")\",\n\"activeProfileIndex\":%zu,\n\"shared\":{\"frames\":[", active);
 	for (size_t i = 0; i < w->nframes; i++) {
 		const struct entry *e = &w->ents[w->uniq[i]];
 
@@ -419,6 +443,9 @@ int pk_speedscope_write(FILE *f, const struct pk_profile *p)
 	struct writer w = { .p = p };
 	int err = -ENOMEM;
 
+	/* a profile of cpu-clock alone reads as it did before events */
+	w.tagged = pk_profile_nevents(p) > 1 ||
+		   strcmp(pk_profile_event(p, 0)->name, "cpu-clock") != 0;
 	w.loc_slot = calloc(p->nlocs ? p->nlocs : 1, sizeof(*w.loc_slot));
 	w.comm_slot = calloc(p->nstacks ? p->nstacks : 1, sizeof(*w.comm_slot));
 	if (!w.loc_slot || !w.comm_slot)

@@ -16,15 +16,23 @@
  *                  PK_GROUP_TID, "COMM (tid N)"; per CPU with
  *                  PK_GROUP_CPU, "cpu N", whose stacks then start with the
  *                  thread's name, since one CPU runs many processes.
- *                  Ordered by pid, tid or CPU.
+ *                  Ordered by pid, tid or CPU. With several events (or
+ *                  one that is not cpu-clock) one profile per event and
+ *                  group, the events in the profile's order, each name
+ *                  followed by " [EVENT]".
  *   samples        frame indices root first, as speedscope wants: the user
  *                  part, root to leaf, then the kernel part, root to leaf,
  *                  a location's inlined frames after the function they
  *                  were inlined into; in time order
- *   weights        count * period_ns: unit "nanoseconds" of CPU time;
+ *   weights        each sample's weight (pk_sample_weight: count *
+ *                  period_ns for cpu-clock samples from before events):
+ *                  unit "nanoseconds" for events in nanoseconds (CPU time,
+ *                  time blocked off-CPU), "none" for counts (occurrences);
  *                  startValue 0 and endValue their sum, as speedscope's
  *                  own exporter writes a sampled profile
- *   activeProfileIndex  the profile with the most weight
+ *   activeProfileIndex  the profile of the first event with the most weight
+ *   name           "probekit profile (FREQ Hz)", or with events named in
+ *                  profiles "probekit profile (EVENT, EVENT...)"
  *   exporter       "probekit VERSION"
  *
  * Strings are valid JSON whatever the names hold: quotes, backslashes and
@@ -41,7 +49,8 @@
 
 /*
  * Write P to F. 0; -EINVAL when P is inconsistent (a stack or location id
- * not below its count, a location without frames), -ENOMEM, both before
+ * not below its count, a location without frames, a sample's event not in
+ * the table), -ENOMEM, both before
  * anything is written; -EIO when writing failed.
  */
 int pk_speedscope_write(FILE *f, const struct pk_profile *p);
