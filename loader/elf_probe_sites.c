@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "elf_probe_sites.h"
@@ -16,16 +17,23 @@
 struct elf_file {
 	int fd;
 	Elf *elf;
+	__u64 size;
 };
 
 static int elf_open(struct elf_file *f, const char *path, char err[PK_ERR_LEN])
 {
 	GElf_Ehdr eh;
+	struct stat st;
 
 	f->elf = NULL;
 	f->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (f->fd < 0)
 		return pk_err(err, -errno, "%s: %s", path, strerror(errno));
+	if (fstat(f->fd, &st) || !S_ISREG(st.st_mode)) {
+		close(f->fd);
+		return pk_err(err, -EINVAL, "%s: not a regular file", path);
+	}
+	f->size = st.st_size;
 	elf_version(EV_CURRENT);
 	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
 	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF || !gelf_getehdr(f->elf, &eh) ||
@@ -44,16 +52,18 @@ static void elf_close(struct elf_file *f)
 	close(f->fd);
 }
 
-/* The file offset of vaddr ADDR: the PT_LOAD that holds it. */
-static int vaddr_to_offset(Elf *elf, __u64 addr, __u64 *off)
+/* The file offset of vaddr ADDR: the PT_LOAD that holds it, if that is in
+ * the file. */
+static int vaddr_to_offset(const struct elf_file *f, __u64 addr, __u64 *off)
 {
 	size_t n;
 	GElf_Phdr ph;
 
-	if (elf_getphdrnum(elf, &n))
+	if (elf_getphdrnum(f->elf, &n))
 		return -ENOEXEC;
 	for (size_t i = 0; i < n; i++) {
-		if (!gelf_getphdr(elf, i, &ph) || ph.p_type != PT_LOAD)
+		if (!gelf_getphdr(f->elf, i, &ph) || ph.p_type != PT_LOAD ||
+		    ph.p_offset > f->size || ph.p_filesz > f->size - ph.p_offset)
 			continue;
 		if (addr >= ph.p_vaddr && addr - ph.p_vaddr < ph.p_filesz) {
 			*off = addr - ph.p_vaddr + ph.p_offset;
@@ -139,7 +149,7 @@ int pk_elf_func_site(const char *path, const char *sym, struct pk_probe_site *si
 	if (find_func(f.elf, SHT_SYMTAB, sym, &vaddr, &sug) ||
 	    find_func(f.elf, SHT_DYNSYM, sym, &vaddr, &sug)) {
 		site->ref_ctr_offset = 0;
-		ret = vaddr_to_offset(f.elf, vaddr, &site->offset);
+		ret = vaddr_to_offset(&f, vaddr, &site->offset);
 		if (ret)
 			ret = pk_err(err, ret, "%s: function %s at 0x%llx is in no loadable segment",
 				     path, sym, (unsigned long long)vaddr);
@@ -180,9 +190,9 @@ static int add_site(struct elf_file *f, const struct pk_usdt_note *note, __s64 b
 {
 	struct pk_probe_site site = { 0 }, *v;
 
-	if (vaddr_to_offset(f->elf, note->pc + base_delta, &site.offset))
+	if (vaddr_to_offset(f, note->pc + base_delta, &site.offset))
 		return -ENOEXEC;
-	if (note->semaphore && vaddr_to_offset(f->elf, note->semaphore + base_delta,
+	if (note->semaphore && vaddr_to_offset(f, note->semaphore + base_delta,
 					       &site.ref_ctr_offset))
 		return -ENOEXEC;
 	v = realloc(*sites, (*n + 1) * sizeof(*v));

@@ -54,7 +54,7 @@ void pk_suggest_offer(struct pk_suggest *s, const char *name, size_t len)
 	size_t i;
 	char *copy;
 
-	if (len > PK_SUGGEST_LEN || s->want_len > PK_SUGGEST_LEN || !len)
+	if (len > PK_SUGGEST_LEN || s->want_len > PK_SUGGEST_LEN || !len || !s->want_len)
 		return;
 	d = distance(s->want, s->want_len, name, len, limit);
 	/* a part: "vfs_write" for "write", ranked after every misspelling */
