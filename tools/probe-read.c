@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bpf_cost.h"
 #include "cli.h"
 #include "formats.h"
 #include "read_options.h"
@@ -57,6 +58,23 @@ static __u64 boot_ns(void)
 	clock_gettime(CLOCK_BOOTTIME, &ts);
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
 }
+
+/* What one read writes: every -f/-o, those with {event} once per event. */
+#define MAX_SINKS	(PK_READ_MAX_OUTPUTS * PK_MAX_EVENTS)
+
+/* The session's events, and which outputs they make. */
+struct plan {
+	struct pk_event_desc events[PK_MAX_EVENTS];
+	unsigned int nevents;
+	int keep;			/* --event's index; -1: every event */
+	struct sink {
+		enum pk_format format;
+		const char *pattern;	/* -o as given; NULL: stdout */
+		int event;		/* this event's samples only; -1: all */
+	} sinks[MAX_SINKS];
+	size_t nsinks;
+	char names[MAX_SINKS][4096];	/* each sink's file name this time */
+};
 
 /* -o FILE: written as a temporary file next to FILE and renamed over it
  * only when complete, so that a failed run leaves no partial file. */
@@ -219,10 +237,11 @@ static void outputs_discard(struct output *outs, size_t n)
 
 /* Everything read since the last call, spanning [*SPAN_START, now) (the
  * next span starts there), into the opened OUTS, the i-th in the i-th
- * format, each then committed (or all discarded on an error). */
+ * sink's format (and event), each then committed (or all discarded on an
+ * error). */
 static int write_profile(struct pk_reader *reader, const struct pk_read_opts *o,
-			 const struct pk_session *info, struct output *outs,
-			 __u64 *span_start, char err[PK_ERR_LEN])
+			 const struct pk_session *info, const struct plan *plan,
+			 struct output *outs, __u64 *span_start, char err[PK_ERR_LEN])
 {
 	struct pk_profile p = {
 		.freq_hz = info->freq_hz,
@@ -230,28 +249,64 @@ static int write_profile(struct pk_reader *reader, const struct pk_read_opts *o,
 		.boot_to_real_ns = (__s64)(info->start_realtime_ns - info->start_time_ns),
 		.group = o->group,
 		.lines = o->lines,
+		.events = plan->events,
+		.nevents = plan->nevents,
 	};
 	__u64 end = boot_ns();
 	int ret;
 
 	pk_reader_take(reader, *span_start, end, &p);
 	*span_start = end;
-	for (size_t i = 0; i < o->noutputs; i++) {
-		ret = pk_format_write(o->outputs[i].format, outs[i].f, &p);
+	for (size_t i = 0; i < plan->nsinks; i++) {
+		const struct sink *sk = &plan->sinks[i];
+		struct pk_sample_view *selected = NULL;
+		struct pk_profile one;
+
+		ret = sk->event < 0 ? 0 : pk_profile_select_event(&p, sk->event, &one, &selected);
+		if (!ret)
+			ret = pk_format_write(sk->format, outs[i].f, sk->event < 0 ? &p : &one);
+		free(selected);
 		if (ret) {
 			pk_err(err, ret, "cannot write %s: %s",
 			       outs[i].path ? outs[i].path : "the output", strerror(-ret));
-			outputs_discard(outs, o->noutputs);
+			outputs_discard(outs, plan->nsinks);
 			return ret;
 		}
 	}
-	for (size_t i = 0; i < o->noutputs; i++) {
+	for (size_t i = 0; i < plan->nsinks; i++) {
 		ret = output_close(&outs[i], true, err);
 		outs[i].f = NULL;
 		if (ret) {
-			outputs_discard(outs + i + 1, o->noutputs - i - 1);
+			outputs_discard(outs + i + 1, plan->nsinks - i - 1);
 			return ret;
 		}
+	}
+	return 0;
+}
+
+/* Each sink's file name for an output that starts at wall-clock time T
+ * (--interval; < 0: none), into PLAN->names and PATHS (NULL: stdout). */
+static int sink_names(struct plan *plan, double t, const char **paths, char err[PK_ERR_LEN])
+{
+	for (size_t i = 0; i < plan->nsinks; i++) {
+		const struct sink *sk = &plan->sinks[i];
+		char *name = plan->names[i];
+		size_t len = sizeof(plan->names[i]);
+		char tmp[sizeof(plan->names[i])];
+		int ret = 0;
+
+		paths[i] = NULL;
+		if (!sk->pattern)
+			continue;
+		snprintf(tmp, sizeof(tmp), "%s", sk->pattern);
+		if (t >= 0)
+			ret = pk_read_interval_name(sk->pattern, t, tmp, sizeof(tmp));
+		if (!ret)
+			ret = sk->event < 0 ? (snprintf(name, len, "%s", tmp) >= (int)len ? -EINVAL : 0) :
+			      pk_read_event_name(tmp, plan->events[sk->event].name, name, len);
+		if (ret)
+			return pk_err(err, ret, "-o '%s': the file name does not fit", sk->pattern);
+		paths[i] = name;
 	}
 	return 0;
 }
@@ -260,14 +315,13 @@ static int write_profile(struct pk_reader *reader, const struct pk_read_opts *o,
  * created when the interval starts. */
 static int read_intervals(struct ring_buffer *rb, struct pk_reader *reader,
 			  const struct pk_read_opts *o, const struct pk_session_fds *fds,
-			  const struct pk_session *info, char err[PK_ERR_LEN])
+			  const struct pk_session *info, struct plan *plan, char err[PK_ERR_LEN])
 {
 	double start = now_s(), end = o->duration ? start + o->duration : 0;
 	__u64 span = boot_ns();
 	bool done = false;
-	char names[PK_READ_MAX_OUTPUTS][4096];
-	const char *paths[PK_READ_MAX_OUTPUTS];
-	struct output outs[PK_READ_MAX_OUTPUTS] = { 0 };
+	const char *paths[MAX_SINKS];
+	struct output outs[MAX_SINKS] = { 0 };
 	int ret;
 
 	while (!done) {
@@ -279,24 +333,18 @@ static int read_intervals(struct ring_buffer *rb, struct pk_reader *reader,
 			next = end;
 			done = true;
 		}
-		for (size_t i = 0; i < o->noutputs; i++) {
-			ret = pk_read_interval_name(o->outputs[i].path,
-						    wall.tv_sec + wall.tv_nsec / 1e9, names[i],
-						    sizeof(names[i]));
-			if (ret)
-				return pk_err(err, ret, "-o '%s': the file name does not fit",
-					      o->outputs[i].path);
-			paths[i] = names[i];
-		}
-		ret = outputs_open(outs, o->noutputs, paths, err);
+		ret = sink_names(plan, wall.tv_sec + wall.tv_nsec / 1e9, paths, err);
+		if (ret)
+			return ret;
+		ret = outputs_open(outs, plan->nsinks, paths, err);
 		if (ret)
 			return ret;
 		ret = drain(rb, next, fds, info, &done, err);
 		if (ret) {
-			outputs_discard(outs, o->noutputs);
+			outputs_discard(outs, plan->nsinks);
 			return ret;
 		}
-		ret = write_profile(reader, o, info, outs, &span, err);
+		ret = write_profile(reader, o, info, plan, outs, &span, err);
 		if (ret)
 			return ret;
 		start = next;
@@ -304,7 +352,8 @@ static int read_intervals(struct ring_buffer *rb, struct pk_reader *reader,
 	return 0;
 }
 
-static void print_summary(const struct pk_reader *reader, int counters_fd)
+static void print_summary(const struct pk_reader *reader, int counters_fd,
+			  const struct plan *plan)
 {
 	__u64 cnt[PK_CNT__MAX];
 	struct pk_reader_stats st;
@@ -323,12 +372,82 @@ static void print_summary(const struct pk_reader *reader, int counters_fd)
 			(unsigned long long)st.samples, (unsigned long long)cnt[PK_CNT_RINGBUF_FULL],
 			(unsigned long long)(cnt[PK_CNT_KSTACK_ERR] + cnt[PK_CNT_USTACK_ERR]), bad);
 	}
+	pk_summary_events(stderr, &st, plan->events, plan->nevents, plan->keep);
 	pk_summary_ustack_ends(stderr, &st);
 	pk_summary_no_table(stderr, &st);
 	pk_summary_symbols(stderr, &st);
 	if (!ret && cnt[PK_CNT_MAPPING_LOST])
 		fprintf(stderr, "probe-read: %llu mapping reports lost (ring buffer full): frames of processes that exited before they were read may be unnamed\n",
 			(unsigned long long)cnt[PK_CNT_MAPPING_LOST]);
+}
+
+/* "cpu-clock, off-cpu": the session's events, for a message. */
+static void event_names(const struct plan *plan, char *buf, size_t len)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (unsigned int e = 0; e < plan->nevents && n < len; e++)
+		n += snprintf(buf + n, len - n, "%s%s", e ? ", " : "", plan->events[e].name);
+}
+
+/* The session's events, --event checked against them, and the outputs
+ * they make. -EINVAL for bad usage (exit 2), with one line in ERR. */
+static int make_plan(struct plan *plan, const struct pk_read_opts *o, const struct pk_session *info,
+		     char err[PK_ERR_LEN])
+{
+	char names[1024];
+	int ret = pk_event_list_read(o->pin_dir, info, plan->events, &plan->nevents);
+
+	if (ret == -EBADMSG) {
+		char why[PK_ERR_LEN];
+
+		pk_event_list_check(plan->events, plan->nevents, why);
+		return pk_err(err, -EBADMSG, "the session at %s lists events no probe-load writes: %s",
+			      o->pin_dir, why);
+	}
+	if (ret)
+		return pk_err(err, ret, "cannot read the events of the session at %s: %s",
+			      o->pin_dir, strerror(-ret));
+	event_names(plan, names, sizeof(names));
+	plan->keep = -1;
+	if (o->event) {
+		plan->keep = pk_event_find(plan->events, plan->nevents, o->event);
+		if (plan->keep < 0)
+			return pk_err(err, -EINVAL, "--event %s: the session at %s has no such event (its events: %s)",
+				      o->event, o->pin_dir, names);
+	}
+	plan->nsinks = 0;
+	for (size_t i = 0; i < o->noutputs; i++) {
+		const struct pk_read_output *out = &o->outputs[i];
+
+		if (out->format == PK_FORMAT_FOLDED && !out->per_event && plan->keep < 0 &&
+		    plan->nevents > 1)
+			return pk_err(err, -EINVAL, "-f folded: the session has %u events (%s), whose counts do not add up: choose one with --event NAME, or write one file per event with {event} in -o",
+				      plan->nevents, names);
+		for (unsigned int e = 0; e < plan->nevents; e++) {
+			int ev = !out->per_event ? -1 : plan->keep >= 0 ? plan->keep : (int)e;
+
+			plan->sinks[plan->nsinks++] = (struct sink){ out->format, out->path, ev };
+			if (!out->per_event || plan->keep >= 0)
+				break;
+		}
+	}
+	return 0;
+}
+
+/* --stats: what the session's events did and cost while this read. */
+static void print_stats(const struct pk_read_opts *o, const struct plan *plan,
+			const struct pk_bpf_cost *cost)
+{
+	__u64 counts[PK_MAX_EVENTS][PK_ECNT_SLOTS];
+	int fd = pk_pin_open(o->pin_dir, PK_PIN_EVENT_COUNTS);
+	bool have = fd >= 0 && pk_event_counts_read(fd, counts, plan->nevents) == 0;
+
+	if (fd >= 0)
+		close(fd);
+	pk_bpf_cost__print(cost, plan->events, plan->nevents,
+			   have ? (const __u64 (*)[PK_ECNT_SLOTS])counts : NULL, stderr);
 }
 
 static int run(const struct pk_read_opts *o)
@@ -345,13 +464,20 @@ static int run(const struct pk_read_opts *o)
 	struct pk_table_sink sink;
 	struct ring_buffer *rb = NULL;
 	struct pk_session info;
-	const char *paths[PK_READ_MAX_OUTPUTS];
-	struct output outs[PK_READ_MAX_OUTPUTS] = { 0 };
+	struct plan *plan = calloc(1, sizeof(*plan));
+	struct pk_bpf_cost *cost = NULL;
+	const char *paths[MAX_SINKS];
+	struct output outs[MAX_SINKS] = { 0 };
 	char err[PK_ERR_LEN];
-	int tables_fd = -1;
+	int tables_fd = -1, status = 1;
 	__u64 span;
 	bool done = false;
 	int ret;
+
+	if (!plan) {
+		fputs("probe-read: out of memory\n", stderr);
+		return 1;
+	}
 
 	/* No SA_RESTART: a signal ends the poll at once. Installed before the
 	 * temporary -o file exists, so that a signal never leaves it behind. */
@@ -362,7 +488,6 @@ static int run(const struct pk_read_opts *o)
 		const struct pk_read_output *out = &o->outputs[i];
 
 		ropts.timed |= pk_format_timed(out->format);
-		paths[i] = out->path;
 		if (pk_format_binary(out->format) && !out->path && isatty(STDOUT_FILENO)) {
 			ret = pk_err(err, -EINVAL, "-f %s is binary: give -o FILE or redirect the output",
 				     pk_format_name(out->format));
@@ -374,6 +499,14 @@ static int run(const struct pk_read_opts *o)
 		session_error(ret, o->pin_dir, err);
 		goto cleanup;
 	}
+	ret = make_plan(plan, o, &info, err);
+	if (ret) {
+		if (ret == -EINVAL)
+			status = 2;
+		goto cleanup;
+	}
+	ropts.nevents = plan->nevents;
+	ropts.keep_event = plan->keep + 1;
 	/* --unwind dwarf: files the kernel finds without a table get one, and
 	 * a mapping's table names its build-id. */
 	if (info.flags & PK_SESSION_DWARF) {
@@ -397,32 +530,48 @@ static int run(const struct pk_read_opts *o)
 		ret = pk_err(err, -errno, "cannot open the ring buffer: %s", strerror(errno));
 		goto cleanup;
 	}
-	if (o->interval) {
-		ret = read_intervals(rb, reader, o, &fds, &info, err);
-	} else {
-		ret = outputs_open(outs, o->noutputs, paths, err);
+	/* after what cannot be written is refused, before any sample is read */
+	if (!o->interval) {
+		ret = sink_names(plan, -1, paths, err);
+		if (!ret)
+			ret = outputs_open(outs, plan->nsinks, paths, err);
 		if (ret)
 			goto cleanup;
+	}
+	if (o->stats) {
+		ret = pk_bpf_cost__start(plan->events, plan->nevents, &cost, err);
+		if (ret) {
+			outputs_discard(outs, plan->nsinks);
+			goto cleanup;
+		}
+	}
+	if (o->interval) {
+		ret = read_intervals(rb, reader, o, &fds, &info, plan, err);
+	} else {
 		span = boot_ns();
 		ret = drain(rb, o->duration ? now_s() + o->duration : 0, &fds, &info, &done, err);
 		if (ret)
-			outputs_discard(outs, o->noutputs);
+			outputs_discard(outs, plan->nsinks);
 		else
-			ret = write_profile(reader, o, &info, outs, &span, err);
+			ret = write_profile(reader, o, &info, plan, outs, &span, err);
 	}
 	if (!ret)
-		print_summary(reader, fds.counters);
+		print_summary(reader, fds.counters, plan);
+	if (!ret && cost)
+		print_stats(o, plan, cost);
 
 cleanup:
 	if (ret)
 		fprintf(stderr, "probe-read: %s\n", err);
+	pk_bpf_cost__free(cost);
+	free(plan);
 	ring_buffer__free(rb);
 	pk_reader_free(reader);
 	pk_table_loader_free(loader);
 	if (tables_fd >= 0)
 		close(tables_fd);
 	pk_session_close(&fds);
-	return ret ? 1 : 0;
+	return ret ? status : 0;
 }
 
 int main(int argc, char **argv)

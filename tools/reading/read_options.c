@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <linux/types.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,8 @@
 
 const char pk_read_usage[] =
 "Usage: probe-read [-d SECONDS] [-f FORMAT] [-o FILE] [--interval SECONDS]\n"
-"                  [--per-pid|--per-tid|--per-cpu] [--lines] [--pin-dir DIR]\n"
+"                  [--per-pid|--per-tid|--per-cpu] [--lines] [--event NAME]\n"
+"                  [--stats] [--pin-dir DIR]\n"
 "\n"
 "Read the samples of the session probe-load started, symbolize them and print\n"
 "them, by default as folded stacks (comm;root;...;leaf COUNT, kernel frames\n"
@@ -33,6 +35,14 @@ const char pk_read_usage[] =
 "                          interval's samples only; -o is then a strftime(3)\n"
 "                          pattern naming each by its start, local time\n"
 "                          (-o 'cpu-%Y%m%dT%H%M%S.pb.gz')\n"
+"                          With {event} in -o, one file per event of the\n"
+"                          session, named by it ('/' as '_'):\n"
+"                          -o 'prof-{event}.folded'\n"
+"      --event NAME        only the samples of the session's event NAME\n"
+"                          (cpu-clock, off-cpu, kprobe:vfs_write...). Folded\n"
+"                          output of a session with several events needs it,\n"
+"                          or {event} in -o: lines count samples, except\n"
+"                          off-cpu's, which count microseconds blocked\n"
 "      --per-pid           the process (comm-PID) as the root frame (folded),\n"
 "                          a profile of its own (speedscope); pprof and perf\n"
 "                          carry pid, tid and cpu on every sample anyway\n"
@@ -44,6 +54,10 @@ const char pk_read_usage[] =
 "                          inline frames, no source lines (no DWARF read)\n"
 "      --debug-dir DIR     look for debug files and binaries by build-id in\n"
 "                          DIR/.build-id/ (repeatable; default /usr/lib/debug)\n"
+"      --stats             per event: hits, samples, hits not sampled (-c),\n"
+"                          blocks too short (--min-block), samples lost, and\n"
+"                          what its BPF programs cost per run while reading\n"
+"                          (kernel.bpf_stats), on standard error\n"
 "      --pin-dir DIR       the session pinned under DIR\n"
 "                          (default " PK_PIN_DIR_DEFAULT ")\n"
 "  -h, --help              show this help\n"
@@ -51,7 +65,8 @@ const char pk_read_usage[] =
 "\n"
 "A summary goes to standard error: samples read, samples lost because the\n"
 "ring buffer was full and stacks that could not be read, since the session\n"
-"started.\n"
+"started; with events, a line per event with its samples and what folded\n"
+"counts are for it (samples, or microseconds off-CPU).\n"
 "Exit status: 0 done, 1 error, 2 bad usage.\n";
 
 enum {
@@ -63,6 +78,8 @@ enum {
 	OPT_LINES,
 	OPT_DEBUG_DIR,
 	OPT_NO_INLINE,
+	OPT_EVENT,
+	OPT_STATS,
 };
 
 static const struct option long_opts[] = {
@@ -76,6 +93,8 @@ static const struct option long_opts[] = {
 	{ "lines",	no_argument,	   NULL, OPT_LINES },
 	{ "no-inline",	no_argument,	   NULL, OPT_NO_INLINE },
 	{ "debug-dir",	required_argument, NULL, OPT_DEBUG_DIR },
+	{ "event",	required_argument, NULL, OPT_EVENT },
+	{ "stats",	no_argument,	   NULL, OPT_STATS },
 	{ "pin-dir",	required_argument, NULL, OPT_PIN_DIR },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ "version",	no_argument,	   NULL, 'V' },
@@ -132,6 +151,31 @@ static int check_pattern(const char *pattern, double interval, char err[PK_ERR_L
 			return pk_err(err, -EINVAL, "-o '%s' gives two --interval files the same name: add a time conversion down to the interval (e.g. %%Y%%m%%dT%%H%%M%%S)",
 				      pattern);
 	}
+	return 0;
+}
+
+int pk_read_event_name(const char *path, const char *name, char *buf, size_t len)
+{
+	size_t n = 0, flen = strlen(PK_READ_EVENT_FIELD);
+
+	for (const char *p = path; *p;) {
+		const char *add = p;
+		size_t alen = 1;
+		bool event = strncmp(p, PK_READ_EVENT_FIELD, flen) == 0;
+
+		if (event) {
+			add = name;
+			alen = strlen(name);
+		}
+		if (n + alen >= len)
+			return -EINVAL;
+		for (size_t k = 0; k < alen; k++)
+			buf[n++] = event && add[k] == '/' ? '_' : add[k];
+		p += event ? flen : 1;
+	}
+	if (!len)
+		return -EINVAL;
+	buf[n] = '\0';
 	return 0;
 }
 
@@ -208,6 +252,17 @@ int pk_read_opts_parse(struct pk_read_opts *o, int argc, char **argv,
 					      PK_READ_MAX_DEBUG_DIRS);
 			o->debug_dirs[o->ndebug_dirs++] = optarg;
 			break;
+		case OPT_EVENT:
+			if (!optarg[0])
+				return pk_err(err, -EINVAL, "--event: empty event name");
+			if (o->event && strcmp(o->event, optarg))
+				return pk_err(err, -EINVAL, "--event %s and --event %s: one event at most (or {event} in -o for a file each)",
+					      o->event, optarg);
+			o->event = optarg;
+			break;
+		case OPT_STATS:
+			o->stats = true;
+			break;
 		case OPT_PIN_DIR:
 			if (optarg[0] != '/')
 				return pk_err(err, -EINVAL, "--pin-dir '%s': not an absolute path", optarg);
@@ -236,9 +291,12 @@ int pk_read_opts_parse(struct pk_read_opts *o, int argc, char **argv,
 	o->noutputs = nformats > npaths ? nformats : npaths;
 	if (!o->noutputs)
 		o->noutputs = 1;
-	for (size_t i = 0; i < o->noutputs; i++)
+	for (size_t i = 0; i < o->noutputs; i++) {
+		const char *path = i < npaths ? paths[i] : NULL;
+
 		o->outputs[i] = (struct pk_read_output){ i < nformats ? formats[i] : PK_FORMAT_FOLDED,
-							 i < npaths ? paths[i] : NULL };
+							 path, path && strstr(path, PK_READ_EVENT_FIELD) };
+	}
 	if (o->lines && o->no_inline)
 		return pk_err(err, -EINVAL, "--lines and --no-inline do not go together: source lines come from DWARF, which --no-inline does not read");
 	if (!o->interval)

@@ -25,6 +25,8 @@ struct pk_read_opts {
 	struct pk_read_output {
 		enum pk_format format;
 		const char *path;
+		bool per_event;	/* path holds PK_READ_EVENT_FIELD: one file
+				 * per event (pk_read_event_name) */
 	} outputs[PK_READ_MAX_OUTPUTS];
 	size_t noutputs;	/* >= 1 after parsing */
 	enum pk_group group;	/* --per-pid, --per-tid, --per-cpu */
@@ -33,6 +35,8 @@ struct pk_read_opts {
 	double interval;	/* --interval seconds; 0: one output at the end */
 	const char *debug_dirs[PK_READ_MAX_DEBUG_DIRS]; /* --debug-dir */
 	size_t ndebug_dirs;
+	const char *event;	/* --event NAME: that event's samples only; NULL: all */
+	bool stats;		/* --stats: per event counters and BPF cost */
 	const char *pin_dir;	/* points into argv or a constant */
 	bool help;
 	bool version;
@@ -47,6 +51,14 @@ int pk_read_opts_parse(struct pk_read_opts *o, int argc, char **argv,
  * since the epoch, local time) for -o PATTERN, into BUF. 0, or -EINVAL
  * when it does not fit. */
 int pk_read_interval_name(const char *pattern, double t, char *buf, size_t len);
+
+/* What -o PATTERN holds to be one file per event. */
+#define PK_READ_EVENT_FIELD	"{event}"
+
+/* PATH with each PK_READ_EVENT_FIELD replaced by the event's NAME, its
+ * '/' as '_' (so that "uprobe:/usr/bin/app:f" names one file, not a
+ * directory), into BUF. 0, or -EINVAL when it does not fit. */
+int pk_read_event_name(const char *path, const char *name, char *buf, size_t len);
 
 /* The --help text. */
 extern const char pk_read_usage[];

@@ -138,10 +138,6 @@ static struct stack_rec *symbolize(struct pk_reader *r, const struct pk_stack *s
 	return rec;
 }
 
-static __u64 sat_add(__u64 a, __u64 b)
-{
-	return a + b < a ? UINT64_MAX : a + b;
-}
 
 static int log_sample(struct pk_reader *r, const struct pk_record_sample *rec,
 		      const struct stack_rec *stack)
@@ -164,7 +160,7 @@ static int log_sample(struct pk_reader *r, const struct pk_record_sample *rec,
 			if (v->stack == &stack->view && v->tid == rec->tid && v->cpu == rec->cpu &&
 			    v->event == rec->event) {
 				v->count++;
-				v->weight = sat_add(v->weight, rec->weight);
+				v->weight = pk_sat_add(v->weight, rec->weight);
 				return 0;
 			}
 		}
@@ -202,7 +198,7 @@ static int handle_sample(struct pk_reader *r, const struct pk_record_sample *rec
 	}
 	r->stats.samples++;
 	r->stats.event_samples[rec->event]++;
-	r->stats.event_weight[rec->event] = sat_add(r->stats.event_weight[rec->event],
+	r->stats.event_weight[rec->event] = pk_sat_add(r->stats.event_weight[rec->event],
 						    rec->weight);
 	/* --event: the others are counted, never symbolized. */
 	if (r->keep_event && rec->event != r->keep_event - 1) {

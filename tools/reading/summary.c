@@ -1,4 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <string.h>
+
+#include "profile.h"
 #include "summary.h"
 
 static const char *const end_names[PK_END__MAX] = {
@@ -10,6 +13,31 @@ static const char *const end_names[PK_END__MAX] = {
 	[PK_END_LOOP] = "loop",
 	[PK_END_FP_FALLBACK] = "frame-pointer fallback",
 };
+
+void pk_summary_events(FILE *f, const struct pk_reader_stats *st,
+		       const struct pk_event_desc *ev, unsigned int n, int keep)
+{
+	if (n == 1 && strcmp(ev[0].name, "cpu-clock") == 0)
+		return;
+	for (unsigned int e = 0; e < n && e < PK_MAX_EVENTS; e++) {
+		unsigned long long w = st->event_weight[e];
+		bool time = pk_event_folds_time(&ev[e]);
+
+		fprintf(f, "probe-read: %s: %llu samples", ev[e].name,
+			(unsigned long long)st->event_samples[e]);
+		if (w && time)
+			fprintf(f, ", %llu us blocked", (w + 500) / 1000);
+		else if (w && ev[e].unit == PK_UNIT_NS)
+			fprintf(f, ", %.3f s of CPU", w / 1e9);
+		else if (w)
+			fprintf(f, " of %llu %s", w,
+				ev[e].kind == PK_EVK_PERF ? "occurrences" : "hits");
+		if (keep >= 0 && (unsigned int)keep != e)
+			fprintf(f, " (not written: --event %s)\n", ev[keep].name);
+		else
+			fprintf(f, " (folded: %s)\n", time ? "microseconds off-CPU" : "samples");
+	}
+}
 
 void pk_summary_ustack_ends(FILE *f, const struct pk_reader_stats *st)
 {

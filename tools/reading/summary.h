@@ -9,7 +9,20 @@
 
 #include <stdio.h>
 
+#include "probekit.h"
 #include "reader.h"
+
+/*
+ * One line per event, when the session has more than cpu-clock alone, so
+ * that the reader of folded stacks knows what the counts are:
+ *   "probe-read: cpu-clock: 1234 samples, 12.340 s of CPU (folded: samples)"
+ *   "probe-read: off-cpu: 40 samples, 2001234 us blocked (folded: microseconds off-CPU)"
+ *   "probe-read: kprobe:vfs_write: 100 samples of 1000 hits (folded: samples)"
+ * The weight is left out where it is not known (samples from before
+ * events); an event other than KEEP (>= 0: --event) says it was not written.
+ */
+void pk_summary_events(FILE *f, const struct pk_reader_stats *st,
+		       const struct pk_event_desc *ev, unsigned int n, int keep);
 
 /* "user stacks: 99.1% complete, 0.6% no table yet, 0.3% read fault": the
  * share of the samples with a DWARF walk that ended each way, for the ways
