@@ -12,3 +12,10 @@ $(BUILD)/bench/walltime: bench/walltime.c
 bench: $(PROGRAMS) $(BUILD)/bench/walltime
 	$(Q)set -e; for s in $(BENCH_SCRIPTS); do \
 		echo "== $$s"; BUILD=$(BUILD) $$s; done
+
+# bench/kprobe.sh's workload: write(2) in a loop, frame pointers kept (the
+# user stacks bpftrace's ustack walks are frame-pointer walks).
+$(BUILD)/bench/writer: bench/writer.c bench/bench.mk
+	@mkdir -p $(@D)
+	$(call msg,BINARY,$@)
+	$(Q)$(CC) -O2 -g -std=gnu11 -Wall -Wextra -fno-omit-frame-pointer $< -o $@
