@@ -19,11 +19,14 @@ bool ppr_go_available(void)
 	return st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0;
 }
 
-int ppr_run(const char *file, char **out, char *err, size_t errlen)
+/* go tool pprof ARGS... FILE, in a temporary HOME. */
+static int run_pprof(const char *file, const char *const *args, size_t nargs, char **out,
+		     char *err, size_t errlen)
 {
 	char dir[] = "/tmp/pk-pprof-XXXXXX";
 	char home[64], cache[80], path[80];
-	char *stderr_text = NULL;
+	char *stderr_text = NULL, *argv[16];
+	size_t n = 0;
 	int st;
 
 	*out = NULL;
@@ -35,17 +38,22 @@ int ppr_run(const char *file, char **out, char *err, size_t errlen)
 	snprintf(cache, sizeof(cache), "GOCACHE=%s/cache", dir);
 	snprintf(path, sizeof(path), "GOPATH=%s/go", dir);
 	{
-		char *argv[] = { "env", home, cache, path, "GOFLAGS=", "go", "tool",
-				 "pprof", "-raw", "-symbolize=none", (char *)file, NULL };
+		char *head[] = { "env", home, cache, path, "GOFLAGS=", "go", "tool", "pprof" };
 		char *rm[] = { "rm", "-rf", dir, NULL };
 
+		for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
+			argv[n++] = head[i];
+		for (size_t i = 0; i < nargs && n < 14; i++)
+			argv[n++] = (char *)args[i];
+		argv[n++] = (char *)file;
+		argv[n] = NULL;
 		st = pk_test_run(argv, out, &stderr_text);
 		pk_test_run(rm, NULL, NULL);
 	}
 	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0 || !*out) {
 		const char *e = stderr_text ? stderr_text : "";
 
-		snprintf(err, errlen, "go tool pprof -raw %s: status %d: %.*s", file,
+		snprintf(err, errlen, "go tool pprof %s %s: status %d: %.*s", args[0], file,
 			 st, (int)strcspn(e, "\n"), e);
 		free(*out);
 		*out = NULL;
@@ -54,6 +62,139 @@ int ppr_run(const char *file, char **out, char *err, size_t errlen)
 	}
 	free(stderr_text);
 	return 0;
+}
+
+int ppr_run(const char *file, char **out, char *err, size_t errlen)
+{
+	static const char *const args[] = { "-raw", "-symbolize=none" };
+
+	return run_pprof(file, args, 2, out, err, errlen);
+}
+
+int ppr_run_traces(const char *file, const char *sample_index, char **out, char *err,
+		   size_t errlen)
+{
+	char si[300];
+	const char *args[] = { "-traces", "-symbolize=none", "-unit=ns", si };
+
+	snprintf(si, sizeof(si), "-sample_index=%s", sample_index);
+	return run_pprof(file, args, 4, out, err, errlen);
+}
+
+static int traces_bad(char *err, size_t errlen, size_t line, const char *what)
+{
+	snprintf(err, errlen, "go tool pprof -traces line %zu: %s", line, what);
+	return -EBADMSG;
+}
+
+int ppr_parse_traces(const char *text, struct ppr_traces *out, char *err, size_t errlen)
+{
+	static const char SEP[] = "-----------+";
+	struct ppr_trace *t = NULL;
+	bool frames = false;
+	size_t lineno = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (const char *p = text; *p;) {
+		size_t len = strcspn(p, "\n");
+		char *line = strndup(p, len);
+		const char *q;
+
+		p += len + (p[len] == '\n');
+		lineno++;
+		if (!line)
+			return -ENOMEM;
+		if (!out->type && strncmp(line, "Type: ", 6) == 0) {
+			out->type = strdup(line + 6);
+		} else if (strncmp(line, SEP, sizeof(SEP) - 1) == 0) {
+			struct ppr_trace *v = realloc(out->traces, (out->ntraces + 1) * sizeof(*v));
+
+			if (!v) {
+				free(line);
+				return -ENOMEM;
+			}
+			out->traces = v;
+			t = &v[out->ntraces++];
+			memset(t, 0, sizeof(*t));
+			frames = false;
+		} else if (!t || !line[0]) {
+			/* the header before the first trace */
+		} else if (!frames && (q = strstr(line, ":  ")) && line[0] == ' ') {
+			/* "      key:  value" */
+			const char *k = line + strspn(line, " ");
+			struct ppr_label *l = realloc(t->labels, (t->nlabels + 1) * sizeof(*l));
+
+			if (!l) {
+				free(line);
+				return -ENOMEM;
+			}
+			t->labels = l;
+			l = &l[t->nlabels++];
+			memset(l, 0, sizeof(*l));
+			l->key = strndup(k, q - k);
+			l->value = strdup(q + 3);
+			l->unit = strdup("");
+		} else {
+			/* "VALUEns   leaf", then "             caller" */
+			const char *name = line;
+			const char **f;
+
+			if (!frames) {
+				char *end;
+
+				t->value = strtoll(line + strspn(line, " "), &end, 10);
+				/* "0" has no unit */
+				if (end == line + strspn(line, " ") ||
+				    (t->value && strncmp(end, "ns", 2)) ||
+				    (end[t->value ? 2 : 0] && end[t->value ? 2 : 0] != ' ')) {
+					free(line);
+					return traces_bad(err, errlen, lineno, "no value before the stack");
+				}
+				name = end + (t->value ? 2 : 0);
+				frames = true;
+			}
+			name += strspn(name, " ");
+			if (!*name) {		/* a sample without frames */
+				free(line);
+				continue;
+			}
+			/* an inlined function: "NAME (inline)" */
+			len = strlen(name);
+			if (len > 9 && strcmp(name + len - 9, " (inline)") == 0)
+				line[name - line + len - 9] = '\0';
+			f = realloc(t->frames, (t->nframes + 1) * sizeof(*f));
+			if (!f) {
+				free(line);
+				return -ENOMEM;
+			}
+			t->frames = f;
+			f[t->nframes++] = strdup(name);
+		}
+		free(line);
+	}
+	if (!out->type)
+		return traces_bad(err, errlen, lineno, "no Type: line");
+	return 0;
+}
+
+void ppr_traces_free(struct ppr_traces *t)
+{
+	for (size_t i = 0; i < t->ntraces; i++) {
+		struct ppr_trace *tr = &t->traces[i];
+
+		for (size_t k = 0; k < tr->nlabels; k++) {
+			free(tr->labels[k].key);
+			free(tr->labels[k].value);
+			free(tr->labels[k].unit);
+		}
+		for (size_t k = 0; k < tr->nframes; k++)
+			free((char *)tr->frames[k]);
+		free(tr->labels);
+		free(tr->frames);
+	}
+	free(t->traces);
+	free(t->type);
+	memset(t, 0, sizeof(*t));
 }
 
 /* The parse in progress: ids stand for locations and mappings until all

@@ -113,6 +113,38 @@ int ppr_run(const char *file, char **out, char *err, size_t errlen);
 int ppr_parse(const char *text, struct ppr_profile *out, char *err, size_t errlen);
 void ppr_free(struct ppr_profile *p);
 
+/*
+ * `go tool pprof -traces -sample_index=SAMPLE_INDEX -unit=ns` (values as
+ * plain numbers with "ns" after them, whatever their unit; 0 alone):
+ * what a user reads of one sample type, every sample with its value of
+ * that type (0 for another event's). Same environment and errors as
+ * ppr_run().
+ */
+int ppr_run_traces(const char *file, const char *sample_index, char **out, char *err,
+		   size_t errlen);
+
+/* One sample of -traces: its value, labels ("key: value", as printed)
+ * and function names, leaf first, inline frames expanded (pprof's
+ * " (inline)" after an inlined one dropped). */
+struct ppr_trace {
+	long long value;
+	struct ppr_label *labels;
+	size_t nlabels;
+	const char **frames;
+	size_t nframes;
+};
+
+struct ppr_traces {
+	char *type;			/* the "Type:" line: the sample type shown */
+	struct ppr_trace *traces;
+	size_t ntraces;
+};
+
+/* Parse ppr_run_traces' TEXT. 0; -EBADMSG with one line in ERR; -ENOMEM.
+ * Free OUT with ppr_traces_free() in every case. */
+int ppr_parse_traces(const char *text, struct ppr_traces *out, char *err, size_t errlen);
+void ppr_traces_free(struct ppr_traces *t);
+
 /* The value of S's label KEY, or NULL. */
 const char *ppr_label(const struct ppr_sample *s, const char *key);
 

@@ -22,4 +22,16 @@
  * objects are static: nothing to free. */
 struct pk_profile pk_synth_profile(enum pk_group group, bool lines);
 
+/*
+ * The same stacks sampled by three events, in this order: cpu-clock at 99
+ * Hz (weights its periods, one sample with the weight not known, as from
+ * before events), off-cpu (nanoseconds blocked, chosen so that rounding
+ * to microseconds per sample and per line differ) and
+ * tracepoint:syscalls:sys_enter_write sampled one in 10 (weight 10 a
+ * sample). Each event has samples on several stacks, threads and CPUs;
+ * the first sample in time is off-cpu's.
+ */
+struct pk_profile pk_synth_profile_events(enum pk_group group, bool lines);
+enum { PK_SYNTH_CPU, PK_SYNTH_OFFCPU, PK_SYNTH_TP, PK_SYNTH_NEVENTS };
+
 #endif

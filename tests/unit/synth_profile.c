@@ -126,3 +126,45 @@ struct pk_profile pk_synth_profile(enum pk_group group, bool lines)
 		.nmodules = NMODULES,
 	};
 }
+
+static const struct pk_event_desc events[PK_SYNTH_NEVENTS] = {
+	[PK_SYNTH_CPU] = { .name = "cpu-clock", .kind = PK_EVK_PERF, .unit = PK_UNIT_NS,
+			   .flags = PK_EVF_FREQ, .freq_hz = 99 },
+	[PK_SYNTH_OFFCPU] = { .name = "off-cpu", .kind = PK_EVK_OFFCPU, .unit = PK_UNIT_NS,
+			      .sample_every = 1, .min_block_ns = 1000 },
+	[PK_SYNTH_TP] = { .name = "tracepoint:syscalls:sys_enter_write",
+			  .kind = PK_EVK_TRACEPOINT, .unit = PK_UNIT_COUNT, .sample_every = 10 },
+};
+
+#define EV(t, tid, cpu, n, st, w, e) { T0 + (t), tid, cpu, n, &stacks[st], w, e }
+
+/* In time order. off-cpu on S_PLAIN: 700 + 700 ns (1 us merged, 2 us
+ * rounded one by one) and 1499 ns on CPU 1 (1 us); on S_SYSCALL 2500 ns
+ * and 100 ms. */
+static const struct pk_sample_view ev_samples[] = {
+	EV(10, 100, 0, 1, S_PLAIN, 700, PK_SYNTH_OFFCPU),
+	EV(20, 100, 0, 1, S_PLAIN, 10101010, PK_SYNTH_CPU),
+	EV(30, 100, 0, 1, S_PLAIN, 700, PK_SYNTH_OFFCPU),
+	EV(40, 100, 1, 1, S_PLAIN, 1499, PK_SYNTH_OFFCPU),
+	EV(1000, 201, 1, 1, S_ODD, 10101010, PK_SYNTH_CPU),
+	EV(2000, 100, 0, 1, S_SYSCALL, 10, PK_SYNTH_TP),
+	EV(2001, 102, 0, 1, S_SYSCALL, 10, PK_SYNTH_TP),
+	EV(3000, 100, 0, 1, S_SYSCALL, 2500, PK_SYNTH_OFFCPU),
+	EV(4000, 102, 1, 1, S_NAMES, 0, PK_SYNTH_CPU),	/* weight not known */
+	EV(5000, 100, 0, 3, S_SYSCALL, 30, PK_SYNTH_TP),
+	EV(6000, 300, 0, 1, S_KTHREAD, 10101010, PK_SYNTH_CPU),
+	EV(7000, 100, 0, 1, S_SYSCALL, 100000000, PK_SYNTH_OFFCPU),
+	EV(8000, 201, 0, 2, S_EMPTY, 20202020, PK_SYNTH_CPU),
+};
+
+struct pk_profile pk_synth_profile_events(enum pk_group group, bool lines)
+{
+	struct pk_profile p = pk_synth_profile(group, lines);
+
+	p.samples = ev_samples;
+	p.nsamples = ARRAY_SIZE(ev_samples);
+	p.end_ns = T0 + 10000;
+	p.events = events;
+	p.nevents = PK_SYNTH_NEVENTS;
+	return p;
+}

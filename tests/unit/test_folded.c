@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "folded.h"
+#include "synth_profile.h"
 #include "test_util.h"
 
 static void check_stack(const char *comm, const char *const *user, size_t nuser,
@@ -109,6 +110,87 @@ START_TEST(test_write_error)
 }
 END_TEST
 
+static char *write_profile(const struct pk_profile *p, int *ret)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(f);
+	*ret = pk_folded_write(f, p);
+	fclose(f);
+	return buf;
+}
+
+/* P's samples of EVENT, folded. */
+static char *write_event(const struct pk_profile *p, unsigned int event)
+{
+	struct pk_sample_view *v;
+	struct pk_profile one;
+	char *out;
+	int ret;
+
+	ck_assert_int_eq(pk_profile_select_event(p, event, &one, &v), 0);
+	for (size_t i = 0; i < one.nsamples; i++)
+		ck_assert_uint_eq(one.samples[i].event, event);
+	out = write_profile(&one, &ret);
+	ck_assert_int_eq(ret, 0);
+	free(v);
+	return out;
+}
+
+#define PLAIN	"__libc_start_call_main;main;do work(int, char const*)"
+#define SYSCALL	"__libc_start_call_main;main;do work(int, char const*);compute;helper;" \
+		"entry_SYSCALL_64_after_hwframe_[k];do_syscall_64_[k]"
+
+/* Lines count samples, but off-CPU's count microseconds: each line's
+ * nanoseconds / 1000, rounded once per line (700 + 700 ns: 1 us, where
+ * rounding each sample would give 2). A line cannot mix events. */
+START_TEST(test_events)
+{
+	struct pk_profile p = pk_synth_profile_events(PK_GROUP_CPU, false);
+	int ret;
+	char *out = write_profile(&p, &ret);
+
+	ck_assert_int_eq(ret, -EINVAL);
+	free(out);
+
+	out = write_event(&p, PK_SYNTH_OFFCPU);
+	ck_assert_str_eq(out,
+			 "cpu-0;my app;" PLAIN " 1\n"
+			 "cpu-0;my app;" SYSCALL " 100003\n"
+			 "cpu-1;my app;" PLAIN " 1\n");
+	free(out);
+	/* samples, not weights: 1 + 1 + 3 of weight 50 */
+	out = write_event(&p, PK_SYNTH_TP);
+	ck_assert_str_eq(out, "cpu-0;my app;" SYSCALL " 5\n");
+	free(out);
+	p.group = PK_GROUP_NONE;
+	out = write_event(&p, PK_SYNTH_CPU);
+	ck_assert_str_eq(out,
+			 "gr\xc3\xbc\xc3\x9f" "e 2\n"
+			 "gr\xc3\xbc\xc3\x9f" "e;bad name 1;jit stub;[libweird.so+0x10];"
+			 "kfunc_[k];nf_conntrack_in_[k] 1\n"
+			 "kworker/0:1;do_syscall_64_[k] 1\n"
+			 "my app;" PLAIN " 1\n"
+			 "worker:1 \"q\";main;ns::a:b;gr\xc3\xbc\xc3\x9f" "e_\xce\xbb_\xf0\x9f\x98\x80;"
+			 "say \"hi\" \\ 'there' 1\n");
+	free(out);
+
+	/* one event in the table, or only one event's samples: written */
+	p.nevents = 1;
+	p.nsamples = 1;		/* the first sample is off-cpu's, index 1 */
+	out = write_profile(&p, &ret);
+	ck_assert_int_eq(ret, -EINVAL);		/* an event the table has not */
+	free(out);
+	p.nevents = 2;
+	out = write_profile(&p, &ret);
+	ck_assert_int_eq(ret, 0);
+	ck_assert_str_eq(out, "my app;" PLAIN " 1\n");	/* 700 ns: 0.7 us */
+	free(out);
+}
+END_TEST
+
 Suite *suite_folded(void)
 {
 	Suite *s = suite_create("folded");
@@ -121,6 +203,7 @@ Suite *suite_folded(void)
 	tcase_add_test(tc, test_write_sorted_merged);
 	tcase_add_test(tc, test_flamegraph_parse);
 	tcase_add_test(tc, test_write_error);
+	tcase_add_test(tc, test_events);
 	suite_add_tcase(s, tc);
 	return s;
 }
