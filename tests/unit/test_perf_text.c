@@ -294,6 +294,124 @@ START_TEST(test_count_and_blank_lines)
 }
 END_TEST
 
+/* P's samples of EVENT (freed by the caller through *V). */
+static struct pk_profile select_event(const struct pk_profile *p, unsigned int event,
+				      struct pk_sample_view **v)
+{
+	struct pk_profile one;
+
+	ck_assert_int_eq(pk_profile_select_event(p, event, &one, v), 0);
+	ck_assert_uint_gt(one.nsamples, 0);
+	return one;
+}
+
+/* Each header names its sample's event, with the weight as period. */
+START_TEST(test_events_layout)
+{
+	struct pk_profile p = pk_synth_profile_events(PK_GROUP_NONE, false);
+	char *text = write_text(&p);
+	size_t headers[PK_SYNTH_NEVENTS] = { 0 }, want[PK_SYNTH_NEVENTS] = { 0 };
+	const char *names[PK_SYNTH_NEVENTS] = {
+		" cpu-clock: \n", " off-cpu: \n", " tracepoint:syscalls:sys_enter_write: \n" };
+
+	/* the first sample: off-cpu, 700 ns */
+	ck_assert_int_eq(strncmp(text, "my app   100/100   [000]  1000.000000:        700 off-cpu: \n"
+				       "\t    555555555310 do work(int, char const*)+0x10 (/usr/bin/app)\n",
+				 strlen("my app   100/100   [000]  1000.000000:        700 off-cpu: \n"
+					"\t    555555555310 do work(int, char const*)+0x10 (/usr/bin/app)\n")), 0);
+	/* three tracepoint samples of weight 30: 10 each */
+	ck_assert_ptr_nonnull(strstr(text, "my app   100/100   [000]  1000.000005:         10 "
+					   "tracepoint:syscalls:sys_enter_write: \n"));
+	ck_assert_ptr_null(strstr(text, "        30 tracepoint"));
+	/* a cpu-clock sample whose weight is not known: the period at 99 Hz */
+	ck_assert_ptr_nonnull(strstr(text, "   100/102   [001]  1000.000004:   10101010 cpu-clock: \n"));
+	/* 100 ms off-CPU */
+	ck_assert_ptr_nonnull(strstr(text, "   100/100   [000]  1000.000007:  100000000 off-cpu: \n"));
+	for (size_t i = 0; i < p.nsamples; i++)
+		want[p.samples[i].event] += p.samples[i].count;
+	for (int e = 0; e < PK_SYNTH_NEVENTS; e++)
+		for (const char *at = text; (at = strstr(at, names[e])); at++)
+			headers[e]++;
+	for (int e = 0; e < PK_SYNTH_NEVENTS; e++)
+		ck_assert_uint_eq(headers[e], want[e]);
+	free(text);
+
+	/* an event past the table: refused, nothing written */
+	p.nevents = 2;
+	{
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		ck_assert_int_eq(pk_perf_text_write(f, &p), -EINVAL);
+		fclose(f);
+		ck_assert_uint_eq(len, 0);
+		free(buf);
+	}
+}
+END_TEST
+
+/* The periods of a sample printed COUNT times add up to its weight. */
+START_TEST(test_events_periods)
+{
+	const struct pk_profile base = pk_synth_profile_events(PK_GROUP_NONE, false);
+	struct pk_sample_view s = base.samples[0];
+	struct pk_profile p = base;
+	unsigned long long sum = 0, v;
+	char *text, *at;
+	size_t lines = 0;
+
+	s.count = 3;
+	s.weight = 1000;		/* 334 + 333 + 333 */
+	p.samples = &s;
+	p.nsamples = 1;
+	text = write_text(&p);
+	for (at = text; (at = strstr(at, "1000.000000:")); at++) {
+		ck_assert_int_eq(sscanf(at, "1000.000000: %llu off-cpu:", &v), 1);
+		sum += v;
+		lines++;
+	}
+	ck_assert_uint_eq(lines, 3);
+	ck_assert_uint_eq(sum, 1000);
+	ck_assert_ptr_nonnull(strstr(text, "        334 off-cpu"));
+	free(text);
+}
+END_TEST
+
+/* speedscope's reader takes the first event it meets (off-cpu here) and
+ * leaves the others out: what it folds of the whole text is the off-cpu
+ * samples alone; and each event's text alone folds to that event's. */
+START_TEST(test_events_oracle)
+{
+	struct pk_profile p = pk_synth_profile_events(PK_GROUP_NONE, false);
+	char path[64], *text = write_text(&p), *got, *want;
+	struct pk_sample_view *v;
+	struct pk_profile one = select_event(&p, PK_SYNTH_OFFCPU, &v);
+	int err;
+
+	ck_assert_uint_eq(p.samples[0].event, PK_SYNTH_OFFCPU);
+	write_file(text, path);
+	err = pk_test_stackcollapse_perf(path, &got);
+	unlink(path);
+	free(text);
+	if (pk_test_oracle_missing(err, "speedscope's perf script reader (node, npm speedscope)")) {
+		free(v);
+		return;
+	}
+	ck_assert_int_eq(err, 0);
+	want = expected_fold(&one, false);
+	ck_assert_str_eq(got, want);
+	free(got);
+	free(want);
+	free(v);
+	for (unsigned int e = 0; e < PK_SYNTH_NEVENTS; e++) {
+		one = select_event(&p, e, &v);
+		check_oracle(&one, e == PK_SYNTH_TP);
+		free(v);
+	}
+}
+END_TEST
+
 START_TEST(test_empty)
 {
 	struct pk_profile p = pk_synth_profile(PK_GROUP_NONE, true);
@@ -327,6 +445,7 @@ Suite *suite_perf_text(void)
 	tcase_add_test(tc, test_oracle_reads_perf);
 	tcase_add_test(tc, test_stacks);
 	tcase_add_test(tc, test_stacks_with_lines);
+	tcase_add_test(tc, test_events_oracle);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("layout");
 	tcase_add_test(tc, test_groups_add_nothing);
@@ -334,6 +453,8 @@ Suite *suite_perf_text(void)
 	tcase_add_test(tc, test_count_and_blank_lines);
 	tcase_add_test(tc, test_empty);
 	tcase_add_test(tc, test_write_error);
+	tcase_add_test(tc, test_events_layout);
+	tcase_add_test(tc, test_events_periods);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -91,6 +91,54 @@ START_TEST(test_formats_and_outputs)
 }
 END_TEST
 
+START_TEST(test_events)
+{
+	char *argv[] = { "probe-read", "--event", "off-cpu", "--stats", "-f", "pprof", "-o",
+			 "all.pb.gz", "-f", "folded", "-o", "p-{event}-{event}.folded", NULL };
+	char *iv[] = { "probe-read", "--interval", "1", "-o", "%H%M%S-{event}.folded", NULL };
+	struct pk_read_opts o;
+	char err[PK_ERR_LEN], name[64];
+
+	ck_assert_int_eq(parse(argv, ARGC(argv), &o, err), 0);
+	ck_assert_str_eq(o.event, "off-cpu");
+	ck_assert(o.stats);
+	ck_assert(!o.outputs[0].per_event);
+	ck_assert(o.outputs[1].per_event);
+	ck_assert_int_eq(pk_read_event_name(o.outputs[1].path, "uprobe:/usr/bin/my app:f",
+					    name, sizeof(name)), 0);
+	ck_assert_str_eq(name, "p-uprobe:_usr_bin_my app:f-uprobe:_usr_bin_my app:f.folded");
+	ck_assert_int_eq(pk_read_event_name("plain", "off-cpu", name, sizeof(name)), 0);
+	ck_assert_str_eq(name, "plain");
+	ck_assert_int_eq(pk_read_event_name("{event", "off-cpu", name, sizeof(name)), 0);
+	ck_assert_str_eq(name, "{event");
+	/* does not fit: to the byte */
+	ck_assert_int_eq(pk_read_event_name("a{event}", "off-cpu", name, 9), 0);
+	ck_assert_str_eq(name, "aoff-cpu");
+	ck_assert_int_eq(pk_read_event_name("a{event}", "off-cpu", name, 8), -EINVAL);
+	ck_assert_int_eq(pk_read_event_name("", "off-cpu", name, 0), -EINVAL);
+	/* with --interval: strftime first, then the event */
+	ck_assert_int_eq(parse(iv, ARGC(iv), &o, err), 0);
+	ck_assert(o.outputs[0].per_event);
+	setenv("TZ", "UTC", 1);
+	tzset();
+	{
+		char t[64];
+
+		ck_assert_int_eq(pk_read_interval_name(o.outputs[0].path, 1700000000, t, sizeof(t)), 0);
+		ck_assert_int_eq(pk_read_event_name(t, "cpu-clock", name, sizeof(name)), 0);
+		ck_assert_str_eq(name, "221320-cpu-clock.folded");
+	}
+	/* defaults */
+	{
+		char *none[] = { "probe-read", NULL };
+
+		ck_assert_int_eq(parse(none, ARGC(none), &o, err), 0);
+		ck_assert_ptr_null(o.event);
+		ck_assert(!o.stats && !o.outputs[0].per_event);
+	}
+}
+END_TEST
+
 START_TEST(test_durations)
 {
 	static const struct {
@@ -155,6 +203,9 @@ START_TEST(test_errors)
 		{ { "-f", "perf", "-f", "pprof" }, "2 -f and 0 -o: give each -f FORMAT its -o FILE" },
 		{ { "-o", "a", "-o", "b" }, "0 -f and 2 -o: give each -f FORMAT its -o FILE" },
 		{ { "--debug-dir", "" }, "--debug-dir: empty directory name" },
+		{ { "--event", "" }, "--event: empty event name" },
+		{ { "--event", "a", "--event", "b" },
+		  "--event a and --event b: one event at most (or {event} in -o for a file each)" },
 		{ { "--lines", "--no-inline" }, "--lines and --no-inline do not go together: source lines come from DWARF, which --no-inline does not read" },
 	};
 	struct pk_read_opts o;
@@ -263,6 +314,7 @@ Suite *suite_read_options(void)
 	tcase_add_test(tc, test_all_options);
 	tcase_add_test(tc, test_formats_and_outputs);
 	tcase_add_test(tc, test_durations);
+	tcase_add_test(tc, test_events);
 	tcase_add_test(tc, test_errors);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("program");

@@ -240,6 +240,73 @@ START_TEST(test_summary)
 }
 END_TEST
 
+/* One profile per event and process, named with the event, weighted in
+ * the event's unit: nanoseconds of CPU and blocked, counts of hits. */
+START_TEST(test_events)
+{
+	struct pk_profile p = pk_synth_profile_events(PK_GROUP_NONE, false);
+	const __u64 P = 1000000000ULL / 99;
+	char *got, *want = NULL, *json;
+	size_t len = 0;
+	FILE *f = open_memstream(&want, &len);
+
+	/* cpu-clock: 100 two samples (one weight not known), 200 one of
+	 * count 2; off-cpu: 100 five; the tracepoint: 100 three of 10, 10, 30 */
+	fprintf(f, "my app (pid 100) [cpu-clock]\t2\t%llu\n", 2 * P);
+	fprintf(f, "gr\xc3\xbc\xc3\x9f" "e (pid 200) [cpu-clock]\t2\t%llu\n", 3 * P);
+	fprintf(f, "kworker/0:1 (pid 300) [cpu-clock]\t1\t%llu\n", P);
+	fprintf(f, "my app (pid 100) [off-cpu]\t5\t%llu\n", 700 + 700 + 1499 + 2500 + 100000000ULL);
+	fprintf(f, "my app (pid 100) [tracepoint:syscalls:sys_enter_write]\t3\t50\n");
+	/* the heaviest of the first event: 100 ms off-CPU is not CPU time */
+	fprintf(f, "active\tgr\xc3\xbc\xc3\x9f" "e (pid 200) [cpu-clock]\n");
+	fprintf(f, "total\t13\t%llu\n", 6 * P + 100005399 + 50);
+	fclose(f);
+	got = write_check_dump(&p, "summary");
+	if (!got) {
+		free(want);
+		return;
+	}
+	ck_assert_str_eq(got, want);
+	free(got);
+	free(want);
+	json = write_json(&p);
+	ck_assert_ptr_nonnull(strstr(json, "\"name\":\"probekit profile (cpu-clock, off-cpu, "
+					   "tracepoint:syscalls:sys_enter_write)\""));
+	ck_assert_ptr_nonnull(strstr(json, "[tracepoint:syscalls:sys_enter_write]\",\"unit\":\"none\""));
+	ck_assert_ptr_nonnull(strstr(json, "[off-cpu]\",\"unit\":\"nanoseconds\""));
+	free(json);
+
+	/* one event that is not cpu-clock: named too */
+	{
+		struct pk_sample_view *v;
+		struct pk_profile one;
+
+		ck_assert_int_eq(pk_profile_select_event(&p, PK_SYNTH_TP, &one, &v), 0);
+		one.events += PK_SYNTH_TP;
+		one.nevents = 1;
+		for (size_t i = 0; i < one.nsamples; i++)
+			v[i].event = 0;
+		got = write_check_dump(&one, "summary");
+		ck_assert_str_eq(got, "my app (pid 100) [tracepoint:syscalls:sys_enter_write]\t3\t50\n"
+				      "active\tmy app (pid 100) [tracepoint:syscalls:sys_enter_write]\n"
+				      "total\t3\t50\n");
+		free(got);
+		free(v);
+	}
+	/* an event past the table: refused */
+	p.nevents = 2;
+	{
+		char *buf = NULL;
+		FILE *mf = open_memstream(&buf, &len);
+
+		ck_assert_int_eq(pk_speedscope_write(mf, &p), -EINVAL);
+		fclose(mf);
+		ck_assert_uint_eq(len, 0);
+		free(buf);
+	}
+}
+END_TEST
+
 START_TEST(test_active_per_cpu_and_thread)
 {
 	struct pk_profile p = pk_synth_profile(PK_GROUP_CPU, false);
@@ -498,6 +565,7 @@ Suite *suite_speedscope(void)
 	tcase_add_test(tc, test_stacks_per_thread);
 	tcase_add_test(tc, test_stacks_per_cpu);
 	tcase_add_test(tc, test_summary);
+	tcase_add_test(tc, test_events);
 	tcase_add_test(tc, test_active_per_cpu_and_thread);
 	tcase_add_test(tc, test_frames);
 	tcase_add_test(tc, test_escapes);
