@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # What off-CPU profiling (probe-load -e off-cpu, system-wide) adds to each
 # context switch, against `perf bench sched pipe -l $LOOPS` without it in
-# the same run (two processes ping-ponging through pipes: a context switch
-# or two per message on each side). Medians of $RUNS runs; never a timed
-# assertion. Each run measures the bench without profiling, then with each
+# the same run: two processes ping-ponging through pipes, both on CPU
+# $BENCH_CPU (taskset), so that each message is one switch from one to the
+# other and back. Unpinned, the pair lands on one CPU or on two from run to
+# run, and across CPUs every message waits for an idle CPU to wake (10x
+# slower on a VM): a bimodal time no ratio can be taken of. Medians of
+# $RUNS runs; never a timed assertion. Each run measures the bench without profiling, then with each
 # configuration of $CONFIGS, in turn:
 #   hook   --unwind fp --min-block 1000000: no block of the bench is
 #          sampled, so this is the sched_switch hook alone (timestamps,
@@ -29,6 +32,7 @@ BUILD=${BUILD:-build}
 RUNS=${RUNS:-5}
 LOOPS=${LOOPS:-200000}
 CONFIGS=${CONFIGS:-"hook fp dwarf"}
+BENCH_CPU=${BENCH_CPU:-$(($(nproc) - 1))}
 PIN=${PIN:-/sys/fs/bpf/probekit-bench-offcpu}
 LOAD=$BUILD/probe-load
 READ=$BUILD/probe-read
@@ -63,7 +67,7 @@ stats_hold "$tmp/stats" || die "cannot keep BPF run-time statistics on"
 
 # usecs/op of one perf bench sched pipe
 pipe_bench() {
-	perf bench sched pipe -l "$LOOPS" | awk '$2 == "usecs/op" { print $1 }'
+	taskset -c "$BENCH_CPU" perf bench sched pipe -l "$LOOPS" | awk '$2 == "usecs/op" { print $1 }'
 }
 
 config_args() {
@@ -121,8 +125,8 @@ for _ in $(seq "$RUNS"); do
 	done
 done
 
-printf "\n### off-cpu: cost per context switch (perf bench sched pipe -l %s, system-wide, median of %d runs)\n\n" \
-	"$LOOPS" "$RUNS"
+printf "\n### off-cpu: cost per context switch (perf bench sched pipe -l %s on CPU %s, off-cpu system-wide, median of %d runs)\n\n" \
+	"$LOOPS" "$BENCH_CPU" "$RUNS"
 echo "| configuration | usecs/op | ratio to unprofiled | BPF ns per switch | BPF ns per run of prog_ids[1] | switches per op | wall ns added per switch | samples per op | short blocks per op | lost per op | probe-read CPU ms |"
 echo "|---|---|---|---|---|---|---|---|---|---|---|"
 for cfg in base $CONFIGS; do
