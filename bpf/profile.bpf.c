@@ -30,6 +30,9 @@ const volatile __u64 sample_every[PK_MAX_EVENTS] = {};
 const volatile __u32 offcpu_event = 0;
 const volatile __u64 min_block_ns = 0;
 const volatile __u32 fentry_event[PK_FENTRY_PROGS] = {};
+/* __traceiter_sched_switch: between sched_switch and this program when more
+ * than one probe is attached to it; not where a thread sleeps. */
+const volatile __u64 traceiter_lo = 0, traceiter_hi = 0;
 
 /* Hits so far per event, for one in N: shared by all CPUs so that N is exact. */
 __u64 hit_seq[PK_MAX_EVENTS];
@@ -178,6 +181,9 @@ static __always_inline __u32 build_sample(void *ctx, struct pk_sample_buf *b,
 
 	ret = bpf_get_stack(ctx, b->frames, PK_MAX_STACK_DEPTH * sizeof(__u64),
 			    kskip & BPF_F_SKIP_FIELD_MASK);
+	if (kskip && ret > 0 && b->frames[0] >= traceiter_lo && b->frames[0] < traceiter_hi)
+		ret = bpf_get_stack(ctx, b->frames, PK_MAX_STACK_DEPTH * sizeof(__u64),
+				    (kskip + 1) & BPF_F_SKIP_FIELD_MASK);
 	kn = stack_frames(ret, PK_SAMPLE_KSTACK_ERR, PK_SAMPLE_KSTACK_TRUNC, &flags);
 	b->s.hdr.flags = 0;
 	b->s.ustack_end = PK_END_NONE;
@@ -405,7 +411,8 @@ int BPF_PROG(pk_offcpu, bool preempt, struct task_struct *prev, struct task_stru
 	if (!b)
 		return 0;
 	/* From a raw tracepoint the stack starts in this program and the
-	 * tracepoint's caller (bpf_trace_run4): not where the thread sleeps. */
+	 * tracepoint's caller (bpf_trace_run4), maybe __traceiter_sched_switch:
+	 * not where the thread sleeps. */
 	size = build_sample(ctx, b, NULL, 2, event, 0);
 	b->s.time_ns = now;
 	if (size <= sizeof(*b) && !bpf_probe_read_kernel(&slot->b, size, b)) {

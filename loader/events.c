@@ -199,11 +199,18 @@ int pk_events_configure(struct pk_events *evs, struct profile_bpf *skel, char er
 		case PK_EVK_PERF:
 			perf = true;
 			break;
-		case PK_EVK_OFFCPU:
+		case PK_EVK_OFFCPU: {
+			__u64 lo, hi;
+
 			offcpu = true;
 			skel->rodata->offcpu_event = i;
 			skel->rodata->min_block_ns = ev->desc.min_block_ns;
+			if (!pk_ksym_range("__traceiter_sched_switch", &lo, &hi)) {
+				skel->rodata->traceiter_lo = lo;
+				skel->rodata->traceiter_hi = hi;
+			}
 			break;
+		}
 		case PK_EVK_KPROBE:
 			if (ev->fentry_slot < 0) {
 				kprobe = true;

@@ -146,6 +146,33 @@ int pk_kfunc_resolve(const char *func, struct pk_kfunc *kf, char err[PK_ERR_LEN]
 		      strerror(-fentry_ret));
 }
 
+int pk_ksym_range(const char *name, __u64 *lo, __u64 *hi)
+{
+	FILE *f = fopen("/proc/kallsyms", "re");
+	unsigned long long addr;
+	char line[512], sym[256];
+	bool found = false;
+
+	if (!f)
+		return -errno;
+	/* the kernel's own symbols are listed in address order */
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %*c %255s", &addr, sym) != 2)
+			continue;
+		if (found && addr > *lo) {
+			*hi = addr;
+			break;
+		}
+		if (!found && !strcmp(sym, name)) {
+			found = true;
+			*lo = addr;
+			*hi = addr + 1;
+		}
+	}
+	fclose(f);
+	return found && *lo ? 0 : -ENOENT;
+}
+
 int pk_tracefs_events(const char **dir, char err[PK_ERR_LEN])
 {
 	struct stat st;

@@ -25,6 +25,10 @@ struct pk_kfunc {
  * this kernel can attach neither fentry nor a kprobe (why, in ERR). */
 int pk_kfunc_resolve(const char *func, struct pk_kfunc *kf, char err[PK_ERR_LEN]);
 
+/* The address range [*lo, *hi) of kernel function NAME (its kallsyms
+ * address to the next symbol's). -ENOENT when there is none. */
+int pk_ksym_range(const char *name, __u64 *lo, __u64 *hi);
+
 /* The tracefs events directory ("/sys/kernel/tracing/events"), mounting
  * tracefs there when nothing is. */
 int pk_tracefs_events(const char **dir, char err[PK_ERR_LEN]);
