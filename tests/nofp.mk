@@ -36,6 +36,7 @@ NOFP_HDRS := $(wildcard $(NOFP_SRC)/*.h)
 NOFP_NEEDS_shlib = $(NOFP_DIR)/libnofp_shlib-$(1).so
 NOFP_LDLIBS_shlib = -L$(NOFP_DIR) -lnofp_shlib-$(1) -Wl,-rpath,'$$$$ORIGIN'
 NOFP_LDLIBS_threads = -pthread
+NOFP_LDLIBS_ev_block = -pthread
 NOFP_LDLIBS_dlopen = -ldl
 NOFP_LDLIBS_dlclose_reuse = -ldl
 # Libraries loaded at run time, built with their program.

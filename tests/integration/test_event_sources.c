@@ -1,0 +1,716 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * End to end, the events beyond CPU sampling (probe-load -e), with the real
+ * tools on fixtures built without frame pointers whose truth is known by
+ * construction (tests/fixtures_nofp/ev_block.c, ev_calls.c): time blocked
+ * (off-cpu), tracepoint, uprobe and USDT hits counted exactly, page faults,
+ * block requests, kprobes where the kernel has them, several events in one
+ * pprof read back by go tool pprof, and every refusal.
+ *
+ * Every fixture runs as gcc and clang builds, PIE and not: each event must
+ * give whole stacks (from _start through main) where no frame pointer
+ * helps.
+ */
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <errno.h>
+#include <linux/bpf.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "pprof_raw.h"
+#include "profile_session.h"
+#include "test_util.h"
+
+static const char *const variants[] = { "gcc-pie", "gcc-nopie", "clang-pie", "clang-nopie" };
+#define NVARIANTS	4
+
+/* The fixtures' truths (ev_calls.c). */
+#define EV_WRITES	1000
+#define EV_CALLS	777
+#define EV_TICKS	333
+#define EV_PAGES	2000
+#define EV_DIRECT	16
+
+static bool ci(void)
+{
+	const char *v = getenv("CI");
+
+	return v && !strcmp(v, "true");
+}
+
+static const char *fixture(const char *name, int variant, char *buf, size_t len)
+{
+	char full[128];
+
+	snprintf(full, sizeof(full), "%s-%s", name, variants[variant]);
+	return pk_e2e_fixture_nofp(full, buf, len);
+}
+
+static void read_folded(const char *const args[], struct pk_folded *f, char **err)
+{
+	char *out = NULL;
+	const char *bad = NULL;
+
+	ck_assert_int_eq(pk_e2e_read(args, &out, err), 0);
+	ck_assert_msg(pk_folded_parse(out, f, &bad), "not folded format: '%s'", bad);
+	free(out);
+}
+
+static void read_folded_file(const char *path, struct pk_folded *f)
+{
+	char *text = pk_test_read_file(path, NULL);
+	const char *bad = NULL;
+
+	ck_assert_msg(text, "%s: not written", path);
+	ck_assert_msg(pk_folded_parse(text, f, &bad), "%s: not folded format: '%s'", path, bad);
+	free(text);
+}
+
+/* The heaviest lines holding PART, for a failure message. */
+static void show(const struct pk_folded *f, const char *part)
+{
+	int shown = 0;
+
+	for (size_t i = 0; i < f->n && shown < 8; i++)
+		if (!part || strstr(f->lines[i].stack, part)) {
+			fprintf(stderr, "  %lu %s\n", f->lines[i].count, f->lines[i].stack);
+			shown++;
+		}
+}
+
+/*
+ * The counts of the lines holding CHAIN (";main;writer;" and the like) and
+ * of the other lines. A line with CHAIN must be a whole stack: from _start
+ * (after the comm) through main, and hold every one of KFRAMES (kernel
+ * frames that must be below it; NULL-terminated, may be NULL).
+ */
+struct sum {
+	unsigned long long chain, other, broken;
+};
+
+static struct sum sum_chain(const struct pk_folded *f, const char *chain,
+			    const char *const *kframes)
+{
+	struct sum s = { 0, 0, 0 };
+
+	for (size_t i = 0; i < f->n; i++) {
+		const char *st = f->lines[i].stack;
+		bool whole = strstr(st, ";_start;") != NULL;
+
+		if (!strstr(st, chain)) {
+			s.other += f->lines[i].count;
+			continue;
+		}
+		for (const char *const *k = kframes; k && *k && whole; k++)
+			whole = strstr(st, *k) != NULL;
+		s.chain += f->lines[i].count;
+		if (!whole) {
+			s.broken += f->lines[i].count;
+			fprintf(stderr, "not whole: %lu %s\n", f->lines[i].count, st);
+		}
+	}
+	return s;
+}
+
+/* Nothing left of the session: its pin directory is gone. */
+static void assert_unpinned(void)
+{
+	struct stat st;
+
+	ck_assert_msg(stat(pk_e2e_pin_dir(), &st) != 0 && errno == ENOENT,
+		      "%s left behind", pk_e2e_pin_dir());
+}
+
+/* --- off-cpu ------------------------------------------------------------ */
+
+/*
+ * Twenty sleeps of 100 ms in main;wait_here: 2.0 s blocked there, +-5%
+ * (timer slack and scheduling add some microseconds to each). The stacks
+ * are the ones the thread slept in: nanosleep's kernel frames down to
+ * __schedule.
+ */
+START_TEST(test_offcpu_sleep)
+{
+	char path[4096];
+	const char *load[] = { "-e", "off-cpu", "--", fixture("ev_block", _i, path, sizeof(path)),
+			       "sleep", NULL };
+	const char *read[] = { NULL };
+	const char *const kframes[] = { "do_nanosleep_[k]", "__schedule_[k]", NULL };
+	struct pk_folded f = { 0 };
+	struct sum s;
+	char *err = NULL;
+
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	read_folded(read, &f, &err);
+	s = sum_chain(&f, ";main;wait_here;", kframes);
+	if (s.chain < 1900000 || s.chain > 2100000 || s.broken)
+		show(&f, NULL);
+	ck_assert_msg(s.chain >= 1900000 && s.chain <= 2100000,
+		      "%s: %llu us blocked in main;wait_here, want 2000000 +-5%%", variants[_i],
+		      s.chain);
+	ck_assert_uint_eq(s.broken, 0);
+	ck_assert_msg(strstr(err, "off-cpu:") && strstr(err, "microseconds off-CPU"),
+		      "no off-cpu summary line: %s", err);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	pk_folded_free(&f);
+	free(err);
+}
+END_TEST
+
+/* Blocked in a pipe read (300 ms until the child writes) and on a mutex
+ * another thread holds (300 ms): the kernel frames say where. */
+START_TEST(test_offcpu_pipe_futex)
+{
+	static const struct {
+		const char *mode, *chain, *kframe;
+	} cases[] = {
+		{ "pipe", ";main;pipe_reader;", "pipe_read_[k]" },
+		{ "futex", ";main;lock_waiter;", "futex_wait" },
+	};
+	char path[4096];
+
+	for (size_t c = 0; c < 2; c++) {
+		const char *load[] = { "-e", "off-cpu", "--",
+				       fixture("ev_block", _i, path, sizeof(path)), cases[c].mode,
+				       NULL };
+		const char *read[] = { NULL };
+		const char *const kframes[] = { cases[c].kframe, "__schedule_[k]", NULL };
+		struct pk_folded f = { 0 };
+		struct sum s;
+		char *err = NULL;
+
+		ck_assert_int_eq(pk_e2e_load(load), 0);
+		read_folded(read, &f, &err);
+		s = sum_chain(&f, cases[c].chain, kframes);
+		if (s.chain < 250000 || s.broken)
+			show(&f, NULL);
+		ck_assert_msg(s.chain >= 250000 && s.chain <= 1000000,
+			      "%s %s: %llu us blocked in %s, want 300 ms", variants[_i],
+			      cases[c].mode, s.chain, cases[c].chain);
+		ck_assert_uint_eq(s.broken, 0);
+		ck_assert_int_eq(pk_e2e_unload(), 0);
+		pk_folded_free(&f);
+		free(err);
+	}
+}
+END_TEST
+
+/* --- probes ------------------------------------------------------------- */
+
+/* Start ev_calls --wait ARGS with a pipe on its stdin: it does nothing
+ * until release() writes to it, so a session can attach with -p first. */
+struct waiting {
+	pid_t pid;
+	int release_fd;
+};
+
+static struct waiting start_waiting(const char *path)
+{
+	struct waiting w;
+	pid_t parent = getpid();
+	int p[2];
+
+	ck_assert_int_eq(pipe(p), 0);
+	w.pid = fork();
+	ck_assert_int_ge(w.pid, 0);
+	if (w.pid == 0) {
+		pk_test_die_with_parent(parent);
+		dup2(p[0], 0);
+		close(p[0]);
+		close(p[1]);
+		execl(path, path, "--wait", (char *)NULL);
+		_exit(127);
+	}
+	close(p[0]);
+	w.release_fd = p[1];
+	return w;
+}
+
+static void release(struct waiting *w)
+{
+	ck_assert_int_eq(write(w->release_fd, "g", 1), 1);
+	close(w->release_fd);
+	ck_assert_int_eq(pk_test_wait(w->pid), 0);
+}
+
+/* Count EVENT's samples in ev_calls' CHAIN, attached with -p to the
+ * waiting fixture. */
+static struct sum count_with_pid(const char *event, int variant, const char *chain,
+				 const char *const *kframes)
+{
+	char path[4096], pid[16];
+	struct waiting w = start_waiting(fixture("ev_calls", variant, path, sizeof(path)));
+	const char *load[] = { "-p", pid, "-e", event, NULL };
+	const char *read[] = { NULL };
+	struct pk_folded f = { 0 };
+	struct sum s;
+	char *err = NULL;
+
+	snprintf(pid, sizeof(pid), "%d", (int)w.pid);
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	release(&w);
+	read_folded(read, &f, &err);
+	s = sum_chain(&f, chain, kframes);
+	if (s.broken)
+		show(&f, NULL);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	pk_folded_free(&f);
+	free(err);
+	return s;
+}
+
+/* Exactly the fixture's 1000 writes, in main;writer, through the syscall's
+ * kernel entry; nothing else of it writes. */
+START_TEST(test_tracepoint_write)
+{
+	const char *const kframes[] = { "entry_SYSCALL_64", NULL };
+	struct sum s = count_with_pid("tracepoint:syscalls:sys_enter_write", _i, ";main;writer;",
+				      kframes);
+
+	ck_assert_msg(s.chain == EV_WRITES && s.other == 0,
+		      "%s: %llu writes in main;writer (and %llu elsewhere), want %d",
+		      variants[_i], s.chain, s.other, EV_WRITES);
+	ck_assert_uint_eq(s.broken, 0);
+}
+END_TEST
+
+/*
+ * Exactly the 1000 writes, where the kernel can attach kprobe:vfs_write.
+ * Where it cannot, probe-load must say so in one line, exit 2 and leave
+ * nothing pinned -- and the kernel must really be unable: bpftrace cannot
+ * attach the same kprobe either, and the kernel has no kprobes.
+ */
+static bool kernel_has_kprobes(void)
+{
+	struct stat st;
+
+	return !stat("/sys/bus/event_source/devices/kprobe", &st) ||
+	       !stat("/sys/kernel/tracing/kprobe_events", &st) ||
+	       !stat("/sys/kernel/debug/tracing/kprobe_events", &st);
+}
+
+/* The smallest fentry program on vfs_write: 0 loaded, or negative errno. */
+static int kernel_fentry(void)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	struct btf *btf = btf__load_vmlinux_btf();
+	int id = btf ? btf__find_by_name_kind(btf, "vfs_write", BTF_KIND_FUNC) : -ENOENT;
+	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FENTRY,
+		    .attach_btf_id = id > 0 ? id : 0);
+	int fd;
+
+	btf__free(btf);
+	if (id <= 0)
+		return -ENOENT;
+	fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "t", "GPL", insns, 2, &opts);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}
+
+START_TEST(test_kprobe_write)
+{
+	char path[4096], loader[4096];
+	char *argv[] = { loader, "--pin-dir", (char *)pk_e2e_pin_dir(), "-e", "kprobe:vfs_write",
+			 "--", path, NULL };
+	char *err = NULL;
+	int status, links = pk_e2e_perf_links();
+
+	fixture("ev_calls", _i, path, sizeof(path));
+	pk_test_build_path("probe-load", loader, sizeof(loader));
+	status = pk_test_run(argv, NULL, &err);
+	ck_assert(WIFEXITED(status));
+	if (WEXITSTATUS(status) == 0) {
+		const char *read[] = { NULL };
+		const char *const kframes[] = { "vfs_write", "entry_SYSCALL_64", NULL };
+		struct pk_folded f = { 0 };
+		char *rerr = NULL;
+		struct sum s;
+
+		read_folded(read, &f, &rerr);
+		s = sum_chain(&f, ";main;writer;", kframes);
+		ck_assert_msg(s.chain == EV_WRITES, "%s: %llu vfs_write hits in main;writer, want %d",
+			      variants[_i], s.chain, EV_WRITES);
+		ck_assert_uint_eq(s.broken, 0);
+		ck_assert_int_eq(pk_e2e_unload(), 0);
+		pk_folded_free(&f);
+		free(rerr);
+	} else {
+		int fentry = kernel_fentry();
+
+		ck_assert_int_eq(WEXITSTATUS(status), 2);
+		ck_assert_msg(pk_e2e_one_line(err) && !strncmp(err, "probe-load: kprobe:vfs_write: ", 30),
+			      "not one line naming the event: %s", err);
+		assert_unpinned();
+		ck_assert_int_eq(pk_e2e_perf_links(), links);
+		/* the kernel really cannot: no kprobes, and fentry refused */
+		ck_assert_msg(!kernel_has_kprobes() && fentry < 0,
+			      "refused (%s) but the kernel has kprobes (%d) or fentry (%d)", err,
+			      kernel_has_kprobes(), fentry);
+		ck_assert_msg(strstr(err, strerror(-fentry)), "the reason is not fentry's: %s", err);
+		fprintf(stderr, "kprobe:vfs_write: this kernel cannot attach it (%s); "
+			"refusal checked instead\n", strerror(-fentry));
+	}
+	free(err);
+}
+END_TEST
+
+/* bpftrace, where installed, agrees that kprobe:vfs_write attaches or not. */
+START_TEST(test_kprobe_bpftrace_agrees)
+{
+	char loader[4096];
+	char *ours[] = { loader, "--pin-dir", (char *)pk_e2e_pin_dir(), "-e", "kprobe:vfs_write",
+			 NULL };
+	char *theirs[] = { "timeout", "20", "bpftrace", "-e", "kprobe:vfs_write { exit(); }", NULL };
+	char *which[] = { "sh", "-c", "command -v bpftrace", NULL };
+	int st_ours, st_theirs;
+
+	if (pk_test_run(which, NULL, NULL) != 0) {
+		ck_assert_msg(!ci(), "bpftrace is missing (CI=true)");
+		return;
+	}
+	pk_test_build_path("probe-load", loader, sizeof(loader));
+	st_ours = pk_test_run(ours, NULL, NULL);
+	if (WIFEXITED(st_ours) && WEXITSTATUS(st_ours) == 0)
+		ck_assert_int_eq(pk_e2e_unload(), 0);
+	st_theirs = pk_test_run(theirs, NULL, NULL);
+	ck_assert_msg(WIFEXITED(st_ours) && WIFEXITED(st_theirs) &&
+		      (WEXITSTATUS(st_ours) == 0) == (WEXITSTATUS(st_theirs) == 0),
+		      "probe-load exited %d, bpftrace %d", WEXITSTATUS(st_ours),
+		      WEXITSTATUS(st_theirs));
+}
+END_TEST
+
+/*
+ * uprobe and USDT (with its semaphore: ev_calls reaches the probe only
+ * while a tracer has set it), exactly the known number of hits each, read
+ * in one pass into a file per event; then -c 7 samples exactly one call in
+ * seven.
+ */
+START_TEST(test_uprobe_usdt)
+{
+	char path[4096], up[4200], usdt[4200], dir[] = "/tmp/pk-ev-XXXXXX", pattern[64],
+	     file[4300], every[16];
+	const char *read[] = { "-o", pattern, NULL };
+	const char *const none[] = { NULL };
+	struct pk_folded f = { 0 };
+	struct sum s;
+	char *out = NULL, *err = NULL;
+
+	fixture("ev_calls", _i, path, sizeof(path));
+	snprintf(up, sizeof(up), "uprobe:%s:hot_fn", path);
+	snprintf(usdt, sizeof(usdt), "usdt:%s:probekit:tick", path);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(pattern, sizeof(pattern), "%s/{event}.folded", dir);
+	{
+		const char *load[] = { "-e", up, "-e", usdt, "--", path, NULL };
+
+		ck_assert_int_eq(pk_e2e_load(load), 0);
+	}
+	ck_assert_int_eq(pk_e2e_read(read, &out, &err), 0);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+
+	/* {event}: the event's name, '/' made '_' */
+	snprintf(file, sizeof(file), "%s/uprobe:%s:hot_fn.folded", dir, path);
+	for (char *c = file + strlen(dir) + 1; *c; c++)
+		*c = *c == '/' ? '_' : *c;
+	read_folded_file(file, &f);
+	s = sum_chain(&f, ";main;caller;hot_fn", none);
+	if (s.chain != EV_CALLS || s.other)
+		show(&f, NULL);
+	ck_assert_msg(s.chain == EV_CALLS && s.other == 0,
+		      "%s: %llu hot_fn calls in main;caller (and %llu elsewhere), want %d",
+		      variants[_i], s.chain, s.other, EV_CALLS);
+	ck_assert_uint_eq(s.broken, 0);
+	pk_folded_free(&f);
+	unlink(file);
+
+	snprintf(file, sizeof(file), "%s/usdt:%s:probekit:tick.folded", dir, path);
+	for (char *c = file + strlen(dir) + 1; *c; c++)
+		*c = *c == '/' ? '_' : *c;
+	read_folded_file(file, &f);
+	s = sum_chain(&f, ";main;ticker", none);
+	if (s.chain != EV_TICKS || s.other)
+		show(&f, NULL);
+	ck_assert_msg(s.chain == EV_TICKS && s.other == 0,
+		      "%s: %llu probekit:tick hits in main;ticker (and %llu elsewhere), want %d",
+		      variants[_i], s.chain, s.other, EV_TICKS);
+	ck_assert_uint_eq(s.broken, 0);
+	pk_folded_free(&f);
+	unlink(file);
+	ck_assert_int_eq(rmdir(dir), 0);
+	free(out);
+	free(err);
+
+	/* one call in seven: 777 / 7, exactly, the hits counted across CPUs */
+	snprintf(every, sizeof(every), "%d", 7);
+	{
+		const char *load[] = { "-e", up, "-c", every, "--", path, NULL };
+		const char *read1[] = { NULL };
+
+		ck_assert_int_eq(pk_e2e_load(load), 0);
+		read_folded(read1, &f, &err);
+	}
+	s = sum_chain(&f, ";main;caller;hot_fn", none);
+	ck_assert_msg(s.chain == EV_CALLS / 7, "%s -c 7: %llu samples, want %d", variants[_i],
+		      s.chain, EV_CALLS / 7);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	pk_folded_free(&f);
+	free(err);
+}
+END_TEST
+
+/*
+ * page-faults: toucher writes once to each of 2000 new anonymous pages
+ * (huge pages off): a fault each. A fault the kernel retries (after waiting
+ * for a lock) is counted again, hence up to 1% more.
+ */
+START_TEST(test_page_faults)
+{
+	char path[4096];
+	const char *load[] = { "-e", "page-faults", "--", fixture("ev_calls", _i, path, sizeof(path)),
+			       NULL };
+	const char *read[] = { NULL };
+	const char *const none[] = { NULL };
+	struct pk_folded f = { 0 };
+	struct sum s;
+	char *err = NULL;
+
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	read_folded(read, &f, &err);
+	s = sum_chain(&f, ";main;toucher", none);
+	ck_assert_msg(s.chain >= EV_PAGES && s.chain <= EV_PAGES + EV_PAGES / 100,
+		      "%s: %llu faults in main;toucher, want %d (+1%%)", variants[_i], s.chain,
+		      EV_PAGES);
+	ck_assert_uint_eq(s.broken, 0);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	pk_folded_free(&f);
+	free(err);
+}
+END_TEST
+
+/*
+ * block:block_rq_issue while the fixture writes 16 blocks with O_DIRECT to
+ * a file beside the build (a disk's filesystem; O_DIRECT bypasses the page
+ * cache, so the requests are issued from the writer's own system calls):
+ * at least one request per write, under main;direct_writer.
+ */
+START_TEST(test_block_rq_issue)
+{
+	char path[4096], dir[4096];
+	const char *load[] = { "-e", "tracepoint:block:block_rq_issue", "--",
+			       fixture("ev_calls", _i, path, sizeof(path)), "--odirect",
+			       pk_test_build_path("", dir, sizeof(dir)), NULL };
+	const char *read[] = { NULL };
+	const char *const kframes[] = { "blk_", NULL };
+	struct pk_folded f = { 0 };
+	struct sum s;
+	char *err = NULL;
+
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	read_folded(read, &f, &err);
+	s = sum_chain(&f, ";main;direct_writer;", kframes);
+	if (s.chain < EV_DIRECT || s.broken)
+		show(&f, NULL);
+	ck_assert_msg(s.chain >= EV_DIRECT, "%s: %llu block requests under main;direct_writer, want >= %d",
+		      variants[_i], s.chain, EV_DIRECT);
+	ck_assert_uint_eq(s.broken, 0);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	pk_folded_free(&f);
+	free(err);
+}
+END_TEST
+
+/* --- several events, pprof ---------------------------------------------- */
+
+static long long traces_sum(const char *file, const char *index, const char *frame,
+			    char **type)
+{
+	struct ppr_traces t = { 0 };
+	char *text = NULL, err[512];
+	long long sum = 0;
+
+	ck_assert_msg(ppr_run_traces(file, index, &text, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(ppr_parse_traces(text, &t, err, sizeof(err)) == 0, "%s", err);
+	for (size_t i = 0; i < t.ntraces; i++)
+		for (size_t j = 0; j < t.traces[i].nframes; j++)
+			if (!strcmp(t.traces[i].frames[j], frame)) {
+				sum += t.traces[i].value;
+				break;
+			}
+	*type = strdup(t.type ? t.type : "");
+	ppr_traces_free(&t);
+	free(text);
+	return sum;
+}
+
+/*
+ * -e cpu-clock -e off-cpu on the sleeping fixture, one pprof file: go tool
+ * pprof reads each sample type. off-cpu: 2.0 s (+-5%) in wait_here, none in
+ * spin; cpu-clock: samples in spin (400 ms of it), none in wait_here.
+ */
+START_TEST(test_two_events_pprof)
+{
+	char path[4096], dir[] = "/tmp/pk-ev-XXXXXX", file[64];
+	const char *load[] = { "-F", "199", "-e", "cpu-clock", "-e", "off-cpu", "--",
+			       fixture("ev_block", 0, path, sizeof(path)), "sleep", NULL };
+	const char *read[] = { "-f", "pprof", "-o", file, NULL };
+	long long blocked, blocked_spin, cpu, cpu_wait;
+	char *out = NULL, *err = NULL, *type = NULL;
+
+	if (!ppr_go_available()) {
+		ck_assert_msg(!ci(), "go tool pprof is missing (CI=true)");
+		return;
+	}
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(file, sizeof(file), "%s/p.pb.gz", dir);
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	ck_assert_int_eq(pk_e2e_read(read, &out, &err), 0);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+
+	blocked = traces_sum(file, "off-cpu", "wait_here", &type);
+	ck_assert_msg(strstr(type, "off-cpu"), "-sample_index=off-cpu shows %s", type);
+	free(type);
+	blocked_spin = traces_sum(file, "off-cpu", "spin", &type);
+	free(type);
+	cpu = traces_sum(file, "samples", "spin", &type);
+	ck_assert_msg(strstr(type, "samples"), "-sample_index=samples shows %s", type);
+	free(type);
+	cpu_wait = traces_sum(file, "samples", "wait_here", &type);
+	free(type);
+	ck_assert_msg(blocked >= 1900000000LL && blocked <= 2100000000LL,
+		      "off-cpu: %lld ns in wait_here, want 2.0 s +-5%%", blocked);
+	ck_assert_int_eq(blocked_spin, 0);
+	/* 400 ms of spinning at 199 Hz: about 80 samples; the machine may be
+	 * busy, so only that there are some and none in the sleep */
+	ck_assert_msg(cpu > 0, "cpu-clock: no sample in spin");
+	ck_assert_int_eq(cpu_wait, 0);
+	unlink(file);
+	rmdir(dir);
+	free(out);
+	free(err);
+}
+END_TEST
+
+/* --- refusals ----------------------------------------------------------- */
+
+/* Each is one line naming the event and why, exit 2, nothing pinned, no
+ * perf event left; the session's command never started. */
+START_TEST(test_refusals)
+{
+	char path[4096], loader[4096], marker[] = "/tmp/pk-ev-never-XXXXXX";
+	char up_bad[4200], usdt_bad[4200], touch[4200];
+	static const struct { const char *event, *msg; } fixed[] = {
+		{ "kprobe:vfs_wrte", "probe-load: kprobe:vfs_wrte: no such kernel function (did you mean vfs_write" },
+		{ "tracepoint:syscalls:sys_enter_wrte", "probe-load: tracepoint:syscalls:sys_enter_wrte: no such tracepoint in syscalls (did you mean sys_enter_write" },
+		{ "tracepoint:sycalls:sys_enter_write", "probe-load: tracepoint:sycalls:sys_enter_write: no tracepoint category sycalls (did you mean syscalls?)" },
+		{ "uprobe:/nonexistent/x:main", "probe-load: uprobe:/nonexistent/x:main: /nonexistent/x: No such file or directory" },
+		{ "usdt:/bin/true:a:b", "probe-load: usdt:/usr/bin/true:a:b: no USDT note a:b in /usr/bin/true (it has no .note.stapsdt section)" },
+		{ "bogus", "probe-load: -e bogus: not an event (" },
+		{ "kprobe:", "probe-load: -e kprobe:: not of the form kprobe:FUNC" },
+	};
+	int links = pk_e2e_perf_links(), fd = mkstemp(marker);
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	unlink(marker);	/* created only if the command ran */
+	fixture("ev_calls", 0, path, sizeof(path));
+	pk_test_build_path("probe-load", loader, sizeof(loader));
+	snprintf(up_bad, sizeof(up_bad), "uprobe:%s:hot_fm", path);
+	snprintf(usdt_bad, sizeof(usdt_bad), "usdt:%s:probekit:tock", path);
+	snprintf(touch, sizeof(touch), "touch %s", marker);
+
+	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]) + 3; i++) {
+		const char *event, *msg;
+		char want[9000];
+		char *err = NULL;
+		int st;
+
+		if (i < sizeof(fixed) / sizeof(fixed[0])) {
+			event = fixed[i].event;
+			msg = fixed[i].msg;
+		} else if (i == sizeof(fixed) / sizeof(fixed[0])) {
+			event = up_bad;
+			snprintf(want, sizeof(want), "probe-load: %s: no function hot_fm in %s (did you mean hot_fn",
+				 up_bad, path);
+			msg = want;
+		} else if (i == sizeof(fixed) / sizeof(fixed[0]) + 1) {
+			event = usdt_bad;
+			snprintf(want, sizeof(want), "probe-load: %s: no USDT note probekit:tock in %s (did you mean probekit:tick?)",
+				 usdt_bad, path);
+			msg = want;
+		} else {
+			/* a good event beside a bad one: still nothing */
+			event = "tracepoint:nope:nope";
+			msg = "probe-load: tracepoint:nope:nope: no tracepoint category nope";
+		}
+		{
+			char *argv[] = { loader, "--pin-dir", (char *)pk_e2e_pin_dir(), "-e", "off-cpu",
+					 "-e", (char *)event, "--", "sh", "-c", touch, NULL };
+
+			st = pk_test_run(argv, NULL, &err);
+		}
+		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 2, "-e %s: exit %d", event,
+			      WEXITSTATUS(st));
+		ck_assert_msg(pk_e2e_one_line(err), "-e %s: not one line: %s", event, err);
+		ck_assert_msg(!strncmp(err, msg, strlen(msg)), "-e %s:\n got: %s want: %s...", event,
+			      err, msg);
+		assert_unpinned();
+		ck_assert_int_eq(pk_e2e_perf_links(), links);
+		ck_assert_msg(access(marker, F_OK) != 0, "-e %s: the command ran", event);
+		free(err);
+	}
+
+	/* no PMU: cycles is refused with the reason (where there is one, it loads) */
+	{
+		char *argv[] = { loader, "--pin-dir", (char *)pk_e2e_pin_dir(), "-e", "cycles", NULL };
+		char *err = NULL;
+		int st = pk_test_run(argv, NULL, &err);
+
+		if (WIFEXITED(st) && WEXITSTATUS(st) == 0) {
+			ck_assert_int_eq(pk_e2e_unload(), 0);
+		} else {
+			ck_assert_int_eq(WEXITSTATUS(st), 2);
+			ck_assert_msg(pk_e2e_one_line(err) &&
+				      !strncmp(err, "probe-load: cycles: no hardware PMU on this machine", 51),
+				      "cycles: %s", err);
+			assert_unpinned();
+		}
+		free(err);
+	}
+}
+END_TEST
+
+Suite *suite_event_sources(void)
+{
+	Suite *s = suite_create("event_sources");
+	TCase *tc;
+
+	if (!pk_test_need_root(s, "events need BPF and perf events"))
+		return s;
+	tc = pk_e2e_tcase(s, "off_cpu", 120);
+	tcase_add_loop_test(tc, test_offcpu_sleep, 0, NVARIANTS);
+	tcase_add_loop_test(tc, test_offcpu_pipe_futex, 0, NVARIANTS);
+	tc = pk_e2e_tcase(s, "probes", 120);
+	tcase_add_loop_test(tc, test_tracepoint_write, 0, NVARIANTS);
+	tcase_add_loop_test(tc, test_kprobe_write, 0, NVARIANTS);
+	tcase_add_test(tc, test_kprobe_bpftrace_agrees);
+	tcase_add_loop_test(tc, test_uprobe_usdt, 0, NVARIANTS);
+	tcase_add_loop_test(tc, test_page_faults, 0, NVARIANTS);
+	tcase_add_loop_test(tc, test_block_rq_issue, 0, NVARIANTS);
+	tc = pk_e2e_tcase(s, "several", 120);
+	tcase_add_test(tc, test_two_events_pprof);
+	tc = pk_e2e_tcase(s, "refused", 120);
+	tcase_add_test(tc, test_refusals);
+	return s;
+}
