@@ -391,6 +391,32 @@ START_TEST(test_kprobe_bpftrace_agrees)
 }
 END_TEST
 
+/* The file {event} named in DIR for EVENT holds exactly WANT samples, all
+ * whole stacks in CHAIN. */
+static void check_event_file(const char *dir, const char *event, const char *chain,
+			     unsigned long long want, int variant)
+{
+	const char *const none[] = { NULL };
+	struct pk_folded f = { 0 };
+	char file[4400];
+	struct sum s;
+
+	/* {event}: the event's name, '/' made '_' */
+	snprintf(file, sizeof(file), "%s/%s.folded", dir, event);
+	for (char *c = file + strlen(dir) + 1; *c; c++)
+		*c = *c == '/' ? '_' : *c;
+	read_folded_file(file, &f);
+	s = sum_chain(&f, chain, none);
+	if (s.chain != want || s.other)
+		show(&f, NULL);
+	ck_assert_msg(s.chain == want && s.other == 0,
+		      "%s %s: %llu hits in %s (and %llu elsewhere), want %llu", variants[variant],
+		      event, s.chain, chain, s.other, want);
+	ck_assert_uint_eq(s.broken, 0);
+	pk_folded_free(&f);
+	unlink(file);
+}
+
 /*
  * uprobe and USDT (with its semaphore: ev_calls reaches the probe only
  * while a tracer has set it), exactly the known number of hits each, read
@@ -400,7 +426,7 @@ END_TEST
 START_TEST(test_uprobe_usdt)
 {
 	char path[4096], up[4200], usdt[4200], dir[] = "/tmp/pk-ev-XXXXXX", pattern[64],
-	     file[4300], every[16];
+	     every[16];
 	const char *read[] = { "-o", pattern, NULL };
 	const char *const none[] = { NULL };
 	struct pk_folded f = { 0 };
@@ -420,34 +446,8 @@ START_TEST(test_uprobe_usdt)
 	ck_assert_int_eq(pk_e2e_read(read, &out, &err), 0);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
 
-	/* {event}: the event's name, '/' made '_' */
-	snprintf(file, sizeof(file), "%s/uprobe:%s:hot_fn.folded", dir, path);
-	for (char *c = file + strlen(dir) + 1; *c; c++)
-		*c = *c == '/' ? '_' : *c;
-	read_folded_file(file, &f);
-	s = sum_chain(&f, ";main;caller;hot_fn", none);
-	if (s.chain != EV_CALLS || s.other)
-		show(&f, NULL);
-	ck_assert_msg(s.chain == EV_CALLS && s.other == 0,
-		      "%s: %llu hot_fn calls in main;caller (and %llu elsewhere), want %d",
-		      variants[_i], s.chain, s.other, EV_CALLS);
-	ck_assert_uint_eq(s.broken, 0);
-	pk_folded_free(&f);
-	unlink(file);
-
-	snprintf(file, sizeof(file), "%s/usdt:%s:probekit:tick.folded", dir, path);
-	for (char *c = file + strlen(dir) + 1; *c; c++)
-		*c = *c == '/' ? '_' : *c;
-	read_folded_file(file, &f);
-	s = sum_chain(&f, ";main;ticker", none);
-	if (s.chain != EV_TICKS || s.other)
-		show(&f, NULL);
-	ck_assert_msg(s.chain == EV_TICKS && s.other == 0,
-		      "%s: %llu probekit:tick hits in main;ticker (and %llu elsewhere), want %d",
-		      variants[_i], s.chain, s.other, EV_TICKS);
-	ck_assert_uint_eq(s.broken, 0);
-	pk_folded_free(&f);
-	unlink(file);
+	check_event_file(dir, up, ";main;caller;hot_fn", EV_CALLS, _i);
+	check_event_file(dir, usdt, ";main;ticker", EV_TICKS, _i);
 	ck_assert_int_eq(rmdir(dir), 0);
 	free(out);
 	free(err);

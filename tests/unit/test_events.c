@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * probe-load's events before the kernel: -e's syntax and the options that
- * go with it, "did you mean" names, and where uprobes and USDT probes go in
+ * probe-load's events before the kernel: -e's syntax (the options that go
+ * with it are test_load_options'), "did you mean" names, and where uprobes and USDT probes go in
  * a file -- checked against readelf's notes, symbols and segments.
  */
 #include <errno.h>
@@ -13,29 +13,10 @@
 
 #include "elf_probe_sites.h"
 #include "event_spec.h"
-#include "options.h"
 #include "suggest.h"
 #include "test_util.h"
 
-static struct pk_load_opts o;
 static char err[PK_ERR_LEN];
-
-#define PARSE(...) parse((char *[]){ "probe-load", __VA_ARGS__, NULL })
-
-static int parse(char **argv)
-{
-	int argc = 0;
-
-	while (argv[argc])
-		argc++;
-	pk_load_opts_free(&o);
-	return pk_load_opts_parse(&o, argc, argv, err);
-}
-
-static void teardown(void)
-{
-	pk_load_opts_free(&o);
-}
 
 START_TEST(test_spec_forms)
 {
@@ -101,47 +82,6 @@ START_TEST(test_spec_refused)
 	memcpy(longname, "kprobe:", 7);
 	ck_assert_int_eq(pk_event_spec_parse(longname, &sp, err), -EINVAL);
 	ck_assert_ptr_nonnull(strstr(err, "longer than 255 bytes"));
-}
-END_TEST
-
-START_TEST(test_event_options)
-{
-	ck_assert_int_eq(PARSE("-e", "off-cpu", "--event", "tracepoint:a:b", "-c", "10",
-			       "--min-block", "500"), 0);
-	ck_assert_uint_eq(o.nevents, 2);
-	ck_assert_int_eq(o.events[0].kind, PK_EVK_OFFCPU);
-	ck_assert_int_eq(o.events[1].kind, PK_EVK_TRACEPOINT);
-	ck_assert_uint_eq(o.sample_every, 10);
-	ck_assert_uint_eq(o.min_block_us, 500);
-	ck_assert_int_eq(PARSE("-e", "off-cpu"), 0);
-	ck_assert_uint_eq(o.min_block_us, PK_MIN_BLOCK_US_DEFAULT);
-	ck_assert_uint_eq(o.sample_every, 0);
-
-	ck_assert_int_eq(PARSE("-e", "off-cpu", "-e", "off-cpu"), -EINVAL);
-	ck_assert_str_eq(err, "-e off-cpu: given twice");
-	ck_assert_int_eq(PARSE("--min-block", "5"), -EINVAL);
-	ck_assert_str_eq(err, "--min-block is for -e off-cpu");
-	ck_assert_int_eq(PARSE("-e", "cpu-clock", "-c", "3"), -EINVAL);
-	ck_assert_str_eq(err, "-c is for probes, tracepoints, page faults and hardware events (cpu-clock samples at -F)");
-	ck_assert_int_eq(PARSE("-e", "page-faults", "-c", "0"), -EINVAL);
-	ck_assert_str_eq(err, "-c 0: not a count (one hit in N sampled: a positive number)");
-	ck_assert_int_eq(PARSE("-e", "off-cpu", "--min-block", "-1"), -EINVAL);
-	ck_assert_int_eq(PARSE("--unload", "-e", "off-cpu"), -EINVAL);
-	for (int i = 0; i < PK_MAX_EVENTS; i++)
-		ck_assert_int_eq(parse((char *[]){ "probe-load", "-e", "page-faults", NULL }) |
-				 0, 0);
-	{
-		char *argv[2 * PK_MAX_EVENTS + 4] = { "probe-load" };
-		int argc = 1;
-
-		for (int i = 0; i <= PK_MAX_EVENTS; i++) {
-			argv[argc++] = "-e";
-			argv[argc++] = "page-faults";
-		}
-		argv[argc] = NULL;
-		ck_assert_int_eq(parse(argv), -EINVAL);
-		ck_assert_str_eq(err, "-e page-faults: at most 16 events");
-	}
 }
 END_TEST
 
@@ -292,10 +232,8 @@ Suite *suite_events(void)
 	TCase *tc;
 
 	tc = tcase_create("spec");
-	tcase_add_checked_fixture(tc, NULL, teardown);
 	tcase_add_test(tc, test_spec_forms);
 	tcase_add_test(tc, test_spec_refused);
-	tcase_add_test(tc, test_event_options);
 	tcase_add_test(tc, test_suggest);
 	suite_add_tcase(s, tc);
 

@@ -394,6 +394,47 @@ START_TEST(test_program_usage)
 }
 END_TEST
 
+START_TEST(test_event_options)
+{
+	ck_assert_int_eq(PARSE("-e", "off-cpu", "--event", "tracepoint:a:b", "-c", "10",
+			       "--min-block", "500"), 0);
+	ck_assert_uint_eq(o.nevents, 2);
+	ck_assert_int_eq(o.events[0].kind, PK_EVK_OFFCPU);
+	ck_assert_int_eq(o.events[1].kind, PK_EVK_TRACEPOINT);
+	ck_assert_uint_eq(o.sample_every, 10);
+	ck_assert_uint_eq(o.min_block_us, 500);
+	ck_assert_int_eq(PARSE("-e", "off-cpu"), 0);
+	ck_assert_uint_eq(o.min_block_us, PK_MIN_BLOCK_US_DEFAULT);
+	ck_assert_uint_eq(o.sample_every, 0);
+
+	ck_assert_int_eq(PARSE("-e", "off-cpu", "-e", "off-cpu"), -EINVAL);
+	ck_assert_str_eq(err, "-e off-cpu: given twice");
+	ck_assert_int_eq(PARSE("--min-block", "5"), -EINVAL);
+	ck_assert_str_eq(err, "--min-block is for -e off-cpu");
+	ck_assert_int_eq(PARSE("-e", "cpu-clock", "-c", "3"), -EINVAL);
+	ck_assert_str_eq(err, "-c is for probes, tracepoints, page faults and hardware events (cpu-clock samples at -F)");
+	ck_assert_int_eq(PARSE("-e", "page-faults", "-c", "0"), -EINVAL);
+	ck_assert_str_eq(err, "-c 0: not a count (one hit in N sampled: a positive number)");
+	ck_assert_int_eq(PARSE("-e", "off-cpu", "--min-block", "-1"), -EINVAL);
+	ck_assert_int_eq(PARSE("--unload", "-e", "off-cpu"), -EINVAL);
+	for (int i = 0; i < PK_MAX_EVENTS; i++)
+		ck_assert_int_eq(parse((char *[]){ "probe-load", "-e", "page-faults", NULL }) |
+				 0, 0);
+	{
+		char *argv[2 * PK_MAX_EVENTS + 4] = { "probe-load" };
+		int argc = 1;
+
+		for (int i = 0; i <= PK_MAX_EVENTS; i++) {
+			argv[argc++] = "-e";
+			argv[argc++] = "page-faults";
+		}
+		argv[argc] = NULL;
+		ck_assert_int_eq(parse(argv), -EINVAL);
+		ck_assert_str_eq(err, "-e page-faults: at most 16 events");
+	}
+}
+END_TEST
+
 Suite *suite_load_options(void)
 {
 	Suite *s = suite_create("load_options");
@@ -408,6 +449,7 @@ Suite *suite_load_options(void)
 	tcase_add_test(tc, test_command);
 	tcase_add_test(tc, test_unload);
 	tcase_add_test(tc, test_help_version);
+	tcase_add_test(tc, test_event_options);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("refused");
