@@ -29,8 +29,8 @@ void pk_summary_events(FILE *f, const struct pk_reader_stats *st,
 			fprintf(f, ", %llu us blocked", (w + 500) / 1000);
 		else if (w && ev[e].unit == PK_UNIT_NS)
 			fprintf(f, ", %.3f s of CPU", w / 1e9);
-		else if (w)
-			fprintf(f, " of %llu %s", w,
+		else if (w)	/* the weights: each sample stands for its period, or N of -c N */
+			fprintf(f, " standing for %llu %s", w,
 				ev[e].kind == PK_EVK_PERF ? "occurrences" : "hits");
 		if (keep >= 0 && (unsigned int)keep != e)
 			fprintf(f, " (not written: --event %s)\n", ev[keep].name);
