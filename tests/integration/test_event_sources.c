@@ -3,7 +3,7 @@
  * End to end, the events beyond CPU sampling (probe-load -e), with the real
  * tools on fixtures built without frame pointers whose truth is known by
  * construction (tests/fixtures_nofp/ev_block.c, ev_calls.c): time blocked
- * (off-cpu), tracepoint, uprobe and USDT hits counted exactly, page faults,
+ * (off-cpu: asleep, on a pipe, a futex, the disk), tracepoint, uprobe and USDT hits counted exactly, page faults,
  * block requests, kprobes where the kernel has them, several events in one
  * pprof read back by go tool pprof, and every refusal.
  *
@@ -198,6 +198,37 @@ START_TEST(test_offcpu_pipe_futex)
 		pk_folded_free(&f);
 		free(err);
 	}
+}
+END_TEST
+
+/* Waiting on the disk: the O_DIRECT writes block until their requests
+ * complete, in io_schedule under the write's own kernel frames. */
+START_TEST(test_offcpu_io)
+{
+	char path[4096], dir[4096];
+	const char *load[] = { "-e", "off-cpu", "--", fixture("ev_calls", _i, path, sizeof(path)),
+			       "--odirect", pk_test_build_path("", dir, sizeof(dir)), NULL };
+	const char *read[] = { NULL };
+	const char *const kframes[] = { "iomap_dio_rw_[k]", "io_schedule", "__schedule_[k]", NULL };
+	struct pk_folded f = { 0 };
+	struct sum s;
+	char *err = NULL;
+
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	read_folded(read, &f, &err);
+	/* the pwrite()s: libc's name for it varies, the kernel's does not */
+	s = sum_chain(&f, "_[k];iomap_dio_rw_[k];", kframes);
+	if (!s.chain || s.broken)
+		show(&f, "direct_writer");
+	ck_assert_msg(s.chain > 0, "%s: no block in iomap_dio_rw", variants[_i]);
+	ck_assert_uint_eq(s.broken, 0);
+	for (size_t i = 0; i < f.n; i++)
+		if (strstr(f.lines[i].stack, "_[k];iomap_dio_rw_[k];"))
+			ck_assert_msg(strstr(f.lines[i].stack, ";main;direct_writer;"),
+				      "not in main;direct_writer: %s", f.lines[i].stack);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	pk_folded_free(&f);
+	free(err);
 }
 END_TEST
 
@@ -701,6 +732,7 @@ Suite *suite_event_sources(void)
 	tc = pk_e2e_tcase(s, "off_cpu", 120);
 	tcase_add_loop_test(tc, test_offcpu_sleep, 0, NVARIANTS);
 	tcase_add_loop_test(tc, test_offcpu_pipe_futex, 0, NVARIANTS);
+	tcase_add_loop_test(tc, test_offcpu_io, 0, NVARIANTS);
 	tc = pk_e2e_tcase(s, "probes", 120);
 	tcase_add_loop_test(tc, test_tracepoint_write, 0, NVARIANTS);
 	tcase_add_loop_test(tc, test_kprobe_write, 0, NVARIANTS);
