@@ -145,6 +145,20 @@ enum uw_kind {
 	UW_ANON,		/* anonymous or special memory (JIT): frame pointers */
 };
 
+/* Mappings a walk has found, to find again: a stack goes back and forth
+ * between the program and its libraries, and a VMA lookup is the dearest
+ * part of a frame. Only within one walk: between samples a range may be
+ * unmapped and reused. */
+#define UW_RANGES	4
+
+struct uw_range {
+	__u64 start, end;	/* st->start, st->end_addr */
+	__s64 delta;
+	__u32 table;
+	__u8 kind;
+	__u8 __pad[3];
+};
+
 /* Room to build a path backwards in: the path ends at UW_PATH_BUF. */
 #define UW_PATH_BUF	512
 #define UW_PATH_DEPTH	32	/* components, mount points included */
@@ -167,6 +181,8 @@ struct uw_state {
 	__s64 delta;
 	/* The last VMA found. */
 	__u64 vm_start, vm_end, vm_pgoff;
+	struct uw_range ranges[UW_RANGES];
+	__u32 nranges;		/* found so far in this walk (ranges[n % UW_RANGES]) */
 	__u64 pivots[15];	/* a maple node's, while looking one up */
 	__u64 win_base;		/* user address of win[0] (uw_read) */
 	__u8 win[4096];		/* UW_WIN bytes of the user stack */
@@ -438,9 +454,9 @@ static __always_inline int uw_vma_at(struct uw_state *st, __u64 addr, struct pk_
 	return 0;
 }
 
-/* Find what covers ADDR: st->kind, and for tables st->table and st->delta,
+/* Look ADDR's mapping up: st->kind, and for tables st->table and st->delta,
  * valid for [st->start, st->end_addr). false when no VMA holds ADDR. */
-static __always_inline bool uw_find_mapping(struct uw_state *st, __u64 addr)
+static __always_inline bool uw_lookup_mapping(struct uw_state *st, __u64 addr)
 {
 	struct pk_file_info *fi;
 	struct pk_file_key key;
@@ -448,8 +464,6 @@ static __always_inline bool uw_find_mapping(struct uw_state *st, __u64 addr)
 	__u64 off;
 	int found;
 
-	if (st->kind != UW_NONE && addr >= st->start && addr < st->end_addr)
-		return true;
 	found = uw_vma_at(st, addr, &key, &f);
 	if (found < 0)
 		return false;
@@ -488,6 +502,38 @@ static __always_inline bool uw_find_mapping(struct uw_state *st, __u64 addr)
 	}
 	/* In the file but in no executable segment: not code we have rows for. */
 	st->kind = UW_REFUSED;
+	return true;
+}
+
+/* What covers ADDR, as uw_lookup_mapping() says, from the ranges this walk
+ * has found when one holds it. Its mapping was reported when first found. */
+static __always_inline bool uw_find_mapping(struct uw_state *st, __u64 addr)
+{
+	struct uw_range *r;
+
+	if (st->kind != UW_NONE && addr >= st->start && addr < st->end_addr)
+		return true;
+	for (__u32 i = 0; i < UW_RANGES; i++) {
+		if (i >= st->nranges)
+			break;
+		r = &st->ranges[i & (UW_RANGES - 1)];
+		if (addr >= r->start && addr < r->end) {
+			st->kind = r->kind;
+			st->start = r->start;
+			st->end_addr = r->end;
+			st->table = r->table;
+			st->delta = r->delta;
+			return true;
+		}
+	}
+	if (!uw_lookup_mapping(st, addr))
+		return false;
+	r = &st->ranges[st->nranges++ & (UW_RANGES - 1)];
+	r->start = st->start;
+	r->end = st->end_addr;
+	r->kind = st->kind;
+	r->table = st->table;
+	r->delta = st->delta;
 	return true;
 }
 
@@ -765,6 +811,7 @@ static __always_inline __u32 pk_unwind_user(struct pk_sample_buf *b, __u32 kbase
 	st->n = 0;
 	st->end = PK_END_NONE;
 	st->kind = UW_NONE;
+	st->nranges = 0;
 	st->fp_frames = 0;
 	st->missing_frames = 0;
 	st->fp_mask[0] = st->fp_mask[1] = st->fp_mask[2] = st->fp_mask[3] = 0;
