@@ -9,9 +9,10 @@
 # slower on a VM): a bimodal time no ratio can be taken of. Medians of
 # $RUNS runs; never a timed assertion. Each run measures the bench without profiling, then with each
 # configuration of $CONFIGS, in turn:
-#   hook   --unwind fp --min-block 1000000: no block of the bench is
-#          sampled, so this is the sched_switch hook alone (timestamps,
-#          filters, counting short blocks);
+#   hook   --unwind fp --min-block 1000000: no block of the bench is sent,
+#          but every one is still unwound when its thread switches out (how
+#          long it will sleep is not known then): the hook as it stands,
+#          without the ring buffer and the reader;
 #   fp     every block of 1 us or more sampled, user stacks by frame pointers;
 #   dwarf  the same with DWARF unwinding (probe-load's default).
 # probe-read drains the ring buffer meanwhile, as it would in use (its CPU
