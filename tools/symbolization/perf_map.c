@@ -528,8 +528,8 @@ static int read_status(pid_t pid, uid_t *euid, pid_t *nstgid)
 struct pk_perf_map *pk_perf_map_load_pid(pid_t pid)
 {
 	char *rel;
-	uid_t euid;
-	pid_t nstgid;
+	uid_t euid = 0;
+	pid_t nstgid = 0;	/* both set by read_status(); gcc -O2 cannot see it */
 	int err = pid > 0 ? read_status(pid, &euid, &nstgid) : -EINVAL;
 
 	if (err) {

@@ -207,8 +207,8 @@ static int read_all(int fd, char **text, size_t *len)
 
 int pk_maps_read(const char *proc_root, pid_t pid, bool exec_only, struct pk_maps *out)
 {
-	char path[4096], *text;
-	size_t len;
+	char path[4096], *text = NULL;
+	size_t len = 0;	/* set by read_all(); gcc -O2 cannot see it */
 	int fd, err;
 
 	memset(out, 0, sizeof(*out));
