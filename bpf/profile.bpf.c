@@ -109,8 +109,10 @@ static __always_inline void event_count(__u32 event, __u32 idx)
 	if (event >= PK_MAX_EVENTS)
 		return;
 	c = bpf_map_lookup_elem(&event_counts, &key);
+	/* atomic although per CPU: a uprobe's program can be preempted by
+	 * another of ours on its CPU, and hit counts are meant to be exact */
 	if (c)
-		*c += 1;
+		__sync_fetch_and_add(c, 1);
 }
 
 /* A sample is assembled in the per-CPU scratch of unwind.bpf.h, then
