@@ -505,14 +505,12 @@ static __always_inline bool uw_lookup_mapping(struct uw_state *st, __u64 addr)
 	return true;
 }
 
-/* What covers ADDR, as uw_lookup_mapping() says, from the ranges this walk
- * has found when one holds it. Its mapping was reported when first found. */
-static __always_inline bool uw_find_mapping(struct uw_state *st, __u64 addr)
+/* Make st's mapping the one of the ranges this walk found that holds ADDR:
+ * true when one does. */
+static __always_inline bool uw_recall_range(struct uw_state *st, __u64 addr)
 {
 	struct uw_range *r;
 
-	if (st->kind != UW_NONE && addr >= st->start && addr < st->end_addr)
-		return true;
 	for (__u32 i = 0; i < UW_RANGES; i++) {
 		if (i >= st->nranges)
 			break;
@@ -526,14 +524,32 @@ static __always_inline bool uw_find_mapping(struct uw_state *st, __u64 addr)
 			return true;
 		}
 	}
-	if (!uw_lookup_mapping(st, addr))
-		return false;
-	r = &st->ranges[st->nranges++ & (UW_RANGES - 1)];
+	return false;
+}
+
+/* Remember st's mapping, just looked up, in place of the oldest. */
+static __always_inline void uw_remember_range(struct uw_state *st)
+{
+	struct uw_range *r = &st->ranges[st->nranges++ & (UW_RANGES - 1)];
+
 	r->start = st->start;
 	r->end = st->end_addr;
 	r->kind = st->kind;
 	r->table = st->table;
 	r->delta = st->delta;
+}
+
+/* What covers ADDR, as uw_lookup_mapping() says, from the ranges this walk
+ * has found when one holds it. Its mapping was reported when first found. */
+static __always_inline bool uw_find_mapping(struct uw_state *st, __u64 addr)
+{
+	if (st->kind != UW_NONE && addr >= st->start && addr < st->end_addr)
+		return true;
+	if (uw_recall_range(st, addr))
+		return true;
+	if (!uw_lookup_mapping(st, addr))
+		return false;
+	uw_remember_range(st);
 	return true;
 }
 
@@ -858,10 +874,13 @@ static long uw_note_step(__u32 i, void *ctx)
 	addr = b->frames[idx] - (i > 0);	/* a return address: its call */
 	if (st->kind != UW_NONE && addr >= st->start && addr < st->end_addr)
 		return 0;
+	if (uw_recall_range(st, addr))
+		return 0;	/* reported when first found */
 	found = uw_vma_at(st, addr, &key, &f);
 	if (found < 0)
 		return 0;
 	st->kind = UW_ANON;	/* any kind: [start, end) is looked up */
+	uw_remember_range(st);
 	if (found)
 		uw_report_mapping(st, f, &key, PK_TABLE_NONE);
 	return 0;
@@ -877,6 +896,7 @@ static __always_inline void pk_note_mappings(__u32 kbase, __u32 n)
 		return;
 	st->kbase = kbase;
 	st->kind = UW_NONE;
+	st->nranges = 0;
 	bpf_loop(n, uw_note_step, NULL, 0);
 }
 
