@@ -310,13 +310,17 @@ static __always_inline int sample_now(void *ctx, const struct pt_regs *ctx_regs,
 	return 0;
 }
 
-static __always_inline int probe_hit(void *ctx, const struct pt_regs *ctx_regs, __u32 event)
+/* A hit of EVENT by the current task, sampled if it passes, weighing
+ * WEIGHT (0: the hits the sample stands for, N of one in N). */
+static __always_inline int on_hit(void *ctx, const struct pt_regs *ctx_regs, __u32 event,
+				  __u64 weight)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 
 	if (!hit(event, pid_tgid >> 32, (__u32)pid_tgid, bpf_get_smp_processor_id()))
 		return 0;
-	return sample_now(ctx, ctx_regs, event, sample_every[event & (PK_MAX_EVENTS - 1)]);
+	return sample_now(ctx, ctx_regs, event,
+			  weight ?: sample_every[event & (PK_MAX_EVENTS - 1)]);
 }
 
 /* Perf events: cpu-clock, cycles, page faults... The attach cookie is the
@@ -324,19 +328,15 @@ static __always_inline int probe_hit(void *ctx, const struct pt_regs *ctx_regs, 
 SEC("perf_event")
 int profile_sample(struct bpf_perf_event_data *ctx)
 {
-	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 event = bpf_get_attach_cookie(ctx);
-
-	if (!hit(event, pid_tgid >> 32, (__u32)pid_tgid, bpf_get_smp_processor_id()))
-		return 0;
-	return sample_now(ctx, (struct pt_regs *)&ctx->regs, event, ctx->sample_period);
+	return on_hit(ctx, (struct pt_regs *)&ctx->regs, bpf_get_attach_cookie(ctx),
+		      ctx->sample_period ?: 1);
 }
 
 /* tracepoint:CATEGORY:NAME, one program for all of them (cookie: event). */
 SEC("tracepoint")
 int pk_tracepoint(void *ctx)
 {
-	return probe_hit(ctx, NULL, bpf_get_attach_cookie(ctx));
+	return on_hit(ctx, NULL, bpf_get_attach_cookie(ctx), 0);
 }
 
 /* uprobe:PATH:SYMBOL and usdt:PATH:PROVIDER:NAME (a uprobe at the note's
@@ -344,14 +344,14 @@ int pk_tracepoint(void *ctx)
 SEC("uprobe")
 int pk_uprobe(struct pt_regs *ctx)
 {
-	return probe_hit(ctx, ctx, bpf_get_attach_cookie(ctx));
+	return on_hit(ctx, ctx, bpf_get_attach_cookie(ctx), 0);
 }
 
 /* kprobe:FUNC where fentry cannot be used. */
 SEC("kprobe")
 int pk_kprobe(struct pt_regs *ctx)
 {
-	return probe_hit(ctx, ctx, bpf_get_attach_cookie(ctx));
+	return on_hit(ctx, ctx, bpf_get_attach_cookie(ctx), 0);
 }
 
 /* kprobe:FUNC by fentry: the target is fixed at load time, so one program
@@ -360,7 +360,7 @@ int pk_kprobe(struct pt_regs *ctx)
 SEC("fentry")							\
 int pk_fentry##i(void *ctx)					\
 {								\
-	return probe_hit(ctx, NULL, fentry_event[i]);		\
+	return on_hit(ctx, NULL, fentry_event[i], 0);		\
 }
 PK_FENTRY_PROG(0)
 PK_FENTRY_PROG(1)
