@@ -114,8 +114,11 @@ static int resolve_one(struct pk_event *ev, const struct pk_load_opts *o, const 
 		if (ret)
 			return refuse(err, ev, why);
 		if (ev->kf.fentry) {
-			if (*fentry_slots == PK_FENTRY_PROGS)
-				return refuse(err, ev, "more kprobe events than the " "8 fentry programs");
+			if (*fentry_slots == PK_FENTRY_PROGS) {
+				snprintf(why, sizeof(why), "more kprobe events than the %d fentry programs",
+					 PK_FENTRY_PROGS);
+				return refuse(err, ev, why);
+			}
 			ev->fentry_slot = (*fentry_slots)++;
 			ev->desc.flags |= PK_EVF_FENTRY;
 		}
