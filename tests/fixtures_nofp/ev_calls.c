@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * No frame pointers, known numbers of known events, each in its own chain.
- * Usage: ev_calls [--wait] [--odirect DIR]
+ * Usage: ev_calls [--wait] [--odirect DIR] [--major FILE]
  *   main -> writer -> write():   EV_WRITES one-byte writes to /dev/null
  *   main -> caller -> hot_fn:    EV_CALLS calls (uprobe)
  *   main -> ticker:              EV_TICKS hits of USDT probe probekit:tick,
@@ -11,6 +11,9 @@
  *                                huge pages), one page fault each
  *   main -> direct_writer:       with --odirect, EV_DIRECT 4 KiB O_DIRECT
  *                                writes (and fdatasync) to a file in DIR
+ *   main -> major_reader:        with --major FILE, one read of each page of
+ *                                FILE mapped after dropping it from the page
+ *                                cache, without read-ahead: a major fault each
  * With --wait it reads one byte from stdin first, so that a test can attach
  * to its pid (-p) before anything is counted. It writes nothing else.
  */
@@ -99,16 +102,35 @@ NOFP_FN void direct_writer(const char *dir)
 	free(buf);
 }
 
+NOFP_FN void major_reader(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	off_t len = fd < 0 ? -1 : lseek(fd, 0, SEEK_END);
+	volatile const char *p;
+
+	if (len <= 0 || posix_fadvise(fd, 0, 0, POSIX_FADV_DONTNEED))
+		exit(4);
+	p = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (p == MAP_FAILED || madvise((void *)p, len, MADV_RANDOM))
+		exit(4);
+	for (off_t i = 0; i < len; i += 4096)
+		nofp_sink += p[i];
+	munmap((void *)p, len);
+	close(fd);
+}
+
 int main(int argc, char **argv)
 {
-	const char *odirect = NULL;
+	const char *odirect = NULL, *major = NULL;
 	char c;
 
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--wait") && read(0, &c, 1) != 1)
 			return 1;
-		if (!strcmp(argv[i], "--odirect") && i + 1 < argc)
+		else if (!strcmp(argv[i], "--odirect") && i + 1 < argc)
 			odirect = argv[++i];
+		else if (!strcmp(argv[i], "--major") && i + 1 < argc)
+			major = argv[++i];
 	}
 	writer();
 	NOFP_AFTER_CALL();
@@ -120,6 +142,9 @@ int main(int argc, char **argv)
 	NOFP_AFTER_CALL();
 	if (odirect)
 		direct_writer(odirect);
+	NOFP_AFTER_CALL();
+	if (major)
+		major_reader(major);
 	NOFP_AFTER_CALL();
 	return 0;
 }
