@@ -91,9 +91,11 @@ static __always_inline void count_add(__u32 idx, __u64 n)
 {
 	__u64 *c = bpf_map_lookup_elem(&counters, &idx);
 
-	/* Per-CPU slot, and perf_event programs do not nest on one CPU. */
+	/* Atomic although per CPU: since programs other than perf_event's run
+	 * here, one of ours can interrupt another on its CPU (a cpu-clock
+	 * sample inside a uprobe's program), and both count. */
 	if (c)
-		*c += n;
+		__sync_fetch_and_add(c, n);
 }
 
 static __always_inline void count(__u32 idx)

@@ -138,14 +138,11 @@ static int add_event(struct pk_load_opts *o, const char *arg, char err[PK_ERR_LE
 	if (!e)
 		return pk_err(err, -ENOMEM, "out of memory");
 	o->events = e;
+	/* an event given twice is pk_events_resolve's to refuse: only it knows
+	 * when two spellings (two paths to one file) name one event */
 	ret = pk_event_spec_parse(arg, &o->events[o->nevents], err);
 	if (ret)
 		return ret;
-	for (size_t i = 0; i < o->nevents; i++)
-		if (o->events[i].kind == PK_EVK_OFFCPU && o->events[o->nevents].kind == PK_EVK_OFFCPU) {
-			pk_event_spec_free(&o->events[o->nevents]);
-			return pk_err(err, -EINVAL, "-e off-cpu: given twice");
-		}
 	o->nevents++;
 	return 0;
 }

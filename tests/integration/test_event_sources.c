@@ -703,6 +703,8 @@ START_TEST(test_refusals)
 		{ "usdt:/bin/true:a:b", "probe-load: usdt:/usr/bin/true:a:b: no USDT note a:b in /usr/bin/true (it has no .note.stapsdt section)" },
 		{ "bogus", "probe-load: -e bogus: not an event (" },
 		{ "kprobe:", "probe-load: -e kprobe:: not of the form kprobe:FUNC" },
+		/* the loop's other -e is off-cpu */
+		{ "off-cpu", "probe-load: off-cpu: given twice" },
 	};
 	int links = pk_e2e_perf_links(), fd = mkstemp(marker);
 
@@ -753,6 +755,25 @@ START_TEST(test_refusals)
 		assert_unpinned();
 		ck_assert_int_eq(pk_e2e_perf_links(), links);
 		ck_assert_msg(access(marker, F_OK) != 0, "-e %s: the command ran", event);
+		free(err);
+	}
+
+	/* one uprobe through two spellings of its file's path is one event */
+	{
+		char once[4200], twice[4200], want[9000], real[4096];
+		char *argv[] = { loader, "--pin-dir", (char *)pk_e2e_pin_dir(), "-e", once,
+				 "-e", twice, NULL };
+		char *err = NULL;
+		int st;
+
+		ck_assert_ptr_nonnull(realpath(path, real));
+		snprintf(once, sizeof(once), "uprobe:%s:hot_fn", path);
+		snprintf(twice, sizeof(twice), "uprobe:/.%s:hot_fn", path);
+		snprintf(want, sizeof(want), "probe-load: uprobe:%s:hot_fn: given twice\n", real);
+		st = pk_test_run(argv, NULL, &err);
+		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 2, "exit %d", WEXITSTATUS(st));
+		ck_assert_str_eq(err, want);
+		assert_unpinned();
 		free(err);
 	}
 

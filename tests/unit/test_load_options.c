@@ -407,8 +407,6 @@ START_TEST(test_event_options)
 	ck_assert_uint_eq(o.min_block_us, PK_MIN_BLOCK_US_DEFAULT);
 	ck_assert_uint_eq(o.sample_every, 0);
 
-	ck_assert_int_eq(PARSE("-e", "off-cpu", "-e", "off-cpu"), -EINVAL);
-	ck_assert_str_eq(err, "-e off-cpu: given twice");
 	ck_assert_int_eq(PARSE("--min-block", "5"), -EINVAL);
 	ck_assert_str_eq(err, "--min-block is for -e off-cpu");
 	ck_assert_int_eq(PARSE("-e", "cpu-clock", "-c", "3"), -EINVAL);

@@ -117,6 +117,22 @@ START_TEST(test_oracle_libstdcxx)
 }
 END_TEST
 
+/* The size of this process's vDSO mapping. */
+static __u64 own_vdso_size(void)
+{
+	char *maps = pk_test_read_file("/proc/self/maps", NULL), *line;
+	unsigned long long lo = 0, hi = 0;
+
+	ck_assert_ptr_nonnull(maps);
+	line = strstr(maps, "[vdso]");
+	ck_assert_ptr_nonnull(line);
+	while (line > maps && line[-1] != '\n')
+		line--;
+	ck_assert_int_eq(sscanf(line, "%llx-%llx", &lo, &hi), 2);
+	free(maps);
+	return hi - lo;
+}
+
 START_TEST(test_unsymbolized_formats)
 {
 	const char *path = pk_fx_build("c_pie", pk_fx_c_src, false, "-pie");
@@ -124,7 +140,7 @@ START_TEST(test_unsymbolized_formats)
 	char *strip_argv[] = { "strip", "-o", stripped, (char *)path, NULL };
 	struct pk_symbolizer *sym;
 	struct stat st;
-	__u64 bias;
+	__u64 bias, vdso_size;
 
 	/* Stripped: no symbol for main; named by file and ELF address. */
 	snprintf(stripped, sizeof(stripped), "%s/stripped prog", pk_fx_dir());
@@ -139,6 +155,11 @@ START_TEST(test_unsymbolized_formats)
 		 "7f0000020000-7f0000021000 rwxp 00000000 00:00 0 [heap]\n",
 		 major(st.st_dev), minor(st.st_dev), (unsigned long long)st.st_ino, deleted);
 	strcat(maps, line);
+	/* The vDSO, read from our own: its ELF header is nobody's function. */
+	vdso_size = own_vdso_size();
+	snprintf(line, sizeof(line), "7f0000030000-%llx r-xp 00000000 00:00 0 [vdso]\n",
+		 0x7f0000030000ULL + vdso_size);
+	strcat(maps, line);
 	pk_fx_set_maps(PK_FX_PID, maps);
 
 	sym = new_symbolizer(NULL);
@@ -147,6 +168,7 @@ START_TEST(test_unsymbolized_formats)
 	ck_assert_str_eq(pk_symbolizer_user(sym, PK_FX_PID, 0x7f0000000123), "[gone.so+0x3123]");
 	ck_assert_str_eq(pk_symbolizer_user(sym, PK_FX_PID, 0x7f0000010040), "[anon]");
 	ck_assert_str_eq(pk_symbolizer_user(sym, PK_FX_PID, 0x7f0000020040), "[heap]");
+	ck_assert_str_eq(pk_symbolizer_user(sym, PK_FX_PID, 0x7f0000030010), "[vdso+0x10]");
 	ck_assert_str_eq(pk_symbolizer_user(sym, PK_FX_PID, 0x1000), "[unknown]");
 	/* A process that exited before its maps were read. */
 	ck_assert_str_eq(pk_symbolizer_user(sym, PK_FX_PID + 1, bias + 0x1010), "[unknown]");

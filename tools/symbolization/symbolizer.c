@@ -89,6 +89,21 @@ static const char *base_name(const char *path)
 	return s ? s + 1 : path;
 }
 
+/* What an unnamed address's file is called: its base name, a pseudo-file
+ * ("[vdso]") without its brackets, so that it reads [vdso+0x79d]. */
+static const char *file_label(const char *path, int *len)
+{
+	const char *base = base_name(path);
+	size_t n = strlen(base);
+
+	if (n > 2 && base[0] == '[' && base[n - 1] == ']') {
+		*len = (int)n - 2;
+		return base + 1;
+	}
+	*len = (int)n;
+	return base;
+}
+
 /* --- locations ------------------------------------------------------------- */
 
 static struct pk_map *new_map(struct pk_symbolizer *sym, __u64 start, __u64 end, __u64 pgoff,
@@ -143,7 +158,7 @@ static struct pk_loc *file_loc(struct pk_symbolizer *sym, struct pk_symfile *fil
 			       const struct pk_map *map, __u64 addr, __u64 lookup, bool check_size)
 {
 	struct pk_srcline_frame inl[MAX_INLINE];
-	const char *name = NULL, *base = base_name(map->module->path);
+	const char *name = NULL;
 	__u64 off = lookup - map->start + map->pgoff, vaddr = ~0ULL, start = 0;
 	struct pk_frame *frames;
 	struct pk_loc *loc;
@@ -162,9 +177,13 @@ static struct pk_loc *file_loc(struct pk_symbolizer *sym, struct pk_symfile *fil
 	}
 	/* Unnamed: the ELF address when the file could be read, else the
 	 * file offset. */
-	if (!name)
-		name = pk_strpool_printf(&sym->pool, "[%s+0x%llx]", base,
+	if (!name) {
+		int len;
+		const char *label = file_label(map->module->path, &len);
+
+		name = pk_strpool_printf(&sym->pool, "[%.*s+0x%llx]", len, label,
 					 (unsigned long long)(vaddr != ~0ULL ? vaddr : off));
+	}
 	/* DWARF's last frame is the function itself: its name comes from the
 	 * symbol table (the linkage name, as perf shows it), its line from
 	 * DWARF. Without a symbol, DWARF's name is better than none. */
