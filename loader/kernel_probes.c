@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "kallsyms.h"
 #include "kernel_probes.h"
 #include "suggest.h"
 
@@ -23,49 +24,51 @@ static bool is_clone_of(const char *sym, size_t len, const char *func, size_t fl
 	return len > flen && !memcmp(sym, func, flen) && sym[flen] == '.';
 }
 
+/* One name of the kernel's functions, looked at by find_ksym. */
+static void consider(const char *name, size_t len, const char *func, bool *exact,
+		     char clone[128], struct pk_suggest *sug)
+{
+	size_t flen = strlen(func);
+
+	if (len == flen && !memcmp(name, func, flen))
+		*exact = true;
+	else if (!clone[0] && is_clone_of(name, len, func, flen) && len < 128)
+		memcpy(clone, name, len), clone[len] = '\0';
+	else
+		pk_suggest_offer(sug, name, len);
+}
+
 /*
  * Find FUNC among the kernel's text symbols: available_filter_functions
  * (what ftrace, hence fentry and kprobes, can attach to) where it can be
- * read, else /proc/kallsyms. *exact: FUNC itself is there; CLONE: the first
- * compiler clone of it. Every name goes to SUG.
+ * read, else kallsyms' text symbols. *exact: FUNC itself is there; CLONE:
+ * the first compiler clone of it. Every name goes to SUG.
  */
 static int find_ksym(const char *func, bool *exact, char clone[128], struct pk_suggest *sug)
 {
-	size_t flen = strlen(func);
-	char line[512];
-	bool filter = true;
 	FILE *f = fopen(TRACEFS "/available_filter_functions", "re");
+	struct pk_symtab *tab;
+	char line[512];
 
-	if (!f) {
-		filter = false;
-		f = fopen("/proc/kallsyms", "re");
-	}
-	if (!f)
-		return -errno;
 	*exact = false;
 	clone[0] = '\0';
-	while (fgets(line, sizeof(line), f)) {
-		char *name = line, *end;
-		size_t len;
-
-		if (!filter) {
-			/* "ADDR T NAME\t[module]" */
-			char *t = strchr(line, ' ');
-
-			if (!t || (t[1] != 't' && t[1] != 'T') || t[2] != ' ')
-				continue;
-			name = t + 3;
-		}
-		end = name + strcspn(name, " \t\n");
-		len = end - name;
-		if (len == flen && !memcmp(name, func, flen))
-			*exact = true;
-		else if (!clone[0] && is_clone_of(name, len, func, flen) && len < 128)
-			memcpy(clone, name, len), clone[len] = '\0';
-		else
-			pk_suggest_offer(sug, name, len);
+	if (f) {
+		/* "NAME" or "NAME [module]" */
+		while (fgets(line, sizeof(line), f))
+			consider(line, strcspn(line, " \t\n"), func, exact, clone, sug);
+		fclose(f);
+		return 0;
 	}
-	fclose(f);
+	tab = pk_kallsyms_load(NULL);
+	if (!tab)
+		return -errno;
+	for (size_t i = 0; i < pk_symtab_count(tab); i++) {
+		const char *name = pk_symtab_sym(tab, i)->name;
+
+		if (name[0])	/* "": a data symbol, kept as a marker */
+			consider(name, strlen(name), func, exact, clone, sug);
+	}
+	pk_symtab_free(tab);
 	return 0;
 }
 
@@ -148,29 +151,14 @@ int pk_kfunc_resolve(const char *func, struct pk_kfunc *kf, char err[PK_ERR_LEN]
 
 int pk_ksym_range(const char *name, __u64 *lo, __u64 *hi)
 {
-	FILE *f = fopen("/proc/kallsyms", "re");
-	unsigned long long addr;
-	char line[512], sym[256];
-	bool found = false;
+	struct pk_symtab *tab = pk_kallsyms_load(NULL);
+	int ret;
 
-	if (!f)
+	if (!tab)
 		return -errno;
-	/* the kernel's own symbols are listed in address order */
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %*c %255s", &addr, sym) != 2)
-			continue;
-		if (found && addr > *lo) {
-			*hi = addr;
-			break;
-		}
-		if (!found && !strcmp(sym, name)) {
-			found = true;
-			*lo = addr;
-			*hi = addr + 1;
-		}
-	}
-	fclose(f);
-	return found && *lo ? 0 : -ENOENT;
+	ret = pk_kallsyms_range(tab, name, lo, hi);
+	pk_symtab_free(tab);
+	return ret;
 }
 
 int pk_tracefs_events(const char **dir, char err[PK_ERR_LEN])

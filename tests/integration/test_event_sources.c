@@ -152,6 +152,8 @@ START_TEST(test_offcpu_sleep)
 	s = sum_chain(&f, ";main;wait_here;", kframes);
 	if (s.chain < 1900000 || s.chain > 2100000 || s.broken)
 		show(&f, NULL);
+	fprintf(stderr, "off-cpu sleep %s: %.3f s blocked in main;wait_here (want 2.0 +-5%%)\n",
+		variants[_i], s.chain / 1e6);
 	ck_assert_msg(s.chain >= 1900000 && s.chain <= 2100000,
 		      "%s: %llu us blocked in main;wait_here, want 2000000 +-5%%", variants[_i],
 		      s.chain);
@@ -191,6 +193,8 @@ START_TEST(test_offcpu_pipe_futex)
 		s = sum_chain(&f, cases[c].chain, kframes);
 		if (s.chain < 250000 || s.broken)
 			show(&f, NULL);
+		fprintf(stderr, "off-cpu %s %s: %.3f s blocked in %s under %s (want 0.3)\n",
+			cases[c].mode, variants[_i], s.chain / 1e6, cases[c].chain, cases[c].kframe);
 		ck_assert_msg(s.chain >= 250000 && s.chain <= 1000000,
 			      "%s %s: %llu us blocked in %s, want 300 ms", variants[_i],
 			      cases[c].mode, s.chain, cases[c].chain);
@@ -221,6 +225,8 @@ START_TEST(test_offcpu_io)
 	s = sum_chain(&f, "_[k];iomap_dio_rw_[k];", kframes);
 	if (!s.chain || s.broken)
 		show(&f, "direct_writer");
+	fprintf(stderr, "off-cpu O_DIRECT %s: %.3f ms blocked under iomap_dio_rw\n",
+		variants[_i], s.chain / 1e3);
 	ck_assert_msg(s.chain > 0, "%s: no block in iomap_dio_rw", variants[_i]);
 	ck_assert_uint_eq(s.broken, 0);
 	for (size_t i = 0; i < f.n; i++)
@@ -305,6 +311,8 @@ START_TEST(test_tracepoint_write)
 	struct sum s = count_with_pid("tracepoint:syscalls:sys_enter_write", _i, ";main;writer;",
 				      kframes);
 
+	fprintf(stderr, "tracepoint:syscalls:sys_enter_write %s: %llu in main;writer, %llu "
+		"elsewhere (want %d, 0)\n", variants[_i], s.chain, s.other, EV_WRITES);
 	ck_assert_msg(s.chain == EV_WRITES && s.other == 0,
 		      "%s: %llu writes in main;writer (and %llu elsewhere), want %d",
 		      variants[_i], s.chain, s.other, EV_WRITES);
@@ -439,6 +447,8 @@ static void check_event_file(const char *dir, const char *event, const char *cha
 		*c = *c == '/' ? '_' : *c;
 	read_folded_file(file, &f);
 	s = sum_chain(&f, chain, none);
+	fprintf(stderr, "%s %s: %llu hits in %s, %llu elsewhere (want %llu, 0)\n", event,
+		variants[variant], s.chain, chain, s.other, want);
 	if (s.chain != want || s.other)
 		show(&f, NULL);
 	ck_assert_msg(s.chain == want && s.other == 0,
@@ -494,6 +504,8 @@ START_TEST(test_uprobe_usdt)
 		read_folded(read1, &f, &err);
 	}
 	s = sum_chain(&f, ";main;caller;hot_fn", none);
+	fprintf(stderr, "-c 7 %s: %llu samples of hot_fn (want %d)\n", variants[_i], s.chain,
+		EV_CALLS / 7);
 	ck_assert_msg(s.chain == EV_CALLS / 7, "%s -c 7: %llu samples, want %d", variants[_i],
 		      s.chain, EV_CALLS / 7);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
@@ -521,6 +533,8 @@ START_TEST(test_page_faults)
 	ck_assert_int_eq(pk_e2e_load(load), 0);
 	read_folded(read, &f, &err);
 	s = sum_chain(&f, ";main;toucher", none);
+	fprintf(stderr, "page-faults %s: %llu in main;toucher (want %d, +1%%)\n", variants[_i],
+		s.chain, EV_PAGES);
 	ck_assert_msg(s.chain >= EV_PAGES && s.chain <= EV_PAGES + EV_PAGES / 100,
 		      "%s: %llu faults in main;toucher, want %d (+1%%)", variants[_i], s.chain,
 		      EV_PAGES);
@@ -568,6 +582,8 @@ START_TEST(test_major_faults)
 	read_folded(read, &f, &err);
 	unlink(file);
 	s = sum_chain(&f, ";main;major_reader", none);
+	fprintf(stderr, "major-faults %s: %llu in main;major_reader (want %d, -5%%)\n",
+		variants[_i], s.chain, EV_MAJOR_PAGES);
 	if (s.chain < EV_MAJOR_PAGES * 95 / 100 || s.chain > EV_MAJOR_PAGES)
 		show(&f, NULL);
 	ck_assert_msg(s.chain >= EV_MAJOR_PAGES * 95 / 100 && s.chain <= EV_MAJOR_PAGES,
@@ -601,6 +617,8 @@ START_TEST(test_block_rq_issue)
 	ck_assert_int_eq(pk_e2e_load(load), 0);
 	read_folded(read, &f, &err);
 	s = sum_chain(&f, ";main;direct_writer;", kframes);
+	fprintf(stderr, "block:block_rq_issue %s: %llu requests under main;direct_writer "
+		"(want >= %d)\n", variants[_i], s.chain, EV_DIRECT);
 	if (s.chain < EV_DIRECT || s.broken)
 		show(&f, NULL);
 	ck_assert_msg(s.chain >= EV_DIRECT, "%s: %llu block requests under main;direct_writer, want >= %d",
@@ -670,6 +688,9 @@ START_TEST(test_two_events_pprof)
 	free(type);
 	cpu_wait = traces_sum(file, "samples", "wait_here", &type);
 	free(type);
+	fprintf(stderr, "-e cpu-clock -e off-cpu, go tool pprof: off-cpu %.3f s in wait_here, %lld "
+		"in spin; samples %lld in spin, %lld in wait_here\n", blocked / 1e9, blocked_spin,
+		cpu, cpu_wait);
 	ck_assert_msg(blocked >= 1900000000LL && blocked <= 2100000000LL,
 		      "off-cpu: %lld ns in wait_here, want 2.0 s +-5%%", blocked);
 	ck_assert_int_eq(blocked_spin, 0);

@@ -68,6 +68,32 @@ START_TEST(test_lookup)
 }
 END_TEST
 
+/* A function's range runs to the next symbol at a higher address: an alias
+ * at its own address does not end it, a data symbol does. */
+START_TEST(test_range)
+{
+	struct pk_symtab *tab = parse(KALLSYMS);
+	__u64 lo = 0, hi = 0;
+
+	ck_assert_ptr_nonnull(tab);
+	ck_assert_int_eq(pk_kallsyms_range(tab, "local_helper", &lo, &hi), 0);
+	ck_assert_uint_eq(lo, 0xffffffff81000100);
+	ck_assert_uint_eq(hi, 0xffffffff81000200);
+	ck_assert_int_eq(pk_kallsyms_range(tab, "_stext", &lo, &hi), 0);
+	ck_assert_uint_eq(lo, 0xffffffff81000000);
+	ck_assert_uint_eq(hi, 0xffffffff81000100);
+	ck_assert_int_eq(pk_kallsyms_range(tab, "_etext", &lo, &hi), 0);
+	ck_assert_uint_eq(hi, 0xffffffff82000000);
+	ck_assert_int_eq(pk_kallsyms_range(tab, "other_mod_fn", &lo, &hi), 0);
+	ck_assert_uint_eq(lo, 0xffffffffc0a01080);
+	ck_assert_uint_eq(hi, 0xffffffffc0a02000);
+	ck_assert_int_eq(pk_kallsyms_range(tab, "no_such_fn", &lo, &hi), -ENOENT);
+	/* data symbols are markers without their names: not functions */
+	ck_assert_int_eq(pk_kallsyms_range(tab, "some_data", &lo, &hi), -ENOENT);
+	pk_symtab_free(tab);
+}
+END_TEST
+
 /* kptr_restrict: every address reads as 0; nothing can be named. */
 START_TEST(test_hidden_addresses)
 {
@@ -318,6 +344,7 @@ Suite *suite_kallsyms(void)
 	TCase *tc = tcase_create("parse");
 
 	tcase_add_test(tc, test_lookup);
+	tcase_add_test(tc, test_range);
 	tcase_add_test(tc, test_hidden_addresses);
 	tcase_add_test(tc, test_malformed);
 	tcase_add_test(tc, test_modules_and_bpf);

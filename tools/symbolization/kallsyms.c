@@ -155,3 +155,24 @@ const char *pk_kallsyms_lookup(const struct pk_symtab *tab, __u64 addr, const ch
 		*module = pk_symtab_module(tab, s);
 	return s ? s->name : NULL;
 }
+
+int pk_kallsyms_range(const struct pk_symtab *tab, const char *name, __u64 *lo, __u64 *hi)
+{
+	size_t n = pk_symtab_count(tab);
+
+	for (size_t i = 0; i < n; i++) {
+		const struct pk_sym *s = pk_symtab_sym(tab, i);
+
+		if (strcmp(s->name, name))
+			continue;
+		*lo = s->addr;
+		*hi = s->addr + 1;	/* the last symbol: its first byte at least */
+		for (size_t j = i + 1; j < n; j++)
+			if (pk_symtab_sym(tab, j)->addr > s->addr) {
+				*hi = pk_symtab_sym(tab, j)->addr;
+				break;
+			}
+		return 0;
+	}
+	return -ENOENT;
+}

@@ -32,4 +32,9 @@ struct pk_symtab *pk_kallsyms_load(const char *path);
  * covers ADDR. Both strings are owned by TAB. */
 const char *pk_kallsyms_lookup(const struct pk_symtab *tab, __u64 addr, const char **module);
 
+/* The range [*lo, *hi) of the text symbol NAME: its address to the next
+ * symbol's at a higher address. -ENOENT when TAB has no such symbol. A
+ * scan of the table: for a few names at start-up, not per address. */
+int pk_kallsyms_range(const struct pk_symtab *tab, const char *name, __u64 *lo, __u64 *hi);
+
 #endif
