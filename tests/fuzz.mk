@@ -20,7 +20,7 @@ FUZZ_LIBS    := $(shell $(PKG_CONFIG) --libs libelf libdw 2>/dev/null) -lz -libe
 FUZZ_TOOL_SRCS := tools/symbolization/demangle.c tools/util/strbuf.c \
 	tools/reading/record.c tools/symbolization/proc_maps.c \
 	tools/symbolization/kallsyms.c tools/symbolization/symtab.c tools/util/strpool.c \
-	tools/symbolization/perf_map.c
+	tools/symbolization/perf_map.c tools/symbolization/plt.c
 # probe-load's parsers of the files it probes (uprobe symbols, USDT notes)
 FUZZ_LOADER_SRCS := loader/elf_probe_sites.c loader/suggest.c tools/shared/errmsg.c
 

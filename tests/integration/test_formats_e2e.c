@@ -56,8 +56,9 @@ static void fold_free(struct fold *f)
 }
 
 /* IN with every frame folded names by its address, "[FILE+0xOFF]" (no
- * symbol holds it: a PLT stub), as perf text names it: "[unknown]", perf
- * script's word, which is all its readers get. */
+ * symbol holds it: a resolver's PLT entry, code of a stripped file), as
+ * perf text names it: "[unknown]", perf script's word, which is all its
+ * readers get. */
 static void fold_as_perf_text(const struct fold *in, struct fold *out)
 {
 	for (size_t i = 0; i < in->n; i++) {

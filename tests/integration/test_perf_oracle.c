@@ -202,8 +202,10 @@ static void names_free(struct names *n)
  * differently for the same code is changed:
  * - "[...]": no symbol. probekit prints [FILE+0xADDR] (or [vdso+0x..],
  *   [anon], [unknown] without a mapping), perf "[unknown]": "[unknown]".
- * - "NAME@plt": perf makes up symbols for PLT stubs from the relocations,
- *   where probekit has none and prints [FILE+0xADDR]: "[unknown]".
+ * - "NAME@plt": both name PLT stubs, but Debian 12's perf (6.1) pairs .plt
+ *   stubs with .rela.plt in order, which glibc's are not in (IRELATIVE
+ *   relocations last, their stubs first), and names no .plt.got stub:
+ *   "[unknown]". test_plt.c holds probekit's names to objdump's.
  * - aliases: one address, several symbols (read/__read, random/__random,
  *   __memcpy_/__memmove_avx512_unaligned_erms); the tools pick by different
  *   rules: the canonical alias (tests/sym_aliases.h).

@@ -177,12 +177,13 @@ START_TEST(test_unsymbolized_formats)
 END_TEST
 
 /* An unsized symbol (_init) ends with its section: the PLT that follows
- * .init is nobody's function. */
+ * .init is not _init's, and its resolver's entry is nobody's. */
 START_TEST(test_unsized_symbol_ends_with_section)
 {
 	const char *path = pk_fx_build("c_pie", pk_fx_c_src, false, "-pie");
 	char maps[4096] = "", want[64], *out = NULL, *line, *save;
 	char *argv[] = { "objdump", "-h", (char *)path, NULL };
+	const char *stub;
 	unsigned long long plt = 0, init = 0;
 	struct pk_symbolizer *sym;
 	__u64 bias;
@@ -207,6 +208,10 @@ START_TEST(test_unsized_symbol_ends_with_section)
 	ck_assert_str_eq(pk_symbolizer_user(sym, PK_FX_PID, bias + init), "_init");
 	snprintf(want, sizeof(want), "[c_pie+0x%llx]", plt);
 	ck_assert_str_eq(pk_symbolizer_user(sym, PK_FX_PID, bias + plt), want);
+	/* the stubs after the resolver's entry are named (test_plt.c) */
+	stub = pk_symbolizer_user(sym, PK_FX_PID, bias + plt + 16);
+	ck_assert_msg(strlen(stub) > 4 && !strcmp(stub + strlen(stub) - 4, "@plt"),
+		      "the first PLT stub is called %s", stub);
 	pk_symbolizer_free(sym);
 }
 END_TEST

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "demangle.h"
+#include "plt.h"
 #include "strpool.h"
 #include "symfile.h"
 #include "symtab.h"
@@ -161,6 +162,71 @@ static bool is_code_label(Elf *elf, GElf_Word shndx, const char *name)
 	       (sh->sh_flags & SHF_EXECINSTR);
 }
 
+/* An ifunc symbol: an IRELATIVE PLT slot is named by the one at its
+ * resolver's address. */
+struct ifunc {
+	__u64 addr;
+	const char *name;
+	int rank;
+};
+
+static int cmp_ifunc(const void *a, const void *b)
+{
+	const struct ifunc *x = a, *y = b;
+
+	if (x->addr != y->addr)
+		return x->addr < y->addr ? -1 : 1;
+	if (x->rank != y->rank)
+		return y->rank - x->rank;	/* the best-ranked name first */
+	return strcmp(x->name, y->name);
+}
+
+struct plt_ctx {
+	struct pk_symtab *syms;
+	const struct ifunc *ifuncs;
+	size_t nifuncs;
+};
+
+/* FUNC@plt, FUNC demangled (std::ostream::put(char)@plt, as perf shows). */
+static int add_plt(void *arg, __u64 addr, __u64 size, const char *sym, __u64 ifunc)
+{
+	struct plt_ctx *c = arg;
+	char buf[64], *name, *demangled = NULL;
+	int err;
+
+	if (!sym) {
+		size_t lo = 0, hi = c->nifuncs;
+
+		while (lo < hi) {	/* the first at or past IFUNC */
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (c->ifuncs[mid].addr < ifunc)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		sym = lo < c->nifuncs && c->ifuncs[lo].addr == ifunc ? c->ifuncs[lo].name : NULL;
+	}
+	if (!sym) {
+		/* a resolver nobody named: objdump's name for it */
+		snprintf(buf, sizeof(buf), "*ABS*+0x%llx", (unsigned long long)ifunc);
+		sym = buf;
+	} else {
+		demangled = pk_demangle(sym);
+	}
+	/* a debug file's .symtab spells versions (memcpy@@GLIBC_2.14); the
+	 * dynamic symbols a stub is named by do not */
+	if (asprintf(&name, "%.*s@plt", (int)strcspn(demangled ? demangled : sym, "@"),
+		     demangled ? demangled : sym) < 0)
+		name = NULL;
+	free(demangled);
+	if (!name)
+		return -ENOMEM;
+	err = pk_symtab_add(c->syms, addr, size, name, PK_SYM_LOCAL);
+	free(name);
+	return err;
+}
+
 /* The function symbols, once, into a sorted table: libdwfl picks the best
  * table (.symtab, a separate debug file's, .dynsym plus MiniDebugInfo),
  * and dwfl_module_addrsym would scan it per address. */
@@ -168,11 +234,14 @@ static int load_symbols(struct symdata *d)
 {
 	int n = dwfl_module_getsymtab(d->dm), err = 0;
 	struct range *funcs = calloc(n > 0 ? n : 1, sizeof(*funcs));
-	size_t nfuncs = 0;
+	struct ifunc *ifuncs = calloc(n > 0 ? n : 1, sizeof(*ifuncs));
+	size_t nfuncs = 0, nifuncs = 0;
+	GElf_Addr main_bias;
 
 	d->syms = pk_symtab_new();
-	if (!d->syms || !funcs) {
+	if (!d->syms || !funcs || !ifuncs) {
 		free(funcs);
+		free(ifuncs);
 		return -ENOMEM;
 	}
 	/* Two passes: functions first, then the labels outside them. */
@@ -198,6 +267,9 @@ static int load_symbols(struct symdata *d)
 				size = unsized_extent(elf, shndx, sym.st_value);
 			if (pass == 0 && sym.st_size)
 				funcs[nfuncs++] = (struct range){ addr, addr + sym.st_size };
+			if (pass == 0 && type == STT_GNU_IFUNC)
+				ifuncs[nifuncs++] = (struct ifunc){
+					addr, name, rank_of(GELF_ST_BIND(sym.st_info)) };
 			err = pk_symtab_add(d->syms, addr, size, name,
 					    pass ? PK_SYM_LOCAL : rank_of(GELF_ST_BIND(sym.st_info)));
 		}
@@ -205,6 +277,14 @@ static int load_symbols(struct symdata *d)
 			qsort(funcs, nfuncs, sizeof(*funcs), cmp_range);
 	}
 	free(funcs);
+	/* PLT stubs are in the file itself, not in a separate debug file */
+	if (!err) {
+		struct plt_ctx plt = { d->syms, ifuncs, nifuncs };
+
+		qsort(ifuncs, nifuncs, sizeof(*ifuncs), cmp_ifunc);
+		err = pk_plt_for_each(dwfl_module_getelf(d->dm, &main_bias), add_plt, &plt);
+	}
+	free(ifuncs);
 	if (err)
 		return err;
 	d->names = calloc(pk_symtab_count(d->syms) + 1, sizeof(*d->names));
