@@ -13,7 +13,7 @@ FUZZ_CC      ?= clang
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 FUZZ_CFLAGS  := -g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Wno-unused-parameter \
-	-Ieh_frame $(addprefix -I,$(TOOL_DIRS)) -Iloader -Ibpf -Itests/fuzz $(FUZZ_SAN) \
+	-Ieh_frame $(addprefix -I,$(TOOL_DIRS)) -Iloader -Iloader/events -Ibpf -Itests/fuzz $(FUZZ_SAN) \
 	$(shell $(PKG_CONFIG) --cflags libelf libdw 2>/dev/null)
 FUZZ_LIBS    := $(shell $(PKG_CONFIG) --libs libelf libdw 2>/dev/null) -lz -liberty
 # probe-read's parsers, with what they need of tools/
@@ -22,7 +22,8 @@ FUZZ_TOOL_SRCS := tools/symbolization/demangle.c tools/util/strbuf.c \
 	tools/symbolization/kallsyms.c tools/symbolization/symtab.c tools/util/strpool.c \
 	tools/symbolization/perf_map.c tools/symbolization/plt.c
 # probe-load's parsers of the files it probes (uprobe symbols, USDT notes)
-FUZZ_LOADER_SRCS := loader/elf_probe_sites.c loader/suggest.c tools/shared/errmsg.c
+FUZZ_LOADER_SRCS := loader/events/elf_probe_sites.c loader/events/suggest.c \
+	tools/shared/errmsg.c
 
 FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,$(FUZZ_DIR)/fuzz_%,\
 	$(wildcard tests/fuzz/fuzz_*.c))

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * What -e names, parsed (syntax only: whether the function, tracepoint,
- * file or PMU exists is event_resolve.c's question).
+ * file or PMU exists is events.c's question).
  *
  *   cpu-clock | cycles | instructions | cache-misses | page-faults |
  *   major-faults | off-cpu | kprobe:FUNC | tracepoint:CATEGORY:NAME |
