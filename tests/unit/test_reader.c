@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "elf_fixture.h"
+#include "folded.h"
 #include "probekit.h"
 #include "reader.h"
 #include "summary.h"
@@ -70,15 +71,25 @@ static struct pk_reader *new_reader(void)
 	return new_reader_with(NULL, NULL);
 }
 
-static char *output(struct pk_reader *r)
+/* P folded, as a string. */
+static char *folded(const struct pk_profile *p)
 {
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
 
-	ck_assert_int_eq(pk_reader_write(r, f), 0);
+	ck_assert_int_eq(pk_folded_write(f, p), 0);
 	fclose(f);
 	return buf;
+}
+
+/* Everything R handled, folded. */
+static char *output(struct pk_reader *r)
+{
+	struct pk_profile p = { 0 };
+
+	pk_reader_take(r, 0, 0, &p);
+	return folded(&p);
 }
 
 /* The interrupted address is looked up as is, every return address minus
@@ -114,6 +125,115 @@ START_TEST(test_return_addresses)
 	}
 	out = output(r);
 	ck_assert_str_eq(out, "prog;main;tail_caller;die;k_outer_[k];k_leaf_[k] 2\n");
+	free(out);
+	pk_reader_free(r);
+}
+END_TEST
+
+/* Every stack, location and mapping P reaches has an id below P's counts,
+ * and no two have one id. */
+static void assert_dense_ids(const struct pk_profile *p)
+{
+	const void *stacks[64] = { 0 }, *locs[64] = { 0 }, *maps[64] = { 0 };
+
+	ck_assert_uint_le(p->nstacks, 64);
+	ck_assert_uint_le(p->nlocs, 64);
+	ck_assert_uint_le(p->nmaps, 64);
+	for (size_t i = 0; i < p->nsamples; i++) {
+		const struct pk_stack_view *st = p->samples[i].stack;
+
+		ck_assert_uint_lt(st->id, p->nstacks);
+		ck_assert(!stacks[st->id] || stacks[st->id] == st);
+		stacks[st->id] = st;
+		for (size_t k = 0; k < (size_t)st->nkernel + st->nuser; k++) {
+			const struct pk_loc *l = st->locs[k];
+
+			ck_assert_uint_lt(l->id, p->nlocs);
+			ck_assert(!locs[l->id] || locs[l->id] == l);
+			locs[l->id] = l;
+			if (!l->map)
+				continue;
+			ck_assert_uint_lt(l->map->id, p->nmaps);
+			ck_assert(!maps[l->map->id] || maps[l->map->id] == l->map);
+			maps[l->map->id] = l->map;
+		}
+	}
+}
+
+/* Profile after profile, what the last one alone held is freed: stacks no
+ * sample of the new one holds, processes gone that only they named. Ids
+ * start from 0 in each; a pid used again by a process mapping the program
+ * elsewhere is named from its own mappings. */
+START_TEST(test_takes_free_what_is_gone)
+{
+	const char *prog = pk_fx_build("prog", pk_fx_c_src, false, "-pie");
+	unsigned char buf[PK_SAMPLE_MAX_SIZE];
+	__u64 die, main_addr, size, bias, bias2;
+	char maps[4096] = "", maps2[4096] = "", path[300], *out;
+	const __u32 a = PK_FX_PID, b = PK_FX_PID + 1;
+	const __u64 k[] = { 0xffffffff81000250 };
+	struct pk_reader_stats st;
+	struct pk_profile p = { 0 };
+	struct pk_reader *r;
+
+	pk_fx_symbol(prog, "die", &die, &size);
+	pk_fx_symbol(prog, "main", &main_addr, &size);
+	bias = pk_fx_fake_maps(prog, PK_FX_PIE_BASE, maps, sizeof(maps));
+	pk_fx_set_maps(a, maps);
+	pk_fx_set_maps(b, maps);
+	r = new_reader();
+	{
+		const __u64 ua[] = { bias + die, bias + main_addr + 1 }, ub[] = { bias + main_addr };
+
+		pk_reader_handle(r, buf, record(buf, a, "a", k, 1, ua, 2));
+		pk_reader_handle(r, buf, record(buf, a, "a", k, 1, ua, 2));
+		pk_reader_handle(r, buf, record(buf, b, "b", NULL, 0, ub, 1));
+	}
+	pk_reader_take(r, 0, 0, &p);
+	ck_assert_uint_eq(p.nstacks, 2);
+	assert_dense_ids(&p);
+	out = folded(&p);
+	ck_assert_str_eq(out, "a;main;die;k_leaf_[k] 2\nb;main 1\n");
+	free(out);
+
+	/* a exits; b goes on, through its old stack and a new one */
+	snprintf(path, sizeof(path), "%s/%u/maps", pk_fx_proc_root(), a);
+	ck_assert_int_eq(unlink(path), 0);
+	snprintf(path, sizeof(path), "%s/%u", pk_fx_proc_root(), a);
+	ck_assert_int_eq(rmdir(path), 0);
+	{
+		const __u64 ub[] = { bias + main_addr }, ub2[] = { bias + die, bias + main_addr + 1 };
+
+		pk_reader_handle(r, buf, record(buf, b, "b", NULL, 0, ub, 1));
+		pk_reader_handle(r, buf, record(buf, b, "b", NULL, 0, ub2, 2));
+	}
+	pk_reader_take(r, 0, 0, &p);
+	pk_reader_stats(r, &st);
+	ck_assert_uint_eq(st.stacks_dropped, 1);	/* a's */
+	ck_assert_uint_eq(st.procs_forgotten, 1);	/* a */
+	ck_assert_uint_eq(p.nstacks, 2);
+	assert_dense_ids(&p);
+	out = folded(&p);
+	ck_assert_str_eq(out, "b;main 1\nb;main;die 1\n");
+	free(out);
+
+	/* a's pid again, the program mapped elsewhere: its own names */
+	bias2 = pk_fx_fake_maps(prog, PK_FX_PIE_BASE + 0x10000000, maps2, sizeof(maps2));
+	pk_fx_set_maps(a, maps2);
+	{
+		const __u64 ua[] = { bias2 + die, bias2 + main_addr + 1 };
+
+		pk_reader_handle(r, buf, record(buf, a, "a2", NULL, 0, ua, 2));
+	}
+	pk_reader_take(r, 0, 0, &p);
+	pk_reader_stats(r, &st);
+	ck_assert_uint_eq(st.stacks_dropped, 3);	/* b's two */
+	ck_assert_uint_eq(st.procs_forgotten, 1);	/* b lives */
+	ck_assert_uint_eq(st.stacks, 4);		/* distinct ever */
+	ck_assert_uint_eq(p.nstacks, 1);
+	assert_dense_ids(&p);
+	out = folded(&p);
+	ck_assert_str_eq(out, "a2;main;die 1\n");
 	free(out);
 	pk_reader_free(r);
 }
@@ -713,6 +833,7 @@ Suite *suite_reader(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_return_addresses);
 	tcase_add_test(tc, test_merge_and_sort);
+	tcase_add_test(tc, test_takes_free_what_is_gone);
 	tcase_add_test(tc, test_bad_records);
 	tcase_add_test(tc, test_events);
 	tcase_add_test(tc, test_keep_event);

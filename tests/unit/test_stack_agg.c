@@ -164,6 +164,67 @@ START_TEST(test_growth)
 }
 END_TEST
 
+static bool keep_all(void *ctx, struct pk_stack *s)
+{
+	return true;
+}
+
+static bool keep_even_pid(void *ctx, struct pk_stack *s)
+{
+	return s->pid % 2 == 0;
+}
+
+static void count_drop(void *ctx, struct pk_stack *s)
+{
+	++*(int *)ctx;
+}
+
+/* Retained entries keep their order and go on counting; dropped ones are
+ * handed over once and, added again, are new. 3000 entries, so that the
+ * table shrinks. */
+START_TEST(test_retain)
+{
+	struct pk_stack_agg *agg = pk_stack_agg_new();
+	struct pk_stack *const *e;
+	struct pk_stack *kept[3000 / 2];
+	int dropped = 0;
+	size_t n;
+	bool is_new;
+
+	for (__u32 pid = 0; pid < 3000; pid++) {
+		const __u64 f[] = { 0x401000 + pid };
+		struct pk_stack *s = add(agg, pid, "app", f, 0, 1, &is_new);
+
+		if (pid % 2 == 0)
+			kept[pid / 2] = s;
+	}
+	ck_assert_int_eq(pk_stack_agg_retain(agg, keep_even_pid, count_drop, &dropped), 0);
+	ck_assert_int_eq(dropped, 1500);
+	e = pk_stack_agg_entries(agg, &n);
+	ck_assert_uint_eq(n, 1500);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_ptr_eq(e[i], kept[i]);
+	for (__u32 pid = 0; pid < 3000; pid++) {
+		const __u64 f[] = { 0x401000 + pid };
+		struct pk_stack *s = add(agg, pid, "app", f, 0, 1, &is_new);
+
+		ck_assert(is_new == (pid % 2 == 1));
+		if (pid % 2 == 0) {
+			ck_assert_ptr_eq(s, kept[pid / 2]);
+			ck_assert_uint_eq(s->count, 2);
+		}
+	}
+	pk_stack_agg_entries(agg, &n);
+	ck_assert_uint_eq(n, 3000);
+	/* all kept: nothing dropped */
+	ck_assert_int_eq(pk_stack_agg_retain(agg, keep_all, count_drop, &dropped), 0);
+	ck_assert_int_eq(dropped, 1500);
+	pk_stack_agg_entries(agg, &n);
+	ck_assert_uint_eq(n, 3000);
+	pk_stack_agg_free(agg);
+}
+END_TEST
+
 Suite *suite_stack_agg(void)
 {
 	Suite *s = suite_create("stack_agg");
@@ -175,6 +236,7 @@ Suite *suite_stack_agg(void)
 	tcase_add_test(tc, test_comm_after_nul);
 	tcase_add_test(tc, test_unaligned_frames);
 	tcase_add_test(tc, test_growth);
+	tcase_add_test(tc, test_retain);
 	suite_add_tcase(s, tc);
 	return s;
 }

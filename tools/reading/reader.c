@@ -2,13 +2,13 @@
 #include <bpf/bpf.h>
 #include <errno.h>
 #include <limits.h>
+#include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "folded.h"
 #include "proc_maps.h"
 #include "reader.h"
 #include "record.h"
@@ -32,11 +32,14 @@ struct pk_reader {
 	size_t nsamples, cap;
 	struct pk_u64map merged;	/* untimed: (stack, tid, cpu) -> index + 1 */
 	struct pk_sample_view *taken;	/* what the last pk_reader_take gave */
+	__u64 takes;			/* pk_reader_take calls so far */
+	__u32 next_stack_id;		/* ids are dense within a take's */
 };
 
 /* A distinct stack, symbolized: the view the formats read and its locations. */
 struct stack_rec {
-	struct pk_stack_view view;
+	struct pk_stack_view view;		/* first: samples point here */
+	__u64 take;				/* the last take that held it */
 	__u16 named, lines, inlined, knamed;	/* of its user / kernel frames */
 	const struct pk_loc *locs[];
 };
@@ -215,7 +218,7 @@ static int handle_sample(struct pk_reader *r, const struct pk_record_sample *rec
 	if (!s)
 		return -ENOMEM;
 	if (is_new) {
-		s->user = symbolize(r, s, r->stats.stacks);
+		s->user = symbolize(r, s, r->next_stack_id++);
 		if (!s->user)
 			return -ENOMEM;
 		r->stats.stacks++;
@@ -338,6 +341,65 @@ int pk_reader_handle(struct pk_reader *r, const void *data, size_t size)
 	return handle_sample(r, &rec.sample);
 }
 
+static bool stack_in_take(void *ctx, struct pk_stack *s)
+{
+	const struct pk_reader *r = ctx;
+
+	return ((const struct stack_rec *)s->user)->take == r->takes;
+}
+
+static void stack_drop(void *ctx, struct pk_stack *s)
+{
+	struct pk_reader *r = ctx;
+
+	r->stats.stacks_dropped++;
+	free(s->user);
+}
+
+static bool pid_in_use(void *ctx, __u32 pid)
+{
+	return pk_u64map_get(ctx, pid) != NULL;
+}
+
+/*
+ * What the previous take's profile held and this one's does not is freed:
+ * the stacks no sample of it holds, and the processes they alone named
+ * once they are gone (their mappings, locations and names). What is left
+ * is numbered anew, densely: a reader that writes a profile every interval
+ * for days holds what its intervals hold, not all it ever read.
+ */
+static void trim_to_take(struct pk_reader *r)
+{
+	struct pk_stack *const *stacks;
+	struct pk_u64map pids = { 0 };
+	bool pids_ok = true;
+	size_t n;
+
+	r->takes++;
+	for (size_t i = 0; i < r->nsamples; i++)
+		((struct stack_rec *)r->samples[i].stack)->take = r->takes;
+	pk_stack_agg_retain(r->agg, stack_in_take, stack_drop, r);
+	stacks = pk_stack_agg_entries(r->agg, &n);
+	pk_symbolizer_renumber(r->sym);
+	for (size_t i = 0; i < n; i++) {
+		struct stack_rec *rec = stacks[i]->user;
+
+		rec->view.id = (__u32)i;
+		for (size_t k = 0; k < (size_t)rec->view.nkernel + rec->view.nuser; k++)
+			pk_symbolizer_number(r->sym, rec->locs[k]);
+		if (pids_ok && pk_u64map_put(&pids, stacks[i]->pid, (void *)1))
+			pids_ok = false;
+	}
+	r->next_stack_id = (__u32)n;
+	/* without the set, nothing can be shown unused: all is kept */
+	if (pids_ok)
+		r->stats.procs_forgotten += pk_symbolizer_forget_gone(r->sym, pid_in_use, &pids);
+	pk_u64map_free(&pids);
+	/* what was freed goes back to the system, not only to malloc: an
+	 * interval's peak is not held for the rest of the run */
+	malloc_trim(0);
+}
+
 void pk_reader_take(struct pk_reader *r, __u64 start_ns, __u64 end_ns, struct pk_profile *p)
 {
 	struct pk_sample_view *samples = r->samples;
@@ -349,24 +411,20 @@ void pk_reader_take(struct pk_reader *r, __u64 start_ns, __u64 end_ns, struct pk
 			start_ns = samples[i].time_ns;
 	p->start_ns = start_ns;
 	p->end_ns = end_ns;
+	/* the last profile's samples are done with: what they alone held goes */
+	free(r->taken);
+	r->taken = NULL;
+	trim_to_take(r);
 	p->nsamples = r->nsamples;
 	p->samples = samples;
-	p->nstacks = r->stats.stacks;
+	p->nstacks = r->next_stack_id;
 	pk_symbolizer_counts(r->sym, &p->nlocs, &p->nmaps, &p->nmodules);
 	/* The next interval starts empty; these stay until the next take. */
 	r->samples = NULL;
 	r->nsamples = r->cap = 0;
 	pk_u64map_free(&r->merged);
 	memset(&r->merged, 0, sizeof(r->merged));
-	free(r->taken);
 	r->taken = samples;
-}
-
-int pk_reader_write(struct pk_reader *r, FILE *f)
-{
-	struct pk_profile p = { 0 };
-	pk_reader_take(r, 0, 0, &p);
-	return pk_folded_write(f, &p);
 }
 
 void pk_reader_stats(const struct pk_reader *r, struct pk_reader_stats *st)

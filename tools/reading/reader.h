@@ -77,6 +77,9 @@ struct pk_reader_stats {
 	__u64 event_samples[PK_MAX_EVENTS];
 	__u64 event_weight[PK_MAX_EVENTS];
 	__u64 filtered;		/* samples of other events than keep_event */
+	/* Freed at takes: stacks no sample of the take held, processes gone
+	 * that only such stacks named (pk_reader_take). */
+	__u64 stacks_dropped, procs_forgotten;
 };
 
 struct pk_reader;
@@ -93,12 +96,12 @@ int pk_reader_handle(struct pk_reader *r, const void *data, size_t size);
  * the buffer held older ones; the caller fills the rest of *P's
  * settings: frequency, clock, grouping). The reader keeps what *P points
  * to until the next call or pk_reader_free; the samples it held are
- * dropped then, so that an interval holds only its own. */
+ * dropped then, so that an interval holds only its own, and so are the
+ * stacks no sample of the new profile holds and the processes gone that
+ * only they named: a reader taking a profile every interval holds what an
+ * interval holds, however long it runs. Ids (stacks, locations, mappings)
+ * are dense within each profile. */
 void pk_reader_take(struct pk_reader *r, __u64 start_ns, __u64 end_ns, struct pk_profile *p);
-
-/* The folded stacks of everything handled, sorted (pk_reader_take, then
- * the folded format). 0 or -errno. */
-int pk_reader_write(struct pk_reader *r, FILE *f);
 
 void pk_reader_stats(const struct pk_reader *r, struct pk_reader_stats *st);
 

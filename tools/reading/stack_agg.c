@@ -53,9 +53,9 @@ static bool same(const struct pk_stack *s, __u64 hash, __u32 pid, const char *co
 	       memcmp(s->frames, frames, 8 * (size_t)(klen + ulen)) == 0;
 }
 
-static int grow(struct pk_stack_agg *agg)
+/* The table's slots anew, CAP of them (a power of two, over twice n). */
+static int rehash(struct pk_stack_agg *agg, size_t cap)
 {
-	size_t cap = agg->cap ? 2 * agg->cap : 1024;
 	struct pk_stack **slots = calloc(cap, sizeof(*slots));
 
 	if (!slots)
@@ -71,6 +71,11 @@ static int grow(struct pk_stack_agg *agg)
 	agg->slots = slots;
 	agg->cap = cap;
 	return 0;
+}
+
+static int grow(struct pk_stack_agg *agg)
+{
+	return rehash(agg, agg->cap ? 2 * agg->cap : 1024);
 }
 
 struct pk_stack *pk_stack_agg_add(struct pk_stack_agg *agg, __u32 pid, const char *comm,
@@ -137,4 +142,43 @@ void pk_stack_agg_seal_pid(struct pk_stack_agg *agg, __u32 pid)
 	for (size_t i = 0; i < agg->n; i++)
 		if (agg->list[i]->pid == pid)
 			agg->list[i]->sealed = true;
+}
+
+int pk_stack_agg_retain(struct pk_stack_agg *agg, bool (*keep)(void *ctx, struct pk_stack *s),
+			void (*drop)(void *ctx, struct pk_stack *s), void *ctx)
+{
+	size_t n = 0, cap = 1024, old_n = agg->n;
+	struct pk_stack **dropped;
+
+	for (size_t i = 0; i < agg->n; i++)
+		n += keep(ctx, agg->list[i]);
+	if (n == agg->n)
+		return 0;
+	/* the table shrinks with what it holds (load at most 1/2) */
+	while (2 * n > cap)
+		cap *= 2;
+	dropped = malloc((agg->n - n) * sizeof(*dropped));
+	if (!dropped)
+		return -ENOMEM;
+	n = 0;
+	for (size_t i = 0, d = 0; i < old_n; i++) {
+		if (keep(ctx, agg->list[i]))
+			agg->list[n++] = agg->list[i];
+		else
+			dropped[d++] = agg->list[i];
+	}
+	agg->n = n;
+	if (rehash(agg, cap)) {
+		/* every entry back, in some order: nothing lost */
+		memcpy(agg->list + n, dropped, (old_n - n) * sizeof(*dropped));
+		agg->n = old_n;
+		free(dropped);
+		return -ENOMEM;
+	}
+	for (size_t d = 0; d < old_n - n; d++) {
+		drop(ctx, dropped[d]);
+		free(dropped[d]);
+	}
+	free(dropped);
+	return 0;
 }

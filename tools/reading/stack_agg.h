@@ -44,6 +44,13 @@ struct pk_stack *pk_stack_agg_add(struct pk_stack_agg *agg, __u32 pid, const cha
  * addresses starts a new entry and is symbolized anew. */
 void pk_stack_agg_seal_pid(struct pk_stack_agg *agg, __u32 pid);
 
+/* Keep the entries KEEP says to, in their order, and hand every other to
+ * DROP (which frees what it holds) before freeing it: for a reader that
+ * writes one profile after another, what the next one may still count. 0,
+ * or -ENOMEM with every entry kept. */
+int pk_stack_agg_retain(struct pk_stack_agg *agg, bool (*keep)(void *ctx, struct pk_stack *s),
+			void (*drop)(void *ctx, struct pk_stack *s), void *ctx);
+
 /* Entries in the order they were first seen; valid until the next add. */
 struct pk_stack *const *pk_stack_agg_entries(const struct pk_stack_agg *agg, size_t *n);
 

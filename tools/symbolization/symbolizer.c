@@ -55,6 +55,8 @@ struct proc {
 	struct pk_perf_map *jit;	/* /tmp/perf-PID.map; NULL: none (yet) */
 	__u64 jit_read_ns;		/* last load or refresh; 0: never */
 	struct pk_u64map locs;	/* addr << 1 | ret -> struct pk_loc */
+	/* its locations, mappings and names: freed with it (forget_gone) */
+	struct pk_strpool pool;
 };
 
 struct pk_symbolizer {
@@ -67,11 +69,24 @@ struct pk_symbolizer {
 	struct pk_symtab *kallsyms;
 	bool kallsyms_tried;
 	struct pk_u64map kmaps;		/* hash(module name) -> struct pk_map */
-	struct pk_strpool pool;		/* names, locations, maps: live until free */
+	struct pk_strpool pool;		/* the kernel's names, locations, maps */
 	struct pk_symfile *vdso;	/* our own vDSO's image; NULL: not tried */
 	int vdso_fd;
 	size_t nlocs, nmaps;
+	__u32 round;			/* of numbering: pk_symbolizer_renumber */
 	struct pk_symbolizer_stats stats;
+};
+
+/* A location and a mapping with the numbering round their id is of: an id
+ * from an earlier round may be another's now, and is given anew. */
+struct loc_rec {
+	struct pk_loc pub;
+	__u32 round;
+};
+
+struct map_rec {
+	struct pk_map pub;
+	__u32 round;
 };
 
 static __u64 now_ns(void)
@@ -106,14 +121,16 @@ static const char *file_label(const char *path, int *len)
 
 /* --- locations ------------------------------------------------------------- */
 
-static struct pk_map *new_map(struct pk_symbolizer *sym, __u64 start, __u64 end, __u64 pgoff,
-			      const struct pk_module *module)
+static struct pk_map *new_map(struct pk_symbolizer *sym, struct pk_strpool *pool, __u64 start,
+			      __u64 end, __u64 pgoff, const struct pk_module *module)
 {
-	struct pk_map *m = pk_strpool_zalloc(&sym->pool, sizeof(*m));
+	struct map_rec *rec = pk_strpool_zalloc(pool, sizeof(*rec));
+	struct pk_map *m = rec ? &rec->pub : NULL;
 
 	if (!m)
 		return NULL;
 	m->id = sym->nmaps++;
+	rec->round = sym->round;
 	m->start = start;
 	m->end = end;
 	m->pgoff = pgoff;
@@ -122,15 +139,17 @@ static struct pk_map *new_map(struct pk_symbolizer *sym, __u64 start, __u64 end,
 }
 
 /* A location of one frame named NAME (pooled or static). */
-static struct pk_loc *new_loc(struct pk_symbolizer *sym, __u64 addr, bool kernel,
-			      size_t nframes)
+static struct pk_loc *new_loc(struct pk_symbolizer *sym, struct pk_strpool *pool, __u64 addr,
+			      bool kernel, size_t nframes)
 {
-	struct pk_loc *loc = pk_strpool_zalloc(&sym->pool, sizeof(*loc));
-	struct pk_frame *frames = pk_strpool_zalloc(&sym->pool, nframes * sizeof(*frames));
+	struct loc_rec *rec = pk_strpool_zalloc(pool, sizeof(*rec));
+	struct pk_frame *frames = pk_strpool_zalloc(pool, nframes * sizeof(*frames));
+	struct pk_loc *loc = rec ? &rec->pub : NULL;
 
 	if (!loc || !frames)
 		return NULL;
 	loc->id = sym->nlocs++;
+	rec->round = sym->round;
 	loc->kernel = kernel;
 	loc->addr = addr;
 	loc->sym_off = PK_LOC_NO_SYM;
@@ -139,10 +158,10 @@ static struct pk_loc *new_loc(struct pk_symbolizer *sym, __u64 addr, bool kernel
 	return loc;
 }
 
-static struct pk_loc *named_loc(struct pk_symbolizer *sym, __u64 addr, bool kernel,
-				const char *name)
+static struct pk_loc *named_loc(struct pk_symbolizer *sym, struct pk_strpool *pool, __u64 addr,
+				bool kernel, const char *name)
 {
-	struct pk_loc *loc = name ? new_loc(sym, addr, kernel, 1) : NULL;
+	struct pk_loc *loc = name ? new_loc(sym, pool, addr, kernel, 1) : NULL;
 
 	if (loc)
 		((struct pk_frame *)loc->frames)[0].name = name;
@@ -154,8 +173,9 @@ static struct pk_loc *named_loc(struct pk_symbolizer *sym, __u64 addr, bool kern
  * the function holding it and, where DWARF says so, the functions inlined
  * into it there with their source lines.
  */
-static struct pk_loc *file_loc(struct pk_symbolizer *sym, struct pk_symfile *file,
-			       const struct pk_map *map, __u64 addr, __u64 lookup, bool check_size)
+static struct pk_loc *file_loc(struct pk_symbolizer *sym, struct pk_strpool *pool,
+			       struct pk_symfile *file, const struct pk_map *map, __u64 addr,
+			       __u64 lookup, bool check_size)
 {
 	struct pk_srcline_frame inl[MAX_INLINE];
 	const char *name = NULL;
@@ -181,13 +201,13 @@ static struct pk_loc *file_loc(struct pk_symbolizer *sym, struct pk_symfile *fil
 		int len;
 		const char *label = file_label(map->module->path, &len);
 
-		name = pk_strpool_printf(&sym->pool, "[%.*s+0x%llx]", len, label,
+		name = pk_strpool_printf(pool, "[%.*s+0x%llx]", len, label,
 					 (unsigned long long)(vaddr != ~0ULL ? vaddr : off));
 	}
 	/* DWARF's last frame is the function itself: its name comes from the
 	 * symbol table (the linkage name, as perf shows it), its line from
 	 * DWARF. Without a symbol, DWARF's name is better than none. */
-	loc = name ? new_loc(sym, addr, false, n ? n : 1) : NULL;
+	loc = name ? new_loc(sym, pool, addr, false, n ? n : 1) : NULL;
 	if (!loc)
 		return NULL;
 	frames = (struct pk_frame *)loc->frames;
@@ -300,6 +320,7 @@ static void free_proc(struct proc *p)
 	free(p->kmaps);
 	pk_perf_map_free(p->jit);
 	pk_u64map_free(&p->locs);
+	pk_strpool_free(&p->pool);
 	free(p);
 }
 
@@ -416,7 +437,7 @@ int pk_symbolizer_add_mapping(struct pk_symbolizer *sym, const struct pk_kernel_
 	if (!p || m->start >= m->end)
 		return p ? 0 : -ENOMEM;
 	sym->stats.kernel_mappings++;
-	if (m->path && m->path[0] && !m->vdso && !(km.path = pk_strpool_add(&sym->pool, m->path)))
+	if (m->path && m->path[0] && !m->vdso && !(km.path = pk_strpool_add(&p->pool, m->path)))
 		return -ENOMEM;
 	if (m->build_id && m->build_id_len && m->build_id_len <= PK_BUILD_ID_MAX) {
 		memcpy(km.build_id, m->build_id, m->build_id_len);
@@ -469,11 +490,12 @@ static struct pk_loc *resolve_kmap(struct pk_symbolizer *sym, struct proc *p, st
 			return NULL;
 	}
 	if (!km->map) {
-		km->map = new_map(sym, km->start, km->end, km->pgoff, pk_symfile_module(km->file));
+		km->map = new_map(sym, &p->pool, km->start, km->end, km->pgoff,
+				  pk_symfile_module(km->file));
 		if (!km->map)
 			return NULL;
 	}
-	return file_loc(sym, km->file, km->map, addr, lookup, km->vdso);
+	return file_loc(sym, &p->pool, km->file, km->map, addr, lookup, km->vdso);
 }
 
 /*
@@ -512,7 +534,7 @@ static struct pk_loc *anon_loc(struct pk_symbolizer *sym, struct proc *p, __u64 
 {
 	__u64 start;
 	const char *name = jit_name(p, lookup, &start, final);
-	struct pk_loc *loc = named_loc(sym, addr, false, name ? name : fallback);
+	struct pk_loc *loc = named_loc(sym, &p->pool, addr, false, name ? name : fallback);
 
 	if (loc && name)
 		loc->sym_off = addr - start;
@@ -551,7 +573,7 @@ static struct pk_loc *resolve_user(struct pk_symbolizer *sym, struct proc *p, __
 		return loc;
 	}
 	if (m->kind == PK_MAP_SPECIAL && strcmp(m->name, VDSO) != 0)
-		return named_loc(sym, addr, false, pk_strpool_add(&sym->pool, m->name));
+		return named_loc(sym, &p->pool, addr, false, pk_strpool_add(&p->pool, m->name));
 	i = m - p->maps.v;
 	if (!p->files[i]) {
 		p->files[i] = m->kind == PK_MAP_SPECIAL ? vdso_file(sym) : maps_file(sym, p, m);
@@ -559,12 +581,13 @@ static struct pk_loc *resolve_user(struct pk_symbolizer *sym, struct proc *p, __
 			return NULL;
 	}
 	if (!p->pmaps[i]) {
-		p->pmaps[i] = new_map(sym, m->start, m->end, m->offset,
+		p->pmaps[i] = new_map(sym, &p->pool, m->start, m->end, m->offset,
 				      pk_symfile_module(p->files[i]));
 		if (!p->pmaps[i])
 			return NULL;
 	}
-	return file_loc(sym, p->files[i], p->pmaps[i], addr, lookup, m->kind == PK_MAP_SPECIAL);
+	return file_loc(sym, &p->pool, p->files[i], p->pmaps[i], addr, lookup,
+			m->kind == PK_MAP_SPECIAL);
 }
 
 const struct pk_loc *pk_symbolizer_user_loc(struct pk_symbolizer *sym, __u32 pid, __u64 addr,
@@ -580,12 +603,13 @@ const struct pk_loc *pk_symbolizer_user_loc(struct pk_symbolizer *sym, __u32 pid
 	ret = ret && addr > 0;
 	loc = pk_u64map_get(&p->locs, key);
 	if (loc)
-		return loc;
+		return pk_symbolizer_number(sym, loc);
 	sym->stats.lookups++;
 	loc = resolve_user(sym, p, addr, addr - ret, &final);
 	if (loc && final && pk_u64map_put(&p->locs, key, loc))
 		return NULL;
-	return loc;
+	/* its mapping may be of an earlier numbering */
+	return loc ? pk_symbolizer_number(sym, loc) : NULL;
 }
 
 const char *pk_symbolizer_user(struct pk_symbolizer *sym, __u32 pid, __u64 addr)
@@ -612,7 +636,7 @@ static struct pk_map *kernel_map(struct pk_symbolizer *sym, const char *module)
 		return map;
 	name = module ? pk_strpool_printf(&sym->pool, "[%s]", module) : "[kernel.kallsyms]";
 	mod = name ? pk_symfiles_named(sym->files, name) : NULL;
-	map = mod ? new_map(sym, 0, ~0ULL, 0, mod) : NULL;
+	map = mod ? new_map(sym, &sym->pool, 0, ~0ULL, 0, mod) : NULL;
 	if (!map || pk_u64map_put(&sym->kmaps, key, map))
 		return NULL;
 	return map;
@@ -626,7 +650,7 @@ const struct pk_loc *pk_symbolizer_kernel_loc(struct pk_symbolizer *sym, __u64 a
 	const struct pk_sym *s = NULL;
 
 	if (loc)
-		return loc;
+		return pk_symbolizer_number(sym, loc);
 	if (!sym->kallsyms_tried) {
 		sym->kallsyms_tried = true;
 		sym->kallsyms = pk_kallsyms_load(sym->kallsyms_path);
@@ -639,7 +663,7 @@ const struct pk_loc *pk_symbolizer_kernel_loc(struct pk_symbolizer *sym, __u64 a
 	 * name may be in vmlinux and in a module, or in two BPF programs. */
 	if (name && module && !(name = pk_strpool_printf(&sym->pool, "%s [%s]", name, module)))
 		return NULL;
-	loc = named_loc(sym, addr, true, name ? name : UNKNOWN);
+	loc = named_loc(sym, &sym->pool, addr, true, name ? name : UNKNOWN);
 	if (!loc)
 		return NULL;
 	loc->map = kernel_map(sym, module);
@@ -650,7 +674,7 @@ const struct pk_loc *pk_symbolizer_kernel_loc(struct pk_symbolizer *sym, __u64 a
 		loc->sym_off = addr - s->addr;
 	if (pk_u64map_put(&sym->klocs, key, loc))
 		return NULL;
-	return loc;
+	return pk_symbolizer_number(sym, loc);
 }
 
 const char *pk_symbolizer_kernel(struct pk_symbolizer *sym, __u64 addr)
@@ -658,6 +682,74 @@ const char *pk_symbolizer_kernel(struct pk_symbolizer *sym, __u64 addr)
 	const struct pk_loc *loc = pk_symbolizer_kernel_loc(sym, addr, false);
 
 	return loc ? loc->frames[0].name : NULL;
+}
+
+/* --- numbering and forgetting -------------------------------------------- */
+
+const struct pk_loc *pk_symbolizer_number(struct pk_symbolizer *sym, const struct pk_loc *loc)
+{
+	struct loc_rec *rec = (struct loc_rec *)loc;	/* every pk_loc is one */
+
+	if (rec->round != sym->round) {
+		rec->round = sym->round;
+		rec->pub.id = sym->nlocs++;
+	}
+	if (loc->map) {
+		struct map_rec *m = (struct map_rec *)loc->map;
+
+		if (m->round != sym->round) {
+			m->round = sym->round;
+			m->pub.id = sym->nmaps++;
+		}
+	}
+	return loc;
+}
+
+void pk_symbolizer_renumber(struct pk_symbolizer *sym)
+{
+	sym->round++;
+	sym->nlocs = 0;
+	sym->nmaps = 0;
+}
+
+/* Whether PID's process still exists: a gone process's mappings will name
+ * no new sample. */
+static bool proc_exists(const struct pk_symbolizer *sym, __u32 pid)
+{
+	char path[300];
+
+	snprintf(path, sizeof(path), "%s/%u", sym->proc_root, pid);
+	return access(path, F_OK) == 0;
+}
+
+size_t pk_symbolizer_forget_gone(struct pk_symbolizer *sym,
+				 bool (*in_use)(void *ctx, __u32 pid), void *ctx)
+{
+	struct pk_u64map kept = { 0 };
+	size_t forgotten = 0;
+
+	/* decided once per process: kept, or freed in the second pass */
+	for (size_t i = 0; i < sym->procs.cap; i++) {
+		struct proc *p = sym->procs.vals[i];
+
+		if (p && (in_use(ctx, p->pid) || proc_exists(sym, p->pid)) &&
+		    pk_u64map_put(&kept, p->pid, p)) {
+			pk_u64map_free(&kept);	/* out of memory: all kept */
+			return 0;
+		}
+	}
+	for (size_t i = 0; i < sym->procs.cap; i++) {
+		struct proc *p = sym->procs.vals[i];
+
+		if (p && pk_u64map_get(&kept, p->pid) != p) {
+			free_proc(p);
+			forgotten++;
+		}
+	}
+	pk_u64map_free(&sym->procs);
+	sym->procs = kept;
+	sym->stats.procs_forgotten += forgotten;
+	return forgotten;
 }
 
 /* --- lifetime -------------------------------------------------------------- */

@@ -46,6 +46,7 @@ struct pk_symbolizer_stats {
 	__u64 modules;		/* files whose symbols were loaded */
 	__u64 lookups;		/* addresses resolved (cache misses) */
 	__u64 kernel_mappings;	/* mappings the kernel reported */
+	__u64 procs_forgotten;	/* processes gone and forgotten */
 };
 
 /* A mapping the kernel reported at sample time (PK_EVENT_MAPPING). */
@@ -93,6 +94,29 @@ const struct pk_loc *pk_symbolizer_kernel_loc(struct pk_symbolizer *sym, __u64 a
  * (the outermost of its inline frames). NULL only when out of memory. */
 const char *pk_symbolizer_user(struct pk_symbolizer *sym, __u32 pid, __u64 addr);
 const char *pk_symbolizer_kernel(struct pk_symbolizer *sym, __u64 addr);
+
+/*
+ * Ids. A location's and a mapping's id is dense from 0 within a numbering:
+ * pk_symbolizer_renumber starts one, and every location handed out from
+ * then on (or passed to pk_symbolizer_number) is given an id of it, its
+ * mapping too, if it has none of it yet. A reader that writes one profile
+ * after another numbers the locations of each anew, so that ids (which the
+ * formats index arrays by) stay below what one profile holds, however long
+ * it runs. Locations from an earlier numbering keep ids that may now be
+ * another's: use only the ones numbered in this one.
+ */
+void pk_symbolizer_renumber(struct pk_symbolizer *sym);
+const struct pk_loc *pk_symbolizer_number(struct pk_symbolizer *sym, const struct pk_loc *loc);
+
+/*
+ * Forget every process IN_USE says is in no use (no location of it will be
+ * read again) and whose /proc entry is gone: its mappings, locations and
+ * names are freed, so that a reader's memory follows the processes that
+ * live, not all that ever ran. A later sample of the pid reads it anew.
+ * Returns how many were forgotten.
+ */
+size_t pk_symbolizer_forget_gone(struct pk_symbolizer *sym,
+				 bool (*in_use)(void *ctx, __u32 pid), void *ctx);
 
 /* How many locations, mappings and modules exist so far: the ids below. */
 void pk_symbolizer_counts(const struct pk_symbolizer *sym, size_t *nlocs, size_t *nmaps,

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# probe-read's memory while processes come and go: a reader left running
+# with --interval on a machine that starts short-lived processes all day
+# (a build server, cron, CGI) must hold what an interval holds, not every
+# process it ever saw. Never a timed assertion.
+#
+# The workload: short perl processes, one after the other, each burning
+# ~10 ms of CPU (so that each is sampled), for $SECONDS_RUN s. probe-load
+# system-wide at $FREQ Hz, probe-read --interval $INTERVAL writing folded
+# files. Per run: probe-read's RSS after $WARMUP s (the reference, measured
+# in the same run: its libraries, kallsyms, the tables of the files every
+# process maps) and at the end, the processes started in between, and the
+# growth per 1000 of them. Medians of $RUNS runs.
+# Needs root.
+set -euo pipefail
+BUILD=${BUILD:-build}
+RUNS=${RUNS:-3}
+FREQ=${FREQ:-999}
+SECONDS_RUN=${SECONDS_RUN:-120}
+WARMUP=${WARMUP:-20}
+INTERVAL=${INTERVAL:-5}
+READ_ARGS=${READ_ARGS:-}	# more probe-read options, e.g. --no-inline
+
+LOAD=$BUILD/probe-load
+READ=$BUILD/probe-read
+PIN=/sys/fs/bpf/pkbench-churn-$$
+tmp=$(mktemp -d /tmp/probekit-bench-churn.XXXXXX)
+export PROBEKIT_CACHE_DIR=$tmp/cache
+pids=()
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do
+		kill -KILL "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	"$LOAD" --unload --pin-dir "$PIN" >/dev/null 2>&1 || true
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM HUP
+
+die() { echo "bench/probe-read-churn.sh: $*" >&2; exit 1; }
+
+[ "$(id -u)" = 0 ] || die "needs root (BPF)"
+[ -x "$LOAD" ] && [ -x "$READ" ] || die "build first (make BUILD=$BUILD)"
+
+rss_kb() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status"; }
+
+# churn COUNTFILE: start processes until killed, counting them
+churn() {
+	local n=0
+	while :; do
+		perl -e '$x = 0; $x += $_ for 1 .. 200000;'
+		n=$((n + 1))
+		echo "$n" >"$1"
+	done
+}
+
+median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+
+: >"$tmp/runs"
+for run in $(seq "$RUNS"); do
+	mkdir -p "$tmp/out"
+	"$LOAD" --pin-dir "$PIN" -F "$FREQ" >/dev/null
+	# shellcheck disable=SC2086
+	"$READ" --pin-dir "$PIN" --interval "$INTERVAL" -o "$tmp/out/cpu-%H%M%S.folded" \
+		-d "$SECONDS_RUN" $READ_ARGS 2>"$tmp/read.err" &
+	reader=$!
+	pids=("$reader")
+	echo 0 >"$tmp/count"
+	churn "$tmp/count" &
+	pids+=("$!")
+	sleep "$WARMUP"
+	rss0=$(rss_kb "$reader"); n0=$(cat "$tmp/count")
+	sleep $((SECONDS_RUN - WARMUP - 2))
+	rss1=$(rss_kb "$reader"); n1=$(cat "$tmp/count")
+	kill -KILL "${pids[1]}"; wait "${pids[1]}" 2>/dev/null || true
+	wait "$reader" || die "probe-read failed: $(tail -n 3 "$tmp/read.err")"
+	pids=()
+	"$LOAD" --unload --pin-dir "$PIN" >/dev/null
+	rm -rf "$tmp/out"
+	procs=$((n1 - n0))
+	[ "$procs" -gt 0 ] || die "no process started in run $run"
+	echo "$rss0 $rss1 $procs" >>"$tmp/runs"
+	echo "run $run: RSS ${rss0} kB after ${WARMUP} s, ${rss1} kB at $((SECONDS_RUN - 2)) s, $procs processes in between" >&2
+done
+
+echo
+echo "### probe-read --interval $INTERVAL, system-wide at $FREQ Hz, short processes started one after another (median of $RUNS runs)"
+echo
+echo "| RSS after ${WARMUP} s (kB) | RSS at $((SECONDS_RUN - 2)) s (kB) | ratio | processes in between | kB per 1000 processes |"
+echo "|---|---|---|---|---|"
+r0=$(awk '{ print $1 }' "$tmp/runs" | median)
+r1=$(awk '{ print $2 }' "$tmp/runs" | median)
+np=$(awk '{ print $3 }' "$tmp/runs" | median)
+per=$(awk '{ printf "%.1f\n", ($2 - $1) * 1000 / $3 }' "$tmp/runs" | median)
+echo "| $r0 | $r1 | $(awk -v a="$r0" -v b="$r1" 'BEGIN { printf "%.3f", b / a }') | $np | $per |"
