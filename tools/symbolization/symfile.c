@@ -170,12 +170,19 @@ struct ifunc {
 	int rank;
 };
 
+static int cmp_ifunc_addr(const void *a, const void *b)
+{
+	const struct ifunc *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
 static int cmp_ifunc(const void *a, const void *b)
 {
 	const struct ifunc *x = a, *y = b;
 
 	if (x->addr != y->addr)
-		return x->addr < y->addr ? -1 : 1;
+		return cmp_ifunc_addr(a, b);
 	if (x->rank != y->rank)
 		return y->rank - x->rank;	/* the best-ranked name first */
 	return strcmp(x->name, y->name);
@@ -195,17 +202,10 @@ static int add_plt(void *arg, __u64 addr, __u64 size, const char *sym, __u64 ifu
 	int err;
 
 	if (!sym) {
-		size_t lo = 0, hi = c->nifuncs;
+		const struct ifunc key = { .addr = ifunc }, *f = c->nifuncs ?
+			bsearch(&key, c->ifuncs, c->nifuncs, sizeof(key), cmp_ifunc_addr) : NULL;
 
-		while (lo < hi) {	/* the first at or past IFUNC */
-			size_t mid = lo + (hi - lo) / 2;
-
-			if (c->ifuncs[mid].addr < ifunc)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		sym = lo < c->nifuncs && c->ifuncs[lo].addr == ifunc ? c->ifuncs[lo].name : NULL;
+		sym = f ? f->name : NULL;
 	}
 	if (!sym) {
 		/* a resolver nobody named: objdump's name for it */
@@ -279,9 +279,13 @@ static int load_symbols(struct symdata *d)
 	free(funcs);
 	/* PLT stubs are in the file itself, not in a separate debug file */
 	if (!err) {
-		struct plt_ctx plt = { d->syms, ifuncs, nifuncs };
+		struct plt_ctx plt = { d->syms, ifuncs, 0 };
 
+		/* one per address, the best-ranked, for bsearch to find */
 		qsort(ifuncs, nifuncs, sizeof(*ifuncs), cmp_ifunc);
+		for (size_t i = 0; i < nifuncs; i++)
+			if (!plt.nifuncs || ifuncs[i].addr != ifuncs[plt.nifuncs - 1].addr)
+				ifuncs[plt.nifuncs++] = ifuncs[i];
 		err = pk_plt_for_each(dwfl_module_getelf(d->dm, &main_bias), add_plt, &plt);
 	}
 	free(ifuncs);
