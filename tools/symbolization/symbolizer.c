@@ -129,8 +129,7 @@ static struct pk_map *new_map(struct pk_symbolizer *sym, struct pk_strpool *pool
 
 	if (!m)
 		return NULL;
-	m->id = sym->nmaps++;
-	rec->round = sym->round;
+	rec->round = sym->round - 1;	/* its id comes with its first location's */
 	m->start = start;
 	m->end = end;
 	m->pgoff = pgoff;
@@ -148,8 +147,7 @@ static struct pk_loc *new_loc(struct pk_symbolizer *sym, struct pk_strpool *pool
 
 	if (!loc || !frames)
 		return NULL;
-	loc->id = sym->nlocs++;
-	rec->round = sym->round;
+	rec->round = sym->round - 1;	/* its id comes when it is handed out */
 	loc->kernel = kernel;
 	loc->addr = addr;
 	loc->sym_off = PK_LOC_NO_SYM;
@@ -690,10 +688,11 @@ const struct pk_loc *pk_symbolizer_number(struct pk_symbolizer *sym, const struc
 {
 	struct loc_rec *rec = (struct loc_rec *)loc;	/* every pk_loc is one */
 
-	if (rec->round != sym->round) {
-		rec->round = sym->round;
-		rec->pub.id = sym->nlocs++;
-	}
+	/* a location numbered in this round had its mapping numbered with it */
+	if (rec->round == sym->round)
+		return loc;
+	rec->round = sym->round;
+	rec->pub.id = sym->nlocs++;
 	if (loc->map) {
 		struct map_rec *m = (struct map_rec *)loc->map;
 
