@@ -220,9 +220,12 @@ static void check_symfile_names(const char *path, bool want_irelative)
 		ck_assert_ptr_nonnull(got);
 		ck_assert_uint_eq(start, o->addr);
 		if (!o->irelative) {
+			want[0] = '\0';
 			for (size_t j = 0; j < theirs.n; j++)
 				if (theirs.v[j].addr == o->addr)
 					snprintf(want, sizeof(want), "%s@plt", theirs.v[j].name);
+			ck_assert_msg(want[0], "%s: objdump labels no stub at 0x%llx", path,
+				      (unsigned long long)o->addr);
 			ck_assert_str_eq(got, want);
 			continue;
 		}
