@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Sourced by bench/offcpu.sh and bench/kprobe.sh (not a bench itself: `make
-# bench` runs bench/*.sh only): a pinned session's events and their BPF
-# programs' statistics, read with bpftool, so that the figures come from the
-# kernel and not from the tool being measured.
+# Sourced by the benches that measure BPF programs (not a bench itself:
+# `make bench` runs bench/*.sh only): a pinned session's events and their
+# BPF programs' statistics, read with bpftool, so that the figures come
+# from the kernel and not from the tool being measured.
 
 # stats_hold FILE: keep BPF run-time statistics on (BPF_ENABLE_STATS: the
 # kernel keeps them on while the fd lives) until the process whose pid it
@@ -45,16 +45,16 @@ event_progs() {
 		}' "$2"
 }
 
-# prog_stats ID: "RUN_TIME_NS RUN_CNT" of program ID (0 for a counter
-# bpftool leaves out, as it does with 0); "0 0" for ID 0.
+# prog_stats ID...: "RUN_TIME_NS RUN_CNT" summed over the programs given
+# (a counter bpftool leaves out, as it does with 0, counts 0; so does ID 0,
+# an event's missing second program).
 prog_stats() {
-	if [ "${1:-0}" = 0 ]; then
-		echo "0 0"
-		return
-	fi
-	bpftool prog show id "$1" -j | perl -MJSON::PP -0ne '
-		my $p = decode_json($_);
-		printf "%d %d\n", $p->{run_time_ns} // 0, $p->{run_cnt} // 0'
+	local id
+	for id in "$@"; do
+		[ "$id" = 0 ] || { bpftool prog show id "$id" -j; echo; }
+	done | perl -MJSON::PP -ne 'next unless /\S/; my $p = decode_json($_);
+		$t += $p->{run_time_ns} // 0; $n += $p->{run_cnt} // 0;
+		END { printf "%d %d\n", $t, $n }'
 }
 
 # event_counts PIN INDEX: "HITS SAMPLES SKIPPED SHORT LOST" of event INDEX

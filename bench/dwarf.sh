@@ -54,22 +54,11 @@ DEEP_FP=$BUILD/bench/deep-fp
 
 tmp=$(mktemp -d /tmp/probekit-bench-dwarf.XXXXXX)
 export PROBEKIT_CACHE_DIR=$tmp/cache
-old_stats=
-pids=()		# background processes of ours still to kill
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do
-		kill -KILL "$p" 2>/dev/null || true
-	done
-	for p in "${pids[@]}"; do
-		wait "$p" 2>/dev/null || true
-	done
-	"$LOAD" --unload --pin-dir "$PIN" >/dev/null 2>&1 || true
-	[ -z "$old_stats" ] || sysctl -q -w kernel.bpf_stats_enabled="$old_stats" || true
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/bpf_events.bash
+. "$here/bpf_events.bash"
+# shellcheck source=bench/cleanup.bash
+. "$here/cleanup.bash"
 
 die() { echo "bench/dwarf.sh: $*" >&2; exit 1; }
 
@@ -79,32 +68,23 @@ make --no-print-directory -s BUILD="$BUILD" "$LOAD" "$READ" "$BUILD/bench/wallti
 "$LOAD" --help 2>&1 | grep -q -- --unwind || die "$LOAD has no --unwind"
 command -v perf >/dev/null || die "needs perf (linux-perf)"
 command -v bpftool >/dev/null || die "needs bpftool"
-old_stats=$(sysctl -n kernel.bpf_stats_enabled)
-sysctl -q -w kernel.bpf_stats_enabled=1
+stats_hold "$tmp/stats" || die "cannot keep BPF run-time statistics on"
 # A session left by an interrupted run of ours.
 "$LOAD" --unload --pin-dir "$PIN" >/dev/null 2>&1 || true
 
 # The ids of the programs behind the session's pinned links (LINK: one name
-# under links/, default all of them).
+# under links/, default all of them; the CPU sampling event is e0, its links
+# e0-cpuN).
 prog_ids() {
 	local l
 	for l in "$PIN"/links/${1:-*}; do
+		[ -e "$l" ] || die "no link $PIN/links/${1:-*}"
 		bpftool link show pinned "$l" -j
 		echo
 	done | perl -MJSON::PP -ne 'next unless /\S/; my $id = decode_json($_)->{prog_id};
 		print "$id\n" unless $seen{$id}++'
 }
 
-# "RUN_TIME_NS RUN_CNT" summed over the program ids given.
-prog_stats() {
-	local id
-	for id in "$@"; do
-		bpftool prog show id "$id" -j
-		echo
-	done | perl -MJSON::PP -ne 'next unless /\S/; my $p = decode_json($_);
-		$t += $p->{run_time_ns} // 0; $n += $p->{run_cnt} // 0;
-		END { printf "%d %d\n", $t, $n }'
-}
 
 # "SAMPLES FILTERED": the session's counters (PK_CNT_SAMPLES, PK_CNT_FILTERED)
 # summed over CPUs.
@@ -212,7 +192,7 @@ one_bpf() {
 		{ cat "$tmp/load.err" >&2; die "probe-load --unwind $mode failed"; }
 	"$READ" --pin-dir "$PIN" -o "$tmp/bpf.folded" 2>"$tmp/read.err" ||
 		{ cat "$tmp/read.err" >&2; die "probe-read failed"; }
-	read -r ns cnt <<< "$(prog_stats $(prog_ids "cpu$BENCH_CPU"))"
+	read -r ns cnt <<< "$(prog_stats $(prog_ids "e0-cpu$BENCH_CPU"))"
 	read -r _ filtered <<< "$(counters)"
 	"$LOAD" --unload --pin-dir "$PIN"
 	[ "$((cnt - filtered))" -gt 0 ] || die "profile_sample never ran past the filter (--unwind $mode, depth $depth)"
@@ -248,7 +228,7 @@ one_sys() {
 	"$LOAD" --pin-dir "$PIN" --unwind "$mode" -F "$FREQ" 2>"$tmp/load.err" ||
 		{ cat "$tmp/load.err" >&2; die "probe-load --unwind $mode failed"; }
 	ids=$(prog_ids)
-	ps=$(prog_ids 'cpu*')
+	ps=$(prog_ids 'e0-cpu*')
 	read -r ns0 _ <<< "$(prog_stats $ids)"
 	read -r psns0 pscnt0 <<< "$(prog_stats $ps)"
 	read -r p0 _ <<< "$("$BUILD/bench/rbpos" "$PIN/events")"
@@ -289,9 +269,7 @@ for ((i = 0; i < RUNS; i++)); do
 	c=$(one_perf)
 	echo "$a $b $c" >> "$tmp/sys"
 done
-kill -KILL "${pids[@]}" 2>/dev/null || true
-wait "${pids[@]}" 2>/dev/null || true
-pids=()
+stop_all
 fi
 [ -z "$BENCH_RAW" ] || { mkdir -p "$BENCH_RAW" && cp "$tmp/startup" "$tmp/bpf" "$tmp/sys" "$BENCH_RAW/"; }
 

@@ -35,31 +35,10 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 tmp=$(mktemp -d /tmp/probekit-bench-kprobe.XXXXXX)
 export PROBEKIT_CACHE_DIR=$tmp/cache	# neither use nor fill the system's
-stats_pid=
-pids=()		# background processes of ours still running
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do
-		kill -KILL "$p" 2>/dev/null || true
-		wait "$p" 2>/dev/null || true
-	done
-	"$LOAD" --unload --pin-dir "$PIN" >/dev/null 2>&1 || true
-	[ -z "$stats_pid" ] || { kill "$stats_pid"; wait "$stats_pid"; } 2>/dev/null || true
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+# shellcheck source=bench/cleanup.bash
+. "$here/cleanup.bash"
 
 die() { echo "bench/kprobe.sh: $*" >&2; exit 1; }
-
-# forget PID: it has been waited for
-forget() {
-	local p keep=()
-	for p in "${pids[@]}"; do
-		[ "$p" = "$1" ] || keep+=("$p")
-	done
-	pids=("${keep[@]}")
-}
 
 [ "$(id -u)" = 0 ] || die "needs root (BPF)"
 command -v bpftool >/dev/null || die "needs bpftool"

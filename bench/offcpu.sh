@@ -43,19 +43,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 
 tmp=$(mktemp -d /tmp/probekit-bench-offcpu.XXXXXX)
 export PROBEKIT_CACHE_DIR=$tmp/cache	# neither use nor fill the system's
-stats_pid=
-reader=
-cleanup() {
-	if [ -n "$reader" ]; then
-		kill -KILL "$reader" 2>/dev/null || true
-		wait "$reader" 2>/dev/null || true
-	fi
-	"$LOAD" --unload --pin-dir "$PIN" >/dev/null 2>&1 || true
-	[ -z "$stats_pid" ] || { kill "$stats_pid"; wait "$stats_pid"; } 2>/dev/null || true
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+# shellcheck source=bench/cleanup.bash
+. "$here/cleanup.bash"
 
 die() { echo "bench/offcpu.sh: $*" >&2; exit 1; }
 
@@ -90,6 +79,7 @@ profiled() {
 	[ "${p0:-0}" != 0 ] || die "the off-cpu event names no program"
 	"$READ" --pin-dir "$PIN" -o "$tmp/out.folded" 2>"$tmp/read.err" &
 	reader=$!
+	pids+=("$reader")
 	sleep 1		# the reader's start-up is not the bench's
 	rcpu0=$(proc_cpu_ms "$reader")
 	c0=$(event_counts "$PIN" "$idx")
@@ -102,7 +92,7 @@ profiled() {
 	rcpu1=$(proc_cpu_ms "$reader")
 	kill -INT "$reader"
 	wait "$reader" || die "probe-read: $(cat "$tmp/read.err")"
-	reader=
+	forget "$reader"
 	"$LOAD" --unload --pin-dir "$PIN"
 	perl -e '
 		my ($cfg, $base, $us, $loops, $t, $n, $u, $m, $rcpu, $c0, $c1) = @ARGV;

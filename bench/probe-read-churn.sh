@@ -27,18 +27,9 @@ READ=$BUILD/probe-read
 PIN=/sys/fs/bpf/pkbench-churn-$$
 tmp=$(mktemp -d /tmp/probekit-bench-churn.XXXXXX)
 export PROBEKIT_CACHE_DIR=$tmp/cache
-pids=()
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do
-		kill -KILL "$p" 2>/dev/null || true
-		wait "$p" 2>/dev/null || true
-	done
-	"$LOAD" --unload --pin-dir "$PIN" >/dev/null 2>&1 || true
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/cleanup.bash
+. "$here/cleanup.bash"
 
 die() { echo "bench/probe-read-churn.sh: $*" >&2; exit 1; }
 
@@ -57,6 +48,16 @@ churn() {
 	done
 }
 
+# count COUNTFILE: churn's count; read again when caught between churn's
+# truncation of the file and its write
+count() {
+	local n
+	while n=$(cat "$1"); [ -z "$n" ]; do
+		sleep 0.01
+	done
+	echo "$n"
+}
+
 median() { sort -n | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 
 : >"$tmp/runs"
@@ -67,17 +68,19 @@ for run in $(seq "$RUNS"); do
 	"$READ" --pin-dir "$PIN" --interval "$INTERVAL" -o "$tmp/out/cpu-%H%M%S.folded" \
 		-d "$SECONDS_RUN" $READ_ARGS 2>"$tmp/read.err" &
 	reader=$!
-	pids=("$reader")
+	pids+=("$reader")
 	echo 0 >"$tmp/count"
 	churn "$tmp/count" &
-	pids+=("$!")
+	churner=$!
+	pids+=("$churner")
 	sleep "$WARMUP"
-	rss0=$(rss_kb "$reader"); n0=$(cat "$tmp/count")
+	rss0=$(rss_kb "$reader"); n0=$(count "$tmp/count")
 	sleep $((SECONDS_RUN - WARMUP - 2))
-	rss1=$(rss_kb "$reader"); n1=$(cat "$tmp/count")
-	kill -KILL "${pids[1]}"; wait "${pids[1]}" 2>/dev/null || true
+	rss1=$(rss_kb "$reader"); n1=$(count "$tmp/count")
+	kill -KILL "$churner"; wait "$churner" 2>/dev/null || true
+	forget "$churner"
 	wait "$reader" || die "probe-read failed: $(tail -n 3 "$tmp/read.err")"
-	pids=()
+	forget "$reader"
 	"$LOAD" --unload --pin-dir "$PIN" >/dev/null
 	rm -rf "$tmp/out"
 	procs=$((n1 - n0))

@@ -38,20 +38,9 @@ CPURUN=$BUILD/bench/cpurun
 PIN=/sys/fs/bpf/pkbench-$$
 tmp=$(mktemp -d /tmp/probekit-bench-read-system.XXXXXX)
 export PROBEKIT_CACHE_DIR=$tmp/cache
-pids=()		# the workload's processes
-cleanup() {
-	local p
-	"$LOAD" --unload --pin-dir "$PIN" >/dev/null 2>&1 || true
-	for p in "${pids[@]}"; do
-		kill -KILL "$p" 2>/dev/null || true
-	done
-	for p in "${pids[@]}"; do
-		wait "$p" 2>/dev/null || true
-	done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM HUP
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/cleanup.bash
+. "$here/cleanup.bash"	# pids: the workload's processes
 
 die() { echo "bench/probe-read-system.sh: $*" >&2; exit 1; }
 

@@ -5,7 +5,7 @@
 # at $FREQ Hz for $SECONDS s while probe-read drains live, then reads:
 #   - probe-read's user+sys CPU time (bash `time`) and its sample count;
 #   - the fixture's own CPU time (the reference measured in the same run);
-#   - the BPF program's run time and run count (kernel.bpf_stats_enabled=1).
+#   - the BPF program's run time and run count (BPF run-time statistics).
 # Reports medians over $RUNS runs. Needs root.
 set -euo pipefail
 BUILD=${BUILD:-build}
@@ -14,14 +14,13 @@ FREQ=${FREQ:-999}
 SECONDS_RUN=${SECONDS_RUN:-4}
 export FREQ SECONDS_RUN
 PIN=/sys/fs/bpf/probekit-bench-$$
+LOAD=$BUILD/probe-load
 tmp=$(mktemp -d)
-old_stats=$(sysctl -n kernel.bpf_stats_enabled)
-cleanup() {
-	"$BUILD/probe-load" --unload --pin-dir "$PIN" >/dev/null 2>&1 || true
-	sysctl -q -w kernel.bpf_stats_enabled="$old_stats" || true
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=bench/bpf_events.bash
+. "$here/bpf_events.bash"
+# shellcheck source=bench/cleanup.bash
+. "$here/cleanup.bash"
 
 if [ "$(id -u)" != 0 ]; then
 	echo "bench/probe-read.sh: needs root (BPF)" >&2
@@ -29,15 +28,15 @@ if [ "$(id -u)" != 0 ]; then
 fi
 make --no-print-directory -s BUILD="$BUILD" "$BUILD/probe-load" "$BUILD/probe-read" \
 	"$BUILD/fixtures/fp_chain"
-sysctl -q -w kernel.bpf_stats_enabled=1
+stats_hold "$tmp/stats" || { echo "bench/probe-read.sh: cannot keep BPF run-time statistics on" >&2; exit 1; }
 
 for i in $(seq "$RUNS"); do
 	"$BUILD/probe-load" --pin-dir "$PIN" -F "$FREQ" -- \
 		"$BUILD/fixtures/fp_chain" "$SECONDS_RUN" "$tmp/fixture-cpu" 2>/dev/null
 	TIMEFORMAT='%U %S'
 	{ time "$BUILD/probe-read" --pin-dir "$PIN" -o "$tmp/out.folded" 2>"$tmp/summary" ; } 2>"$tmp/time"
-	# the program's id: the one behind the pinned cpu0 link
-	prog=$(bpftool link show pinned "$PIN/links/cpu0" -j | perl -MJSON::PP -0ne 'print decode_json($_)->{prog_id}')
+	# the program's id: the one behind the pinned link of event 0 on CPU 0
+	prog=$(bpftool link show pinned "$PIN/links/e0-cpu0" -j | perl -MJSON::PP -0ne 'print decode_json($_)->{prog_id}')
 	bpftool prog show id "$prog" -j > "$tmp/prog.json"
 	"$BUILD/probe-load" --unload --pin-dir "$PIN"
 	samples=$(sed -n 's/^probe-read: \([0-9]*\) samples read.*/\1/p' "$tmp/summary")
