@@ -640,8 +640,8 @@ static __always_inline bool uw_read(struct uw_state *st, __u64 *dst, __u64 addr)
 }
 
 /* A frame-pointer step from st->pc's frame, for code without a table: the
- * caller's PC in *ra, and the caller marked in fp_mask. Counted whether it
- * succeeds or not: the frame had no table. */
+ * caller's PC in *ra. Counted whether it succeeds or not: the frame had no
+ * table. */
 static __always_inline int uw_fp_step(struct uw_state *st, __u64 *ra)
 {
 	__u64 next_bp;
@@ -657,8 +657,6 @@ static __always_inline int uw_fp_step(struct uw_state *st, __u64 *ra)
 		return stop;
 	st->sp = st->bp + 16;
 	st->bp = next_bp;
-	if (st->n < PK_MAX_USTACK_DEPTH)
-		st->fp_mask[(st->n / 64) & 3] |= 1ull << (st->n % 64);
 	return 0;
 }
 
@@ -756,6 +754,7 @@ static long uw_step(__u32 i, void *ctx)
 	struct uw_state *st = uw_state_get();
 	__u32 zero = 0, idx;
 	__u64 ra = 0, lookup;
+	bool by_fp = false;
 	long rule;
 	int end;
 
@@ -792,6 +791,7 @@ static long uw_step(__u32 i, void *ctx)
 		end = uw_rule_step(st, rule, &ra);
 	} else {
 		end = uw_fp_step(st, &ra);
+		by_fp = true;
 	}
 	if (end) {
 		st->end = end;
@@ -801,6 +801,10 @@ static long uw_step(__u32 i, void *ctx)
 		st->end = PK_END_COMPLETE;
 		return 1;
 	}
+	/* the caller, frame n, was found by a frame-pointer step; marked only
+	 * now that it will be recorded (not when the walk ends here) */
+	if (by_fp && st->n < PK_MAX_USTACK_DEPTH)
+		st->fp_mask[(st->n / 64) & 3] |= 1ull << (st->n % 64);
 	st->pc = ra;
 	return 0;
 }

@@ -731,9 +731,12 @@ END_TEST
 
 /*
  * Hostile stacks (tests/fixtures_nofp/hostile.c): RSP unmapped, a fake
- * stack of one return address over and over, RBP below RSP. The walk must
- * end each time, and the kernel's counters must say why: read fault, depth
- * limit, loop. Loop index: mode * 2 + variant.
+ * stack of one return address over and over, RBP below RSP, code without a
+ * table whose frame pointer leads to a return address of 0. The walk must
+ * end each time, the kernel's counters must say why (read fault, depth
+ * limit, loop, complete), and every record must read back whole: a walk
+ * that ends is still a sample, never a bad record. Loop index: mode * 2 +
+ * variant.
  */
 START_TEST(test_hostile_stacks_end)
 {
@@ -744,6 +747,7 @@ START_TEST(test_hostile_stacks_end)
 		{ "rsp", PK_CNT_END_READ_FAULT },
 		{ "fake", PK_CNT_END_DEPTH },
 		{ "loop", PK_CNT_END_LOOP },
+		{ "zero", PK_CNT_END_COMPLETE },
 	};
 	static const char *const hostile_variants[] = { "gcc-pie", "clang-nopie" };
 	const char *mode = modes[_i / 2].mode, *variant = hostile_variants[_i % 2];
@@ -772,6 +776,8 @@ START_TEST(test_hostile_stacks_end)
 	ck_assert_msg(cnt[modes[_i / 2].why] >= WHOLE_MIN * ends, "%s: %llu of %llu walks ended "
 		      "as expected:\n%s", what, (unsigned long long)cnt[modes[_i / 2].why],
 		      (unsigned long long)ends, err);
+	ck_assert_msg(!strstr(err, "bad records"), "%s: records probe-read could not read:\n%s",
+		      what, err);
 	free(out);
 	free(err);
 }
@@ -797,7 +803,7 @@ Suite *suite_dwarf(void)
 	tcase_add_test(tc, test_process_after_systemwide_load);
 
 	tc = pk_e2e_tcase(s, "hostile", 60);
-	tcase_add_loop_test(tc, test_hostile_stacks_end, 0, 6);
+	tcase_add_loop_test(tc, test_hostile_stacks_end, 0, 8);
 
 	tc = pk_e2e_tcase(s, "fp_control", 60);
 	tcase_add_test(tc, test_fp_walk_loses_chain);
