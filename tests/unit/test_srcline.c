@@ -7,6 +7,7 @@
  * and in a few libc functions whose DWARF is libc6-dbg's. Then what eu
  * cannot tell: .gnu_debuglink, corrupt debug info, the API's edges.
  */
+#include <dirent.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "addr2line_oracle.h"
+#include "debuginfo.h"
 #include "demangle.h"
 #include "elf_fixture.h"
 #include "srcline.h"
@@ -29,12 +31,6 @@
 #define MAX_FRAMES PK_A2L_MAX_FRAMES
 
 /* --- modules, as the symbolizer reports them ----------------------------- */
-
-static const Dwfl_Callbacks callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
-};
 
 struct mod {
 	Dwfl *dwfl;
@@ -45,7 +41,7 @@ struct mod {
  * cannot read it. */
 static struct mod mod_open(const char *path)
 {
-	struct mod m = { dwfl_begin(&callbacks), NULL };
+	struct mod m = { dwfl_begin(&pk_dwfl_callbacks), NULL };
 
 	ck_assert_ptr_nonnull(m.dwfl);
 	dwfl_report_begin(m.dwfl);
@@ -530,6 +526,124 @@ START_TEST(test_debuglink)
 }
 END_TEST
 
+/* Frames the stripped copy STRIPPED finds at the instructions of its
+ * unstripped PATH (A), compared with PATH's own at each: how many have any. */
+static size_t frames_through(const char *path, const char *stripped, const struct addrs *a)
+{
+	struct mod m = mod_open(path), s = mod_open(stripped);
+	struct pk_srcline *sm, *ss;
+	size_t found = 0;
+
+	ck_assert(m.dm && s.dm);
+	sm = pk_srcline_new(m.dm);
+	ss = pk_srcline_new(s.dm);
+	for (size_t i = 0; i < a->n; i++) {
+		struct pk_srcline_frame f[MAX_FRAMES], g[MAX_FRAMES];
+		int k = lookup(ss, a->v[i], g);
+
+		if (k)
+			frames_eq(f, lookup(sm, a->v[i], f), g, k, a->v[i]);
+		found += k > 0;
+	}
+	pk_srcline_free(sm);
+	pk_srcline_free(ss);
+	mod_close(&m);
+	mod_close(&s);
+	return found;
+}
+
+/*
+ * Where a .gnu_debuglink is followed (debuginfo.h): beside the file, in its
+ * .debug/ directory, and beside the target of a link the file was opened
+ * through (as /proc/PID/map_files/...); a file of that name from another
+ * build (another build-id) is not taken.
+ */
+START_TEST(test_debuglink_places)
+{
+	char path[4096], other[4096], dir[512], sub[600], stripped[600], dbg[700], link[800];
+	char via[600], otherdbg[700];
+	struct addrs a = {};
+
+	fixture("inline-gcc", path, sizeof(path));
+	fixture("inline-clang", other, sizeof(other));
+	snprintf(dir, sizeof(dir), "%s/dl", pk_fx_dir());
+	snprintf(sub, sizeof(sub), "%s/.debug", dir);
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	ck_assert_int_eq(mkdir(sub, 0755), 0);
+	snprintf(stripped, sizeof(stripped), "%s/inline", dir);
+	snprintf(dbg, sizeof(dbg), "%s/inline.debug", sub);
+	snprintf(link, sizeof(link), "--add-gnu-debuglink=%s", dbg);
+	pk_fx_run_ok((char *[]){ "objcopy", "--only-keep-debug", path, dbg, NULL }, NULL);
+	pk_fx_run_ok((char *[]){ "objcopy", "--strip-debug", link, path, stripped, NULL }, NULL);
+	insn_addrs(path, 0, 0, &a);
+
+	/* in .debug/ */
+	ck_assert_uint_ge(frames_through(path, stripped, &a), a.n / 2);
+	/* through a link from elsewhere to the stripped file */
+	snprintf(via, sizeof(via), "%s/via", pk_fx_dir());
+	ck_assert_int_eq(symlink(stripped, via), 0);
+	ck_assert_uint_ge(frames_through(path, via, &a), a.n / 2);
+	/* another build's debug file under the name the link holds, beside
+	 * the file (searched first) and in .debug/: neither is taken */
+	snprintf(otherdbg, sizeof(otherdbg), "%s/inline.debug", dir);
+	pk_fx_run_ok((char *[]){ "objcopy", "--only-keep-debug", other, otherdbg, NULL }, NULL);
+	ck_assert_int_eq(unlink(dbg), 0);
+	ck_assert_int_eq(rename(otherdbg, dbg), 0);
+	pk_fx_run_ok((char *[]){ "objcopy", "--only-keep-debug", other, otherdbg, NULL }, NULL);
+	ck_assert_uint_eq(frames_through(path, stripped, &a), 0);
+	free(a.v);
+}
+END_TEST
+
+/* Open descriptors of this process that are sockets. */
+static int socket_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *e;
+	char target[64];
+	int n = 0;
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d))) {
+		ssize_t len = readlinkat(dirfd(d), e->d_name, target, sizeof(target) - 1);
+
+		if (len > 0) {
+			target[len] = '\0';
+			n += !strncmp(target, "socket:", 7);
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+/* A file with no debug information anywhere is looked for on this machine
+ * only: libdw's standard search would end in a debuginfod client, whose
+ * socket pair its Dwfl keeps as long as the file is kept. */
+START_TEST(test_no_debuginfod)
+{
+	char path[4096], bare[512];
+	struct pk_srcline_frame f[MAX_FRAMES];
+	struct addrs a = {};
+	struct mod b;
+	struct pk_srcline *sb;
+	int before = socket_fds();
+
+	fixture("inline-gcc", path, sizeof(path));
+	snprintf(bare, sizeof(bare), "%s/inline-bare", pk_fx_dir());
+	pk_fx_run_ok((char *[]){ "objcopy", "--strip-debug", path, bare, NULL }, NULL);
+	insn_addrs(path, 0, 0, &a);
+	ck_assert_uint_gt(a.n, 0);
+	b = mod_open(bare);
+	ck_assert_ptr_nonnull(b.dm);
+	sb = pk_srcline_new(b.dm);
+	ck_assert_int_eq(lookup(sb, a.v[0], f), 0);
+	ck_assert_int_eq(socket_fds(), before);
+	pk_srcline_free(sb);
+	mod_close(&b);
+	free(a.v);
+}
+END_TEST
+
 /* --- corrupt debug info ------------------------------------------------ */
 
 struct section {
@@ -787,6 +901,8 @@ Suite *suite_srcline(void)
 	tcase_add_checked_fixture(tc, pk_fx_setup, pk_fx_teardown);
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_debuglink);
+	tcase_add_test(tc, test_debuglink_places);
+	tcase_add_test(tc, test_no_debuginfod);
 	tcase_add_test(tc, test_corrupt);
 	tcase_add_test(tc, test_api);
 	suite_add_tcase(s, tc);

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "debuginfo.h"
 #include "demangle.h"
 #include "plt.h"
 #include "strpool.h"
@@ -48,12 +49,6 @@ struct pk_symfiles {
 	char **debug_dirs;
 	size_t ndebug_dirs;
 	struct pk_symfiles_stats stats;
-};
-
-static const Dwfl_Callbacks offline_callbacks = {
-	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
-	.section_address = dwfl_offline_section_address,
 };
 
 static __u64 inode_key(__u64 dev, __u64 ino)
@@ -325,7 +320,7 @@ static struct symdata *open_elf(const char *path)
 
 	if (!d)
 		return NULL;
-	d->dwfl = dwfl_begin(&offline_callbacks);
+	d->dwfl = dwfl_begin(&pk_dwfl_callbacks);
 	if (!d->dwfl)
 		goto fail;
 	dwfl_report_begin(d->dwfl);

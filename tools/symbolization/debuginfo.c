@@ -1,0 +1,113 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <elfutils/libdwelf.h>
+#include <fcntl.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "debuginfo.h"
+
+const Dwfl_Callbacks pk_dwfl_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = pk_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+};
+
+/* PATH opened when it is another file than MAIN (no file is its own debug
+ * file) whose build-id is ID (LEN bytes); else -1. */
+static int open_if_same_build(const char *path, const unsigned char *id, int len,
+			      const struct stat *main)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	const void *bits;
+	struct stat st;
+	bool same = false;
+	Elf *elf;
+
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) == 0 && !(main && st.st_dev == main->st_dev &&
+				     st.st_ino == main->st_ino)) {
+		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		same = elf && dwelf_elf_gnu_build_id(elf, &bits) == len && !memcmp(bits, id, len);
+		elf_end(elf);
+	}
+	if (!same) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* LINK beside FILE, in its .debug/ and under /usr/lib/debug: the first
+ * that has build-id ID, its path in *NAME. */
+static int search_beside(const char *file, const char *link, const unsigned char *id, int len,
+			 const struct stat *main, char **name)
+{
+	const char *slash = strrchr(file, '/');
+	int dlen = slash ? (int)(slash - file) : 1;
+	const char *dir = slash ? file : ".";
+	char path[PATH_MAX];
+	int fd;
+
+	for (int i = 0; i < 3; i++) {
+		static const char *const fmt[] = { "%.*s/%s", "%.*s/.debug/%s",
+						   "/usr/lib/debug%.*s/%s" };
+
+		if (i == 2 && dir[0] != '/')
+			break;
+		if (snprintf(path, sizeof(path), fmt[i], dlen, dir, link) >= (int)sizeof(path))
+			continue;
+		fd = open_if_same_build(path, id, len, main);
+		if (fd >= 0) {
+			*name = strdup(path);
+			if (*name)
+				return fd;
+			close(fd);
+			return -1;
+		}
+	}
+	return -1;
+}
+
+int pk_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GElf_Addr base,
+		      const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+		      char **debuginfo_file_name)
+{
+	const unsigned char *id;
+	struct stat main_st;
+	bool have_main;
+	GElf_Addr vaddr;
+	char *canon;
+	int len, fd;
+
+	fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
+					  debuglink_file, debuglink_crc, debuginfo_file_name);
+	if (fd >= 0)
+		return fd;
+	/* By name only with a build-id to check the find by (the CRC is not
+	 * read: every file of a distribution has a build-id), and only a
+	 * plain name, as the link holds. An alternate (dwz) file, looked up
+	 * here too, has another build-id than the module's: found by its own
+	 * above, never by name. */
+	len = dwfl_module_build_id(mod, &id, &vaddr);
+	if (len <= 0 || !file_name || !debuglink_file || !*debuglink_file ||
+	    strchr(debuglink_file, '/'))
+		return -1;
+	have_main = stat(file_name, &main_st) == 0;
+	fd = search_beside(file_name, debuglink_file, id, len, have_main ? &main_st : NULL,
+			   debuginfo_file_name);
+	/* a file opened through a link (/proc/PID/map_files/...) has its
+	 * debug file beside its target */
+	canon = fd < 0 ? realpath(file_name, NULL) : NULL;
+	if (canon && strcmp(canon, file_name))
+		fd = search_beside(canon, debuglink_file, id, len, have_main ? &main_st : NULL,
+				   debuginfo_file_name);
+	free(canon);
+	return fd;
+}
