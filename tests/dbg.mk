@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Fixtures of the source-line tests (tests/unit/test_srcline.c): inlined code
+# Fixtures of the source-line tests (tests/unit/symbolization/test_srcline.c): inlined code
 # at -O2 -g, read by pk_srcline and by eu-addr2line, the oracle. Every C and
 # C++ program in tests/fixtures_dbg/ is built into
 # $(BUILD)/fixtures_dbg/NAME-VARIANT (NAME.c) or NAME-cpp-VARIANT (NAME.cpp):

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Fixtures of the readelf oracle test (tests/unit/test_eh_oracle.c): every
+# Fixtures of the readelf oracle test (tests/unit/eh_frame/test_eh_oracle.c): every
 # C and C++ source in tests/fixtures_cfi/ built with gcc and clang at -O0, -O2
 # and -O3 into $(BUILD)/oracle/NAME-{gcc,clang}-{O0,O2,O3}, every assembly
 # source into $(BUILD)/oracle/NAME-{gcc,clang}. Plain compiler flags on

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Test oracles from the npm registry, at pinned versions, installed under
 # $(BUILD)/npm by npm itself (Node.js and npm are on every machine of the
-# project). Read by tests/unit/oracles.c through tests/oracles/*:
+# project). Read by tests/harness/oracles.c through tests/oracles/*:
 #   speedscope  its file-format-schema.json, the schema the speedscope
 #               writer's output is validated against, and its `perf script`
 #               reader, which reads back the perf text writer's output.

@@ -2,7 +2,7 @@
 /*
  * Helpers of inline.c, in a header so that an inlined call's DW_AT_call_file
  * (inline.c) differs from the file of the inlined code (this header): the
- * source-line tests (tests/unit/test_srcline.c) check both.
+ * source-line tests (tests/unit/symbolization/test_srcline.c) check both.
  */
 #ifndef DBG_INLINE_HELPERS_H
 #define DBG_INLINE_HELPERS_H

@@ -4,9 +4,9 @@
  * profile: one probe-read writes folded, pprof, perf text and speedscope
  * from the same samples (-f/-o pairs), and each consumer's reading must
  * give exactly the folded stacks and counts:
- *   pprof       go tool pprof -raw (tests/pprof_raw.h)
+ *   pprof       go tool pprof -raw (tests/harness/pprof_raw.h)
  *   perf        speedscope's perf script reader, folded as
- *               stackcollapse-perf.pl --kernel folds (tests/oracles.h)
+ *               stackcollapse-perf.pl --kernel folds (tests/harness/oracles.h)
  *   speedscope  speedscope's schema, then its stacks and weights
  */
 #include <errno.h>

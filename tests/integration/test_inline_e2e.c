@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * End to end, the inline frames and source lines probe-read writes for a
- * real profile against eu-addr2line -f -i -C (tests/unit/addr2line_oracle.h)
+ * real profile against eu-addr2line -f -i -C (tests/harness/addr2line_oracle.h)
  * on every sampled address: the -O2 -g fixture with inlined helpers
  * (tests/fixtures_dbg/inline.c, gcc's build and clang's with
  * .debug_aranges, which eu needs) profiled for 2 s, its pprof read back by
- * go tool pprof -raw (tests/pprof_raw.h). Each location of the fixture's
+ * go tool pprof -raw (tests/harness/pprof_raw.h). Each location of the fixture's
  * and libc's mappings (libc's DWARF is libc6-dbg's) is taken to its ELF
  * address, minus one where the sample uses it as a return address (what
  * the symbolizer looks up there), and its lines must be eu's record there,
@@ -25,7 +25,7 @@
 #include "pprof_raw.h"
 #include "profile_session.h"
 #include "test_util.h"
-#include "unit/addr2line_oracle.h"
+#include "addr2line_oracle.h"
 
 #define FREQ_STR	"199"
 

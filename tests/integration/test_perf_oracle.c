@@ -13,7 +13,7 @@
  *
  * Both tools sample on their own cpu-clock timers at 99 Hz, so they never
  * see the same samples: the comparison is of shares, with a tolerance from
- * binomial sampling statistics (tests/share_compare.h).
+ * binomial sampling statistics (tests/harness/share_compare.h).
  */
 #include <signal.h>
 #include <stdio.h>
@@ -208,7 +208,7 @@ static void names_free(struct names *n)
  *   "[unknown]". test_plt.c holds probekit's names to objdump's.
  * - aliases: one address, several symbols (read/__read, random/__random,
  *   __memcpy_/__memmove_avx512_unaligned_erms); the tools pick by different
- *   rules: the canonical alias (tests/sym_aliases.h).
+ *   rules: the canonical alias (tests/harness/sym_aliases.h).
  * perf's kernel entry frames (entry_SYSCALL_64_after_hwframe) and offsets
  * need nothing: with these fields perf prints no +0x offsets, and both
  * tools name entry code from the same kallsyms.

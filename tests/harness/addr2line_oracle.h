@@ -4,7 +4,7 @@
  * one run over every address of a file, then "our frames at address A"
  * (function name, file, line, innermost first, as struct pk_srcline_frame)
  * compared with its record for A. Shared by the pk_srcline tests
- * (tests/unit/test_srcline.c) and the end-to-end test of what probe-read
+ * (tests/unit/symbolization/test_srcline.c) and the end-to-end test of what probe-read
  * writes (tests/integration/test_inline_e2e.c).
  *
  * Where eu-addr2line 0.188 is itself wrong or blind, narrowly, each case

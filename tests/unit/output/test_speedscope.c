@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The speedscope writer: its files validated against the schema speedscope
- * ships (by Debian's python3-jsonschema, see tests/oracles.h), then read
+ * ships (by Debian's python3-jsonschema, see tests/harness/oracles.h), then read
  * back by Python's json and compared with what the profile holds, computed
  * here from the model: every sample in its profile, in time order, its
  * frames root first, its weight; the frames deduplicated; names escaped so

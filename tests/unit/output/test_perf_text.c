@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The perf text writer, read back by an independent reader of perf script
- * text (speedscope's, see tests/oracles.h): the stacks it rebuilds must be
+ * text (speedscope's, see tests/harness/oracles.h): the stacks it rebuilds must be
  * the ones the profile holds, folded here from the model itself. The exact
  * layout of a sample is checked against perf 6.1's format, written out by
  * hand from `perf script` output.
