@@ -392,8 +392,13 @@ static void trim_to_take(struct pk_reader *r)
 	}
 	r->next_stack_id = (__u32)n;
 	/* without the set, nothing can be shown unused: all is kept */
-	if (pids_ok)
+	if (pids_ok) {
+		struct pk_symbolizer_stats st;
+
 		r->stats.procs_forgotten += pk_symbolizer_forget_gone(r->sym, pid_in_use, &pids);
+		pk_symbolizer_stats(r->sym, &st);
+		r->stats.files_freed = st.files_freed;
+	}
 	pk_u64map_free(&pids);
 	/* what was freed goes back to the system, not only to malloc: an
 	 * interval's peak is not held for the rest of the run */

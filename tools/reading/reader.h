@@ -78,8 +78,9 @@ struct pk_reader_stats {
 	__u64 event_weight[PK_MAX_EVENTS];
 	__u64 filtered;		/* samples of other events than keep_event */
 	/* Freed at takes: stacks no sample of the take held, processes gone
-	 * that only such stacks named (pk_reader_take). */
-	__u64 stacks_dropped, procs_forgotten;
+	 * that only such stacks named, files no process kept names
+	 * (pk_reader_take). */
+	__u64 stacks_dropped, procs_forgotten, files_freed;
 };
 
 struct pk_reader;

@@ -55,6 +55,9 @@ struct proc {
 	struct pk_perf_map *jit;	/* /tmp/perf-PID.map; NULL: none (yet) */
 	__u64 jit_read_ns;		/* last load or refresh; 0: never */
 	struct pk_u64map locs;	/* addr << 1 | ret -> struct pk_loc */
+	/* every file its locations name, held while it is kept: its maps may
+	 * be read anew, its locations stay (forget_gone) */
+	struct pk_u64map used;	/* file address -> struct pk_symfile */
 	/* its locations, mappings and names: freed with it (forget_gone) */
 	struct pk_strpool pool;
 };
@@ -318,8 +321,18 @@ static void free_proc(struct proc *p)
 	free(p->kmaps);
 	pk_perf_map_free(p->jit);
 	pk_u64map_free(&p->locs);
+	pk_u64map_free(&p->used);
 	pk_strpool_free(&p->pool);
 	free(p);
+}
+
+/* F, named by P's locations from now on; NULL when F is, or no memory. */
+static struct pk_symfile *proc_uses(struct proc *p, struct pk_symfile *f)
+{
+	if (f && !pk_u64map_get(&p->used, (uintptr_t)f) &&
+	    pk_u64map_put(&p->used, (uintptr_t)f, f))
+		return NULL;
+	return f;
 }
 
 static void forget_locs(struct proc *p)
@@ -483,7 +496,7 @@ static struct pk_loc *resolve_kmap(struct pk_symbolizer *sym, struct proc *p, st
 				   __u64 addr, __u64 lookup)
 {
 	if (!km->file) {
-		km->file = km->vdso ? vdso_file(sym) : kmap_file(sym, p, km);
+		km->file = proc_uses(p, km->vdso ? vdso_file(sym) : kmap_file(sym, p, km));
 		if (!km->file)
 			return NULL;
 	}
@@ -574,7 +587,8 @@ static struct pk_loc *resolve_user(struct pk_symbolizer *sym, struct proc *p, __
 		return named_loc(sym, &p->pool, addr, false, pk_strpool_add(&p->pool, m->name));
 	i = m - p->maps.v;
 	if (!p->files[i]) {
-		p->files[i] = m->kind == PK_MAP_SPECIAL ? vdso_file(sym) : maps_file(sym, p, m);
+		p->files[i] = proc_uses(p, m->kind == PK_MAP_SPECIAL ? vdso_file(sym) :
+						       maps_file(sym, p, m));
 		if (!p->files[i])
 			return NULL;
 	}
@@ -748,6 +762,17 @@ size_t pk_symbolizer_forget_gone(struct pk_symbolizer *sym,
 	pk_u64map_free(&sym->procs);
 	sym->procs = kept;
 	sym->stats.procs_forgotten += forgotten;
+	/* the files are let go of with the last process that named them */
+	for (size_t i = 0; i < sym->procs.cap; i++) {
+		struct proc *p = sym->procs.vals[i];
+
+		for (size_t k = 0; p && k < p->used.cap; k++)
+			if (p->used.vals[k])
+				pk_symfiles_hold(sym->files, p->used.vals[k]);
+	}
+	if (sym->vdso)
+		pk_symfiles_hold(sym->files, sym->vdso);
+	sym->stats.files_freed += pk_symfiles_sweep(sym->files);
 	return forgotten;
 }
 

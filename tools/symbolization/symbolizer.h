@@ -47,6 +47,7 @@ struct pk_symbolizer_stats {
 	__u64 lookups;		/* addresses resolved (cache misses) */
 	__u64 kernel_mappings;	/* mappings the kernel reported */
 	__u64 procs_forgotten;	/* processes gone and forgotten */
+	__u64 files_freed;	/* files no process kept names (pk_symfiles_sweep) */
 };
 
 /* A mapping the kernel reported at sample time (PK_EVENT_MAPPING). */
@@ -113,7 +114,9 @@ const struct pk_loc *pk_symbolizer_number(struct pk_symbolizer *sym, const struc
  * read again) and whose /proc entry is gone: its mappings, locations and
  * names are freed, so that a reader's memory follows the processes that
  * live, not all that ever ran. A later sample of the pid reads it anew.
- * Returns how many were forgotten.
+ * Then the files no kept process names are let go of (pk_symfiles_sweep:
+ * after a second call that finds them unnamed too). Returns how many
+ * processes were forgotten.
  */
 size_t pk_symbolizer_forget_gone(struct pk_symbolizer *sym,
 				 bool (*in_use)(void *ctx, __u32 pid), void *ctx);

@@ -10,7 +10,6 @@
 #include "debuginfo.h"
 #include "demangle.h"
 #include "plt.h"
-#include "strpool.h"
 #include "symfile.h"
 #include "symtab.h"
 #include "u64map.h"
@@ -32,12 +31,16 @@ struct symdata {
 	size_t nsegs;
 	__u64 image_size;
 	struct pk_srcline *srcline;	/* NULL until the first lookup */
+	size_t users;		/* files that name it */
+	size_t leaving;		/* of those, freed by the sweep under way */
 };
 
 struct pk_symfile {
 	struct pk_symfile *next;	/* same inode hash bucket */
 	__u64 dev, ino;
-	struct pk_module pub;
+	__u64 held;			/* the last sweep it was held for */
+	bool named;			/* no file (pk_symfiles_named): kept */
+	struct pk_module pub;		/* path and build_id: its own */
 	struct symdata *data;		/* NULL: could not be loaded */
 };
 
@@ -45,9 +48,9 @@ struct pk_symfiles {
 	struct pk_u64map by_inode;	/* hash(dev, ino) -> pk_symfile list */
 	struct pk_u64map by_build_id;	/* hash(build-id) -> symdata list */
 	struct symdata *unshared;	/* files without a build-id */
-	struct pk_strpool strings;
 	char **debug_dirs;
 	size_t ndebug_dirs;
+	__u64 sweeps;
 	struct pk_symfiles_stats stats;
 };
 
@@ -443,15 +446,25 @@ struct pk_symfile *pk_symfiles_get(struct pk_symfiles *files, __u64 dev, __u64 i
 	return NULL;
 }
 
-static const char *hex_id(struct pk_symfiles *files, const __u8 *id, size_t len)
+/* ID in hex, allocated; NULL for none. *FAILED when out of memory. */
+static char *hex_id(const __u8 *id, size_t len, bool *failed)
 {
-	char hex[2 * PK_BUILD_ID_MAX + 1];
+	char hex[2 * PK_BUILD_ID_MAX + 1], *s;
 
 	if (!len)
 		return NULL;
 	for (size_t i = 0; i < len; i++)
 		sprintf(hex + 2 * i, "%02x", id[i]);
-	return pk_strpool_add(&files->strings, hex);
+	s = strdup(hex);
+	*failed = !s;
+	return s;
+}
+
+static void symfile_free(struct pk_symfile *f)
+{
+	free((char *)f->pub.path);
+	free((char *)f->pub.build_id);
+	free(f);
 }
 
 struct pk_symfile *pk_symfiles_add(struct pk_symfiles *files, __u64 dev, __u64 ino,
@@ -460,6 +473,7 @@ struct pk_symfile *pk_symfiles_add(struct pk_symfiles *files, __u64 dev, __u64 i
 {
 	struct pk_symfile *f = calloc(1, sizeof(*f));
 	__u64 key = inode_key(dev, ino);
+	bool failed = false;
 
 	if (!f)
 		return NULL;
@@ -467,11 +481,12 @@ struct pk_symfile *pk_symfiles_add(struct pk_symfiles *files, __u64 dev, __u64 i
 		len = 0;
 	f->dev = dev;
 	f->ino = ino;
+	f->held = files->sweeps + 1;	/* added for a process: held now */
 	f->pub.id = files->stats.files;
-	f->pub.path = pk_strpool_add(&files->strings, name);
+	f->pub.path = strdup(name);
 	f->next = pk_u64map_get(&files->by_inode, key);
 	if (!f->pub.path || pk_u64map_put(&files->by_inode, key, f)) {
-		free(f);
+		symfile_free(f);
 		return NULL;
 	}
 	files->stats.files++;
@@ -484,11 +499,13 @@ struct pk_symfile *pk_symfiles_add(struct pk_symfiles *files, __u64 dev, __u64 i
 		f->data = try_build_id_dirs(files, build_id, len);
 	if (f->data) {
 		files->stats.loaded++;
-		f->pub.build_id = hex_id(files, f->data->build_id, f->data->build_id_len);
+		f->data->users++;
+		f->pub.build_id = hex_id(f->data->build_id, f->data->build_id_len, &failed);
 	} else {
-		f->pub.build_id = hex_id(files, build_id, len);
+		f->pub.build_id = hex_id(build_id, len, &failed);
 	}
-	return f;
+	/* in the cache already: a file without its build-id is still named */
+	return failed ? NULL : f;
 }
 
 const struct pk_module *pk_symfiles_named(struct pk_symfiles *files, const char *name)
@@ -497,8 +514,11 @@ const struct pk_module *pk_symfiles_named(struct pk_symfiles *files, const char 
 	__u64 ino = pk_hash64(build_id_key((const __u8 *)name, strlen(name)));
 	struct pk_symfile *f = pk_symfiles_get(files, ~0ULL, ino);
 
-	if (!f)
+	if (!f) {
 		f = pk_symfiles_add(files, ~0ULL, ino, name, NULL, NULL, 0);
+		if (f)
+			f->named = true;
+	}
 	return f ? &f->pub : NULL;
 }
 
@@ -590,6 +610,112 @@ int pk_symfile_srcline(struct pk_symfile *f, __u64 vaddr, struct pk_srcline_fram
 	return pk_srcline_lookup(d->srcline, vaddr, out, max);
 }
 
+/* --- sweeping -------------------------------------------------------------- */
+
+void pk_symfiles_hold(struct pk_symfiles *files, struct pk_symfile *f)
+{
+	f->held = files->sweeps + 1;
+}
+
+/* Held at neither this sweep nor the one before: let go. */
+static bool leaving(const struct pk_symfiles *files, const struct pk_symfile *f)
+{
+	return !f->named && f->held + 1 < files->sweeps;
+}
+
+/* Put each staying entry's key in M with a placeholder, so that relinking
+ * (replacing values of keys there) cannot fail. 0 or -ENOMEM. */
+static int reserve(struct pk_u64map *m, __u64 key)
+{
+	return pk_u64map_get(m, key) ? 0 : pk_u64map_put(m, key, (void *)1);
+}
+
+/* V if it is a list head put by relink, NULL for reserve's placeholder. */
+static void *head(const struct pk_u64map *m, __u64 key)
+{
+	void *v = pk_u64map_get(m, key);
+
+	return v == (void *)1 ? NULL : v;
+}
+
+size_t pk_symfiles_sweep(struct pk_symfiles *files)
+{
+	struct pk_u64map by_inode = { 0 }, by_build_id = { 0 };
+	struct pk_symfile *f, *fn;
+	struct symdata *d, *dn, **link;
+	size_t freed = 0;
+	int err = 0;
+
+	files->sweeps++;
+	/* First what stays and what goes, changing nothing: out of memory,
+	 * nothing is let go (a sweep is an economy, never needed). */
+	for (size_t i = 0; i < files->by_inode.cap; i++)
+		for (f = files->by_inode.vals[i]; f; f = f->next)
+			if (leaving(files, f)) {
+				if (f->data)
+					f->data->leaving++;
+			} else if (!err) {
+				err = reserve(&by_inode, files->by_inode.keys[i]);
+			}
+	for (size_t i = 0; i < files->by_build_id.cap; i++)
+		for (d = files->by_build_id.vals[i]; d; d = d->next)
+			if (!err && d->users > d->leaving)
+				err = reserve(&by_build_id, files->by_build_id.keys[i]);
+	if (err) {
+		for (size_t i = 0; i < files->by_inode.cap; i++)
+			for (f = files->by_inode.vals[i]; f; f = f->next)
+				if (f->data)
+					f->data->leaving = 0;
+		pk_u64map_free(&by_inode);
+		pk_u64map_free(&by_build_id);
+		return 0;
+	}
+	/* Then the staying relinked into the new maps, the rest freed. */
+	for (size_t i = 0; i < files->by_inode.cap; i++)
+		for (f = files->by_inode.vals[i]; f; f = fn) {
+			__u64 key = files->by_inode.keys[i];
+
+			fn = f->next;
+			if (leaving(files, f)) {
+				symfile_free(f);
+				freed++;
+				continue;
+			}
+			f->next = head(&by_inode, key);
+			pk_u64map_put(&by_inode, key, f);	/* a key reserved: cannot fail */
+		}
+	for (size_t i = 0; i < files->by_build_id.cap; i++)
+		for (d = files->by_build_id.vals[i]; d; d = dn) {
+			__u64 key = files->by_build_id.keys[i];
+
+			dn = d->next;
+			d->users -= d->leaving;
+			d->leaving = 0;
+			if (!d->users) {
+				symdata_free(d);
+				continue;
+			}
+			d->next = head(&by_build_id, key);
+			pk_u64map_put(&by_build_id, key, d);
+		}
+	for (link = &files->unshared; (d = *link);) {
+		d->users -= d->leaving;
+		d->leaving = 0;
+		if (d->users) {
+			link = &d->next;
+			continue;
+		}
+		*link = d->next;
+		symdata_free(d);
+	}
+	pk_u64map_free(&files->by_inode);
+	pk_u64map_free(&files->by_build_id);
+	files->by_inode = by_inode;
+	files->by_build_id = by_build_id;
+	files->stats.freed += freed;
+	return freed;
+}
+
 /* --- lifetime -------------------------------------------------------------- */
 
 struct pk_symfiles *pk_symfiles_new(void)
@@ -607,7 +733,7 @@ void pk_symfiles_free(struct pk_symfiles *files)
 	for (size_t i = 0; i < files->by_inode.cap; i++)
 		for (f = files->by_inode.vals[i]; f; f = fn) {
 			fn = f->next;
-			free(f);
+			symfile_free(f);
 		}
 	for (size_t i = 0; i < files->by_build_id.cap; i++)
 		for (d = files->by_build_id.vals[i]; d; d = dn) {
@@ -620,7 +746,6 @@ void pk_symfiles_free(struct pk_symfiles *files)
 	}
 	pk_u64map_free(&files->by_inode);
 	pk_u64map_free(&files->by_build_id);
-	pk_strpool_free(&files->strings);
 	for (size_t i = 0; i < files->ndebug_dirs; i++)
 		free(files->debug_dirs[i]);
 	free(files->debug_dirs);

@@ -76,11 +76,27 @@ const char *pk_symfile_symbol(struct pk_symfile *f, __u64 vaddr, __u64 *start);
  * the number of frames, 0 when there is none, or -errno. */
 int pk_symfile_srcline(struct pk_symfile *f, __u64 vaddr, struct pk_srcline_frame *out, int max);
 
+/*
+ * Letting go of the files no process needs any more, so that a reader left
+ * running holds the files of the processes it still names, not of all it
+ * ever saw (a build server runs new binaries all day), and no stale file
+ * whose inode a new one has taken. Before each sweep, the caller holds
+ * every file something still names (pk_symfiles_hold); the sweep then frees
+ * the files held at neither it nor the sweep before (a program run again
+ * soon after its last process ended keeps its file), and each build-id's
+ * symbols with its last file. A file freed is added anew when a process
+ * maps it again. Files of pk_symfiles_named are kept. Returns how many
+ * files were freed.
+ */
+void pk_symfiles_hold(struct pk_symfiles *files, struct pk_symfile *f);
+size_t pk_symfiles_sweep(struct pk_symfiles *files);
+
 struct pk_symfiles_stats {
 	__u64 files;		/* inodes added */
 	__u64 loaded;		/* of those, loaded */
 	__u64 symtabs;		/* symbol tables read (one per build-id) */
 	__u64 by_build_id;	/* loaded from a debug directory by build-id */
+	__u64 freed;		/* files let go by sweeps */
 };
 
 void pk_symfiles_stats(const struct pk_symfiles *files, struct pk_symfiles_stats *st);

@@ -160,6 +160,17 @@ static void assert_dense_ids(const struct pk_profile *p)
 	}
 }
 
+/* PID's process exits: its fake /proc entry is gone. */
+static void fake_exit(__u32 pid)
+{
+	char path[300];
+
+	snprintf(path, sizeof(path), "%s/%u/maps", pk_fx_proc_root(), pid);
+	ck_assert_int_eq(unlink(path), 0);
+	snprintf(path, sizeof(path), "%s/%u", pk_fx_proc_root(), pid);
+	ck_assert_int_eq(rmdir(path), 0);
+}
+
 /* Profile after profile, what the last one alone held is freed: stacks no
  * sample of the new one holds, processes gone that only they named. Ids
  * start from 0 in each; a pid used again by a process mapping the program
@@ -169,7 +180,7 @@ START_TEST(test_takes_free_what_is_gone)
 	const char *prog = pk_fx_build("prog", pk_fx_c_src, false, "-pie");
 	unsigned char buf[PK_SAMPLE_MAX_SIZE];
 	__u64 die, main_addr, size, bias, bias2;
-	char maps[4096] = "", maps2[4096] = "", path[300], *out;
+	char maps[4096] = "", maps2[4096] = "", *out;
 	const __u32 a = PK_FX_PID, b = PK_FX_PID + 1;
 	const __u64 k[] = { 0xffffffff81000250 };
 	struct pk_reader_stats st;
@@ -197,10 +208,7 @@ START_TEST(test_takes_free_what_is_gone)
 	free(out);
 
 	/* a exits; b goes on, through its old stack and a new one */
-	snprintf(path, sizeof(path), "%s/%u/maps", pk_fx_proc_root(), a);
-	ck_assert_int_eq(unlink(path), 0);
-	snprintf(path, sizeof(path), "%s/%u", pk_fx_proc_root(), a);
-	ck_assert_int_eq(rmdir(path), 0);
+	fake_exit(a);
 	{
 		const __u64 ub[] = { bias + main_addr }, ub2[] = { bias + die, bias + main_addr + 1 };
 
@@ -234,6 +242,73 @@ START_TEST(test_takes_free_what_is_gone)
 	assert_dense_ids(&p);
 	out = folded(&p);
 	ck_assert_str_eq(out, "a2;main;die 1\n");
+	free(out);
+	pk_reader_free(r);
+}
+END_TEST
+
+/* A file is let go of a take after the last process that named it was
+ * forgotten (one take of grace: a program run again soon keeps it), its
+ * symbols with it; a process that maps it later has it read anew and
+ * named alike. */
+START_TEST(test_takes_free_files)
+{
+	unsigned char buf[PK_SAMPLE_MAX_SIZE];
+	char prog_a[256], prog_b[256], maps_a[4096] = "", maps_b[4096] = "", *out;
+	__u64 main_a, main_b, size, bias_a, bias_b;
+	const __u32 a = PK_FX_PID, b = PK_FX_PID + 1;
+	struct pk_reader_stats st;
+	struct pk_profile p = { 0 };
+	struct pk_reader *r;
+
+	snprintf(prog_a, sizeof(prog_a), "%s", pk_fx_build("cprog", pk_fx_c_src, false, "-pie"));
+	snprintf(prog_b, sizeof(prog_b), "%s", pk_fx_build("cxxprog", pk_fx_cxx_src, true, "-pie"));
+	pk_fx_symbol(prog_a, "main", &main_a, &size);
+	pk_fx_symbol(prog_b, "main", &main_b, &size);
+	bias_a = pk_fx_fake_maps(prog_a, PK_FX_PIE_BASE, maps_a, sizeof(maps_a));
+	bias_b = pk_fx_fake_maps(prog_b, PK_FX_PIE_BASE, maps_b, sizeof(maps_b));
+	pk_fx_set_maps(a, maps_a);
+	pk_fx_set_maps(b, maps_b);
+	r = new_reader();
+	{
+		const __u64 ua[] = { bias_a + main_a }, ub[] = { bias_b + main_b };
+
+		pk_reader_handle(r, buf, record(buf, a, "a", NULL, 0, ua, 1));
+		pk_reader_handle(r, buf, record(buf, b, "b", NULL, 0, ub, 1));
+	}
+	pk_reader_take(r, 0, 0, &p);
+	out = folded(&p);
+	ck_assert_str_eq(out, "a;main 1\nb;main 1\n");
+	free(out);
+
+	/* a exits: forgotten at the next take, its file at the one after */
+	fake_exit(a);
+	for (int take = 2; take <= 3; take++) {
+		const __u64 ub[] = { bias_b + main_b };
+
+		pk_reader_handle(r, buf, record(buf, b, "b", NULL, 0, ub, 1));
+		pk_reader_take(r, 0, 0, &p);
+		pk_reader_stats(r, &st);
+		ck_assert_uint_eq(st.procs_forgotten, 1);
+		ck_assert_uint_eq(st.files_freed, take == 2 ? 0 : 1);
+		out = folded(&p);
+		ck_assert_str_eq(out, "b;main 1\n");
+		free(out);
+	}
+
+	/* a's program again, in a new process: read anew, named alike */
+	pk_fx_set_maps(a, maps_a);
+	{
+		const __u64 ua[] = { bias_a + main_a }, ub[] = { bias_b + main_b };
+
+		pk_reader_handle(r, buf, record(buf, a, "a2", NULL, 0, ua, 1));
+		pk_reader_handle(r, buf, record(buf, b, "b", NULL, 0, ub, 1));
+	}
+	pk_reader_take(r, 0, 0, &p);
+	pk_reader_stats(r, &st);
+	ck_assert_uint_eq(st.files_freed, 1);
+	out = folded(&p);
+	ck_assert_str_eq(out, "a2;main 1\nb;main 1\n");
 	free(out);
 	pk_reader_free(r);
 }
@@ -834,6 +909,7 @@ Suite *suite_reader(void)
 	tcase_add_test(tc, test_return_addresses);
 	tcase_add_test(tc, test_merge_and_sort);
 	tcase_add_test(tc, test_takes_free_what_is_gone);
+	tcase_add_test(tc, test_takes_free_files);
 	tcase_add_test(tc, test_bad_records);
 	tcase_add_test(tc, test_events);
 	tcase_add_test(tc, test_keep_event);

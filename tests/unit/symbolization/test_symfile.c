@@ -87,6 +87,81 @@ START_TEST(test_shared_by_build_id)
 END_TEST
 
 /*
+ * Sweeps let go of the files held at neither them nor the sweep before,
+ * and of a build-id's symbols with its last file: a copy sharing them
+ * keeps them. A file let go of is added anew, named alike; a named
+ * module (no file) is never let go of.
+ */
+START_TEST(test_sweep)
+{
+	char prog[256], copy_path[300], other[256];
+	struct pk_symfile_source src[2] = { { prog, true }, { NULL } };
+	struct pk_symfiles *files = pk_symfiles_new();
+	const struct pk_module *kernel = pk_symfiles_named(files, "[kernel.kallsyms]");
+	struct pk_symfiles_stats st;
+	struct pk_symfile *a, *b, *c;
+	__u64 dev, ino, dev2, ino2, dev3, ino3, die, size, start = 0;
+
+	snprintf(prog, sizeof(prog), "%s", pk_fx_build("prog", pk_fx_c_src, false, "-pie"));
+	snprintf(other, sizeof(other), "%s", pk_fx_build("other", pk_fx_cxx_src, true, "-pie"));
+	snprintf(copy_path, sizeof(copy_path), "%s.copy", prog);
+	copy(prog, copy_path);
+	pk_fx_symbol(prog, "die", &die, &size);
+	inode_of(prog, &dev, &ino);
+	inode_of(copy_path, &dev2, &ino2);
+	inode_of(other, &dev3, &ino3);
+	ck_assert_ptr_nonnull(kernel);
+
+	a = pk_symfiles_add(files, dev, ino, prog, src, NULL, 0);
+	src[0].path = copy_path;
+	b = pk_symfiles_add(files, dev2, ino2, copy_path, src, NULL, 0);
+	src[0].path = other;
+	c = pk_symfiles_add(files, dev3, ino3, other, src, NULL, 0);
+	ck_assert(pk_symfile_loaded(a) && pk_symfile_loaded(b) && pk_symfile_loaded(c));
+	/* added: held at the first sweep; unheld at the second: its grace */
+	ck_assert_uint_eq(pk_symfiles_sweep(files), 0);
+	pk_symfiles_hold(files, b);
+	ck_assert_uint_eq(pk_symfiles_sweep(files), 0);
+	pk_symfiles_hold(files, b);
+	ck_assert_uint_eq(pk_symfiles_sweep(files), 2);	/* a, c */
+	ck_assert_ptr_null(pk_symfiles_get(files, dev, ino));
+	ck_assert_ptr_null(pk_symfiles_get(files, dev3, ino3));
+	ck_assert_ptr_eq(pk_symfiles_get(files, dev2, ino2), b);
+	/* b's symbols are the ones a shared */
+	ck_assert_str_eq(pk_symfile_symbol(b, die + 1, &start), "die");
+	pk_symfiles_stats(files, &st);
+	ck_assert_uint_eq(st.freed, 2);
+	ck_assert_uint_eq(st.symtabs, 2);
+
+	/* a again: its build-id's symbols still there through b */
+	src[0].path = prog;
+	a = pk_symfiles_add(files, dev, ino, prog, src, NULL, 0);
+	ck_assert_str_eq(pk_symfile_symbol(a, die + 1, &start), "die");
+	pk_symfiles_stats(files, &st);
+	ck_assert_uint_eq(st.symtabs, 2);
+	/* nothing held from now on: b, held last at the third sweep, goes at
+	 * the fifth; a, added since (held at the fourth), at the sixth; the
+	 * named module stays */
+	ck_assert_uint_eq(pk_symfiles_sweep(files), 0);
+	ck_assert_uint_eq(pk_symfiles_sweep(files), 1);
+	ck_assert_ptr_null(pk_symfiles_get(files, dev2, ino2));
+	ck_assert_ptr_eq(pk_symfiles_get(files, dev, ino), a);
+	ck_assert_uint_eq(pk_symfiles_sweep(files), 1);
+	ck_assert_ptr_null(pk_symfiles_get(files, dev, ino));
+	ck_assert_ptr_null(pk_symfiles_get(files, dev2, ino2));
+	ck_assert_ptr_eq(pk_symfiles_named(files, "[kernel.kallsyms]"), kernel);
+	/* and read anew from the file */
+	a = pk_symfiles_add(files, dev, ino, prog, src, NULL, 0);
+	ck_assert_str_eq(pk_symfile_symbol(a, die + 1, &start), "die");
+	pk_symfiles_stats(files, &st);
+	ck_assert_uint_eq(st.symtabs, 3);
+	ck_assert_uint_eq(st.freed, 4);
+	pk_symfiles_free(files);
+	unlink(copy_path);
+}
+END_TEST
+
+/*
  * A file that is no longer where it was: sources that are not the right
  * inode are skipped; with the build-id the kernel reported, a copy in a
  * debug directory's .build-id tree names it; a source with another build-id
@@ -243,6 +318,7 @@ Suite *suite_symfile(void)
 
 	tcase_add_checked_fixture(tc, pk_fx_setup, pk_fx_teardown);
 	tcase_add_test(tc, test_shared_by_build_id);
+	tcase_add_test(tc, test_sweep);
 	tcase_add_test(tc, test_found_by_build_id);
 	tcase_add_test(tc, test_bad_files);
 	tcase_add_test(tc, test_code_labels);
