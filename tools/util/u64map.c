@@ -46,6 +46,11 @@ int pk_u64map_put(struct pk_u64map *m, __u64 key, void *val)
 {
 	size_t i;
 
+	/* a key there already: its value replaced, no room needed */
+	if (m->cap && m->vals[i = slot_of(m, key)]) {
+		m->vals[i] = val;
+		return 0;
+	}
 	/* Load factor at most 1/2 keeps probe sequences short. */
 	if (2 * (m->n + 1) > m->cap) {
 		int err = grow(m);

@@ -15,7 +15,9 @@ struct pk_u64map {
 
 /* The value stored under KEY, or NULL. */
 void *pk_u64map_get(const struct pk_u64map *m, __u64 key);
-/* Store VAL (not NULL) under KEY, replacing any value. 0 or -ENOMEM. */
+/* Store VAL (not NULL) under KEY, replacing any value. 0 or -ENOMEM;
+ * replacing the value of a key there already allocates nothing, and so
+ * cannot fail. */
 int pk_u64map_put(struct pk_u64map *m, __u64 key, void *val);
 /* Free the map's memory (not the values). */
 void pk_u64map_free(struct pk_u64map *m);

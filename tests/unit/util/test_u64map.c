@@ -21,6 +21,26 @@ START_TEST(test_put_get_replace)
 }
 END_TEST
 
+/* A key there already is given its new value in place, even with the
+ * map at the size where one more key would make it grow. */
+START_TEST(test_replace_allocates_nothing)
+{
+	struct pk_u64map m = { 0 };
+	size_t cap;
+
+	for (uintptr_t i = 1; 2 * (m.n + 1) <= m.cap || !m.cap; i++)
+		ck_assert_int_eq(pk_u64map_put(&m, i, (void *)i), 0);
+	cap = m.cap;
+	ck_assert_uint_gt(2 * (m.n + 1), cap);		/* one more key grows it */
+	for (uintptr_t i = 1; i <= m.n; i++)
+		ck_assert_int_eq(pk_u64map_put(&m, i, (void *)(i + 7)), 0);
+	ck_assert_uint_eq(m.cap, cap);
+	for (uintptr_t i = 1; i <= m.n; i++)
+		ck_assert_ptr_eq(pk_u64map_get(&m, i), (void *)(i + 7));
+	pk_u64map_free(&m);
+}
+END_TEST
+
 START_TEST(test_growth)
 {
 	struct pk_u64map m = { 0 };
@@ -46,6 +66,7 @@ Suite *suite_u64map(void)
 	TCase *tc = tcase_create("map");
 
 	tcase_add_test(tc, test_put_get_replace);
+	tcase_add_test(tc, test_replace_allocates_nothing);
 	tcase_add_test(tc, test_growth);
 	suite_add_tcase(s, tc);
 	return s;
