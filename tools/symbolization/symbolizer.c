@@ -329,8 +329,7 @@ static void free_proc(struct proc *p)
 /* F, named by P's locations from now on; NULL when F is, or no memory. */
 static struct pk_symfile *proc_uses(struct proc *p, struct pk_symfile *f)
 {
-	if (f && !pk_u64map_get(&p->used, (uintptr_t)f) &&
-	    pk_u64map_put(&p->used, (uintptr_t)f, f))
+	if (f && pk_u64map_put(&p->used, (uintptr_t)f, f))
 		return NULL;
 	return f;
 }

@@ -627,7 +627,7 @@ static bool leaving(const struct pk_symfiles *files, const struct pk_symfile *f)
  * (replacing values of keys there) cannot fail. 0 or -ENOMEM. */
 static int reserve(struct pk_u64map *m, __u64 key)
 {
-	return pk_u64map_get(m, key) ? 0 : pk_u64map_put(m, key, (void *)1);
+	return pk_u64map_put(m, key, (void *)1);
 }
 
 /* V if it is a list head put by relink, NULL for reserve's placeholder. */
