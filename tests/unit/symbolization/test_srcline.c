@@ -477,6 +477,35 @@ static void frames_eq(const struct pk_srcline_frame *a, int na, const struct pk_
 	}
 }
 
+/* Frames STRIPPED, a copy of PATH without its DWARF, finds at the
+ * instructions A of PATH, compared with PATH's own: at every one when
+ * WHOLE (its debug file found, the same frames everywhere), else where it
+ * finds any. Returns at how many it found frames. */
+static size_t frames_through(const char *path, const char *stripped, const struct addrs *a,
+			     bool whole)
+{
+	struct mod m = mod_open(path), s = mod_open(stripped);
+	struct pk_srcline *sm, *ss;
+	size_t found = 0;
+
+	ck_assert(m.dm && s.dm);
+	sm = pk_srcline_new(m.dm);
+	ss = pk_srcline_new(s.dm);
+	for (size_t i = 0; i < a->n; i++) {
+		struct pk_srcline_frame f[MAX_FRAMES], g[MAX_FRAMES];
+		int k = lookup(ss, a->v[i], g);
+
+		if (k || whole)
+			frames_eq(f, lookup(sm, a->v[i], f), g, k, a->v[i]);
+		found += k > 0;
+	}
+	pk_srcline_free(sm);
+	pk_srcline_free(ss);
+	mod_close(&m);
+	mod_close(&s);
+	return found;
+}
+
 /* The DWARF of a stripped copy, through its .gnu_debuglink to a debug file
  * beside it: the same frames as the unstripped file. Without the link
  * (and no build-id file under /usr/lib/debug), none. */
@@ -484,9 +513,6 @@ START_TEST(test_debuglink)
 {
 	char path[4096], dbg[512], stripped[512], bare[512], link[600];
 	struct addrs a = {};
-	struct mod m, s, b;
-	struct pk_srcline *sm, *ss, *sb;
-	size_t found = 0;
 
 	fixture("inline-gcc", path, sizeof(path));
 	snprintf(dbg, sizeof(dbg), "%s/inline.debug", pk_fx_dir());
@@ -500,57 +526,11 @@ START_TEST(test_debuglink)
 	ck_assert(has_section(stripped, ".gnu_debuglink"));
 
 	insn_addrs(path, 0, 0, &a);
-	m = mod_open(path);
-	s = mod_open(stripped);
-	b = mod_open(bare);
-	ck_assert(m.dm && s.dm && b.dm);
-	sm = pk_srcline_new(m.dm);
-	ss = pk_srcline_new(s.dm);
-	sb = pk_srcline_new(b.dm);
-	for (size_t i = 0; i < a.n; i++) {
-		struct pk_srcline_frame f[MAX_FRAMES], g[MAX_FRAMES];
-		int n = lookup(sm, a.v[i], f), k = lookup(ss, a.v[i], g);
-
-		frames_eq(f, n, g, k, a.v[i]);
-		found += n > 0;
-		ck_assert_int_eq(lookup(sb, a.v[i], g), 0);
-	}
-	ck_assert_uint_ge(found, a.n / 2);
-	pk_srcline_free(sm);
-	pk_srcline_free(ss);
-	pk_srcline_free(sb);
-	mod_close(&m);
-	mod_close(&s);
-	mod_close(&b);
+	ck_assert_uint_ge(frames_through(path, stripped, &a, true), a.n / 2);
+	ck_assert_uint_eq(frames_through(path, bare, &a, false), 0);
 	free(a.v);
 }
 END_TEST
-
-/* Frames the stripped copy STRIPPED finds at the instructions of its
- * unstripped PATH (A), compared with PATH's own at each: how many have any. */
-static size_t frames_through(const char *path, const char *stripped, const struct addrs *a)
-{
-	struct mod m = mod_open(path), s = mod_open(stripped);
-	struct pk_srcline *sm, *ss;
-	size_t found = 0;
-
-	ck_assert(m.dm && s.dm);
-	sm = pk_srcline_new(m.dm);
-	ss = pk_srcline_new(s.dm);
-	for (size_t i = 0; i < a->n; i++) {
-		struct pk_srcline_frame f[MAX_FRAMES], g[MAX_FRAMES];
-		int k = lookup(ss, a->v[i], g);
-
-		if (k)
-			frames_eq(f, lookup(sm, a->v[i], f), g, k, a->v[i]);
-		found += k > 0;
-	}
-	pk_srcline_free(sm);
-	pk_srcline_free(ss);
-	mod_close(&m);
-	mod_close(&s);
-	return found;
-}
 
 /*
  * Where a .gnu_debuglink is followed (debuginfo.h): beside the file, in its
@@ -578,11 +558,11 @@ START_TEST(test_debuglink_places)
 	insn_addrs(path, 0, 0, &a);
 
 	/* in .debug/ */
-	ck_assert_uint_ge(frames_through(path, stripped, &a), a.n / 2);
+	ck_assert_uint_ge(frames_through(path, stripped, &a, true), a.n / 2);
 	/* through a link from elsewhere to the stripped file */
 	snprintf(via, sizeof(via), "%s/via", pk_fx_dir());
 	ck_assert_int_eq(symlink(stripped, via), 0);
-	ck_assert_uint_ge(frames_through(path, via, &a), a.n / 2);
+	ck_assert_uint_ge(frames_through(path, via, &a, true), a.n / 2);
 	/* another build's debug file under the name the link holds, beside
 	 * the file (searched first) and in .debug/: neither is taken */
 	snprintf(otherdbg, sizeof(otherdbg), "%s/inline.debug", dir);
@@ -590,7 +570,7 @@ START_TEST(test_debuglink_places)
 	ck_assert_int_eq(unlink(dbg), 0);
 	ck_assert_int_eq(rename(otherdbg, dbg), 0);
 	pk_fx_run_ok((char *[]){ "objcopy", "--only-keep-debug", other, otherdbg, NULL }, NULL);
-	ck_assert_uint_eq(frames_through(path, stripped, &a), 0);
+	ck_assert_uint_eq(frames_through(path, stripped, &a, false), 0);
 	free(a.v);
 }
 END_TEST
