@@ -9,8 +9,11 @@
  *                                (probekit_tick_semaphore): a tracer must set it
  *   main -> toucher:             EV_PAGES new pages touched once each (no
  *                                huge pages), one page fault each
- *   main -> direct_writer:       with --odirect, EV_DIRECT 4 KiB O_DIRECT
- *                                writes (and fdatasync) to a file in DIR
+ *   main -> direct_writer:       with --odirect, EV_DIRECT O_DIRECT writes
+ *                                of EV_DIRECT_SIZE (and fdatasync) to a file
+ *                                in DIR: long enough that the writer sleeps
+ *                                until each completes (a 4 KiB request could
+ *                                complete before the writer waited for it)
  *   main -> major_reader:        with --major FILE, one read of each page of
  *                                FILE mapped after dropping it from the page
  *                                cache, without read-ahead: a major fault each
@@ -32,6 +35,7 @@
 #define EV_TICKS	333
 #define EV_PAGES	2000
 #define EV_DIRECT	16
+#define EV_DIRECT_SIZE	(1 << 20)
 
 unsigned short probekit_tick_semaphore __attribute__((unused, section(".probes")));
 
@@ -90,11 +94,11 @@ NOFP_FN void direct_writer(const char *dir)
 
 	snprintf(path, sizeof(path), "%s/ev_calls-odirect-%d", dir, (int)getpid());
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_DIRECT | O_CLOEXEC, 0600);
-	if (fd < 0 || posix_memalign(&buf, 4096, 4096))
+	if (fd < 0 || posix_memalign(&buf, 4096, EV_DIRECT_SIZE))
 		exit(3);
-	memset(buf, 'x', 4096);
+	memset(buf, 'x', EV_DIRECT_SIZE);
 	for (int i = 0; i < EV_DIRECT; i++)
-		if (pwrite(fd, buf, 4096, (off_t)i * 4096) != 4096)
+		if (pwrite(fd, buf, EV_DIRECT_SIZE, (off_t)i * EV_DIRECT_SIZE) != EV_DIRECT_SIZE)
 			exit(3);
 	fdatasync(fd);
 	close(fd);

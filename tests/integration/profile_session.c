@@ -40,9 +40,13 @@ void pk_e2e_cleanup_all(void)
 		fprintf(stderr, "cleanup failed: %s\n", cmd);
 }
 
+/* In the runner, before check forks: the prefix only. Each test process
+ * names its own directory (its pid), so that a test failing before its
+ * unload leaves its session to pk_e2e_cleanup_all, not to the next test. */
 static void e2e_setup(void)
 {
-	pk_e2e_pin_dir();	/* fixes the runner's prefix before check forks */
+	if (!runner_pid)
+		runner_pid = getpid();
 }
 
 TCase *pk_e2e_tcase(Suite *s, const char *name, double timeout)

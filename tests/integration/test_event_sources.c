@@ -597,10 +597,10 @@ START_TEST(test_major_faults)
 END_TEST
 
 /*
- * block:block_rq_issue while the fixture writes 16 blocks with O_DIRECT to
- * a file beside the build (a disk's filesystem; O_DIRECT bypasses the page
- * cache, so the requests are issued from the writer's own system calls):
- * at least one request per write, under main;direct_writer.
+ * block:block_rq_issue while the fixture makes 16 writes of 1 MiB with
+ * O_DIRECT to a file beside the build (a disk's filesystem; O_DIRECT
+ * bypasses the page cache, so the requests are issued from the writer's own
+ * system calls): at least one request per write, under main;direct_writer.
  */
 START_TEST(test_block_rq_issue)
 {
