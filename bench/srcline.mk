@@ -6,10 +6,10 @@
 SRCLINE_BENCH_FILES ?= /lib/x86_64-linux-gnu/libc.so.6:10 \
 	$(BUILD)/fixtures_dbg/inline-cpp-gcc:1
 
-$(BUILD)/bench/srcline_bench: bench/srcline_bench.c $(BUILD)/libprobekit.a bench/srcline.mk
+$(BUILD)/bench/srcline_bench: bench/srcline_bench.c $(LIBS) bench/srcline.mk
 	@mkdir -p $(@D)
 	$(call msg,BINARY,$@)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(BUILD)/libprobekit.a $(LDLIBS) -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIBS) $(LDLIBS) -o $@
 
 .PHONY: bench-srcline
 bench-srcline: $(BUILD)/bench/srcline_bench $(BUILD)/fixtures_dbg/inline-cpp-gcc

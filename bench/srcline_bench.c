@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "srcline.h"
+#include "symbolization/srcline.h"
 
 #define RUNS 5
 #define MAX_FRAMES 64

@@ -35,7 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "symbolizer.h"
+#include "symbolization/symbolizer.h"
 
 /* Above PID_MAX_LIMIT (4M): no process can have these pids. */
 #define PID_COLD	(1u << 23)

@@ -3,8 +3,8 @@
  * The contract between the BPF programs and user space: event layout, loss
  * counters, session settings and the names of pinned objects.
  *
- * Included by BPF code (after vmlinux.h) and by user space (after
- * <linux/types.h>), so it uses only fixed-width kernel types and no includes.
+ * Included by BPF code (after vmlinux.h) and by user space, so it uses only
+ * fixed-width kernel types: from vmlinux.h in BPF, <linux/types.h> here.
  *
  * Growth rules, so that old readers keep working on new kernels' events:
  *  - every ring-buffer record starts with struct pk_event_hdr; a reader skips
@@ -16,6 +16,10 @@
  */
 #ifndef PROBEKIT_H
 #define PROBEKIT_H
+
+#ifndef __VMLINUX_H__
+#include <linux/types.h>
+#endif
 
 #define PK_TASK_COMM_LEN	16
 /* Kernel frames, and user frames with --unwind fp: bpf_get_stack() fills at

@@ -6,12 +6,12 @@
  * they fork and exit. probe-load sets the `const volatile` knobs and map sizes
  * before loading; see bpf/probekit.h for what user space reads.
  */
-#include "vmlinux.h"
+#include "vmlinux/vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 #include <bpf/bpf_core_read.h>
-#include "probekit.h"
-#include "profile_sizes.h"
+#include "bpf/probekit.h"
+#include "bpf/profile_sizes.h"
 
 const volatile bool filter_pids = false;
 const volatile bool skip_idle = false;
@@ -120,7 +120,7 @@ static __always_inline void event_count(__u32 event, __u32 idx)
 /* A sample is assembled in the per-CPU scratch of unwind.bpf.h, then
  * copied to the ring buffer at its real size: reserving PK_SAMPLE_MAX_SIZE
  * per sample would waste most of the buffer on short stacks. */
-#include "unwind.bpf.h"
+#include "bpf/unwind.bpf.h"
 
 /* A blocked thread's sample, from the switch that took it off the CPU. */
 struct offcpu_slot {

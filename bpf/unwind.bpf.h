@@ -24,7 +24,7 @@
 #ifndef PK_UNWIND_BPF_H
 #define PK_UNWIND_BPF_H
 
-#include "unwind_table.h"
+#include "eh_frame/unwind_table.h"
 
 /* Set by probe-load: walk user stacks with the tables (--unwind dwarf). */
 const volatile bool dwarf = false;

@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "eh_internal.h"
+#include "eh_frame/eh_internal.h"
 
 #define NO_BUILD_ID_PREFIX "nb-"
 

@@ -15,8 +15,8 @@
 #include <errno.h>
 #include <string.h>
 
-#include "dwarf_read.h"
-#include "eh_internal.h"
+#include "eh_frame/dwarf_read.h"
+#include "eh_frame/eh_internal.h"
 
 enum {
 	DW_CFA_nop = 0x00,

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dwarf_read.h"
-#include "eh_internal.h"
+#include "eh_frame/dwarf_read.h"
+#include "eh_frame/eh_internal.h"
 
 /* DW_EH_PE_* */
 #define PE_ABSPTR	0x00

@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "eh_internal.h"
+#include "eh_frame/eh_internal.h"
 
 #define FNV_PRIME 0x100000001b3ull
 

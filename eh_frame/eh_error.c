@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "eh_internal.h"
+#include "eh_frame/eh_internal.h"
 
 int eh_fail(struct eh_error *err, int errno_val, const char *fmt, ...)
 {

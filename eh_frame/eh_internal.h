@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <linux/types.h>
 
-#include "eh_table.h"
+#include "eh_frame/eh_table.h"
 
 /* Fill ERR (may be NULL) and return -ERRNO, which must be positive. */
 int eh_fail(struct eh_error *err, int errno_val, const char *fmt, ...)

@@ -17,7 +17,7 @@
 #include <stdio.h>
 #include <linux/types.h>
 
-#include "unwind_table.h"
+#include "eh_frame/unwind_table.h"
 
 struct eh_error {
 	char msg[256];		/* "no .eh_frame or .debug_frame section", ... */

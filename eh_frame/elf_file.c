@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "eh_internal.h"
+#include "eh_frame/eh_internal.h"
 
 struct elf_file {
 	int fd;

@@ -8,8 +8,8 @@
  */
 #include <string.h>
 
-#include "dwarf_read.h"
-#include "eh_internal.h"
+#include "eh_frame/dwarf_read.h"
+#include "eh_frame/eh_internal.h"
 
 enum {
 	DW_OP_deref = 0x06,

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eh_internal.h"
+#include "eh_frame/eh_internal.h"
 
 static const struct pk_unwind_rule end_rule = {
 	.cfa_type = PK_CFA_END,

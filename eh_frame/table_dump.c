@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <stdio.h>
 
-#include "eh_internal.h"
+#include "eh_frame/eh_internal.h"
 
 static const char *const x86_64_regs[] = {
 	"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",

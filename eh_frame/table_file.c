@@ -23,7 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "eh_internal.h"
+#include "eh_frame/eh_internal.h"
 
 #define ALIGN8(x) (((x) + 7) & ~(__u64)7)
 

@@ -5,7 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "command.h"
+#include "loader/command.h"
 
 static void reap(pid_t pid)
 {

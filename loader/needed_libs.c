@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "needed_libs.h"
+#include "loader/needed_libs.h"
 
 bool pk_needed_libs_parse_line(const char *line, char *buf, size_t len)
 {

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "options.h"
-#include "probekit.h"
+#include "bpf/probekit.h"
+#include "lib/cli.h"
+#include "loader/options.h"
 
 const char pk_load_usage[] =
 "Usage: probe-load [OPTION...] [-- COMMAND [ARG...]]\n"

@@ -8,9 +8,9 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "errmsg.h"
-#include "event_spec.h"
-#include "profile_sizes.h"
+#include "bpf/profile_sizes.h"
+#include "lib/errmsg.h"
+#include "loader/events/event_spec.h"
 
 
 #define PK_FREQ_DEFAULT		99

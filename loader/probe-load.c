@@ -15,17 +15,17 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "command.h"
-#include "events.h"
-#include "options.h"
-#include "pins.h"
-#include "probekit.h"
-#include "profile.skel.h"
-#include "session.h"
-#include "system.h"
-#include "unwind_files.h"
-#include "unwind_store.h"
+#include "bpf/probekit.h"
+#include "bpf/profile.skel.h"
+#include "lib/cli.h"
+#include "lib/pins.h"
+#include "lib/session.h"
+#include "lib/unwind_store.h"
+#include "loader/command.h"
+#include "loader/events/events.h"
+#include "loader/options.h"
+#include "loader/system.h"
+#include "loader/unwind_files.h"
 
 static bool verbose;
 
@@ -412,7 +412,10 @@ static int load(const struct pk_load_opts *o)
 		goto cleanup;
 	/* Before anything is claimed or built: an event that is not there
 	 * refuses the session at once. */
-	ret = pk_events_resolve(&l->events, o, l->online, PK_MAX_CPUS, l->err);
+	ret = pk_events_resolve(&l->events, &(struct pk_events_params){
+		.events = o->events, .nevents = o->nevents, .freq = o->freq,
+		.sample_every = o->sample_every, .min_block_us = o->min_block_us,
+	}, l->online, PK_MAX_CPUS, l->err);
 	if (ret) {
 		l->refused = ret == -EINVAL;
 		goto cleanup;

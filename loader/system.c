@@ -8,7 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "system.h"
+#include "loader/system.h"
 
 /* Older kernels lack BPF perf_event links, which is what lets sampling go
  * on after probe-load exits. */

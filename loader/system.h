@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "options.h"
+#include "loader/options.h"
 
 #define PK_MAX_CPUS		4096
 #define PK_BTF_VMLINUX		"/sys/kernel/btf/vmlinux"

@@ -10,10 +10,10 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "exec_segs.h"
-#include "needed_libs.h"
-#include "proc_maps.h"
-#include "unwind_files.h"
+#include "lib/exec_segs.h"
+#include "lib/proc_maps.h"
+#include "loader/needed_libs.h"
+#include "loader/unwind_files.h"
 
 /* glibc's execvp() when PATH is unset */
 #define DEFAULT_PATH	"/bin:/usr/bin"

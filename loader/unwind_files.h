@@ -12,8 +12,8 @@
 
 #include <sys/types.h>
 
-#include "errmsg.h"
-#include "unwind_store.h"
+#include "lib/errmsg.h"
+#include "lib/unwind_store.h"
 
 struct pk_unwind_files {
 	struct pk_unwind_file *v;	/* each (dev, ino) once; the vDSO (path NULL) last */

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 
 #define PK_SUITE(name) Suite *suite_##name(void);
-#include "suites.h"
+#include "tests/suites.h"
 #undef PK_SUITE
 
 int main(void)
@@ -18,7 +18,7 @@ int main(void)
 	int failed;
 
 #define PK_SUITE(name) srunner_add_suite(sr, suite_##name());
-#include "suites.h"
+#include "tests/suites.h"
 #undef PK_SUITE
 
 	srunner_run_all(sr, CK_NORMAL);

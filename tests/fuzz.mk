@@ -13,23 +13,23 @@ FUZZ_CC      ?= clang
 FUZZ_SAN     := -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-fno-omit-frame-pointer
 FUZZ_CFLAGS  := -g -O1 -std=gnu11 -D_GNU_SOURCE -Wall -Wno-unused-parameter \
-	-Ieh_frame $(addprefix -I,$(TOOL_DIRS)) -Iloader -Iloader/events -Ibpf -Itests/fuzz $(FUZZ_SAN) \
+	-I. -Itools -Itests $(FUZZ_SAN) \
 	$(shell $(PKG_CONFIG) --cflags libelf libdw 2>/dev/null)
 FUZZ_LIBS    := $(shell $(PKG_CONFIG) --libs libelf libdw 2>/dev/null) -lz -liberty
 # probe-read's parsers, with what they need of tools/
-FUZZ_TOOL_SRCS := tools/symbolization/demangle.c tools/util/strbuf.c \
-	tools/reading/record.c tools/symbolization/proc_maps.c \
-	tools/symbolization/kallsyms.c tools/symbolization/symtab.c tools/util/strpool.c \
+FUZZ_TOOL_SRCS := tools/symbolization/demangle.c tools/lib/util/strbuf.c \
+	tools/reading/record.c tools/lib/proc_maps.c \
+	tools/lib/kallsyms.c tools/lib/symtab.c tools/lib/util/strpool.c \
 	tools/symbolization/perf_map.c tools/symbolization/plt.c
 # probe-load's parsers of the files it probes (uprobe symbols, USDT notes)
 FUZZ_LOADER_SRCS := loader/events/elf_probe_sites.c loader/events/suggest.c \
-	tools/shared/errmsg.c
+	tools/lib/errmsg.c
 
 FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,$(FUZZ_DIR)/fuzz_%,\
 	$(wildcard tests/fuzz/fuzz_*.c))
 # The library and the shared checks get coverage instrumentation only; the
 # fuzzer's main() comes in at link time.
-FUZZ_OBJS    := $(EH_SRCS:eh_frame/%.c=$(FUZZ_DIR)/obj/%.o) \
+FUZZ_OBJS    := $(patsubst eh_frame/%.c,$(FUZZ_DIR)/obj/%.o,$(wildcard eh_frame/*.c)) \
 	$(FUZZ_DIR)/obj/table_check.o \
 	$(FUZZ_TOOL_SRCS:tools/%.c=$(FUZZ_DIR)/obj/tools/%.o) \
 	$(FUZZ_LOADER_SRCS:%.c=$(FUZZ_DIR)/obj/src/%.o)

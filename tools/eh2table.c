@@ -9,11 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "eh2table_jobs.h"
-#include "eh2table_options.h"
-#include "eh_table.h"
-#include "exec_mappings.h"
+#include "eh2table/eh2table_jobs.h"
+#include "eh2table/eh2table_options.h"
+#include "eh2table/exec_mappings.h"
+#include "eh_frame/eh_table.h"
+#include "lib/cli.h"
 
 static int dump(const char *path, const struct eh_cache_opts *opts)
 {

@@ -16,14 +16,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bpf_cost.h"
-#include "cli.h"
-#include "formats.h"
-#include "read_options.h"
-#include "reader.h"
-#include "session.h"
-#include "summary.h"
-#include "table_loader.h"
+#include "lib/cli.h"
+#include "lib/session.h"
+#include "output/formats.h"
+#include "reading/bpf_cost.h"
+#include "reading/read_options.h"
+#include "reading/reader.h"
+#include "reading/summary.h"
+#include "reading/table_loader.h"
 
 /* Poll timeout: how soon a signal, the end of -d or the exit of the last
  * target is noticed. */

@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "elf_probe_sites.h"
-#include "suggest.h"
+#include "loader/events/elf_probe_sites.h"
+#include "loader/events/suggest.h"
 
 #define NT_STAPSDT	3
 

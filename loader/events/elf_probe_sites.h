@@ -15,7 +15,7 @@
 #include <linux/types.h>
 #include <stddef.h>
 
-#include "errmsg.h"
+#include "lib/errmsg.h"
 
 struct pk_probe_site {
 	__u64 offset;		/* file offset of the instruction */

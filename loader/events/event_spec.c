@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "event_spec.h"
+#include "loader/events/event_spec.h"
 
 static const struct {
 	const char *name;

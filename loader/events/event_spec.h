@@ -13,8 +13,8 @@
 #include <linux/types.h>
 #include <stdbool.h>
 
-#include "errmsg.h"
-#include "probekit.h"
+#include "bpf/probekit.h"
+#include "lib/errmsg.h"
 
 struct pk_event_spec {
 	enum pk_event_kind kind;

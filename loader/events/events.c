@@ -7,8 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "events.h"
-#include "profile.skel.h"
+#include "bpf/profile.skel.h"
+#include "bpf/profile_sizes.h"
+#include "loader/events/events.h"
 
 /* "EVENT: why", as -EINVAL: every event refused is the user's input refused. */
 static int refuse(char err[PK_ERR_LEN], const struct pk_event *ev, const char *why)
@@ -24,7 +25,7 @@ static bool no_pmu(int ret)
 	return ret == -ENOENT || ret == -EOPNOTSUPP || ret == -ENODEV;
 }
 
-static int resolve_perf(struct pk_event *ev, const struct pk_load_opts *o,
+static int resolve_perf(struct pk_event *ev, const struct pk_events_params *o,
 			const bool *online, int ncpus, char err[PK_ERR_LEN])
 {
 	const struct pk_event_spec *sp = ev->spec;
@@ -79,7 +80,7 @@ static int resolve_file(struct pk_event *ev, const char *path, char err[PK_ERR_L
 	return 0;
 }
 
-static int resolve_one(struct pk_event *ev, const struct pk_load_opts *o, const bool *online,
+static int resolve_one(struct pk_event *ev, const struct pk_events_params *o, const bool *online,
 		       int ncpus, int *fentry_slots, char err[PK_ERR_LEN])
 {
 	const struct pk_event_spec *sp = ev->spec;
@@ -155,7 +156,7 @@ static int resolve_one(struct pk_event *ev, const struct pk_load_opts *o, const 
 	return pk_err(err, -EINVAL, "internal error: event kind %u", ev->desc.kind);
 }
 
-int pk_events_resolve(struct pk_events *evs, const struct pk_load_opts *o,
+int pk_events_resolve(struct pk_events *evs, const struct pk_events_params *o,
 		      const bool *online, int ncpus, char err[PK_ERR_LEN])
 {
 	int fentry_slots = 0, ret;

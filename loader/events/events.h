@@ -15,13 +15,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "elf_probe_sites.h"
-#include "errmsg.h"
-#include "kernel_probes.h"
-#include "options.h"
-#include "perf_events.h"
-#include "pins.h"
-#include "probekit.h"
+#include "bpf/probekit.h"
+#include "lib/errmsg.h"
+#include "lib/pins.h"
+#include "loader/events/elf_probe_sites.h"
+#include "loader/events/event_spec.h"
+#include "loader/events/kernel_probes.h"
+#include "loader/events/perf_events.h"
 
 struct profile_bpf;
 
@@ -43,8 +43,18 @@ struct pk_events {
 	unsigned int n;
 };
 
+/* What of probe-load's command line the events are made from (filled from
+ * struct pk_load_opts by probe-load, so that events/ needs nothing above it). */
+struct pk_events_params {
+	const struct pk_event_spec *events;	/* -e, in order given; none: CPU sampling */
+	size_t nevents;
+	unsigned int freq;	/* -F */
+	__u64 sample_every;	/* -c; 0: not given */
+	__u64 min_block_us;	/* --min-block */
+};
+
 /* Resolve O's events (or the default one) on the CPUs set in ONLINE[0..n). */
-int pk_events_resolve(struct pk_events *evs, const struct pk_load_opts *o,
+int pk_events_resolve(struct pk_events *evs, const struct pk_events_params *o,
 		      const bool *online, int ncpus, char err[PK_ERR_LEN]);
 /* Before load: the knobs and programs the events need. */
 int pk_events_configure(struct pk_events *evs, struct profile_bpf *skel,

@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "kallsyms.h"
-#include "kernel_probes.h"
-#include "suggest.h"
+#include "lib/kallsyms.h"
+#include "loader/events/kernel_probes.h"
+#include "loader/events/suggest.h"
 
 #define TRACEFS		"/sys/kernel/tracing"
 #define DEBUGFS_TRACING	"/sys/kernel/debug/tracing"

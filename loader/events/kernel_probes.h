@@ -11,7 +11,7 @@
 #include <linux/types.h>
 #include <stdbool.h>
 
-#include "errmsg.h"
+#include "lib/errmsg.h"
 
 /* How kprobe:FUNC can be attached here. */
 struct pk_kfunc {

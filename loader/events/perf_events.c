@@ -5,7 +5,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "perf_events.h"
+#include "loader/events/perf_events.h"
 
 int pk_perf_events_open(struct pk_perf_events *pe, const bool *cpus, int ncpus,
 			const struct perf_event_attr *attr, char err[PK_ERR_LEN])

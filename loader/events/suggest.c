@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "suggest.h"
+#include "loader/events/suggest.h"
 
 /* Names longer than this are never close to what someone typed. */
 #define PK_SUGGEST_LEN	128

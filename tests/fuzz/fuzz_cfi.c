@@ -11,8 +11,8 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "eh_table.h"
-#include "table_check.h"
+#include "eh_frame/eh_table.h"
+#include "fuzz/table_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

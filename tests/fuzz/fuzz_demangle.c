@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "demangle.h"
+#include "symbolization/demangle.h"
 
 static void one(const char *name)
 {

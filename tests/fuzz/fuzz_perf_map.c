@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "perf_map.h"
+#include "symbolization/perf_map.h"
 
 static struct pk_perf_map *build(const char *text, size_t len, size_t piece)
 {

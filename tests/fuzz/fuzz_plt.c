@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plt.h"
+#include "symbolization/plt.h"
 
 static int check_stub(void *ctx, __u64 addr, __u64 size, const char *sym, __u64 ifunc)
 {

@@ -12,7 +12,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "elf_probe_sites.h"
+#include "loader/events/elf_probe_sites.h"
 
 static void check_err(const char *err)
 {

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "kallsyms.h"
-#include "proc_maps.h"
-#include "symtab.h"
+#include "lib/kallsyms.h"
+#include "lib/proc_maps.h"
+#include "lib/symtab.h"
 
 static void maps(const char *text, size_t len)
 {

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record.h"
+#include "reading/record.h"
 
 static void check_sample(const struct pk_record_sample *s, const uint8_t *data)
 {

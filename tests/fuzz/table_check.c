@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "table_check.h"
+#include "fuzz/table_check.h"
 
 #define require(cond) do { if (!(cond)) { \
 	fprintf(stderr, "fuzz check failed: %s (%s:%d)\n", #cond, __FILE__, __LINE__); \

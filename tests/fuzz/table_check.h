@@ -3,7 +3,7 @@
 #ifndef FUZZ_TABLE_CHECK_H
 #define FUZZ_TABLE_CHECK_H
 
-#include "eh_table.h"
+#include "eh_frame/eh_table.h"
 
 /*
  * Abort (a finding for libFuzzer) unless a call that returned RET and T

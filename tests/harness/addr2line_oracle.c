@@ -6,8 +6,8 @@
 #include <string.h>
 #include <sys/wait.h>
 
-#include "addr2line_oracle.h"
-#include "demangle.h"
+#include "harness/addr2line_oracle.h"
+#include "symbolization/demangle.h"
 #include "test_util.h"
 
 /*

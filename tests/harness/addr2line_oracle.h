@@ -44,7 +44,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "srcline.h"
+#include "symbolization/srcline.h"
 
 #define PK_A2L_MAX_FRAMES 64
 

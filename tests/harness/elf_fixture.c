@@ -10,7 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "elf_fixture.h"
+#include "harness/elf_fixture.h"
 #include "test_util.h"
 
 const char pk_fx_c_src[] =

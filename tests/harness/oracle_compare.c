@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "oracle_compare.h"
+#include "harness/oracle_compare.h"
 
 /* The two CFA expressions of glibc's (and ld's) .plt entries, as readelf
  * prints them: CFA = RSP + 8 + (((RIP & 15) >= 11 or 10) << 3). */

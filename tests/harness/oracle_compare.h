@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "readelf_frames.h"
+#include "harness/readelf_frames.h"
 
 /* A rule in the dump's text format, e.g. { "rsp+16", "c-16", "c-8" }. */
 struct oc_rule {

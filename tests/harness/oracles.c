@@ -7,7 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "oracles.h"
+#include "harness/oracles.h"
 #include "test_util.h"
 
 /* Debian's interpreter, where python3-jsonschema is installed (the python3

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "folded.h"
-#include "perf_script.h"
+#include "harness/perf_script.h"
+#include "output/folded.h"
 #include "test_util.h"
 
 #define KERNEL_DSO "[kernel.kallsyms]"

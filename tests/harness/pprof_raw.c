@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "pprof_raw.h"
+#include "harness/pprof_raw.h"
 #include "test_util.h"
 
 bool ppr_go_available(void)

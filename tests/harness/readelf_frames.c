@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "readelf_frames.h"
+#include "harness/readelf_frames.h"
 
 enum section { SEC_NONE, SEC_EH, SEC_DEBUG };
 

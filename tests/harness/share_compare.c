@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "share_compare.h"
+#include "harness/share_compare.h"
 
 struct entry {
 	const char *stack;

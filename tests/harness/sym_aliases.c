@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sym_aliases.h"
+#include "harness/sym_aliases.h"
 #include "test_util.h"
 
 #define DEBUG_DIR "/usr/lib/debug/.build-id/"

@@ -16,7 +16,7 @@
 
 #include <stdbool.h>
 
-#include "profile.h"
+#include "profile/profile.h"
 
 /* The profile, grouped by GROUP, with source lines when LINES. Its
  * objects are static: nothing to free. */

@@ -8,7 +8,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "profile_session.h"
+#include "integration/profile_session.h"
 #include "test_util.h"
 
 #define PIN_PREFIX "/sys/fs/bpf/probekit-test-"

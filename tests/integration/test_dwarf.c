@@ -26,8 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "profile_session.h"
-#include "session.h"
+#include "integration/profile_session.h"
+#include "lib/session.h"
 #include "test_util.h"
 
 #define FREQ_STR	"99"

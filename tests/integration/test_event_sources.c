@@ -24,8 +24,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "pprof_raw.h"
-#include "profile_session.h"
+#include "harness/pprof_raw.h"
+#include "integration/profile_session.h"
 #include "test_util.h"
 
 static const char *const variants[] = { "gcc-pie", "gcc-nopie", "clang-pie", "clang-nopie" };

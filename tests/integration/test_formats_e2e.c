@@ -15,9 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "oracles.h"
-#include "pprof_raw.h"
-#include "profile_session.h"
+#include "harness/oracles.h"
+#include "harness/pprof_raw.h"
+#include "integration/profile_session.h"
 #include "test_util.h"
 
 #define FREQ		199

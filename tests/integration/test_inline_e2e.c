@@ -22,10 +22,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pprof_raw.h"
-#include "profile_session.h"
+#include "harness/addr2line_oracle.h"
+#include "harness/pprof_raw.h"
+#include "integration/profile_session.h"
 #include "test_util.h"
-#include "addr2line_oracle.h"
 
 #define FREQ_STR	"199"
 

@@ -22,10 +22,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "perf_script.h"
-#include "profile_session.h"
-#include "share_compare.h"
-#include "sym_aliases.h"
+#include "harness/perf_script.h"
+#include "harness/share_compare.h"
+#include "harness/sym_aliases.h"
+#include "integration/profile_session.h"
 #include "test_util.h"
 
 #define FREQ_STR	"99"

@@ -13,9 +13,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "probekit.h"
-#include "profile_session.h"
-#include "session.h"
+#include "bpf/probekit.h"
+#include "integration/profile_session.h"
+#include "lib/session.h"
 #include "test_util.h"
 
 #define FREQ		99

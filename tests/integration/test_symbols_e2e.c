@@ -19,7 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "profile_session.h"
+#include "integration/profile_session.h"
 #include "test_util.h"
 
 #define FREQ_STR	"199"

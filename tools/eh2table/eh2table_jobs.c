@@ -4,8 +4,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "eh2table_jobs.h"
-#include "jobs.h"
+#include "eh2table/eh2table_jobs.h"
+#include "lib/util/jobs.h"
 
 static double now_ms(void)
 {

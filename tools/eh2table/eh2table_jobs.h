@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "eh_table.h"
+#include "eh_frame/eh_table.h"
 
 struct eh2table_result {
 	int status;		/* enum eh_cache_result (> 0) or -errno */

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "eh2table_options.h"
+#include "eh2table/eh2table_options.h"
+#include "lib/cli.h"
 
 const char eh2table_usage[] =
 "Usage: eh2table [--cache-dir DIR] [--force] [-j N] FILE...\n"

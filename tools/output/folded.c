@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "folded.h"
-#include "strbuf.h"
+#include "lib/util/strbuf.h"
+#include "output/folded.h"
 
 static const char UNKNOWN[] = "[unknown]";
 

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "profile.h"
+#include "profile/profile.h"
 
 #define PK_FOLD_KERNEL_SUFFIX "_[k]"
 

@@ -2,11 +2,11 @@
 #include <errno.h>
 #include <string.h>
 
-#include "folded.h"
-#include "formats.h"
-#include "perf_text.h"
-#include "pprof.h"
-#include "speedscope.h"
+#include "output/folded.h"
+#include "output/formats.h"
+#include "output/perf_text.h"
+#include "output/pprof.h"
+#include "output/speedscope.h"
 
 static const struct {
 	const char *name;

@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "profile.h"
+#include "profile/profile.h"
 
 enum pk_format {
 	PK_FORMAT_FOLDED = 0,	/* flamegraph.pl's input (the default) */

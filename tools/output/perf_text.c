@@ -3,7 +3,7 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "perf_text.h"
+#include "output/perf_text.h"
 
 #define NSEC_PER_SEC	1000000000ULL
 #define NSEC_PER_USEC	1000ULL

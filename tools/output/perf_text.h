@@ -59,7 +59,7 @@
 
 #include <stdio.h>
 
-#include "profile.h"
+#include "profile/profile.h"
 
 /* Write P to F. 0; -EINVAL (nothing written) for a sample without a stack
  * or of an event P has not; -EIO when writing failed. */

@@ -19,9 +19,9 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "pprof.h"
-#include "profile.pb-c.h"
-#include "u64map.h"
+#include "gen/profile.pb-c.h"
+#include "lib/util/u64map.h"
+#include "output/pprof.h"
 
 typedef Perftools__Profiles__Profile pb_profile;
 typedef Perftools__Profiles__ValueType pb_value_type;

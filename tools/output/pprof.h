@@ -62,7 +62,7 @@
 
 #include <stdio.h>
 
-#include "profile.h"
+#include "profile/profile.h"
 
 /*
  * Write P to F. 0; -EINVAL when P is inconsistent (an id not below its

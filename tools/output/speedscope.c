@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "speedscope.h"
+#include "lib/cli.h"
+#include "output/speedscope.h"
 
 #define SCHEMA		"https://www.speedscope.app/file-format-schema.json"
 #define KERNEL_SUFFIX	"_[k]"		/* as folded.h's PK_FOLD_KERNEL_SUFFIX */

@@ -45,7 +45,7 @@
 
 #include <stdio.h>
 
-#include "profile.h"
+#include "profile/profile.h"
 
 /*
  * Write P to F. 0; -EINVAL when P is inconsistent (a stack or location id

@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bpf_cost.h"
+#include "reading/bpf_cost.h"
 
 struct pk_bpf_cost {
 	int stats_fd;		/* BPF_ENABLE_STATS holder; -1: the sysctl was on */

@@ -19,8 +19,8 @@
 #include <linux/types.h>
 #include <stdio.h>
 
-#include "errmsg.h"
-#include "probekit.h"
+#include "bpf/probekit.h"
+#include "lib/errmsg.h"
 
 /* One BPF program's statistics at one moment. */
 struct pk_prog_run {

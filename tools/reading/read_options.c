@@ -8,9 +8,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli.h"
-#include "probekit.h"
-#include "read_options.h"
+#include "bpf/probekit.h"
+#include "lib/cli.h"
+#include "reading/read_options.h"
 
 const char pk_read_usage[] =
 "Usage: probe-read [-d SECONDS] [-f FORMAT] [-o FILE] [--interval SECONDS]\n"

@@ -6,9 +6,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "errmsg.h"
-#include "formats.h"
-#include "profile.h"
+#include "lib/errmsg.h"
+#include "output/formats.h"
+#include "profile/profile.h"
 
 /* -f/-o pairs at most. */
 #define PK_READ_MAX_OUTPUTS	4

@@ -9,13 +9,13 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "proc_maps.h"
-#include "reader.h"
-#include "record.h"
-#include "stack_agg.h"
-#include "symbolizer.h"
-#include "u64map.h"
-#include "unwind_table.h"
+#include "eh_frame/unwind_table.h"
+#include "lib/proc_maps.h"
+#include "lib/util/u64map.h"
+#include "reading/reader.h"
+#include "reading/record.h"
+#include "reading/stack_agg.h"
+#include "symbolization/symbolizer.h"
 
 struct pk_reader {
 	struct pk_stack_agg *agg;

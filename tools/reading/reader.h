@@ -12,10 +12,10 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "errmsg.h"
-#include "probekit.h"
-#include "profile.h"
-#include "unwind_store.h"
+#include "bpf/probekit.h"
+#include "lib/errmsg.h"
+#include "lib/unwind_store.h"
+#include "profile/profile.h"
 
 /*
  * Where the files of PK_EVENT_NO_TABLE records go to get a table: probe-read

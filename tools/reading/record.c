@@ -3,7 +3,7 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "record.h"
+#include "reading/record.h"
 
 /* Where each layout's fields end: a sample whose frames start there or
  * later has them. */

@@ -17,7 +17,7 @@
 #include <linux/types.h>
 #include <stddef.h>
 
-#include "probekit.h"
+#include "bpf/probekit.h"
 
 /* A layout 1 sample: struct pk_sample up to comm. */
 #define PK_SAMPLE_V1_SIZE	offsetof(struct pk_sample, ustack_end)

@@ -4,8 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stack_agg.h"
-#include "u64map.h"
+#include "lib/util/u64map.h"
+#include "reading/stack_agg.h"
 
 struct pk_stack_agg {
 	struct pk_stack **slots;	/* open addressing, cap a power of two */

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "probekit.h"
+#include "bpf/probekit.h"
 
 struct pk_stack {
 	__u64 hash;

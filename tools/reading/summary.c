@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <string.h>
 
-#include "profile.h"
-#include "summary.h"
+#include "profile/profile.h"
+#include "reading/summary.h"
 
 static const char *const end_names[PK_END__MAX] = {
 	[PK_END_COMPLETE] = "complete",

@@ -9,8 +9,8 @@
 
 #include <stdio.h>
 
-#include "probekit.h"
-#include "reader.h"
+#include "bpf/probekit.h"
+#include "reading/reader.h"
 
 /*
  * One line per event, when the session has more than cpu-clock alone, so

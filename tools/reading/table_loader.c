@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "table_loader.h"
+#include "reading/table_loader.h"
 
 struct pk_table_loader {
 	const char *pin_dir;

@@ -7,7 +7,7 @@
 #ifndef PK_TABLE_LOADER_H
 #define PK_TABLE_LOADER_H
 
-#include "reader.h"
+#include "reading/reader.h"
 
 struct pk_table_loader;
 

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "debuginfo.h"
+#include "symbolization/debuginfo.h"
 
 const Dwfl_Callbacks pk_dwfl_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,

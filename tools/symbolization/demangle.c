@@ -6,7 +6,7 @@
 
 #include <libiberty/demangle.h>
 
-#include "demangle.h"
+#include "symbolization/demangle.h"
 
 /* Parameter lists and qualifiers, as c++filt prints them. No DMGL_VERBOSE:
  * that would print Rust's hashes and crate disambiguators, and spell out

@@ -11,8 +11,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "perf_map.h"
-#include "strpool.h"
+#include "lib/util/strpool.h"
+#include "symbolization/perf_map.h"
 
 /* One line: [start, end) named NAME. Its index is its line's order. */
 struct entry {

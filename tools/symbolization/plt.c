@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plt.h"
+#include "symbolization/plt.h"
 
 /* A GOT slot a stub may jump through, and whose address it receives. */
 struct slot {

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "demangle.h"
-#include "srcline.h"
-#include "strpool.h"
-#include "u64map.h"
+#include "lib/util/strpool.h"
+#include "lib/util/u64map.h"
+#include "symbolization/demangle.h"
+#include "symbolization/srcline.h"
 
 /* Scopes nested deeper than this (inlined calls, lexical blocks, imported
  * units) are not descended into: real code stays far below it, and hostile

@@ -9,16 +9,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "kallsyms.h"
-#include "perf_map.h"
-#include "probekit.h"
-#include "proc_maps.h"
-#include "strpool.h"
-#include "symbolizer.h"
-#include "symfile.h"
-#include "symtab.h"
-#include "u64map.h"
-#include "vdso_image.h"
+#include "bpf/probekit.h"
+#include "lib/kallsyms.h"
+#include "lib/proc_maps.h"
+#include "lib/symtab.h"
+#include "lib/util/strpool.h"
+#include "lib/util/u64map.h"
+#include "lib/vdso_image.h"
+#include "symbolization/perf_map.h"
+#include "symbolization/symbolizer.h"
+#include "symbolization/symfile.h"
 
 /* An address outside every known mapping triggers a new read of the maps,
  * but no more often than this per process: frame-pointer stacks through

@@ -29,7 +29,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "profile.h"
+#include "profile/profile.h"
 
 struct pk_symbolizer_opts {
 	size_t sz;			/* sizeof(struct pk_symbolizer_opts) */

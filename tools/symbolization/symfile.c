@@ -7,12 +7,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "debuginfo.h"
-#include "demangle.h"
-#include "plt.h"
-#include "symfile.h"
-#include "symtab.h"
-#include "u64map.h"
+#include "lib/symtab.h"
+#include "lib/util/u64map.h"
+#include "symbolization/debuginfo.h"
+#include "symbolization/demangle.h"
+#include "symbolization/plt.h"
+#include "symbolization/symfile.h"
 
 struct load_seg {
 	__u64 offset, vaddr, filesz;

@@ -18,8 +18,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "profile.h"
-#include "srcline.h"
+#include "profile/profile.h"
+#include "symbolization/srcline.h"
 
 #define PK_BUILD_ID_MAX	64
 

@@ -18,9 +18,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "eh2table_options.h"
-#include "test_eh_util.h"
+#include "eh2table/eh2table_options.h"
 #include "test_util.h"
+#include "unit/eh_frame/test_eh_util.h"
 
 #define FIXTURE		"oracle/cfi_c-gcc-O2"
 #define FIXTURE2	"oracle/cfi_cxx-clang-O2"

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "eh2table_jobs.h"
-#include "test_eh_util.h"
+#include "eh2table/eh2table_jobs.h"
 #include "test_util.h"
+#include "unit/eh_frame/test_eh_util.h"
 
 START_TEST(test_key_from_cache_path)
 {

@@ -2,7 +2,7 @@
 /* eh2table's command-line parsing: modes, values, and each usage error. */
 #include <errno.h>
 
-#include "eh2table_options.h"
+#include "eh2table/eh2table_options.h"
 #include "test_util.h"
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))

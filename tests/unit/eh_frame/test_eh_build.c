@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eh_frame/eh_internal.h"
 #include "test_util.h"
-#include "test_eh_util.h"
-#include "eh_internal.h"
+#include "unit/eh_frame/test_eh_util.h"
 
 static struct cfi_blob *new_blob(uint64_t vaddr)
 {

@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "eh_frame/eh_internal.h"
 #include "test_util.h"
-#include "test_eh_util.h"
-#include "eh_internal.h"
+#include "unit/eh_frame/test_eh_util.h"
 
 #define LDSO "/lib64/ld-linux-x86-64.so.2"
 

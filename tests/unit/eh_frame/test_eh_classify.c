@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eh_frame/eh_internal.h"
 #include "test_util.h"
-#include "test_eh_util.h"
-#include "eh_internal.h"
+#include "unit/eh_frame/test_eh_util.h"
 
 #define PLT_EXPR(lit) 0x77, 0x08, 0x80, 0x00, 0x3f, 0x1a, (lit), 0x2a, 0x33, 0x24, 0x22
 

@@ -16,9 +16,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "eh_frame/eh_internal.h"
 #include "test_util.h"
-#include "test_eh_util.h"
-#include "eh_internal.h"
+#include "unit/eh_frame/test_eh_util.h"
 
 static char dir[64], file[160];
 

@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "eh_frame/eh_internal.h"
 #include "test_util.h"
-#include "test_eh_util.h"
-#include "eh_internal.h"
+#include "unit/eh_frame/test_eh_util.h"
 
 static char dir[64];
 static char path[128];

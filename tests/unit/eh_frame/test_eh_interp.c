@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "test_util.h"
-#include "test_eh_util.h"
+#include "unit/eh_frame/test_eh_util.h"
 
 /* ---- advance ------------------------------------------------------------ */
 

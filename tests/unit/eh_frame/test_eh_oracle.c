@@ -17,10 +17,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "oracle_compare.h"
-#include "readelf_frames.h"
-#include "test_eh_util.h"
+#include "harness/oracle_compare.h"
+#include "harness/readelf_frames.h"
 #include "test_util.h"
+#include "unit/eh_frame/test_eh_util.h"
 
 static const char *const system_files[] = {
 	"/usr/lib/x86_64-linux-gnu/libc.so.6",

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "test_eh_util.h"
 #include "test_util.h"
+#include "unit/eh_frame/test_eh_util.h"
 
 void blob_init(struct cfi_blob *b, uint64_t vaddr)
 {

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "eh_table.h"
+#include "eh_frame/eh_table.h"
 
 /* Call-frame instructions (DWARF 5, 6.4.2) and operations used below. */
 #define ADV(n)		(0x40 | (n))		/* DW_CFA_advance_loc */

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "oracle_compare.h"
+#include "harness/oracle_compare.h"
 #include "test_util.h"
 
 static const char plt1[] =

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "perf_script.h"
+#include "harness/perf_script.h"
 #include "test_util.h"
 
 /* As `perf script -F comm,pid,tid,ip,sym,dso --no-inline` printed a

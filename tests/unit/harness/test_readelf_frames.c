@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "readelf_frames.h"
+#include "harness/readelf_frames.h"
 #include "test_util.h"
 
 /* Excerpts of readelf 2.40 on libc.so.6 and on the cfi_asm fixture. */

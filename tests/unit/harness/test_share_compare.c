@@ -4,7 +4,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "share_compare.h"
+#include "harness/share_compare.h"
 #include "test_util.h"
 
 #define EPS 1e-12

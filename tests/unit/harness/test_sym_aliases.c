@@ -4,8 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "elf_fixture.h"
-#include "sym_aliases.h"
+#include "harness/elf_fixture.h"
+#include "harness/sym_aliases.h"
 #include "test_util.h"
 
 static const char kallsyms[] =

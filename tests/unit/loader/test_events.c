@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "elf_probe_sites.h"
-#include "event_spec.h"
-#include "suggest.h"
+#include "loader/events/elf_probe_sites.h"
+#include "loader/events/event_spec.h"
+#include "loader/events/suggest.h"
 #include "test_util.h"
 
 static char err[PK_ERR_LEN];

@@ -9,10 +9,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "options.h"
-#include "probekit.h"
-#include "system.h"
+#include "bpf/probekit.h"
+#include "lib/cli.h"
+#include "loader/options.h"
+#include "loader/system.h"
 #include "test_util.h"
 
 static struct pk_load_opts o;

@@ -20,12 +20,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "errmsg.h"
-#include "pins.h"
-#include "session.h"
-#include "system.h"
+#include "lib/errmsg.h"
+#include "lib/pins.h"
+#include "lib/session.h"
+#include "lib/unwind_store.h"
+#include "loader/system.h"
 #include "test_util.h"
-#include "unwind_store.h"
 
 #define PIN_PREFIX "/sys/fs/bpf/probekit-test-load-"
 

@@ -12,10 +12,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "test_eh_util.h"
+#include "loader/needed_libs.h"
+#include "loader/unwind_files.h"
 #include "test_util.h"
-#include "needed_libs.h"
-#include "unwind_files.h"
+#include "unit/eh_frame/test_eh_util.h"
 
 static struct pk_file_key key_of(const char *path)
 {

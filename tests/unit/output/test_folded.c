@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "folded.h"
-#include "synth_profile.h"
+#include "harness/synth_profile.h"
+#include "output/folded.h"
 #include "test_util.h"
 
 static void check_stack(const char *comm, const char *const *user, size_t nuser,

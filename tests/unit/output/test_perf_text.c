@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "oracles.h"
-#include "perf_text.h"
-#include "synth_profile.h"
+#include "harness/oracles.h"
+#include "harness/synth_profile.h"
+#include "output/perf_text.h"
 #include "test_util.h"
 
 static char *write_text(const struct pk_profile *p)

@@ -14,10 +14,10 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "pprof.h"
-#include "pprof_raw.h"
-#include "profile.pb-c.h"
-#include "synth_profile.h"
+#include "gen/profile.pb-c.h"
+#include "harness/pprof_raw.h"
+#include "harness/synth_profile.h"
+#include "output/pprof.h"
 #include "test_util.h"
 
 /* --- the model ------------------------------------------------------------ */

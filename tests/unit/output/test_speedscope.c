@@ -13,10 +13,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
-#include "oracles.h"
-#include "speedscope.h"
-#include "synth_profile.h"
+#include "harness/oracles.h"
+#include "harness/synth_profile.h"
+#include "lib/cli.h"
+#include "output/speedscope.h"
 #include "test_util.h"
 
 #define ORACLE "speedscope's schema (npm speedscope, python3-jsonschema)"

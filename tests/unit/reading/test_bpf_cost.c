@@ -7,7 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "bpf_cost.h"
+#include "reading/bpf_cost.h"
 #include "test_util.h"
 
 static struct pk_event_desc event(const char *name, __u32 kind, __u32 prog0, __u32 prog1)

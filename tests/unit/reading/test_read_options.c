@@ -7,7 +7,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "read_options.h"
+#include "reading/read_options.h"
 #include "test_util.h"
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof(a[0])) - 1)

@@ -10,11 +10,11 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "elf_fixture.h"
-#include "folded.h"
-#include "probekit.h"
-#include "reader.h"
-#include "summary.h"
+#include "bpf/probekit.h"
+#include "harness/elf_fixture.h"
+#include "output/folded.h"
+#include "reading/reader.h"
+#include "reading/summary.h"
 #include "test_util.h"
 
 static const char KALLSYMS[] =

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "record.h"
+#include "reading/record.h"
 #include "test_util.h"
 
 /* Where a layout 1 sample's frames start: its whole size, written out here

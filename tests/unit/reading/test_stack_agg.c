@@ -2,7 +2,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "stack_agg.h"
+#include "reading/stack_agg.h"
 #include "test_util.h"
 
 static struct pk_stack *add(struct pk_stack_agg *agg, __u32 pid, const char *comm,

@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "table_loader.h"
+#include "reading/table_loader.h"
 #include "test_util.h"
 
 /* A session without unwind pins (--unwind fp, or gone): every file fails

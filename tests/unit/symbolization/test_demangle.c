@@ -12,8 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "demangle.h"
-#include "elf_fixture.h"
+#include "harness/elf_fixture.h"
+#include "symbolization/demangle.h"
 #include "test_util.h"
 
 struct vec {

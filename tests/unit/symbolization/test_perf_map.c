@@ -19,8 +19,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "elf_fixture.h"
-#include "perf_map.h"
+#include "harness/elf_fixture.h"
+#include "symbolization/perf_map.h"
 #include "test_util.h"
 
 static struct pk_perf_map *parse(const char *text, size_t len)

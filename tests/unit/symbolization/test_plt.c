@@ -16,9 +16,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "elf_fixture.h"
-#include "plt.h"
-#include "symfile.h"
+#include "harness/elf_fixture.h"
+#include "symbolization/plt.h"
+#include "symbolization/symfile.h"
 #include "test_util.h"
 
 #define MAX_STUBS 4096

@@ -21,11 +21,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "addr2line_oracle.h"
-#include "debuginfo.h"
-#include "demangle.h"
-#include "elf_fixture.h"
-#include "srcline.h"
+#include "harness/addr2line_oracle.h"
+#include "harness/elf_fixture.h"
+#include "symbolization/debuginfo.h"
+#include "symbolization/demangle.h"
+#include "symbolization/srcline.h"
 #include "test_util.h"
 
 #define MAX_FRAMES PK_A2L_MAX_FRAMES

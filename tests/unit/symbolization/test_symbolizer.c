@@ -16,8 +16,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "elf_fixture.h"
-#include "symbolizer.h"
+#include "harness/elf_fixture.h"
+#include "symbolization/symbolizer.h"
 #include "test_util.h"
 
 static struct pk_symbolizer *new_symbolizer(const char *kallsyms)

@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "elf_fixture.h"
-#include "symfile.h"
+#include "harness/elf_fixture.h"
+#include "symbolization/symfile.h"
 #include "test_util.h"
 
 static void copy(const char *from, const char *to)

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* The files behind a process's executable mappings, for eh2table --pid. */
+#ifndef EXEC_MAPPINGS_H
+#define EXEC_MAPPINGS_H
+
+#include <sys/types.h>
+
+#include "lib/proc_maps.h"
+
+struct exec_mappings {
+	char **paths;		/* distinct, in address order of first mapping */
+	int n;
+};
+
+/* The executable, file-backed mappings of MAPS, each file once. A deleted
+ * file keeps its " (deleted)" suffix, so opening it fails with a message
+ * that says why. 0 or -ENOMEM. */
+int exec_mappings_from(const struct pk_maps *maps, struct exec_mappings *out);
+
+/* Same, from /proc/PID/maps: 0 or -errno (-ENOENT: no such process). */
+int exec_mappings_read(pid_t pid, struct exec_mappings *out);
+
+void exec_mappings_free(struct exec_mappings *m);
+
+#endif

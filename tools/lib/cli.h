@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Command-line helpers shared by the tools' option parsers (getopt_long with
+ * opterr = 0 and a leading ':' in the option string) and their main()s. */
+#ifndef PK_CLI_H
+#define PK_CLI_H
+
+#include <getopt.h>
+#include <stdbool.h>
+
+#include "lib/errmsg.h"
+
+/* Exit statuses of every tool: 0 success, PK_EXIT_ERROR for what went wrong
+ * while running, PK_EXIT_USAGE when the command line alone is wrong. */
+/* One version for every tool of the project. */
+#define PK_VERSION	"0.1.0"
+
+#define PK_EXIT_ERROR	1
+#define PK_EXIT_USAGE	2
+
+/* After getopt_long returned '?' or ':' as C: one line in ERR naming the
+ * option as the user wrote it, with a hint to `PROG --help` for an unknown
+ * one. LONG_OPTS: the table given to getopt_long. -EINVAL. */
+int pk_cli_bad_option(int c, char *const argv[], const struct option *long_opts,
+		      const char *prog, char err[PK_ERR_LEN]);
+
+/* A whole decimal number in [MIN, MAX]: digits only (no spaces, no '+', no
+ * suffix), and a leading '-' only when MIN is negative. */
+bool pk_cli_parse_long(const char *s, long min, long max, long *out);
+
+/* For main() when its parser failed with RET: prints "PROG: ERR" on stderr
+ * and returns the exit status, PK_EXIT_USAGE for -EINVAL (the parsers'
+ * "bad usage"), PK_EXIT_ERROR for anything else (out of memory). */
+int pk_cli_parse_failed(const char *prog, int ret, const char err[PK_ERR_LEN]);
+
+#endif

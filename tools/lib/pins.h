@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The pin directory's life: claim it for a new session, pin into it, and
+ * remove every pin (on --unload, or when a load fails half-way).
+ *
+ * bpffs does not rename directories, so a load cannot be published with one
+ * rename(2). Instead the links/ directory is the claim (mkdir is atomic: a
+ * second loader fails on it), the session map is pinned last (a reader that
+ * finds it finds a complete session), and a failed load removes what it
+ * pinned.
+ */
+#ifndef PK_PINS_H
+#define PK_PINS_H
+
+#include <stdbool.h>
+
+#include "lib/errmsg.h"
+
+/* The pin directory of a load in progress. */
+struct pk_pins {
+	const char *dir;
+	bool created_dir;	/* remove DIR itself on failure */
+	bool claimed;		/* DIR/links is ours */
+};
+
+/* Make sure DIR can hold pins (mounting bpffs at /sys/fs/bpf when DIR is
+ * below it and nothing is mounted there), create it if needed and claim it.
+ * -EEXIST when a session is already loaded there. */
+int pk_pins_claim(struct pk_pins *p, const char *dir, char err[PK_ERR_LEN]);
+/* Pin FD as DIR/NAME (NAME may be "links/cpu0"). */
+int pk_pins_add(struct pk_pins *p, int fd, const char *name, char err[PK_ERR_LEN]);
+/* Undo pk_pins_claim() and every pk_pins_add() after a failed load. */
+void pk_pins_abort(struct pk_pins *p);
+
+/* probe-load --unload: unpin links (which detaches them), then the maps,
+ * then remove the directories. -ENOENT when no session is loaded at DIR. */
+int pk_pins_unload(const char *dir, char err[PK_ERR_LEN]);
+
+#endif

@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/util/strbuf.h"
+
+void pk_strbuf_putn(struct pk_strbuf *b, const char *s, size_t n)
+{
+	if (b->failed)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 64;
+		char *p;
+
+		while (b->len + n + 1 > cap)
+			cap *= 2;
+		p = realloc(b->s, cap);
+		if (!p) {
+			b->failed = true;
+			return;
+		}
+		b->s = p;
+		b->cap = cap;
+	}
+	if (n)
+		memcpy(b->s + b->len, s, n);
+	b->len += n;
+	b->s[b->len] = '\0';
+}
+
+void pk_strbuf_puts(struct pk_strbuf *b, const char *s)
+{
+	pk_strbuf_putn(b, s, strlen(s));
+}
+
+char *pk_strbuf_finish(struct pk_strbuf *b)
+{
+	char *s = b->s;
+
+	if (!b->failed && !s)
+		s = strdup("");
+	if (b->failed) {
+		free(s);
+		s = NULL;
+	}
+	*b = (struct pk_strbuf){ 0 };
+	return s;
+}
