@@ -42,7 +42,7 @@ int eh_cache_root(const char *dir, char *buf, size_t len)
 
 /* The build-id in hex, or "nb-" and the hash of the whole file's bytes: a
  * copy of the file anywhere gets the same key, any change a new one. */
-static int key_of(const struct elf_file *ef, char *buf, size_t len)
+static int key_of(const struct eh_elf_file *ef, char *buf, size_t len)
 {
 	const __u8 *id;
 	const void *bytes;
@@ -51,13 +51,13 @@ static int key_of(const struct elf_file *ef, char *buf, size_t len)
 	__u8 be[8];
 	int i;
 
-	id = elf_file__build_id(ef, &n);
+	id = eh_elf_file_build_id(ef, &n);
 	if (n)
 		return eh_hex(id, n, buf, len);
 	/* a buffer that is too short fails before the whole file is read */
 	if (len < sizeof(NO_BUILD_ID_PREFIX))
 		return -ENAMETOOLONG;
-	bytes = elf_file__bytes(ef, &size);
+	bytes = eh_elf_file_bytes(ef, &size);
 	h = eh_hash_final(eh_hash_update(EH_HASH_INIT, bytes, size), size);
 	for (i = 0; i < 8; i++)
 		be[i] = (__u8)(h >> (56 - 8 * i));
@@ -68,16 +68,16 @@ static int key_of(const struct elf_file *ef, char *buf, size_t len)
 
 int eh_cache_key(const char *path, char *buf, size_t len, struct eh_error *err)
 {
-	struct elf_file *ef;
+	struct eh_elf_file *ef;
 	int ret;
 
-	ret = elf_file__open(path, &ef, err);
+	ret = eh_elf_file_open(path, &ef, err);
 	if (ret)
 		return ret;
 	ret = key_of(ef, buf, len);
 	if (ret)
 		eh_fail(err, -ret, "cache key does not fit in %zu bytes", len);
-	elf_file__close(ef);
+	eh_elf_file_close(ef);
 	return ret;
 }
 
@@ -123,23 +123,23 @@ static int make_parent_dirs(const char *file, struct eh_error *err)
 	}
 }
 
-static bool same_build_id(const struct unwind_table *t, const struct elf_file *ef)
+static bool same_build_id(const struct eh_unwind_table *t, const struct eh_elf_file *ef)
 {
-	const struct pk_unwind_header *h = unwind_table__header(t);
+	const struct pk_unwind_header *h = eh_unwind_table_header(t);
 	const __u8 *id;
 	size_t n;
 
-	id = elf_file__build_id(ef, &n);
+	id = eh_elf_file_build_id(ef, &n);
 	return h->build_id_len == n && !memcmp(h->build_id, id, n);
 }
 
 int eh_cache_get(const char *path, const struct eh_cache_opts *opts,
-		 struct unwind_table **out, char *cache_path, size_t cache_path_len,
+		 struct eh_unwind_table **out, char *cache_path, size_t cache_path_len,
 		 struct eh_error *err)
 {
 	char root[4096], key[2 * PK_UNWIND_BUILD_ID_MAX + 1], file[4096];
-	struct unwind_table *t = NULL;
-	struct elf_file *ef;
+	struct eh_unwind_table *t = NULL;
+	struct eh_elf_file *ef;
 	int ret, result = EH_CACHE_BUILT;
 
 	ret = eh_cache_root(EH_OPT(opts, cache_dir, NULL), root, sizeof(root));
@@ -147,7 +147,7 @@ int eh_cache_get(const char *path, const struct eh_cache_opts *opts,
 		return eh_fail(err, -ret, ret == -ENOENT ?
 			       "no cache directory: set HOME or " EH_CACHE_ENV :
 			       "cache directory path too long");
-	ret = elf_file__open(path, &ef, err);
+	ret = eh_elf_file_open(path, &ef, err);
 	if (ret)
 		return ret;
 	ret = key_of(ef, key, sizeof(key));
@@ -164,12 +164,12 @@ int eh_cache_get(const char *path, const struct eh_cache_opts *opts,
 	}
 
 	if (!EH_OPT(opts, force, false)) {
-		ret = unwind_table__open(file, &t, NULL);
+		ret = eh_unwind_table_open(file, &t, NULL);
 		if (!ret && same_build_id(t, ef)) {
 			result = EH_CACHE_HIT;
 			goto done;
 		}
-		unwind_table__free(t);
+		eh_unwind_table_free(t);
 		t = NULL;
 		if (!ret || ret == -EBADMSG)
 			result = EH_CACHE_REBUILT;
@@ -180,7 +180,7 @@ int eh_cache_get(const char *path, const struct eh_cache_opts *opts,
 		goto out;
 	ret = make_parent_dirs(file, err);
 	if (!ret)
-		ret = unwind_table__write(t, file, err);
+		ret = eh_unwind_table_write(t, file, err);
 	if (ret)
 		goto out;
 done:
@@ -190,7 +190,7 @@ done:
 	}
 	ret = result;
 out:
-	unwind_table__free(t);
-	elf_file__close(ef);
+	eh_unwind_table_free(t);
+	eh_elf_file_close(ef);
 	return ret;
 }

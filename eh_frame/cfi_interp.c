@@ -327,7 +327,7 @@ static void interp_init(struct interp *in, const struct cfi_section *s,
 		in->st = *init;
 }
 
-int cfi_run_cie(const struct cfi_section *s, const struct cfi_cie *cie,
+int eh_cfi_run_cie(const struct cfi_section *s, const struct cfi_cie *cie,
 		struct cfi_state *init, struct eh_error *err)
 {
 	struct interp in;
@@ -340,7 +340,7 @@ int cfi_run_cie(const struct cfi_section *s, const struct cfi_cie *cie,
 	return ret;
 }
 
-int cfi_run_fde(const struct cfi_section *s, const struct cfi_fde *fde,
+int eh_cfi_run_fde(const struct cfi_section *s, const struct cfi_fde *fde,
 		const struct cfi_state *init, cfi_row_fn fn, void *arg,
 		struct eh_error *err)
 {

@@ -367,7 +367,7 @@ static int resolve_fde(struct cfi_section *s, const struct raw_fde *r,
 	return 0;
 }
 
-int cfi_section_parse(struct cfi_section *s, const void *data, size_t size,
+int eh_cfi_section_parse(struct cfi_section *s, const void *data, size_t size,
 		      __u64 vaddr, bool eh_frame, struct eh_error *err)
 {
 	struct raw_fde *raw = NULL;
@@ -398,11 +398,11 @@ int cfi_section_parse(struct cfi_section *s, const void *data, size_t size,
 out:
 	free(raw);
 	if (ret)
-		cfi_section_free(s);
+		eh_cfi_section_free(s);
 	return ret;
 }
 
-void cfi_section_free(struct cfi_section *s)
+void eh_cfi_section_free(struct cfi_section *s)
 {
 	free(s->cies);
 	free(s->fdes);

@@ -80,9 +80,9 @@ struct cfi_section {
 };
 
 /* Walk every CIE and FDE of a section, decoding FDE address ranges. */
-int cfi_section_parse(struct cfi_section *s, const void *data, size_t size,
+int eh_cfi_section_parse(struct cfi_section *s, const void *data, size_t size,
 		      __u64 vaddr, bool eh_frame, struct eh_error *err);
-void cfi_section_free(struct cfi_section *s);
+void eh_cfi_section_free(struct cfi_section *s);
 
 /* DW_EH_PE_* pointer at C (whose address in the ELF is FIELD_VADDR). */
 struct dw_cursor;
@@ -134,10 +134,10 @@ struct cfi_state {
 typedef int (*cfi_row_fn)(void *arg, __u64 pc, const struct cfi_state *state);
 
 /* Run the CIE's initial instructions into INIT. */
-int cfi_run_cie(const struct cfi_section *s, const struct cfi_cie *cie,
+int eh_cfi_run_cie(const struct cfi_section *s, const struct cfi_cie *cie,
 		struct cfi_state *init, struct eh_error *err);
 /* Run an FDE from the CIE's initial state INIT, reporting rows to FN. */
-int cfi_run_fde(const struct cfi_section *s, const struct cfi_fde *fde,
+int eh_cfi_run_fde(const struct cfi_section *s, const struct cfi_fde *fde,
 		const struct cfi_state *init, cfi_row_fn fn, void *arg,
 		struct eh_error *err);
 
@@ -180,24 +180,24 @@ int eh_rows_overlay(struct eh_rows *out, const struct eh_rows *primary,
  * header. */
 int eh_table_from_rows(const struct eh_rows *rows, __u16 flags,
 		       const __u8 *build_id, size_t build_id_len,
-		       struct unwind_table **out, struct eh_error *err);
+		       struct eh_unwind_table **out, struct eh_error *err);
 
 /* ---- table_file.c --------------------------------------------------------- */
 
-struct unwind_table {
+struct eh_unwind_table {
 	void *buf;		/* header + arrays, as in the file */
 	size_t size;
 	bool mapped;		/* buf is an mmap of a cache file */
 };
 
-/* Every check unwind_table__open makes; -EBADMSG with a reason. */
+/* Every check eh_unwind_table_open makes; -EBADMSG with a reason. */
 int eh_table_validate(const void *buf, size_t size, struct eh_error *err);
 /* The canonical layout for NROWS and NRULES. */
 void eh_table_layout(__u32 nrows, __u32 nrules, struct pk_unwind_header *h);
 
 /* ---- elf_file.c ----------------------------------------------------------- */
 
-struct elf_file;
+struct eh_elf_file;
 
 struct elf_section {
 	const void *data;
@@ -206,28 +206,28 @@ struct elf_section {
 };
 
 /* Open PATH (mmapped, never copied), checking it is a 64-bit x86_64 ELF. */
-int elf_file__open(const char *path, struct elf_file **out, struct eh_error *err);
-void elf_file__close(struct elf_file *ef);
+int eh_elf_file_open(const char *path, struct eh_elf_file **out, struct eh_error *err);
+void eh_elf_file_close(struct eh_elf_file *ef);
 /* Section NAME's bytes (decompressed if SHF_COMPRESSED): -ENOENT if absent
  * or without bytes (NOBITS), -EINVAL if it lies past the end of the file. */
-int elf_file__section(struct elf_file *ef, const char *name,
+int eh_elf_file_section(struct eh_elf_file *ef, const char *name,
 		      struct elf_section *out, struct eh_error *err);
 /* The GNU build-id note; length 0 when there is none. */
-const __u8 *elf_file__build_id(const struct elf_file *ef, size_t *len);
+const __u8 *eh_elf_file_build_id(const struct eh_elf_file *ef, size_t *len);
 /* The whole file as mapped. */
-const void *elf_file__bytes(const struct elf_file *ef, size_t *len);
+const void *eh_elf_file_bytes(const struct eh_elf_file *ef, size_t *len);
 /* The separate debug file of EF (by build-id under DEBUG_ROOT, then by
  * .gnu_debuglink), or NULL. */
-struct elf_file *elf_file__open_debug(struct elf_file *ef, const char *path,
+struct eh_elf_file *eh_elf_file_open_debug(struct eh_elf_file *ef, const char *path,
 				      const char *debug_root);
 
 /* ---- cache.c / table_build.c ---------------------------------------------- */
 
-/* Build from an opened ELF (shared by unwind_table__from_elf and the cache,
+/* Build from an opened ELF (shared by eh_unwind_table_from_elf and the cache,
  * which already opened it for the key). */
-int eh_table_from_elf_file(struct elf_file *ef, const char *path,
+int eh_table_from_elf_file(struct eh_elf_file *ef, const char *path,
 			   const struct unwind_build_opts *opts,
-			   struct unwind_table **out, struct eh_error *err);
+			   struct eh_unwind_table **out, struct eh_error *err);
 /* Hex of BYTES into BUF; -ENAMETOOLONG if it does not fit. */
 int eh_hex(const __u8 *bytes, size_t n, char *buf, size_t len);
 

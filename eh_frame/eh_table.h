@@ -24,7 +24,7 @@ struct eh_error {
 };
 
 /* A table: built from an ELF, or mapped read-only from a cache file. */
-struct unwind_table;
+struct eh_unwind_table;
 
 struct unwind_build_opts {
 	size_t sz;			/* sizeof(struct unwind_build_opts) */
@@ -34,24 +34,24 @@ struct unwind_build_opts {
 
 /* Parse FILE's .eh_frame/.debug_frame (and its separate debug file) into a
  * sorted, merged table. */
-int unwind_table__from_elf(const char *path, const struct unwind_build_opts *opts,
-			   struct unwind_table **out, struct eh_error *err);
+int eh_unwind_table_from_elf(const char *path, const struct unwind_build_opts *opts,
+			   struct eh_unwind_table **out, struct eh_error *err);
 
 /* Parse a raw CFI section, for tests and the fuzz target: DATA is the
  * section's bytes, VADDR its address in the ELF, EH_FRAME selects .eh_frame
  * (true) or .debug_frame (false) syntax. */
-int unwind_table__from_section(const void *data, size_t size, __u64 vaddr,
-			       bool eh_frame, struct unwind_table **out,
+int eh_unwind_table_from_section(const void *data, size_t size, __u64 vaddr,
+			       bool eh_frame, struct eh_unwind_table **out,
 			       struct eh_error *err);
 
 /* Map a cache file; checks magic, version, sizes and checksum. -EBADMSG when
  * the file is corrupt or truncated, -ENOENT when absent. */
-int unwind_table__open(const char *path, struct unwind_table **out,
+int eh_unwind_table_open(const char *path, struct eh_unwind_table **out,
 		       struct eh_error *err);
 
 /* Write atomically (temporary file in the same directory, rename; no fsync:
  * a file torn by a crash fails validation and is rebuilt). */
-int unwind_table__write(const struct unwind_table *t, const char *path,
+int eh_unwind_table_write(const struct eh_unwind_table *t, const char *path,
 			struct eh_error *err);
 
 /* Text dump, one row per line, lined up with readelf --debug-dump=frames-interp:
@@ -59,12 +59,12 @@ int unwind_table__write(const struct unwind_table *t, const char *path,
  * cfa: rsp+N rbp+N plt1 plt2 *(rsp+N)+M <reg>+N signal unsupported end
  * rbp: u | c-N | c+N | unsupported       ra: c-8 | u | unsupported
  * Lines starting with '#' are comments. */
-int unwind_table__dump(const struct unwind_table *t, FILE *out);
+int eh_unwind_table_dump(const struct eh_unwind_table *t, FILE *out);
 
-const struct pk_unwind_header *unwind_table__header(const struct unwind_table *t);
+const struct pk_unwind_header *eh_unwind_table_header(const struct eh_unwind_table *t);
 /* Bytes of the serialized table (header + arrays), as written to the cache. */
-size_t unwind_table__size(const struct unwind_table *t);
-void unwind_table__free(struct unwind_table *t);
+size_t eh_unwind_table_size(const struct eh_unwind_table *t);
+void eh_unwind_table_free(struct eh_unwind_table *t);
 
 /* Cache ------------------------------------------------------------------ */
 
@@ -99,7 +99,7 @@ enum eh_cache_result {
  * corrupt or forced. Returns enum eh_cache_result (> 0) or a negative errno;
  * *out (if not NULL) receives the table, CACHE_PATH (if not NULL) its file. */
 int eh_cache_get(const char *path, const struct eh_cache_opts *opts,
-		 struct unwind_table **out, char *cache_path, size_t cache_path_len,
+		 struct eh_unwind_table **out, char *cache_path, size_t cache_path_len,
 		 struct eh_error *err);
 
 #endif /* EH_TABLE_H */

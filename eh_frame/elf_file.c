@@ -20,7 +20,7 @@
 
 #include "eh_frame/eh_internal.h"
 
-struct elf_file {
+struct eh_elf_file {
 	int fd;
 	Elf *elf;
 	const char *raw;
@@ -32,12 +32,12 @@ struct elf_file {
 	size_t build_id_len;
 };
 
-static bool in_file(const struct elf_file *ef, __u64 off, __u64 len)
+static bool in_file(const struct eh_elf_file *ef, __u64 off, __u64 len)
 {
 	return off <= ef->size && len <= ef->size - off;
 }
 
-static void find_build_id(struct elf_file *ef)
+static void find_build_id(struct eh_elf_file *ef)
 {
 	Elf_Scn *scn = NULL;
 
@@ -101,7 +101,7 @@ static int check_ident(int fd, size_t size, struct eh_error *err)
 	return 0;
 }
 
-static int check_header(struct elf_file *ef, struct eh_error *err)
+static int check_header(struct eh_elf_file *ef, struct eh_error *err)
 {
 	if (elf_kind(ef->elf) != ELF_K_ELF)
 		return eh_fail(err, ENOEXEC, "not an ELF file");
@@ -115,9 +115,9 @@ static int check_header(struct elf_file *ef, struct eh_error *err)
 	return 0;
 }
 
-int elf_file__open(const char *path, struct elf_file **out, struct eh_error *err)
+int eh_elf_file_open(const char *path, struct eh_elf_file **out, struct eh_error *err)
 {
-	struct elf_file *ef;
+	struct eh_elf_file *ef;
 	struct stat st;
 	int ret;
 
@@ -169,11 +169,11 @@ int elf_file__open(const char *path, struct elf_file **out, struct eh_error *err
 	*out = ef;
 	return 0;
 fail:
-	elf_file__close(ef);
+	eh_elf_file_close(ef);
 	return ret;
 }
 
-void elf_file__close(struct elf_file *ef)
+void eh_elf_file_close(struct eh_elf_file *ef)
 {
 	if (!ef)
 		return;
@@ -184,7 +184,7 @@ void elf_file__close(struct elf_file *ef)
 	free(ef);
 }
 
-static Elf_Scn *find_section(struct elf_file *ef, const char *name, GElf_Shdr *sh)
+static Elf_Scn *find_section(struct eh_elf_file *ef, const char *name, GElf_Shdr *sh)
 {
 	Elf_Scn *scn = NULL;
 
@@ -200,7 +200,7 @@ static Elf_Scn *find_section(struct elf_file *ef, const char *name, GElf_Shdr *s
 	return NULL;
 }
 
-int elf_file__section(struct elf_file *ef, const char *name,
+int eh_elf_file_section(struct eh_elf_file *ef, const char *name,
 		      struct elf_section *out, struct eh_error *err)
 {
 	GElf_Shdr sh;
@@ -228,13 +228,13 @@ int elf_file__section(struct elf_file *ef, const char *name,
 	return 0;
 }
 
-const __u8 *elf_file__build_id(const struct elf_file *ef, size_t *len)
+const __u8 *eh_elf_file_build_id(const struct eh_elf_file *ef, size_t *len)
 {
 	*len = ef->build_id_len;
 	return ef->build_id;
 }
 
-const void *elf_file__bytes(const struct elf_file *ef, size_t *len)
+const void *eh_elf_file_bytes(const struct eh_elf_file *ef, size_t *len)
 {
 	*len = ef->size;
 	return ef->raw;
@@ -242,13 +242,13 @@ const void *elf_file__bytes(const struct elf_file *ef, size_t *len)
 
 /* The file named by FMT if it is an ELF other than EF with EF's build-id
  * (when both have one); NULL if not, or if the name does not fit. */
-static struct elf_file *try_debug(struct elf_file *ef, const char *fmt, ...)
+static struct eh_elf_file *try_debug(struct eh_elf_file *ef, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
-static struct elf_file *try_debug(struct elf_file *ef, const char *fmt, ...)
+static struct eh_elf_file *try_debug(struct eh_elf_file *ef, const char *fmt, ...)
 {
 	char candidate[PATH_MAX];
-	struct elf_file *dbg;
+	struct eh_elf_file *dbg;
 	struct stat st;
 	va_list ap;
 	int n;
@@ -260,23 +260,23 @@ static struct elf_file *try_debug(struct elf_file *ef, const char *fmt, ...)
 		return NULL;
 	if (stat(candidate, &st) || (st.st_dev == ef->dev && st.st_ino == ef->ino))
 		return NULL;
-	if (elf_file__open(candidate, &dbg, NULL))
+	if (eh_elf_file_open(candidate, &dbg, NULL))
 		return NULL;
 	if (ef->build_id_len && dbg->build_id_len &&
 	    (dbg->build_id_len != ef->build_id_len ||
 	     memcmp(dbg->build_id, ef->build_id, ef->build_id_len))) {
-		elf_file__close(dbg);
+		eh_elf_file_close(dbg);
 		return NULL;
 	}
 	return dbg;
 }
 
-struct elf_file *elf_file__open_debug(struct elf_file *ef, const char *path,
+struct eh_elf_file *eh_elf_file_open_debug(struct eh_elf_file *ef, const char *path,
 				      const char *debug_root)
 {
 	char dir[PATH_MAX], hex[2 * PK_UNWIND_BUILD_ID_MAX + 1];
 	struct elf_section link;
-	struct elf_file *dbg;
+	struct eh_elf_file *dbg;
 	const char *name, *slash;
 
 	if (ef->build_id_len >= 2 &&
@@ -284,7 +284,7 @@ struct elf_file *elf_file__open_debug(struct elf_file *ef, const char *path,
 	    (dbg = try_debug(ef, "%s/.build-id/%.2s/%s.debug", debug_root, hex, hex + 2)))
 		return dbg;
 
-	if (elf_file__section(ef, ".gnu_debuglink", &link, NULL))
+	if (eh_elf_file_section(ef, ".gnu_debuglink", &link, NULL))
 		return NULL;
 	name = link.data;
 	if (!memchr(name, 0, link.size) || !*name || strchr(name, '/'))

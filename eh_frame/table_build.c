@@ -115,7 +115,7 @@ static int rows_from_parsed(struct eh_rows *rows, struct cfi_section *s,
 	if (!inits)
 		return eh_fail(err, ENOMEM, "out of memory");
 	for (i = 0; i < s->ncies && !ret; i++)
-		ret = cfi_run_cie(s, &s->cies[i], &inits[i], err);
+		ret = eh_cfi_run_cie(s, &s->cies[i], &inits[i], err);
 
 	qsort(s->fdes, s->nfdes, sizeof(*s->fdes), cmp_fde);
 	for (i = 0; i < s->nfdes && !ret; i++) {
@@ -134,7 +134,7 @@ static int rows_from_parsed(struct eh_rows *rows, struct cfi_section *s,
 		while (rows->n && rows->v[rows->n - 1].pc >= fde->pc_begin)
 			rows->n--;
 		if (!ret)
-			ret = cfi_run_fde(s, fde, &inits[fde->cie], on_row, &sink, err);
+			ret = eh_cfi_run_fde(s, fde, &inits[fde->cie], on_row, &sink, err);
 		last_end = fde->pc_end;
 	}
 	if (!ret && rows->n)
@@ -149,11 +149,11 @@ int eh_rows_from_section(struct eh_rows *rows, const void *data, size_t size,
 	struct cfi_section s;
 	int ret;
 
-	ret = cfi_section_parse(&s, data, size, vaddr, eh_frame, err);
+	ret = eh_cfi_section_parse(&s, data, size, vaddr, eh_frame, err);
 	if (ret)
 		return ret;
 	ret = rows_from_parsed(rows, &s, err);
-	cfi_section_free(&s);
+	eh_cfi_section_free(&s);
 	return ret;
 }
 
@@ -227,11 +227,11 @@ static int intern(struct interner *in, const struct pk_unwind_rule *r, __u16 *id
 
 int eh_table_from_rows(const struct eh_rows *rows, __u16 flags,
 		       const __u8 *build_id, size_t build_id_len,
-		       struct unwind_table **out, struct eh_error *err)
+		       struct eh_unwind_table **out, struct eh_error *err)
 {
 	struct interner in = { 0 };
 	struct pk_unwind_header h, *hp;
-	struct unwind_table *t = NULL;
+	struct eh_unwind_table *t = NULL;
 	size_t nslots = 1, i, cap;
 	__u16 *ids = NULL;
 	__u32 *pcs;
@@ -297,15 +297,15 @@ int eh_table_from_rows(const struct eh_rows *rows, __u16 flags,
 	t = NULL;
 	ret = 0;
 out:
-	unwind_table__free(t);
+	eh_unwind_table_free(t);
 	free(in.slots);
 	free(in.rules);
 	free(ids);
 	return ret;
 }
 
-int unwind_table__from_section(const void *data, size_t size, __u64 vaddr,
-			       bool eh_frame, struct unwind_table **out,
+int eh_unwind_table_from_section(const void *data, size_t size, __u64 vaddr,
+			       bool eh_frame, struct eh_unwind_table **out,
 			       struct eh_error *err)
 {
 	struct eh_rows rows = { 0 };
@@ -321,30 +321,30 @@ int unwind_table__from_section(const void *data, size_t size, __u64 vaddr,
 
 /* Rows of FILE's .debug_frame, or its separate debug file's. -ENOENT when
  * neither has one. */
-static int debug_frame_rows(struct elf_file *ef, const char *path,
+static int debug_frame_rows(struct eh_elf_file *ef, const char *path,
 			    const char *debug_root, struct eh_rows *rows,
 			    struct eh_error *err)
 {
-	struct elf_file *dbg = NULL;
+	struct eh_elf_file *dbg = NULL;
 	struct elf_section sec;
 	int ret;
 
-	ret = elf_file__section(ef, ".debug_frame", &sec, err);
+	ret = eh_elf_file_section(ef, ".debug_frame", &sec, err);
 	if (ret == -ENOENT) {
-		dbg = elf_file__open_debug(ef, path, debug_root);
+		dbg = eh_elf_file_open_debug(ef, path, debug_root);
 		if (dbg)
-			ret = elf_file__section(dbg, ".debug_frame", &sec, err);
+			ret = eh_elf_file_section(dbg, ".debug_frame", &sec, err);
 	}
 	if (!ret)
 		ret = eh_rows_from_section(rows, sec.data, sec.size, sec.vaddr,
 					   false, err);
-	elf_file__close(dbg);
+	eh_elf_file_close(dbg);
 	return ret;
 }
 
-int eh_table_from_elf_file(struct elf_file *ef, const char *path,
+int eh_table_from_elf_file(struct eh_elf_file *ef, const char *path,
 			   const struct unwind_build_opts *opts,
-			   struct unwind_table **out, struct eh_error *err)
+			   struct eh_unwind_table **out, struct eh_error *err)
 {
 	struct eh_rows eh = { 0 }, dbg = { 0 }, both = { 0 };
 	const struct eh_rows *rows = &eh;
@@ -355,7 +355,7 @@ int eh_table_from_elf_file(struct elf_file *ef, const char *path,
 	__u16 flags = 0;
 	int ret;
 
-	ret = elf_file__section(ef, ".eh_frame", &sec, err);
+	ret = eh_elf_file_section(ef, ".eh_frame", &sec, err);
 	if (!ret) {
 		ret = eh_rows_from_section(&eh, sec.data, sec.size, sec.vaddr, true, err);
 		flags |= PK_UNWIND_HAS_EH_FRAME;
@@ -384,7 +384,7 @@ int eh_table_from_elf_file(struct elf_file *ef, const char *path,
 	} else if (dbg.n) {
 		rows = &dbg;
 	}
-	build_id = elf_file__build_id(ef, &build_id_len);
+	build_id = eh_elf_file_build_id(ef, &build_id_len);
 	if (!build_id_len)
 		flags |= PK_UNWIND_NO_BUILD_ID;
 	ret = eh_table_from_rows(rows, flags, build_id, build_id_len, out, err);
@@ -395,16 +395,16 @@ out:
 	return ret;
 }
 
-int unwind_table__from_elf(const char *path, const struct unwind_build_opts *opts,
-			   struct unwind_table **out, struct eh_error *err)
+int eh_unwind_table_from_elf(const char *path, const struct unwind_build_opts *opts,
+			   struct eh_unwind_table **out, struct eh_error *err)
 {
-	struct elf_file *ef;
+	struct eh_elf_file *ef;
 	int ret;
 
-	ret = elf_file__open(path, &ef, err);
+	ret = eh_elf_file_open(path, &ef, err);
 	if (ret)
 		return ret;
 	ret = eh_table_from_elf_file(ef, path, opts, out, err);
-	elf_file__close(ef);
+	eh_elf_file_close(ef);
 	return ret;
 }

@@ -72,7 +72,7 @@ static const char *ra_text(const struct pk_unwind_rule *r, char *buf, size_t len
 	return "unsupported";
 }
 
-int unwind_table__dump(const struct unwind_table *t, FILE *out)
+int eh_unwind_table_dump(const struct eh_unwind_table *t, FILE *out)
 {
 	const struct pk_unwind_header *h = t->buf;
 	const __u32 *pcs = (const __u32 *)((const char *)t->buf + h->pcs_off);

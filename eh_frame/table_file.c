@@ -103,10 +103,10 @@ int eh_table_validate(const void *buf, size_t size, struct eh_error *err)
 	return 0;
 }
 
-int unwind_table__open(const char *path, struct unwind_table **out,
+int eh_unwind_table_open(const char *path, struct eh_unwind_table **out,
 		       struct eh_error *err)
 {
-	struct unwind_table *t;
+	struct eh_unwind_table *t;
 	struct stat st;
 	void *map;
 	int fd, ret;
@@ -168,7 +168,7 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-int unwind_table__write(const struct unwind_table *t, const char *path,
+int eh_unwind_table_write(const struct eh_unwind_table *t, const char *path,
 			struct eh_error *err)
 {
 	char tmp[4096];
@@ -208,17 +208,17 @@ fail:
 	return ret;
 }
 
-const struct pk_unwind_header *unwind_table__header(const struct unwind_table *t)
+const struct pk_unwind_header *eh_unwind_table_header(const struct eh_unwind_table *t)
 {
 	return t->buf;
 }
 
-size_t unwind_table__size(const struct unwind_table *t)
+size_t eh_unwind_table_size(const struct eh_unwind_table *t)
 {
 	return t->size;
 }
 
-void unwind_table__free(struct unwind_table *t)
+void eh_unwind_table_free(struct eh_unwind_table *t)
 {
 	if (!t)
 		return;

@@ -207,7 +207,7 @@ static int add_files(struct load *l, int ret, struct pk_unwind_files *list,
 		     struct pk_unwind_stats *st)
 {
 	if (!ret)
-		ret = pk_unwind_store__add(l->unwind, list->v, list->n, st, l->err);
+		ret = pk_unwind_store_add(l->unwind, list->v, list->n, st, l->err);
 	pk_unwind_files_free(list);
 	return ret;
 }
@@ -232,7 +232,7 @@ static int load_tables(struct load *l)
 	if (!o->dwarf)
 		return 0;
 	unwind_fds(l->skel, &fds);
-	ret = pk_unwind_store__create(&fds, &caps, o->pin_dir, &so, &l->unwind, l->err);
+	ret = pk_unwind_store_create(&fds, &caps, o->pin_dir, &so, &l->unwind, l->err);
 	if (ret)
 		return ret;
 	if (npids > 0)
@@ -498,7 +498,7 @@ cleanup:
 		pk_pins_abort(&l->pins);
 	}
 	pk_events_free(&l->events);
-	pk_unwind_store__free(l->unwind);
+	pk_unwind_store_free(l->unwind);
 	profile_bpf__destroy(l->skel);
 	free(l->tgids);
 	refused = l->refused;

@@ -17,7 +17,7 @@
 
 static int dump(const char *path, const struct eh_cache_opts *opts)
 {
-	struct unwind_table *t = NULL;
+	struct eh_unwind_table *t = NULL;
 	struct eh_error err = {};
 	int ret;
 
@@ -27,8 +27,8 @@ static int dump(const char *path, const struct eh_cache_opts *opts)
 			err.msg[0] ? err.msg : strerror(-ret));
 		return 1;
 	}
-	ret = unwind_table__dump(t, stdout);
-	unwind_table__free(t);
+	ret = eh_unwind_table_dump(t, stdout);
+	eh_unwind_table_free(t);
 	if (ret < 0 || fflush(stdout) == EOF) {
 		fprintf(stderr, "eh2table: %s: writing the dump: %s\n", path,
 			strerror(ret < 0 ? -ret : errno));
@@ -38,10 +38,10 @@ static int dump(const char *path, const struct eh_cache_opts *opts)
 }
 
 static int run_files(const char *const *files, int n,
-		     const struct eh2table_args *args,
+		     const struct pk_eh2table_args *args,
 		     const struct eh_cache_opts *opts)
 {
-	int failed = eh2table_run(files, n, args->jobs, opts, stdout, stderr);
+	int failed = pk_eh2table_run(files, n, args->jobs, opts, stdout, stderr);
 
 	if (failed < 0) {
 		fprintf(stderr, "eh2table: cannot start workers: %s\n", strerror(-failed));
@@ -50,13 +50,13 @@ static int run_files(const char *const *files, int n,
 	return failed ? 1 : 0;
 }
 
-static int run_pid(const struct eh2table_args *args,
+static int run_pid(const struct pk_eh2table_args *args,
 		   const struct eh_cache_opts *opts)
 {
-	struct exec_mappings maps;
+	struct pk_exec_mappings maps;
 	int ret;
 
-	ret = exec_mappings_read(args->pid, &maps);
+	ret = pk_exec_mappings_read(args->pid, &maps);
 	if (ret < 0) {
 		fprintf(stderr, "eh2table: --pid %d: cannot read /proc/%d/maps: %s\n",
 			(int)args->pid, (int)args->pid,
@@ -66,22 +66,22 @@ static int run_pid(const struct eh2table_args *args,
 	if (!maps.n) {
 		fprintf(stderr, "eh2table: --pid %d: no executable file mappings\n",
 			(int)args->pid);
-		exec_mappings_free(&maps);
+		pk_exec_mappings_free(&maps);
 		return 1;
 	}
 	ret = run_files((const char *const *)maps.paths, maps.n, args, opts);
-	exec_mappings_free(&maps);
+	pk_exec_mappings_free(&maps);
 	return ret;
 }
 
 int main(int argc, char **argv)
 {
-	struct eh2table_args args;
+	struct pk_eh2table_args args;
 	struct eh_cache_opts opts = { .sz = sizeof(opts) };
 	char err[PK_ERR_LEN];
 	int ret;
 
-	ret = eh2table_parse_args(argc, argv, &args, err);
+	ret = pk_eh2table_parse_args(argc, argv, &args, err);
 	if (ret) {
 		ret = pk_cli_parse_failed("eh2table", ret, err);
 		goto cleanup;
@@ -105,6 +105,6 @@ int main(int argc, char **argv)
 		break;
 	}
 cleanup:
-	eh2table_args_free(&args);
+	pk_eh2table_args_free(&args);
 	return ret;
 }

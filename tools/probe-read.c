@@ -446,7 +446,7 @@ static void print_stats(const struct pk_read_opts *o, const struct plan *plan,
 
 	if (fd >= 0)
 		close(fd);
-	pk_bpf_cost__print(cost, plan->events, plan->nevents,
+	pk_bpf_cost_print(cost, plan->events, plan->nevents,
 			   have ? (const __u64 (*)[PK_ECNT_SLOTS])counts : NULL, stderr);
 }
 
@@ -539,7 +539,7 @@ static int run(const struct pk_read_opts *o)
 			goto cleanup;
 	}
 	if (o->stats) {
-		ret = pk_bpf_cost__start(plan->events, plan->nevents, &cost, err);
+		ret = pk_bpf_cost_start(plan->events, plan->nevents, &cost, err);
 		if (ret) {
 			outputs_discard(outs, plan->nsinks);
 			goto cleanup;
@@ -563,7 +563,7 @@ static int run(const struct pk_read_opts *o)
 cleanup:
 	if (ret)
 		fprintf(stderr, "probe-read: %s\n", err);
-	pk_bpf_cost__free(cost);
+	pk_bpf_cost_free(cost);
 	free(plan);
 	ring_buffer__free(rb);
 	pk_reader_free(reader);

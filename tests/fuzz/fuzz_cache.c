@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * libFuzzer target over the cache-file reader: unwind_table__open() on
+ * libFuzzer target over the cache-file reader: eh_unwind_table_open() on
  * arbitrary bytes written to a memfd (opened by its /proc/self/fd path, as
  * a cache file would be). A file it accepts must be a well-formed table;
  * everything else must be rejected with one line of reason, never used.
@@ -18,7 +18,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int fd = -1;
 	static char path[64];
-	struct unwind_table *t = NULL;
+	struct eh_unwind_table *t = NULL;
 	struct eh_error err = { "" };
 	int ret;
 
@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (ftruncate(fd, 0) || pwrite(fd, data, size, 0) != (ssize_t)size)
 		abort();
-	ret = unwind_table__open(path, &t, &err);
+	ret = eh_unwind_table_open(path, &t, &err);
 	fuzz_check_result(ret, t, &err);
 	return 0;
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * libFuzzer target over the CFI parser and interpreter:
- * unwind_table__from_section() on arbitrary bytes. Input layout:
+ * eh_unwind_table_from_section() on arbitrary bytes. Input layout:
  *   byte 0      bit 0: 1 = .eh_frame syntax, 0 = .debug_frame
  *   bytes 1-4   the section's virtual address (little-endian u32)
  *   bytes 5-    the section
@@ -16,7 +16,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	struct unwind_table *t = NULL;
+	struct eh_unwind_table *t = NULL;
 	struct eh_error err = { "" };
 	uint32_t vaddr;
 	int ret;
@@ -24,7 +24,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 5)
 		return 0;
 	memcpy(&vaddr, data + 1, sizeof(vaddr));
-	ret = unwind_table__from_section(data + 5, size - 5, vaddr, data[0] & 1, &t, &err);
+	ret = eh_unwind_table_from_section(data + 5, size - 5, vaddr, data[0] & 1, &t, &err);
 	fuzz_check_result(ret, t, &err);
 	return 0;
 }

@@ -11,11 +11,11 @@
 
 static FILE *devnull;
 
-static void check_table(const struct unwind_table *t)
+static void check_table(const struct eh_unwind_table *t)
 {
-	const struct pk_unwind_header *h = unwind_table__header(t);
+	const struct pk_unwind_header *h = eh_unwind_table_header(t);
 	const char *base = (const char *)h;
-	size_t size = unwind_table__size(t);
+	size_t size = eh_unwind_table_size(t);
 	const __u32 *pcs;
 	const __u16 *ids;
 	const struct pk_unwind_rule *rules;
@@ -44,7 +44,7 @@ static void check_table(const struct unwind_table *t)
 
 	if (!devnull)
 		devnull = fopen("/dev/null", "we");
-	require(devnull && unwind_table__dump(t, devnull) == 0);
+	require(devnull && eh_unwind_table_dump(t, devnull) == 0);
 }
 
 static void check_error(int ret, const struct eh_error *err)
@@ -54,11 +54,11 @@ static void check_error(int ret, const struct eh_error *err)
 	require(strchr(err->msg, '\n') == NULL);
 }
 
-void fuzz_check_result(int ret, struct unwind_table *t, const struct eh_error *err)
+void fuzz_check_result(int ret, struct eh_unwind_table *t, const struct eh_error *err)
 {
 	if (ret == 0) {
 		check_table(t);
-		unwind_table__free(t);
+		eh_unwind_table_free(t);
 	} else {
 		require(t == NULL);
 		check_error(ret, err);

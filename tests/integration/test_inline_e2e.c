@@ -38,7 +38,7 @@ static bool ci(void)
 
 /* --- the ELF file behind a mapping ----------------------------------------- */
 
-struct elf_file {
+struct eh_elf_file {
 	const char *path;
 	struct {
 		__u64 offset, filesz, vaddr;
@@ -60,7 +60,7 @@ static void hex(const unsigned char *p, size_t n, char *out, size_t len)
 
 /* PATH's PT_LOAD headers, PLT sections and NT_GNU_BUILD_ID, through
  * libelf. */
-static void elf_file_read(struct elf_file *e, const char *path)
+static void elf_file_read(struct eh_elf_file *e, const char *path)
 {
 	int fd = open(path, O_RDONLY);
 	Elf *elf;
@@ -116,7 +116,7 @@ static void elf_file_read(struct elf_file *e, const char *path)
 
 /* Whether ELF address A is in a PLT stub: code the linker made, of no
  * source file. */
-static bool in_plt(const struct elf_file *e, __u64 a)
+static bool in_plt(const struct eh_elf_file *e, __u64 a)
 {
 	for (size_t i = 0; i < e->nplt; i++)
 		if (a >= e->plt[i].addr && a - e->plt[i].addr < e->plt[i].size)
@@ -126,7 +126,7 @@ static bool in_plt(const struct elf_file *e, __u64 a)
 
 /* The ELF address of file offset OFF: the PT_LOAD holding it (a handful,
  * in file order). */
-static __u64 elf_vaddr(const struct elf_file *e, __u64 off)
+static __u64 elf_vaddr(const struct eh_elf_file *e, __u64 off)
 {
 	for (size_t i = 0; i < e->nload; i++) {
 		if (off >= e->load[i].offset && off - e->load[i].offset < e->load[i].filesz)
@@ -204,7 +204,7 @@ static int cmp_u64(const void *a, const void *b)
  * "??"): "[unknown]" for an unnamed inlined call, "[FILE+0xADDR]" for an
  * address no symbol covers, "FUNC@plt" for a PLT stub (eu-addr2line makes
  * up no names for them; test_plt.c holds ours to objdump's). */
-static const char *our_name(const char *name, const struct elf_file *e, __u64 lookup)
+static const char *our_name(const char *name, const struct eh_elf_file *e, __u64 lookup)
 {
 	const char *base = strrchr(e->path, '/');
 	char anon[PATH_MAX + 32];
@@ -220,7 +220,7 @@ static const char *our_name(const char *name, const struct elf_file *e, __u64 lo
 /* ITEMS (N) against eu-addr2line's records EU, frame by frame; counted in
  * RES. ADDRS (NADDRS): their distinct addresses, sorted. */
 static void compare_items(struct pk_a2l *eu, const struct item *items, size_t n,
-			  const __u64 *addrs, size_t naddrs, const struct elf_file *e,
+			  const __u64 *addrs, size_t naddrs, const struct eh_elf_file *e,
 			  const char *what, struct file_result *res)
 {
 	bool *inl = calloc(naddrs + 1, sizeof(*inl));
@@ -257,7 +257,7 @@ static void compare_items(struct pk_a2l *eu, const struct item *items, size_t n,
  * addresses.
  */
 static void check_file(const struct ppr_profile *p, const unsigned char *use,
-		       const struct elf_file *e, const char *what, struct file_result *res)
+		       const struct eh_elf_file *e, const char *what, struct file_result *res)
 {
 	struct item *items = NULL;
 	__u64 *addrs = NULL;
@@ -462,7 +462,7 @@ static void check_inline(const char *name)
 	const struct ppr_mapping *libc_map = NULL;
 	struct ppr_profile p = { 0 };
 	struct file_result fx, lc = { 0 };
-	struct elf_file exe, libc;
+	struct eh_elf_file exe, libc;
 	unsigned long long samples;
 	unsigned char *use;
 	size_t stacks;

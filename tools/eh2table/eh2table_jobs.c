@@ -15,7 +15,7 @@ static double now_ms(void)
 	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-void eh2table_key_from_cache_path(const char *file, char *buf, size_t len)
+void pk_eh2table_key_from_cache_path(const char *file, char *buf, size_t len)
 {
 	const char *base = strrchr(file, '/'), *dir = base;
 	size_t n;
@@ -34,10 +34,10 @@ void eh2table_key_from_cache_path(const char *file, char *buf, size_t len)
 		snprintf(buf, len, "%.*s%.*s", (int)(base - dir), dir, (int)n, base + 1);
 }
 
-void eh2table_do_file(const char *path, const struct eh_cache_opts *opts,
-		      struct eh2table_result *r)
+void pk_eh2table_do_file(const char *path, const struct eh_cache_opts *opts,
+		      struct pk_eh2table_result *r)
 {
-	struct unwind_table *t = NULL;
+	struct eh_unwind_table *t = NULL;
 	char file[4096];
 	double start = now_ms();
 
@@ -49,10 +49,10 @@ void eh2table_do_file(const char *path, const struct eh_cache_opts *opts,
 			snprintf(r->err.msg, sizeof(r->err.msg), "%s", strerror(-r->status));
 		return;
 	}
-	eh2table_key_from_cache_path(file, r->key, sizeof(r->key));
-	r->rows = unwind_table__header(t)->nrows;
-	r->bytes = unwind_table__size(t);
-	unwind_table__free(t);
+	pk_eh2table_key_from_cache_path(file, r->key, sizeof(r->key));
+	r->rows = eh_unwind_table_header(t)->nrows;
+	r->bytes = eh_unwind_table_size(t);
+	eh_unwind_table_free(t);
 }
 
 static const char *status_name(int status)
@@ -65,7 +65,7 @@ static const char *status_name(int status)
 	}
 }
 
-void eh2table_print_result(const char *path, const struct eh2table_result *r,
+void pk_eh2table_print_result(const char *path, const struct pk_eh2table_result *r,
 			   FILE *out, FILE *err)
 {
 	if (r->status < 0) {
@@ -82,7 +82,7 @@ void eh2table_print_result(const char *path, const struct eh2table_result *r,
 struct run {
 	const char *const *files;
 	const struct eh_cache_opts *opts;
-	struct eh2table_result *results;
+	struct pk_eh2table_result *results;
 	FILE *out, *err;
 	int failed;
 };
@@ -91,7 +91,7 @@ static void do_one(void *arg, int i)
 {
 	struct run *run = arg;
 
-	eh2table_do_file(run->files[i], run->opts, &run->results[i]);
+	pk_eh2table_do_file(run->files[i], run->opts, &run->results[i]);
 }
 
 /* In argument order, on one thread: the output does not depend on timing,
@@ -100,11 +100,11 @@ static void print_one(void *arg, int i)
 {
 	struct run *run = arg;
 
-	eh2table_print_result(run->files[i], &run->results[i], run->out, run->err);
+	pk_eh2table_print_result(run->files[i], &run->results[i], run->out, run->err);
 	run->failed += run->results[i].status < 0;
 }
 
-int eh2table_run(const char *const *files, int nfiles, unsigned int jobs,
+int pk_eh2table_run(const char *const *files, int nfiles, unsigned int jobs,
 		 const struct eh_cache_opts *opts, FILE *out, FILE *err)
 {
 	struct run run = { .files = files, .opts = opts, .out = out, .err = err };

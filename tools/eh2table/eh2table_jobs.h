@@ -8,7 +8,7 @@
 
 #include "eh_frame/eh_table.h"
 
-struct eh2table_result {
+struct pk_eh2table_result {
 	int status;		/* enum eh_cache_result (> 0) or -errno */
 	char key[2 * PK_UNWIND_BUILD_ID_MAX + 4];
 	__u32 rows;
@@ -18,23 +18,23 @@ struct eh2table_result {
 };
 
 /* Get PATH's table through the cache (eh_cache_get) and describe it. */
-void eh2table_do_file(const char *path, const struct eh_cache_opts *opts,
-		      struct eh2table_result *r);
+void pk_eh2table_do_file(const char *path, const struct eh_cache_opts *opts,
+		      struct pk_eh2table_result *r);
 
 /* The cache key back from a cache file path, the inverse of eh_cache_path():
  * <root>/ab/cdef.unwind -> "abcdef", <root>/nb/<hash>.unwind -> "nb-<hash>".
  * Cheaper than eh_cache_key(), which hashes a whole file without build-id. */
-void eh2table_key_from_cache_path(const char *file, char *buf, size_t len);
+void pk_eh2table_key_from_cache_path(const char *file, char *buf, size_t len);
 
 /* PATH's line: "KEY ROWS BYTES MS STATUS PATH\n" for OUT, or, when it
  * failed, "eh2table: PATH: reason\n" for ERR. */
-void eh2table_print_result(const char *path, const struct eh2table_result *r,
+void pk_eh2table_print_result(const char *path, const struct pk_eh2table_result *r,
 			   FILE *out, FILE *err);
 
 /* Do FILES with JOBS worker threads and print each file's line in argument
  * order as soon as it and every file before it are done. Returns how many
  * files failed, or -errno when the workers could not be started. */
-int eh2table_run(const char *const *files, int nfiles, unsigned int jobs,
+int pk_eh2table_run(const char *const *files, int nfiles, unsigned int jobs,
 		 const struct eh_cache_opts *opts, FILE *out, FILE *err);
 
 #endif

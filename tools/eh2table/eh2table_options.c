@@ -69,7 +69,7 @@ static const struct option long_opts[] = {
 };
 
 /* Which of FILE..., --pid and --dump: exactly one. */
-static int pick_mode(struct eh2table_args *args, bool dump, char err[PK_ERR_LEN])
+static int pick_mode(struct pk_eh2table_args *args, bool dump, char err[PK_ERR_LEN])
 {
 	if (args->pid && dump)
 		return pk_err(err, -EINVAL, "--pid and --dump cannot be combined");
@@ -87,7 +87,7 @@ static int pick_mode(struct eh2table_args *args, bool dump, char err[PK_ERR_LEN]
 	return 0;
 }
 
-int eh2table_parse_args(int argc, char *const argv[], struct eh2table_args *args,
+int pk_eh2table_parse_args(int argc, char *const argv[], struct pk_eh2table_args *args,
 			char err[PK_ERR_LEN])
 {
 	bool dump = false;
@@ -148,7 +148,7 @@ int eh2table_parse_args(int argc, char *const argv[], struct eh2table_args *args
 	return pick_mode(args, dump, err);
 }
 
-void eh2table_args_free(struct eh2table_args *args)
+void pk_eh2table_args_free(struct pk_eh2table_args *args)
 {
 	free(args->files);
 	args->files = NULL;

@@ -18,7 +18,7 @@ enum eh2table_mode {
 	EH2TABLE_HELP,		/* --help: usage on stdout, exit 0 */
 };
 
-struct eh2table_args {
+struct pk_eh2table_args {
 	enum eh2table_mode mode;
 	const char *cache_dir;	/* NULL: eh_cache_root()'s default */
 	bool force;
@@ -34,11 +34,11 @@ extern const char eh2table_usage[];
  * Parse ARGV into ARGS, left to right and without reordering it: options
  * and FILEs may come in any order, "--" ends the options, --help ends the
  * parse. 0 on success; -EINVAL (bad usage) or -ENOMEM with one line (no
- * program prefix, no newline) in ERR. Free with eh2table_args_free() in
+ * program prefix, no newline) in ERR. Free with pk_eh2table_args_free() in
  * every case. Resets getopt's state, so it may be called more than once.
  */
-int eh2table_parse_args(int argc, char *const argv[], struct eh2table_args *args,
+int pk_eh2table_parse_args(int argc, char *const argv[], struct pk_eh2table_args *args,
 			char err[PK_ERR_LEN]);
-void eh2table_args_free(struct eh2table_args *args);
+void pk_eh2table_args_free(struct pk_eh2table_args *args);
 
 #endif

@@ -9,7 +9,7 @@
 
 /* A process maps few distinct files (tens, rarely thousands), so a linear
  * duplicate check is cheaper than keeping a hash set. */
-static bool contains(const struct exec_mappings *m, const char *path)
+static bool contains(const struct pk_exec_mappings *m, const char *path)
 {
 	for (int i = 0; i < m->n; i++)
 		if (strcmp(m->paths[i], path) == 0)
@@ -17,7 +17,7 @@ static bool contains(const struct exec_mappings *m, const char *path)
 	return false;
 }
 
-int exec_mappings_from(const struct pk_maps *maps, struct exec_mappings *out)
+int pk_exec_mappings_from(const struct pk_maps *maps, struct pk_exec_mappings *out)
 {
 	memset(out, 0, sizeof(*out));
 	/* at most one path per mapping: one allocation, not one per path */
@@ -39,11 +39,11 @@ int exec_mappings_from(const struct pk_maps *maps, struct exec_mappings *out)
 	}
 	return 0;
 nomem:
-	exec_mappings_free(out);
+	pk_exec_mappings_free(out);
 	return -ENOMEM;
 }
 
-int exec_mappings_read(pid_t pid, struct exec_mappings *out)
+int pk_exec_mappings_read(pid_t pid, struct pk_exec_mappings *out)
 {
 	struct pk_maps maps;
 	int err;
@@ -52,12 +52,12 @@ int exec_mappings_read(pid_t pid, struct exec_mappings *out)
 	err = pk_maps_read(NULL, pid, true, &maps);
 	if (err)
 		return err;
-	err = exec_mappings_from(&maps, out);
+	err = pk_exec_mappings_from(&maps, out);
 	pk_maps_free(&maps);
 	return err;
 }
 
-void exec_mappings_free(struct exec_mappings *m)
+void pk_exec_mappings_free(struct pk_exec_mappings *m)
 {
 	for (int i = 0; i < m->n; i++)
 		free(m->paths[i]);

@@ -7,7 +7,7 @@
 
 #include "lib/proc_maps.h"
 
-struct exec_mappings {
+struct pk_exec_mappings {
 	char **paths;		/* distinct, in address order of first mapping */
 	int n;
 };
@@ -15,11 +15,11 @@ struct exec_mappings {
 /* The executable, file-backed mappings of MAPS, each file once. A deleted
  * file keeps its " (deleted)" suffix, so opening it fails with a message
  * that says why. 0 or -ENOMEM. */
-int exec_mappings_from(const struct pk_maps *maps, struct exec_mappings *out);
+int pk_exec_mappings_from(const struct pk_maps *maps, struct pk_exec_mappings *out);
 
 /* Same, from /proc/PID/maps: 0 or -errno (-ENOENT: no such process). */
-int exec_mappings_read(pid_t pid, struct exec_mappings *out);
+int pk_exec_mappings_read(pid_t pid, struct pk_exec_mappings *out);
 
-void exec_mappings_free(struct exec_mappings *m);
+void pk_exec_mappings_free(struct pk_exec_mappings *m);
 
 #endif

@@ -260,7 +260,7 @@ static int open_dir(struct pk_unwind_store *s, const char *pin_dir, char err[PK_
 	return 0;
 }
 
-int pk_unwind_store__create(const struct pk_unwind_fds *fds, const struct pk_unwind_alloc *caps,
+int pk_unwind_store_create(const struct pk_unwind_fds *fds, const struct pk_unwind_alloc *caps,
 			    const char *pin_dir, const struct pk_unwind_store_opts *opts,
 			    struct pk_unwind_store **out, char err[PK_ERR_LEN])
 {
@@ -285,14 +285,14 @@ int pk_unwind_store__create(const struct pk_unwind_fds *fds, const struct pk_unw
 	if (ret && !err[0])
 		pk_err(err, ret, "cannot write unwind_alloc: %s", strerror(-ret));
 	if (ret) {
-		pk_unwind_store__free(s);
+		pk_unwind_store_free(s);
 		return ret;
 	}
 	*out = s;
 	return 0;
 }
 
-int pk_unwind_store__open(const char *pin_dir, const struct pk_unwind_store_opts *opts,
+int pk_unwind_store_open(const char *pin_dir, const struct pk_unwind_store_opts *opts,
 			  struct pk_unwind_store **out, char err[PK_ERR_LEN])
 {
 	const char *dir = pin_dir ? pin_dir : PK_PIN_DIR_DEFAULT;
@@ -329,7 +329,7 @@ int pk_unwind_store__open(const char *pin_dir, const struct pk_unwind_store_opts
 			pk_err(err, ret, "cannot read unwind_tables: %s", strerror(-ret));
 	}
 	if (ret) {
-		pk_unwind_store__free(s);
+		pk_unwind_store_free(s);
 		return ret;
 	}
 	*out = s;
@@ -347,7 +347,7 @@ struct item {
 	struct table_id id;
 	struct pk_file_seg segs[PK_FILE_MAX_SEGS];
 	__u32 nsegs;
-	struct unwind_table *t;
+	struct eh_unwind_table *t;
 	char msg[PK_ERR_LEN];
 };
 
@@ -442,7 +442,7 @@ static void room(const struct pk_unwind_store *s, const struct pk_unwind_alloc *
 static int load_table(struct batch *b, struct item *it, struct pk_unwind_alloc *a)
 {
 	struct pk_unwind_store *s = b->s;
-	const struct pk_unwind_header *h = unwind_table__header(it->t);
+	const struct pk_unwind_header *h = eh_unwind_table_header(it->t);
 	const char *base = (const char *)h;
 	struct pk_table_info ti = {
 		.row_start = a->rows, .nrows = h->nrows,
@@ -507,7 +507,7 @@ static int place(struct batch *b, struct item *it)
 		/* gone (the process that mapped it exited): no entry, so that
 		 * a process that maps it later gets it reported again */
 		b->st.gone++;
-		pk_unwind_store__forget(s, &it->key);
+		pk_unwind_store_forget(s, &it->key);
 		return 0;
 	}
 	if (it->status < 0) {
@@ -554,7 +554,7 @@ static void done(void *arg, int i)
 			unlock(b->s);
 		}
 	}
-	unwind_table__free(it->t);
+	eh_unwind_table_free(it->t);
 	it->t = NULL;
 }
 
@@ -572,7 +572,7 @@ static int vdso_path(struct pk_unwind_store *s, char *buf, size_t len, char err[
 	return 0;
 }
 
-int pk_unwind_store__add(struct pk_unwind_store *s, const struct pk_unwind_file *files, int n,
+int pk_unwind_store_add(struct pk_unwind_store *s, const struct pk_unwind_file *files, int n,
 			 struct pk_unwind_stats *st, char err[PK_ERR_LEN])
 {
 	struct batch b = { .s = s, .err = err };
@@ -639,19 +639,19 @@ int pk_unwind_store__add(struct pk_unwind_store *s, const struct pk_unwind_file 
 	return b.ret;
 }
 
-int pk_unwind_store__forget(struct pk_unwind_store *s, const struct pk_file_key *key)
+int pk_unwind_store_forget(struct pk_unwind_store *s, const struct pk_file_key *key)
 {
 	if (bpf_map_delete_elem(s->fds.seen, key) && errno != ENOENT)
 		return -errno;
 	return 0;
 }
 
-int pk_unwind_store__alloc(struct pk_unwind_store *s, struct pk_unwind_alloc *out)
+int pk_unwind_store_alloc(struct pk_unwind_store *s, struct pk_unwind_alloc *out)
 {
 	return read_alloc(s, out);
 }
 
-void pk_unwind_store__free(struct pk_unwind_store *s)
+void pk_unwind_store_free(struct pk_unwind_store *s)
 {
 	if (!s)
 		return;

@@ -65,13 +65,13 @@ struct pk_unwind_store;
  * is the session's (claimed) pin directory, locked while space is handed out.
  * FDS stay the caller's (the store does not close them); the maps' sizes are
  * checked against CAPS (-EINVAL). */
-int pk_unwind_store__create(const struct pk_unwind_fds *fds, const struct pk_unwind_alloc *caps,
+int pk_unwind_store_create(const struct pk_unwind_fds *fds, const struct pk_unwind_alloc *caps,
 			    const char *pin_dir, const struct pk_unwind_store_opts *opts,
 			    struct pk_unwind_store **out, char err[PK_ERR_LEN]);
 
 /* probe-read: the unwind maps pinned at PIN_DIR (NULL: the default).
  * -ENOENT when the session has none (--unwind fp). */
-int pk_unwind_store__open(const char *pin_dir, const struct pk_unwind_store_opts *opts,
+int pk_unwind_store_open(const char *pin_dir, const struct pk_unwind_store_opts *opts,
 			  struct pk_unwind_store **out, char err[PK_ERR_LEN]);
 
 /* Give each of FILES a table. A file that cannot have one (no CFI, not an
@@ -79,17 +79,17 @@ int pk_unwind_store__open(const char *pin_dir, const struct pk_unwind_store_opts
  * the log naming the file and why; that is not an error. A file already in
  * unwind_files is skipped; one that does not exist (any more) is left out. Adds to *ST (may be NULL). Returns 0, or a
  * negative errno when the maps themselves failed. */
-int pk_unwind_store__add(struct pk_unwind_store *s, const struct pk_unwind_file *files, int n,
+int pk_unwind_store_add(struct pk_unwind_store *s, const struct pk_unwind_file *files, int n,
 			 struct pk_unwind_stats *st, char err[PK_ERR_LEN]);
 
 /* KEY's file could not be read (its process exited): take it out of
  * unwind_seen, so that the kernel reports it again when a process maps it
  * (it reports each file once). 0 or a negative errno. */
-int pk_unwind_store__forget(struct pk_unwind_store *s, const struct pk_file_key *key);
+int pk_unwind_store_forget(struct pk_unwind_store *s, const struct pk_file_key *key);
 
 /* What is loaded in all: the allocation counters. */
-int pk_unwind_store__alloc(struct pk_unwind_store *s, struct pk_unwind_alloc *out);
+int pk_unwind_store_alloc(struct pk_unwind_store *s, struct pk_unwind_alloc *out);
 
-void pk_unwind_store__free(struct pk_unwind_store *s);
+void pk_unwind_store_free(struct pk_unwind_store *s);
 
 #endif

@@ -79,7 +79,7 @@ static bool stats_sysctl_on(void)
 	return c == '1';
 }
 
-int pk_bpf_cost__start(const struct pk_event_desc *ev, unsigned int n,
+int pk_bpf_cost_start(const struct pk_event_desc *ev, unsigned int n,
 		       struct pk_bpf_cost **out, char err[PK_ERR_LEN])
 {
 	struct pk_bpf_cost *c;
@@ -132,11 +132,11 @@ int pk_bpf_cost__start(const struct pk_event_desc *ev, unsigned int n,
 	*out = c;
 	return 0;
 fail:
-	pk_bpf_cost__free(c);
+	pk_bpf_cost_free(c);
 	return ret;
 }
 
-void pk_bpf_cost__free(struct pk_bpf_cost *c)
+void pk_bpf_cost_free(struct pk_bpf_cost *c)
 {
 	if (!c)
 		return;
@@ -151,7 +151,7 @@ void pk_bpf_cost__free(struct pk_bpf_cost *c)
 	free(c);
 }
 
-void pk_bpf_cost__print(const struct pk_bpf_cost *c, const struct pk_event_desc *ev,
+void pk_bpf_cost_print(const struct pk_bpf_cost *c, const struct pk_event_desc *ev,
 			unsigned int n, const __u64 (*counts)[PK_ECNT_SLOTS], FILE *f)
 {
 	struct pk_prog_run *after = calloc(c->nprogs + 1, sizeof(*after));

@@ -6,10 +6,10 @@
  * enabled), beside its per-event counters (hits, samples, skipped, short
  * blocks, lost).
  *
- * pk_bpf_cost__start() enables the statistics for as long as the object
+ * pk_bpf_cost_start() enables the statistics for as long as the object
  * lives (BPF_ENABLE_STATS: the kernel turns them off again when the last
  * holder goes, so a crashed reader leaves nothing on) and reads every
- * program once; pk_bpf_cost__print() reads them again and reports the
+ * program once; pk_bpf_cost_print() reads them again and reports the
  * difference. Several events may run one program (tracepoints share theirs):
  * its cost is that program's, said to be shared, never split by guess.
  */
@@ -40,18 +40,18 @@ struct pk_bpf_cost;
  * print; not being allowed to read statistics (not root) is an error:
  * a negative errno and one line in ERR.
  */
-int pk_bpf_cost__start(const struct pk_event_desc *ev, unsigned int n,
+int pk_bpf_cost_start(const struct pk_event_desc *ev, unsigned int n,
 		       struct pk_bpf_cost **out, char err[PK_ERR_LEN]);
 
 /*
  * One line per event on F, after a header line: its counters from COUNTS
  * (the session's event_counts summed over CPUs; NULL: none) and what its
- * programs cost since pk_bpf_cost__start(). EV and N as given to start.
+ * programs cost since pk_bpf_cost_start(). EV and N as given to start.
  */
-void pk_bpf_cost__print(const struct pk_bpf_cost *c, const struct pk_event_desc *ev,
+void pk_bpf_cost_print(const struct pk_bpf_cost *c, const struct pk_event_desc *ev,
 			unsigned int n, const __u64 (*counts)[PK_ECNT_SLOTS], FILE *f);
 
-void pk_bpf_cost__free(struct pk_bpf_cost *c);
+void pk_bpf_cost_free(struct pk_bpf_cost *c);
 
 /* The distinct non-zero program ids of EV[0..N), ascending, into IDS (room
  * for 2 * N); returns how many. */

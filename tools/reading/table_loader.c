@@ -23,7 +23,7 @@ void pk_table_loader_free(struct pk_table_loader *l)
 {
 	if (!l)
 		return;
-	pk_unwind_store__free(l->store);
+	pk_unwind_store_free(l->store);
 	free(l);
 }
 
@@ -39,7 +39,7 @@ static int loader_store(struct pk_table_loader *l, char err[PK_ERR_LEN])
 		return pk_err(err, l->open_ret, "cannot open the unwind tables: %s",
 			      strerror(-l->open_ret));
 	if (!l->store)
-		l->open_ret = pk_unwind_store__open(l->pin_dir, &opts, &l->store, err);
+		l->open_ret = pk_unwind_store_open(l->pin_dir, &opts, &l->store, err);
 	return l->open_ret;
 }
 
@@ -48,7 +48,7 @@ static int loader_add(void *ctx, const struct pk_unwind_file *file, char err[PK_
 	struct pk_table_loader *l = ctx;
 	int ret = loader_store(l, err);
 
-	return ret ? ret : pk_unwind_store__add(l->store, file, 1, NULL, err);
+	return ret ? ret : pk_unwind_store_add(l->store, file, 1, NULL, err);
 }
 
 static void loader_forget(void *ctx, const struct pk_file_key *key)
@@ -57,7 +57,7 @@ static void loader_forget(void *ctx, const struct pk_file_key *key)
 	char err[PK_ERR_LEN];
 
 	if (!loader_store(l, err))
-		pk_unwind_store__forget(l->store, key);
+		pk_unwind_store_forget(l->store, key);
 }
 
 struct pk_table_sink pk_table_loader_sink(struct pk_table_loader *l)

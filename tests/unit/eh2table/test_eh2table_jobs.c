@@ -12,11 +12,11 @@ START_TEST(test_key_from_cache_path)
 {
 	char key[160];
 
-	eh2table_key_from_cache_path("/var/cache/probekit/93/ac61ec5a8e.unwind", key, sizeof(key));
+	pk_eh2table_key_from_cache_path("/var/cache/probekit/93/ac61ec5a8e.unwind", key, sizeof(key));
 	ck_assert_str_eq(key, "93ac61ec5a8e");
-	eh2table_key_from_cache_path("/c/nb/0123456789abcdef.unwind", key, sizeof(key));
+	pk_eh2table_key_from_cache_path("/c/nb/0123456789abcdef.unwind", key, sizeof(key));
 	ck_assert_str_eq(key, "nb-0123456789abcdef");
-	eh2table_key_from_cache_path("relative/ab/cd.unwind", key, sizeof(key));
+	pk_eh2table_key_from_cache_path("relative/ab/cd.unwind", key, sizeof(key));
 	ck_assert_str_eq(key, "abcd");
 }
 END_TEST
@@ -45,7 +45,7 @@ START_TEST(test_run_order_and_failures)
 	files[4] = f[0];
 	out = open_memstream(&out_buf, &out_len);
 	err = open_memstream(&err_buf, &err_len);
-	ck_assert_int_eq(eh2table_run(files, 5, (unsigned int)_i, &opts, out, err), 1);
+	ck_assert_int_eq(pk_eh2table_run(files, 5, (unsigned int)_i, &opts, out, err), 1);
 	fclose(out);
 	fclose(err);
 	ck_assert_str_eq(err_buf, "eh2table: /nonexistent/a.so: cannot open: No such file or directory\n");

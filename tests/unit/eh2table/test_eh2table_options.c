@@ -7,16 +7,16 @@
 
 #define ARGC(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-static int parse(int argc, char *const argv[], struct eh2table_args *a, char *err)
+static int parse(int argc, char *const argv[], struct pk_eh2table_args *a, char *err)
 {
-	return eh2table_parse_args(argc, argv, a, err);
+	return pk_eh2table_parse_args(argc, argv, a, err);
 }
 
 START_TEST(test_files_and_options)
 {
 	char *argv[] = { "eh2table", "a.so", "--force", "-j", "4", "--cache-dir", "/c",
 			 "b.so" };
-	struct eh2table_args a;
+	struct pk_eh2table_args a;
 	char err[PK_ERR_LEN] = "";
 
 	ck_assert_int_eq(parse(ARGC(argv), argv, &a, err), 0);
@@ -31,14 +31,14 @@ START_TEST(test_files_and_options)
 	ck_assert_str_eq(argv[1], "a.so");
 	ck_assert_str_eq(argv[2], "--force");
 	ck_assert_str_eq(argv[7], "b.so");
-	eh2table_args_free(&a);
+	pk_eh2table_args_free(&a);
 }
 END_TEST
 
 START_TEST(test_defaults_and_joined_values)
 {
 	char *argv[] = { "eh2table", "-j8", "--jobs=2", "--cache-dir=/x", "--", "--force" };
-	struct eh2table_args a;
+	struct pk_eh2table_args a;
 	char err[PK_ERR_LEN] = "";
 
 	ck_assert_int_eq(parse(ARGC(argv), argv, &a, err), 0);
@@ -47,14 +47,14 @@ START_TEST(test_defaults_and_joined_values)
 	ck_assert(!a.force);			/* after "--": a file name */
 	ck_assert_int_eq(a.nfiles, 1);
 	ck_assert_str_eq(a.files[0], "--force");
-	eh2table_args_free(&a);
+	pk_eh2table_args_free(&a);
 
 	char *plain[] = { "eh2table", "f" };
 
 	ck_assert_int_eq(parse(ARGC(plain), plain, &a, err), 0);
 	ck_assert_uint_eq(a.jobs, 1);
 	ck_assert_ptr_null(a.cache_dir);
-	eh2table_args_free(&a);
+	pk_eh2table_args_free(&a);
 }
 END_TEST
 
@@ -64,32 +64,32 @@ START_TEST(test_pid_dump_help)
 	char *dump[] = { "eh2table", "--dump", "/bin/true", "--force" };
 	char *dump_eq[] = { "eh2table", "--dump=/bin/true" };
 	char *help[] = { "eh2table", "--pid", "x", "--help" };
-	struct eh2table_args a;
+	struct pk_eh2table_args a;
 	char err[PK_ERR_LEN] = "";
 
 	ck_assert_int_eq(parse(ARGC(pid), pid, &a, err), 0);
 	ck_assert_int_eq(a.mode, EH2TABLE_PID);
 	ck_assert_int_eq(a.pid, 1234);
-	eh2table_args_free(&a);
+	pk_eh2table_args_free(&a);
 	ck_assert_int_eq(parse(ARGC(dump), dump, &a, err), 0);
 	ck_assert_int_eq(a.mode, EH2TABLE_DUMP);
 	ck_assert_str_eq(a.files[0], "/bin/true");
 	ck_assert(a.force);
-	eh2table_args_free(&a);
+	pk_eh2table_args_free(&a);
 	ck_assert_int_eq(parse(ARGC(dump_eq), dump_eq, &a, err), 0);
 	ck_assert_int_eq(a.mode, EH2TABLE_DUMP);
 	ck_assert_str_eq(a.files[0], "/bin/true");
-	eh2table_args_free(&a);
+	pk_eh2table_args_free(&a);
 	/* Arguments are read left to right: a bad value before --help is
 	 * still an error, --help before it wins. */
 	ck_assert_int_eq(parse(ARGC(help), help, &a, err), -EINVAL);
 	ck_assert_str_eq(err, "--pid x: not a process id (a positive number)");
-	eh2table_args_free(&a);
+	pk_eh2table_args_free(&a);
 	char *help_first[] = { "eh2table", "-h", "--pid", "x" };
 
 	ck_assert_int_eq(parse(ARGC(help_first), help_first, &a, err), 0);
 	ck_assert_int_eq(a.mode, EH2TABLE_HELP);
-	eh2table_args_free(&a);
+	pk_eh2table_args_free(&a);
 	/* -h stops the parse inside "-hj4"; the next parse starts afresh
 	 * rather than going on with "j4". */
 	char *help_group[] = { "eh2table", "-hj4" };
@@ -97,13 +97,13 @@ START_TEST(test_pid_dump_help)
 
 	ck_assert_int_eq(parse(ARGC(help_group), help_group, &a, err), 0);
 	ck_assert_int_eq(a.mode, EH2TABLE_HELP);
-	eh2table_args_free(&a);
+	pk_eh2table_args_free(&a);
 	ck_assert_int_eq(parse(ARGC(again), again, &a, err), 0);
 	ck_assert_int_eq(a.mode, EH2TABLE_FILES);
 	ck_assert_uint_eq(a.jobs, 3);
 	ck_assert_int_eq(a.nfiles, 1);
 	ck_assert_str_eq(a.files[0], "f");
-	eh2table_args_free(&a);
+	pk_eh2table_args_free(&a);
 }
 END_TEST
 
@@ -150,7 +150,7 @@ static const struct {
 START_TEST(test_usage_errors)
 {
 	char *argv[8] = { "eh2table" };
-	struct eh2table_args a;
+	struct pk_eh2table_args a;
 	char err[PK_ERR_LEN] = "";
 	int argc = 1;
 
@@ -158,7 +158,7 @@ START_TEST(test_usage_errors)
 		argv[argc++] = (char *)bad[_i].args[i];
 	ck_assert_int_eq(parse(argc, argv, &a, err), -EINVAL);
 	ck_assert_str_eq(err, bad[_i].msg);
-	eh2table_args_free(&a);
+	pk_eh2table_args_free(&a);
 }
 END_TEST
 

@@ -25,36 +25,36 @@ static const char maps[] =
 START_TEST(test_files_of_maps)
 {
 	struct pk_maps maps_all;
-	struct exec_mappings m;
+	struct pk_exec_mappings m;
 
 	ck_assert_int_eq(pk_maps_parse(maps, sizeof(maps) - 1, false, &maps_all), 0);
-	ck_assert_int_eq(exec_mappings_from(&maps_all, &m), 0);
+	ck_assert_int_eq(pk_exec_mappings_from(&maps_all, &m), 0);
 	pk_maps_free(&maps_all);
 	ck_assert_int_eq(m.n, 4);
 	ck_assert_str_eq(m.paths[0], "/usr/bin/cat");
 	ck_assert_str_eq(m.paths[1], "/usr/lib/x86_64-linux-gnu/libc.so.6");
 	ck_assert_str_eq(m.paths[2], "/opt/my lib/libsp ace.so");
 	ck_assert_str_eq(m.paths[3], "/tmp/gone.so (deleted)");
-	exec_mappings_free(&m);
+	pk_exec_mappings_free(&m);
 }
 END_TEST
 
 /* This process maps the test runner and libc executable. */
 START_TEST(test_own_process)
 {
-	struct exec_mappings m;
+	struct pk_exec_mappings m;
 	char exe[4096];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	bool found = false;
 
 	ck_assert_int_gt(n, 0);
 	exe[n] = '\0';
-	ck_assert_int_eq(exec_mappings_read(getpid(), &m), 0);
+	ck_assert_int_eq(pk_exec_mappings_read(getpid(), &m), 0);
 	for (int i = 0; i < m.n; i++)
 		found |= strcmp(m.paths[i], exe) == 0;
 	ck_assert_msg(found, "%s not among %d mappings", exe, m.n);
-	exec_mappings_free(&m);
-	ck_assert_int_eq(exec_mappings_read(0x7ffffff0, &m), -ENOENT);
+	pk_exec_mappings_free(&m);
+	ck_assert_int_eq(pk_exec_mappings_read(0x7ffffff0, &m), -ENOENT);
 }
 END_TEST
 

@@ -205,7 +205,7 @@ START_TEST(test_eh_frame_over_debug_frame)
 {
 	struct cfi_blob *e = new_blob(0x200000), *d = new_blob(0);
 	struct eh_rows er = { 0 }, dr = { 0 }, both = { 0 };
-	struct unwind_table *t = NULL;
+	struct eh_unwind_table *t = NULL;
 	struct eh_error err;
 	size_t cie;
 	char *got;
@@ -228,7 +228,7 @@ START_TEST(test_eh_frame_over_debug_frame)
 			 ROW("1004", "rsp+16 u c-8") ROW("1010", "rbp+16 c-16 c-8")
 			 END("1030") ROW("1040", "rsp+8 u c-8") END("1050"));
 	free(got);
-	unwind_table__free(t);
+	eh_unwind_table_free(t);
 	eh_rows_free(&er);
 	eh_rows_free(&dr);
 	eh_rows_free(&both);
@@ -244,7 +244,7 @@ START_TEST(test_dictionary_and_header)
 	const struct pk_unwind_rule *rules;
 	const uint16_t *ids;
 	const uint32_t *pcs;
-	struct unwind_table *t = NULL;
+	struct eh_unwind_table *t = NULL;
 	struct eh_error err;
 	size_t cie = eh_cie(b, "zR", 1, -8, INSNS(CIE_X86_64));
 
@@ -252,8 +252,8 @@ START_TEST(test_dictionary_and_header)
 	eh_fde(b, cie, "zR", 0x1000, 0x10, INSNS(ADV(1), DEF_CFA_OFS, 16, ADV(1),
 						 DEF_CFA_OFS, 8));
 	eh_fde(b, cie, "zR", 0x2000, 0x10, NULL, 0);
-	ck_assert_int_eq(unwind_table__from_section(b->buf, b->n, b->vaddr, true, &t, &err), 0);
-	h = unwind_table__header(t);
+	ck_assert_int_eq(eh_unwind_table_from_section(b->buf, b->n, b->vaddr, true, &t, &err), 0);
+	h = eh_unwind_table_header(t);
 	ck_assert_uint_eq(h->nrows, 6);
 	ck_assert_uint_eq(h->nrules, 3);
 	ck_assert_uint_eq(h->pc_base, 0x1000);
@@ -262,8 +262,8 @@ START_TEST(test_dictionary_and_header)
 	ck_assert_uint_eq(h->arch, 62);
 	ck_assert_uint_eq(h->build_id_len, 0);
 	/* header, 6 x (4 + 2) bytes padded to 8, 3 x 16 */
-	ck_assert_uint_eq(unwind_table__size(t), sizeof(*h) + 24 + 16 + 3 * 16);
-	ck_assert_uint_eq(h->file_size, unwind_table__size(t));
+	ck_assert_uint_eq(eh_unwind_table_size(t), sizeof(*h) + 24 + 16 + 3 * 16);
+	ck_assert_uint_eq(h->file_size, eh_unwind_table_size(t));
 
 	pcs = (const uint32_t *)((const char *)h + h->pcs_off);
 	ids = (const uint16_t *)((const char *)h + h->rule_ids_off);
@@ -279,7 +279,7 @@ START_TEST(test_dictionary_and_header)
 	ck_assert_uint_eq(rules[ids[1]].cfa_type, PK_CFA_RSP);
 	ck_assert_int_eq(rules[ids[1]].cfa_offset, 16);
 	ck_assert_uint_eq(rules[ids[3]].cfa_type, PK_CFA_END);
-	unwind_table__free(t);
+	eh_unwind_table_free(t);
 	free(b);
 }
 END_TEST

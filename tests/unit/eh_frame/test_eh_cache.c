@@ -34,7 +34,7 @@ static void teardown(void)
 	unsetenv(EH_CACHE_ENV);
 }
 
-static int get(const char *path, bool force, struct unwind_table **t, char *file)
+static int get(const char *path, bool force, struct eh_unwind_table **t, char *file)
 {
 	struct eh_cache_opts o = { .sz = sizeof(o), .cache_dir = cache, .force = force };
 	struct eh_error err = { "" };
@@ -154,7 +154,7 @@ END_TEST
 
 START_TEST(test_build_then_hit)
 {
-	struct unwind_table *t = NULL, *fresh = NULL;
+	struct eh_unwind_table *t = NULL, *fresh = NULL;
 	char file[512], file2[512], key[160], want[512];
 	struct eh_error err;
 	struct stat st;
@@ -164,17 +164,17 @@ START_TEST(test_build_then_hit)
 	ck_assert_int_eq(eh_cache_path(cache, key, want, sizeof(want)), 0);
 	ck_assert_str_eq(file, want);
 	ck_assert_int_eq(stat(file, &st), 0);
-	ck_assert_uint_eq((size_t)st.st_size, unwind_table__size(t));
-	unwind_table__free(t);
+	ck_assert_uint_eq((size_t)st.st_size, eh_unwind_table_size(t));
+	eh_unwind_table_free(t);
 
 	ck_assert_int_eq(get(LDSO, false, &t, file2), EH_CACHE_HIT);
 	ck_assert_str_eq(file, file2);
-	ck_assert_int_eq(unwind_table__from_elf(LDSO, NULL, &fresh, &err), 0);
-	ck_assert_uint_eq(unwind_table__size(t), unwind_table__size(fresh));
-	ck_assert_int_eq(memcmp(unwind_table__header(t), unwind_table__header(fresh),
-				unwind_table__size(t)), 0);
-	unwind_table__free(t);
-	unwind_table__free(fresh);
+	ck_assert_int_eq(eh_unwind_table_from_elf(LDSO, NULL, &fresh, &err), 0);
+	ck_assert_uint_eq(eh_unwind_table_size(t), eh_unwind_table_size(fresh));
+	ck_assert_int_eq(memcmp(eh_unwind_table_header(t), eh_unwind_table_header(fresh),
+				eh_unwind_table_size(t)), 0);
+	eh_unwind_table_free(t);
+	eh_unwind_table_free(fresh);
 	ck_assert_int_eq(eh_count_files(cache), 1);
 }
 END_TEST
@@ -234,13 +234,13 @@ START_TEST(test_without_build_id)
 {
 	char file[512], key[64], want[512];
 	struct eh_error err;
-	struct unwind_table *t = NULL;
+	struct eh_unwind_table *t = NULL;
 
 	copy_without_build_id(elf);
 	ck_assert_int_eq(get(elf, false, &t, file), EH_CACHE_BUILT);
-	ck_assert(unwind_table__header(t)->flags & PK_UNWIND_NO_BUILD_ID);
-	ck_assert_uint_eq(unwind_table__header(t)->build_id_len, 0);
-	unwind_table__free(t);
+	ck_assert(eh_unwind_table_header(t)->flags & PK_UNWIND_NO_BUILD_ID);
+	ck_assert_uint_eq(eh_unwind_table_header(t)->build_id_len, 0);
+	eh_unwind_table_free(t);
 	ck_assert_int_eq(eh_cache_key(elf, key, sizeof(key), &err), 0);
 	ck_assert_int_eq(eh_cache_path(cache, key, want, sizeof(want)), 0);
 	ck_assert_str_eq(file, want);
@@ -265,7 +265,7 @@ END_TEST
 START_TEST(test_bad_elf_leaves_nothing)
 {
 	struct eh_cache_opts o = { .sz = sizeof(o), .cache_dir = cache };
-	struct unwind_table *t = NULL;
+	struct eh_unwind_table *t = NULL;
 	struct eh_error err;
 	char bad[200];
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * elf_file.c and unwind_table__from_elf: every kind of bad file fails with
+ * elf_file.c and eh_unwind_table_from_elf: every kind of bad file fails with
  * its own errno and reason; a real libc builds a plausible table (no
  * hard-coded counts: properties any glibc has); .debug_frame is read from a
  * program compiled without .eh_frame for its own functions.
@@ -45,10 +45,10 @@ static const struct unwind_build_opts *no_debug_root(void)
 
 static void expect_error(const char *path, int errno_val, const char *msg)
 {
-	struct unwind_table *t = NULL;
+	struct eh_unwind_table *t = NULL;
 	struct eh_error err = { "" };
 
-	ck_assert_int_eq(unwind_table__from_elf(path, no_debug_root(), &t, &err), -errno_val);
+	ck_assert_int_eq(eh_unwind_table_from_elf(path, no_debug_root(), &t, &err), -errno_val);
 	ck_assert_ptr_null(t);
 	ck_assert_str_eq(err.msg, msg);
 }
@@ -86,7 +86,7 @@ END_TEST
 
 START_TEST(test_unreadable)
 {
-	struct unwind_table *t = NULL;
+	struct eh_unwind_table *t = NULL;
 	struct eh_error err = { "" };
 	pid_t pid;
 	int status, ret;
@@ -106,7 +106,7 @@ START_TEST(test_unreadable)
 		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
 		    setresuid(65534, 65534, 65534))
 			_exit(2);
-		ret = unwind_table__from_elf(file, no_debug_root(), &t, &err);
+		ret = eh_unwind_table_from_elf(file, no_debug_root(), &t, &err);
 		_exit(ret == -EACCES && !t &&
 		      !strcmp(err.msg, "cannot open: Permission denied") ? 0 : 1);
 	}
@@ -183,9 +183,9 @@ END_TEST
 
 START_TEST(test_corrupt_eh_frame_in_elf)
 {
-	struct unwind_table *t = NULL;
+	struct eh_unwind_table *t = NULL;
 	struct eh_error err;
-	struct elf_file *ef;
+	struct eh_elf_file *ef;
 	struct elf_section sec;
 	const char *bytes;
 	size_t size;
@@ -194,17 +194,17 @@ START_TEST(test_corrupt_eh_frame_in_elf)
 	int fd;
 
 	eh_copy_file(EH_TEST_LIBC, file, (size_t)-1);
-	ck_assert_int_eq(elf_file__open(file, &ef, &err), 0);
-	ck_assert_int_eq(elf_file__section(ef, ".eh_frame", &sec, &err), 0);
-	bytes = elf_file__bytes(ef, &size);
+	ck_assert_int_eq(eh_elf_file_open(file, &ef, &err), 0);
+	ck_assert_int_eq(eh_elf_file_section(ef, ".eh_frame", &sec, &err), 0);
+	bytes = eh_elf_file_bytes(ef, &size);
 	off = (const char *)sec.data - bytes;	/* not compressed: a file offset */
-	elf_file__close(ef);
+	eh_elf_file_close(ef);
 	/* the first CIE's length now runs past the section */
 	fd = open(file, O_WRONLY);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(pwrite(fd, &huge, 4, off), 4);
 	close(fd);
-	ck_assert_int_eq(unwind_table__from_elf(file, no_debug_root(), &t, &err), -EINVAL);
+	ck_assert_int_eq(eh_unwind_table_from_elf(file, no_debug_root(), &t, &err), -EINVAL);
 	ck_assert_ptr_null(t);
 	ck_assert_msg(strstr(err.msg, ".eh_frame: entry at 0x0: length 0x7ffffff0 runs past the end of the section"),
 		      "%s", err.msg);
@@ -243,23 +243,23 @@ START_TEST(test_libc_smoke)
 	const struct pk_unwind_header *h;
 	const struct pk_unwind_rule *rules;
 	const __u16 *ids;
-	struct unwind_table *t = NULL;
+	struct eh_unwind_table *t = NULL;
 	struct eh_error err;
 	unsigned int count[PK_CFA_UNSUPPORTED + 1] = { 0 };
 	__u64 lo, hi;
 	__u32 i;
 
-	ck_assert_int_eq(unwind_table__from_elf(EH_TEST_LIBC, NULL, &t, &err), 0);
-	h = unwind_table__header(t);
+	ck_assert_int_eq(eh_unwind_table_from_elf(EH_TEST_LIBC, NULL, &t, &err), 0);
+	h = eh_unwind_table_header(t);
 	exec_range(EH_TEST_LIBC, &lo, &hi);
 	ck_assert_uint_gt(h->nrows, 1000);
 	ck_assert_uint_ge(h->pc_base, lo);
 	ck_assert_uint_le(h->pc_end, hi);
 	ck_assert_uint_ge(h->build_id_len, 8);
 	ck_assert(h->flags & PK_UNWIND_HAS_EH_FRAME);
-	ck_assert_int_eq(eh_table_validate(h, unwind_table__size(t), &err), 0);
+	ck_assert_int_eq(eh_table_validate(h, eh_unwind_table_size(t), &err), 0);
 	/* compact: at most 8 bytes per row, header and dictionary included */
-	ck_assert_uint_le(unwind_table__size(t), 8ull * h->nrows);
+	ck_assert_uint_le(eh_unwind_table_size(t), 8ull * h->nrows);
 
 	ids = (const __u16 *)((const char *)h + h->rule_ids_off);
 	rules = (const struct pk_unwind_rule *)((const char *)h + h->rules_off);
@@ -273,7 +273,7 @@ START_TEST(test_libc_smoke)
 	ck_assert_uint_ge(count[PK_CFA_END], 1);
 	ck_assert_uint_gt(count[PK_CFA_RSP], h->nrows / 2);
 	ck_assert_uint_eq(rules[ids[h->nrows - 1]].cfa_type, PK_CFA_END);
-	unwind_table__free(t);
+	eh_unwind_table_free(t);
 }
 END_TEST
 
@@ -349,17 +349,17 @@ static __u64 build_debug_frame_program(const char *bin)
 static void rule_of(const char *bin, const struct unwind_build_opts *opts, __u64 pc,
 		    char *rule, size_t len, __u16 *flags)
 {
-	struct unwind_table *t = NULL;
+	struct eh_unwind_table *t = NULL;
 	struct eh_error err;
 	char *text;
 
-	ck_assert_msg(unwind_table__from_elf(bin, opts, &t, &err) == 0, "%s", err.msg);
-	*flags = unwind_table__header(t)->flags &
+	ck_assert_msg(eh_unwind_table_from_elf(bin, opts, &t, &err) == 0, "%s", err.msg);
+	*flags = eh_unwind_table_header(t)->flags &
 		 (PK_UNWIND_HAS_EH_FRAME | PK_UNWIND_HAS_DEBUG_FRAME);
 	text = eh_rows_text(t);
 	rule_at(text, pc, rule, len);
 	free(text);
-	unwind_table__free(t);
+	eh_unwind_table_free(t);
 }
 
 /* main is covered by .debug_frame, and is END without it. */

@@ -45,10 +45,10 @@ static int entries(const char *d_path)
 }
 
 /* A small table with a few rows and rules. */
-static struct unwind_table *small_table(void)
+static struct eh_unwind_table *small_table(void)
 {
 	struct cfi_blob *b = malloc(sizeof(*b));
-	struct unwind_table *t = NULL;
+	struct eh_unwind_table *t = NULL;
 	struct eh_error err;
 	size_t cie;
 
@@ -57,7 +57,7 @@ static struct unwind_table *small_table(void)
 	eh_fde(b, cie, "zR", 0x1000, 0x20, INSNS(ADV(1), DEF_CFA_OFS, 16, OFS(RBP), 2,
 						 ADV(4), DEF_CFA_REG, RBP));
 	eh_fde(b, cie, "zR", 0x1040, 0x10, INSNS(UNDEF, RA));
-	ck_assert_int_eq(unwind_table__from_section(b->buf, b->n, b->vaddr, true, &t, &err), 0);
+	ck_assert_int_eq(eh_unwind_table_from_section(b->buf, b->n, b->vaddr, true, &t, &err), 0);
 	free(b);
 	return t;
 }
@@ -73,11 +73,11 @@ static void write_bytes(const void *buf, size_t len)
 
 static int open_result(struct eh_error *err)
 {
-	struct unwind_table *t = NULL;
-	int ret = unwind_table__open(path, &t, err);
+	struct eh_unwind_table *t = NULL;
+	int ret = eh_unwind_table_open(path, &t, err);
 
 	if (!ret)
-		unwind_table__free(t);
+		eh_unwind_table_free(t);
 	else
 		ck_assert_ptr_null(t);
 	return ret;
@@ -85,15 +85,15 @@ static int open_result(struct eh_error *err)
 
 START_TEST(test_round_trip)
 {
-	struct unwind_table *t = small_table(), *r = NULL;
+	struct eh_unwind_table *t = small_table(), *r = NULL;
 	struct eh_error err;
 	char *a, *b;
 
-	ck_assert_int_eq(unwind_table__write(t, path, &err), 0);
-	ck_assert_int_eq(unwind_table__open(path, &r, &err), 0);
-	ck_assert_uint_eq(unwind_table__size(r), unwind_table__size(t));
-	ck_assert_int_eq(memcmp(unwind_table__header(r), unwind_table__header(t),
-				unwind_table__size(t)), 0);
+	ck_assert_int_eq(eh_unwind_table_write(t, path, &err), 0);
+	ck_assert_int_eq(eh_unwind_table_open(path, &r, &err), 0);
+	ck_assert_uint_eq(eh_unwind_table_size(r), eh_unwind_table_size(t));
+	ck_assert_int_eq(memcmp(eh_unwind_table_header(r), eh_unwind_table_header(t),
+				eh_unwind_table_size(t)), 0);
 	a = eh_rows_text(t);
 	b = eh_rows_text(r);
 	ck_assert_str_eq(a, b);
@@ -102,24 +102,24 @@ START_TEST(test_round_trip)
 			 ROW("1040", "rsp+8 u u") END("1050"));
 	free(a);
 	free(b);
-	unwind_table__free(t);
-	unwind_table__free(r);
+	eh_unwind_table_free(t);
+	eh_unwind_table_free(r);
 }
 END_TEST
 
 START_TEST(test_dump_header_comments)
 {
-	struct unwind_table *t = small_table();
+	struct eh_unwind_table *t = small_table();
 	char *all = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&all, &len);
 
-	ck_assert_int_eq(unwind_table__dump(t, f), 0);
+	ck_assert_int_eq(eh_unwind_table_dump(t, f), 0);
 	fclose(f);
 	ck_assert_msg(!strncmp(all, "# probekit unwind table v1 arch 62 build-id none\n"
 			       "# rows 6 rules 5 bytes ", 71), "%s", all);
 	free(all);
-	unwind_table__free(t);
+	eh_unwind_table_free(t);
 }
 END_TEST
 
@@ -128,9 +128,9 @@ END_TEST
 static void expect_each_byte_checked(size_t from, size_t to, unsigned char mask,
 				     const char *want, bool exact)
 {
-	struct unwind_table *t = small_table();
-	const unsigned char *orig = (const void *)unwind_table__header(t);
-	size_t size = unwind_table__size(t), i;
+	struct eh_unwind_table *t = small_table();
+	const unsigned char *orig = (const void *)eh_unwind_table_header(t);
+	size_t size = eh_unwind_table_size(t), i;
 	unsigned char *copy = malloc(size);
 	struct eh_error err;
 
@@ -147,7 +147,7 @@ static void expect_each_byte_checked(size_t from, size_t to, unsigned char mask,
 			      "byte %zu: '%s', wanted '%s'", i, err.msg, want);
 	}
 	free(copy);
-	unwind_table__free(t);
+	eh_unwind_table_free(t);
 }
 
 START_TEST(test_every_header_byte_checked)
@@ -166,9 +166,9 @@ END_TEST
 
 START_TEST(test_truncation_and_trailing_bytes)
 {
-	struct unwind_table *t = small_table();
-	const unsigned char *orig = (const void *)unwind_table__header(t);
-	size_t size = unwind_table__size(t), n;
+	struct eh_unwind_table *t = small_table();
+	const unsigned char *orig = (const void *)eh_unwind_table_header(t);
+	size_t size = eh_unwind_table_size(t), n;
 	unsigned char *bigger = calloc(1, size + 1);
 	struct eh_error err;
 
@@ -187,30 +187,30 @@ START_TEST(test_truncation_and_trailing_bytes)
 	write_bytes(bigger, size + 1);
 	ck_assert_int_eq(open_result(&err), -EBADMSG);
 	free(bigger);
-	unwind_table__free(t);
+	eh_unwind_table_free(t);
 }
 END_TEST
 
 START_TEST(test_open_missing_and_directory)
 {
-	struct unwind_table *t = NULL;
+	struct eh_unwind_table *t = NULL;
 	struct eh_error err;
 
-	ck_assert_int_eq(unwind_table__open(path, &t, &err), -ENOENT);
-	ck_assert_int_eq(unwind_table__open(dir, &t, &err), -EBADMSG);
+	ck_assert_int_eq(eh_unwind_table_open(path, &t, &err), -ENOENT);
+	ck_assert_int_eq(eh_unwind_table_open(dir, &t, &err), -EBADMSG);
 	ck_assert_ptr_null(t);
 }
 END_TEST
 
 START_TEST(test_atomic_write_leaves_no_temp)
 {
-	struct unwind_table *t = small_table();
+	struct eh_unwind_table *t = small_table();
 	struct eh_error err;
 	char bad[160];
 	struct stat st;
 
-	ck_assert_int_eq(unwind_table__write(t, path, &err), 0);
-	ck_assert_int_eq(unwind_table__write(t, path, &err), 0);	/* replace */
+	ck_assert_int_eq(eh_unwind_table_write(t, path, &err), 0);
+	ck_assert_int_eq(eh_unwind_table_write(t, path, &err), 0);	/* replace */
 	ck_assert_int_eq(entries(dir), 1);
 	ck_assert_int_eq(stat(path, &st), 0);
 	ck_assert_uint_eq(st.st_mode & 0777, 0644);
@@ -218,15 +218,15 @@ START_TEST(test_atomic_write_leaves_no_temp)
 	/* rename onto a directory fails: the temporary file must go */
 	snprintf(bad, sizeof(bad), "%s/sub", dir);
 	ck_assert_int_eq(mkdir(bad, 0755), 0);
-	ck_assert_int_lt(unwind_table__write(t, bad, &err), 0);
+	ck_assert_int_lt(eh_unwind_table_write(t, bad, &err), 0);
 	ck_assert_int_eq(entries(dir), 2);
 	rmdir(bad);
 
 	/* a directory that does not exist: nothing is created */
 	snprintf(bad, sizeof(bad), "%s/none/t.unwind", dir);
-	ck_assert_int_eq(unwind_table__write(t, bad, &err), -ENOENT);
+	ck_assert_int_eq(eh_unwind_table_write(t, bad, &err), -ENOENT);
 	ck_assert_int_eq(entries(dir), 1);
-	unwind_table__free(t);
+	eh_unwind_table_free(t);
 }
 END_TEST
 

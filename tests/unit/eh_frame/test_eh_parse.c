@@ -25,11 +25,11 @@ static struct cfi_blob *new_blob(void)
 static void expect_error(const struct cfi_blob *b, bool eh_frame, int errno_val,
 			 const char *msg)
 {
-	struct unwind_table *t = NULL;
+	struct eh_unwind_table *t = NULL;
 	struct eh_error err = { "" };
 	int ret;
 
-	ret = unwind_table__from_section(b->buf, b->n, b->vaddr, eh_frame, &t, &err);
+	ret = eh_unwind_table_from_section(b->buf, b->n, b->vaddr, eh_frame, &t, &err);
 	ck_assert_int_eq(ret, -errno_val);
 	ck_assert_ptr_null(t);
 	ck_assert_str_eq(err.msg, msg);
@@ -350,7 +350,7 @@ END_TEST
 START_TEST(test_every_truncation_is_clean)
 {
 	struct cfi_blob *b = new_blob();
-	struct unwind_table *t;
+	struct eh_unwind_table *t;
 	struct eh_error err;
 	size_t cie, n, full;
 
@@ -361,16 +361,16 @@ START_TEST(test_every_truncation_is_clean)
 	full = b->n;
 	/* the whole section builds: the failures below are the cuts' */
 	t = NULL;
-	ck_assert_msg(unwind_table__from_section(b->buf, full, b->vaddr, true, &t, &err) == 0,
+	ck_assert_msg(eh_unwind_table_from_section(b->buf, full, b->vaddr, true, &t, &err) == 0,
 		      "%s", err.msg);
-	unwind_table__free(t);
+	eh_unwind_table_free(t);
 	for (n = 0; n < full; n++) {
 		uint8_t *copy = malloc(n ? n : 1);	/* exact size: ASan sees overreads */
 		int ret;
 
 		memcpy(copy, b->buf, n);
 		t = NULL;
-		ret = unwind_table__from_section(copy, n, b->vaddr, true, &t, &err);
+		ret = eh_unwind_table_from_section(copy, n, b->vaddr, true, &t, &err);
 		ck_assert_msg(ret < 0, "prefix %zu of %zu parsed", n, full);
 		ck_assert_ptr_null(t);
 		ck_assert_msg(err.msg[0], "prefix %zu failed without a reason", n);

@@ -189,14 +189,14 @@ size_t dbg_fde(struct cfi_blob *b, size_t cie_off, uint64_t pc, uint64_t range,
 	return off;
 }
 
-char *eh_rows_text(const struct unwind_table *t)
+char *eh_rows_text(const struct eh_unwind_table *t)
 {
 	char *all = NULL, *rows, *line, *save = NULL;
 	size_t len = 0, n = 0;
 	FILE *f = open_memstream(&all, &len);
 
 	ck_assert_ptr_nonnull(f);
-	ck_assert_int_eq(unwind_table__dump(t, f), 0);
+	ck_assert_int_eq(eh_unwind_table_dump(t, f), 0);
 	fclose(f);
 	rows = calloc(1, len + 1);
 	ck_assert_ptr_nonnull(rows);
@@ -211,15 +211,15 @@ char *eh_rows_text(const struct unwind_table *t)
 char *eh_section_text(const struct cfi_blob *b, bool eh_frame, int *ret,
 		      struct eh_error *err)
 {
-	struct unwind_table *t = NULL;
+	struct eh_unwind_table *t = NULL;
 	char *text;
 
 	memset(err, 0, sizeof(*err));
-	*ret = unwind_table__from_section(b->buf, b->n, b->vaddr, eh_frame, &t, err);
+	*ret = eh_unwind_table_from_section(b->buf, b->n, b->vaddr, eh_frame, &t, err);
 	if (*ret)
 		return NULL;
 	text = eh_rows_text(t);
-	unwind_table__free(t);
+	eh_unwind_table_free(t);
 	return text;
 }
 

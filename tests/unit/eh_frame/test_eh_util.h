@@ -95,7 +95,7 @@ void eh_expect_cie_fde(const char *want, const uint8_t *cie_insns, size_t cn,
 #define CHECK_CIE_FDE(want, cie, ...) \
 	eh_expect_cie_fde(want, cie, INSNS(__VA_ARGS__))
 /* Rows of a table as dump text without '#' lines (malloc'ed). */
-char *eh_rows_text(const struct unwind_table *t);
+char *eh_rows_text(const struct eh_unwind_table *t);
 /* Build a table from section bytes and return its rows as text, or NULL with
  * *RET and ERR set. */
 char *eh_section_text(const struct cfi_blob *b, bool eh_frame, int *ret,

@@ -66,7 +66,7 @@ static void maps_create(struct env *e, __u32 rows, __u32 rules, __u32 tables)
 static void env_store(struct env *e)
 {
 	char err[PK_ERR_LEN];
-	int ret = pk_unwind_store__create(&e->fds, &e->caps, e->dir, &e->opts, &e->s, err);
+	int ret = pk_unwind_store_create(&e->fds, &e->caps, e->dir, &e->opts, &e->s, err);
 
 	ck_assert_msg(ret == 0, "create: %d %s", ret, err);
 }
@@ -86,7 +86,7 @@ static void env_init(struct env *e, __u32 rows, __u32 rules, __u32 tables)
 /* New maps and store, same cache and directories. */
 static void env_renew(struct env *e)
 {
-	pk_unwind_store__free(e->s);
+	pk_unwind_store_free(e->s);
 	pk_unwind_fds_close(&e->fds);
 	maps_create(e, e->caps.max_rows, e->caps.max_rules, e->caps.max_tables);
 	env_store(e);
@@ -101,7 +101,7 @@ static const char *env_log(struct env *e)
 
 static void env_free(struct env *e)
 {
-	pk_unwind_store__free(e->s);
+	pk_unwind_store_free(e->s);
 	pk_unwind_fds_close(&e->fds);
 	fclose(e->log);
 	free(e->log_buf);
@@ -125,7 +125,7 @@ static void add(struct env *e, const struct pk_unwind_file *f, int n, struct pk_
 	char err[PK_ERR_LEN];
 	int ret;
 
-	ret = pk_unwind_store__add(e->s, f, n, st, err);
+	ret = pk_unwind_store_add(e->s, f, n, st, err);
 	ck_assert_msg(ret == 0, "add: %d %s", ret, err);
 }
 
@@ -170,7 +170,7 @@ static void expect_table_of(const struct env *e, const char *path, __u32 table)
 {
 	struct eh_cache_opts co = { .sz = sizeof(co), .cache_dir = e->cache };
 	const struct pk_unwind_header *h;
-	struct unwind_table *t;
+	struct eh_unwind_table *t;
 	struct pk_table_info ti;
 	struct eh_error eherr;
 	const char *base;
@@ -179,7 +179,7 @@ static void expect_table_of(const struct env *e, const char *path, __u32 table)
 
 	ret = eh_cache_get(path, &co, &t, NULL, 0, &eherr);
 	ck_assert_msg(ret == EH_CACHE_HIT, "%s: %d %s", path, ret, eherr.msg);
-	h = unwind_table__header(t);
+	h = eh_unwind_table_header(t);
 	base = (const char *)h;
 	ck_assert_int_eq(bpf_map_lookup_elem(e->fds.tables, &table, &ti), 0);
 	ck_assert_uint_eq(ti.nrows, h->nrows);
@@ -205,7 +205,7 @@ static void expect_table_of(const struct env *e, const char *path, __u32 table)
 	}
 	free(pcs);
 	free(ids);
-	unwind_table__free(t);
+	eh_unwind_table_free(t);
 }
 
 /* The executable LOAD segments as readelf -lW prints them, an oracle
@@ -334,14 +334,14 @@ START_TEST(test_shared_build_id)
 		snprintf(path, sizeof(path), "%s/%s", pins, pk_unwind_pins[i]);
 		ck_assert_int_eq(bpf_obj_pin(e.fds.fd[i], path), 0);
 	}
-	ck_assert_int_eq(pk_unwind_store__open(pins, &e.opts, &s2, err), 0);
+	ck_assert_int_eq(pk_unwind_store_open(pins, &e.opts, &s2, err), 0);
 	memset(&st, 0, sizeof(st));
-	ck_assert_int_eq(pk_unwind_store__add(s2, &f[2], 1, &st, err), 0);
+	ck_assert_int_eq(pk_unwind_store_add(s2, &f[2], 1, &st, err), 0);
 	ck_assert_uint_eq(st.shared, 1);
 	ck_assert_uint_eq(st.tables, 0);
 	ck_assert_uint_eq(file_info(&e, f[2].key).table, 0);
 	ck_assert_uint_eq(alloc_of(&e).tables, 1);
-	pk_unwind_store__free(s2);
+	pk_unwind_store_free(s2);
 	for (int i = 0; i < PK_UNWIND_NMAPS; i++) {
 		char path[256];
 
@@ -349,7 +349,7 @@ START_TEST(test_shared_build_id)
 		unlink(path);
 	}
 	rmdir(pins);
-	ck_assert_int_eq(pk_unwind_store__open(pins, &e.opts, &s2, err), -ENOENT);
+	ck_assert_int_eq(pk_unwind_store_open(pins, &e.opts, &s2, err), -ENOENT);
 	ck_assert_ptr_null(s2);
 	env_free(&e);
 }
@@ -362,7 +362,7 @@ START_TEST(test_refused_no_room)
 	struct eh_cache_opts co = { .sz = sizeof(co) };
 	struct pk_unwind_file f[2];
 	struct pk_unwind_stats st = {};
-	struct unwind_table *t;
+	struct eh_unwind_table *t;
 	struct eh_error eherr;
 	struct pk_file_info fi;
 	char demo[4096], want[512];
@@ -373,11 +373,11 @@ START_TEST(test_refused_no_room)
 	co.cache_dir = e.cache;
 	pk_test_build_path("fixtures/demo", demo, sizeof(demo));
 	ck_assert_int_gt(eh_cache_get(EH_TEST_LIBC, &co, &t, NULL, 0, &eherr), 0);
-	libc_rows = unwind_table__header(t)->nrows;
-	unwind_table__free(t);
+	libc_rows = eh_unwind_table_header(t)->nrows;
+	eh_unwind_table_free(t);
 	ck_assert_int_gt(eh_cache_get(demo, &co, &t, NULL, 0, &eherr), 0);
-	demo_rows = unwind_table__header(t)->nrows;
-	unwind_table__free(t);
+	demo_rows = eh_unwind_table_header(t)->nrows;
+	eh_unwind_table_free(t);
 	ck_assert_uint_gt(libc_rows, 1 << 12);	/* the test's premise */
 	ck_assert_uint_le(demo_rows, 1 << 12);
 
@@ -470,7 +470,7 @@ START_TEST(test_corrupt_cache_rebuilt)
 	struct eh_cache_opts co = { .sz = sizeof(co) };
 	struct pk_unwind_file f;
 	struct pk_unwind_stats st = {};
-	struct unwind_table *t;
+	struct eh_unwind_table *t;
 	struct eh_error eherr;
 	char demo[4096], cache_file[4096];
 	const struct pk_unwind_header *h;
@@ -483,9 +483,9 @@ START_TEST(test_corrupt_cache_rebuilt)
 	f = file_of(pk_test_build_path("fixtures/demo", demo, sizeof(demo)));
 	ck_assert_int_eq(eh_cache_get(demo, &co, &t, cache_file, sizeof(cache_file), &eherr),
 			 EH_CACHE_BUILT);
-	h = unwind_table__header(t);
+	h = eh_unwind_table_header(t);
 	off = h->pcs_off + 4 * (h->nrows / 2);	/* a PC in the middle */
-	unwind_table__free(t);
+	eh_unwind_table_free(t);
 	fp = fopen(cache_file, "r+");
 	ck_assert_ptr_nonnull(fp);
 	fseek(fp, off, SEEK_SET);

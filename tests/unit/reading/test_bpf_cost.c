@@ -224,11 +224,11 @@ START_TEST(test_real_program)
 	FILE *f;
 
 	bpftool_runs(id, &t0, &c0);
-	ck_assert_int_eq(pk_bpf_cost__start(ev, 2, &cost, err), 0);
+	ck_assert_int_eq(pk_bpf_cost_start(ev, 2, &cost, err), 0);
 	run_prog(fd, N);
 	f = open_memstream(&out, &len);
 	ck_assert_ptr_nonnull(f);
-	pk_bpf_cost__print(cost, ev, 2, NULL, f);
+	pk_bpf_cost_print(cost, ev, 2, NULL, f);
 	fclose(f);
 	bpftool_runs(id, &t1, &c1);
 	ck_assert_uint_eq(c1 - c0, N);
@@ -242,7 +242,7 @@ START_TEST(test_real_program)
 		 (double)(t1 - t0) / N, N, id, (double)(t1 - t0) / N, N, id, (t1 - t0) / 1e6);
 	ck_assert_msg(strstr(out, want), "got:\n%s\nwant:\n%s", out, want);
 	free(out);
-	pk_bpf_cost__free(cost);
+	pk_bpf_cost_free(cost);
 	close(fd);
 }
 END_TEST
@@ -274,11 +274,11 @@ START_TEST(test_real_gone)
 		close(again);
 		usleep(10000);
 	}
-	ck_assert_int_eq(pk_bpf_cost__start(ev, 2, &cost, err), 0);
+	ck_assert_int_eq(pk_bpf_cost_start(ev, 2, &cost, err), 0);
 	run_prog(live, 3);
 	f = open_memstream(&out, &len);
 	ck_assert_ptr_nonnull(f);
-	pk_bpf_cost__print(cost, ev, 2, counts, f);
+	pk_bpf_cost_print(cost, ev, 2, counts, f);
 	fclose(f);
 	snprintf(want, sizeof(want), "  uprobe:/bin/true:main: 2 hits, 0 samples, 0 lost;"
 		 " BPF program %u gone\n", id);
@@ -286,7 +286,7 @@ START_TEST(test_real_gone)
 	snprintf(want, sizeof(want), "(3 runs, program %u)\n", live_id);
 	ck_assert_msg(strstr(out, want), "got:\n%s", out);
 	free(out);
-	pk_bpf_cost__free(cost);
+	pk_bpf_cost_free(cost);
 	close(live);
 }
 END_TEST
