@@ -19,8 +19,10 @@
 #include "lib/cli.h"
 #include "lib/session.h"
 #include "output/formats.h"
+#include "output/output_file.h"
 #include "reading/bpf_cost.h"
 #include "reading/read_options.h"
+#include "reading/read_plan.h"
 #include "reading/reader.h"
 #include "reading/summary.h"
 #include "reading/table_loader.h"
@@ -57,93 +59,6 @@ static __u64 boot_ns(void)
 
 	clock_gettime(CLOCK_BOOTTIME, &ts);
 	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-/* What one read writes: every -f/-o, those with {event} once per event. */
-#define MAX_SINKS	(PK_READ_MAX_OUTPUTS * PK_MAX_EVENTS)
-
-/* The session's events, and which outputs they make. */
-struct plan {
-	struct pk_event_desc events[PK_MAX_EVENTS];
-	unsigned int nevents;
-	int keep;			/* --event's index; -1: every event */
-	struct sink {
-		enum pk_format format;
-		const char *pattern;	/* -o as given; NULL: stdout */
-		int event;		/* this event's samples only; -1: all */
-	} sinks[MAX_SINKS];
-	size_t nsinks;
-	char names[MAX_SINKS][4096];	/* each sink's file name this time */
-};
-
-/* -o FILE: written as a temporary file next to FILE and renamed over it
- * only when complete, so that a failed run leaves no partial file. */
-struct output {
-	FILE *f;
-	char *tmp;		/* NULL: stdout */
-	const char *path;
-};
-
-static int output_open(struct output *out, const char *path, char err[PK_ERR_LEN])
-{
-	struct stat st;
-	mode_t mask;
-	int fd;
-
-	out->path = path;
-	out->tmp = NULL;
-	if (!path) {
-		out->f = stdout;
-		return 0;
-	}
-	/* What would make the final rename fail: refused before reading (the
-	 * outputs are opened first, outputs_open). */
-	if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-		return pk_err(err, -EISDIR, "cannot write %s: %s", path, strerror(EISDIR));
-	if (asprintf(&out->tmp, "%s.XXXXXX", path) < 0) {
-		out->tmp = NULL;
-		return pk_err(err, -ENOMEM, "out of memory");
-	}
-	fd = mkstemp(out->tmp);
-	if (fd < 0) {
-		int ret = -errno;
-
-		free(out->tmp);
-		out->tmp = NULL;
-		return pk_err(err, ret, "cannot write %s: %s", path, strerror(-ret));
-	}
-	/* mkstemp creates 0600; give the file the mode a plain create would. */
-	mask = umask(0);
-	umask(mask);
-	fchmod(fd, 0666 & ~mask);
-	out->f = fdopen(fd, "w");
-	if (!out->f) {
-		close(fd);
-		unlink(out->tmp);
-		free(out->tmp);
-		out->tmp = NULL;
-		return pk_err(err, -ENOMEM, "out of memory");
-	}
-	return 0;
-}
-
-/* Finish (COMMIT) or discard the output. */
-static int output_close(struct output *out, bool commit, char err[PK_ERR_LEN])
-{
-	int ret = 0;
-
-	if (!out->tmp)
-		return fflush(stdout) == 0 ? 0 : pk_err(err, -EIO, "cannot write the output: %s",
-							 strerror(errno));
-	if (fclose(out->f) != 0 && commit)
-		ret = pk_err(err, -errno, "cannot write %s: %s", out->path, strerror(errno));
-	if (!ret && commit && rename(out->tmp, out->path) != 0)
-		ret = pk_err(err, -errno, "cannot write %s: %s", out->path, strerror(errno));
-	if (ret || !commit)
-		unlink(out->tmp);
-	free(out->tmp);
-	out->tmp = NULL;
-	return ret;
 }
 
 static int handle_record(void *ctx, void *data, size_t size)
@@ -207,41 +122,13 @@ static int drain(struct ring_buffer *rb, double deadline, const struct pk_sessio
 	return 0;
 }
 
-/* The outputs of one profile, opened before the samples are read: what
- * cannot be created must fail before samples are consumed, which are gone
- * for the next reader. PATHS[i] NULL: stdout. */
-static int outputs_open(struct output *outs, size_t n, const char *const *paths,
-			char err[PK_ERR_LEN])
-{
-	int ret;
-
-	for (size_t i = 0; i < n; i++) {
-		ret = output_open(&outs[i], paths[i], err);
-		if (ret) {
-			while (i-- > 0)
-				output_close(&outs[i], false, err);
-			return ret;
-		}
-	}
-	return 0;
-}
-
-static void outputs_discard(struct output *outs, size_t n)
-{
-	char ignored[PK_ERR_LEN];
-
-	for (size_t i = 0; i < n; i++)
-		if (outs[i].f)
-			output_close(&outs[i], false, ignored);
-}
-
 /* Everything read since the last call, spanning [*SPAN_START, now) (the
  * next span starts there), into the opened OUTS, the i-th in the i-th
  * sink's format (and event), each then committed (or all discarded on an
  * error). */
 static int write_profile(struct pk_reader *reader, const struct pk_read_opts *o,
-			 const struct pk_session *info, const struct plan *plan,
-			 struct output *outs, __u64 *span_start, char err[PK_ERR_LEN])
+			 const struct pk_session *info, const struct pk_read_plan *plan,
+			 struct pk_output_file *outs, __u64 *span_start, char err[PK_ERR_LEN])
 {
 	struct pk_profile p = {
 		.freq_hz = info->freq_hz,
@@ -258,7 +145,7 @@ static int write_profile(struct pk_reader *reader, const struct pk_read_opts *o,
 	pk_reader_take(reader, *span_start, end, &p);
 	*span_start = end;
 	for (size_t i = 0; i < plan->nsinks; i++) {
-		const struct sink *sk = &plan->sinks[i];
+		const struct pk_read_sink *sk = &plan->sinks[i];
 		struct pk_sample_view *selected = NULL;
 		struct pk_profile one;
 
@@ -269,44 +156,16 @@ static int write_profile(struct pk_reader *reader, const struct pk_read_opts *o,
 		if (ret) {
 			pk_err(err, ret, "cannot write %s: %s",
 			       outs[i].path ? outs[i].path : "the output", strerror(-ret));
-			outputs_discard(outs, plan->nsinks);
+			pk_output_files_discard(outs, plan->nsinks);
 			return ret;
 		}
 	}
 	for (size_t i = 0; i < plan->nsinks; i++) {
-		ret = output_close(&outs[i], true, err);
-		outs[i].f = NULL;
+		ret = pk_output_file_close(&outs[i], true, err);
 		if (ret) {
-			outputs_discard(outs + i + 1, plan->nsinks - i - 1);
+			pk_output_files_discard(outs + i + 1, plan->nsinks - i - 1);
 			return ret;
 		}
-	}
-	return 0;
-}
-
-/* Each sink's file name for an output that starts at wall-clock time T
- * (--interval; < 0: none), into PLAN->names and PATHS (NULL: stdout). */
-static int sink_names(struct plan *plan, double t, const char **paths, char err[PK_ERR_LEN])
-{
-	for (size_t i = 0; i < plan->nsinks; i++) {
-		const struct sink *sk = &plan->sinks[i];
-		char *name = plan->names[i];
-		size_t len = sizeof(plan->names[i]);
-		char tmp[sizeof(plan->names[i])];
-		int ret = 0;
-
-		paths[i] = NULL;
-		if (!sk->pattern)
-			continue;
-		snprintf(tmp, sizeof(tmp), "%s", sk->pattern);
-		if (t >= 0)
-			ret = pk_read_interval_name(sk->pattern, t, tmp, sizeof(tmp));
-		if (!ret)
-			ret = sk->event < 0 ? (snprintf(name, len, "%s", tmp) >= (int)len ? -EINVAL : 0) :
-			      pk_read_event_name(tmp, plan->events[sk->event].name, name, len);
-		if (ret)
-			return pk_err(err, ret, "-o '%s': the file name does not fit", sk->pattern);
-		paths[i] = name;
 	}
 	return 0;
 }
@@ -315,13 +174,13 @@ static int sink_names(struct plan *plan, double t, const char **paths, char err[
  * created when the interval starts. */
 static int read_intervals(struct ring_buffer *rb, struct pk_reader *reader,
 			  const struct pk_read_opts *o, const struct pk_session_fds *fds,
-			  const struct pk_session *info, struct plan *plan, char err[PK_ERR_LEN])
+			  const struct pk_session *info, struct pk_read_plan *plan, char err[PK_ERR_LEN])
 {
 	double start = now_s(), end = o->duration ? start + o->duration : 0;
 	__u64 span = boot_ns();
 	bool done = false;
-	const char *paths[MAX_SINKS];
-	struct output outs[MAX_SINKS] = { 0 };
+	const char *paths[PK_READ_MAX_SINKS];
+	struct pk_output_file outs[PK_READ_MAX_SINKS] = { 0 };
 	int ret;
 
 	while (!done) {
@@ -333,15 +192,15 @@ static int read_intervals(struct ring_buffer *rb, struct pk_reader *reader,
 			next = end;
 			done = true;
 		}
-		ret = sink_names(plan, wall.tv_sec + wall.tv_nsec / 1e9, paths, err);
+		ret = pk_read_plan_names(plan, wall.tv_sec + wall.tv_nsec / 1e9, paths, err);
 		if (ret)
 			return ret;
-		ret = outputs_open(outs, plan->nsinks, paths, err);
+		ret = pk_output_files_open(outs, plan->nsinks, paths, err);
 		if (ret)
 			return ret;
 		ret = drain(rb, next, fds, info, &done, err);
 		if (ret) {
-			outputs_discard(outs, plan->nsinks);
+			pk_output_files_discard(outs, plan->nsinks);
 			return ret;
 		}
 		ret = write_profile(reader, o, info, plan, outs, &span, err);
@@ -352,92 +211,8 @@ static int read_intervals(struct ring_buffer *rb, struct pk_reader *reader,
 	return 0;
 }
 
-static void print_summary(const struct pk_reader *reader, int counters_fd,
-			  const struct plan *plan)
-{
-	__u64 cnt[PK_CNT__MAX];
-	struct pk_reader_stats st;
-	char bad[64] = "";
-	int ret;
-
-	pk_reader_stats(reader, &st);
-	if (st.bad)
-		snprintf(bad, sizeof(bad), ", %llu bad records", (unsigned long long)st.bad);
-	ret = pk_counters_read(counters_fd, cnt);
-	if (ret) {
-		fprintf(stderr, "probe-read: %llu samples read%s (loss counters unreadable: %s)\n",
-			(unsigned long long)st.samples, bad, strerror(-ret));
-	} else {
-		fprintf(stderr, "probe-read: %llu samples read, %llu lost (ring buffer full), %llu failed stacks%s\n",
-			(unsigned long long)st.samples, (unsigned long long)cnt[PK_CNT_RINGBUF_FULL],
-			(unsigned long long)(cnt[PK_CNT_KSTACK_ERR] + cnt[PK_CNT_USTACK_ERR]), bad);
-	}
-	pk_summary_events(stderr, &st, plan->events, plan->nevents, plan->keep);
-	pk_summary_ustack_ends(stderr, &st);
-	pk_summary_no_table(stderr, &st);
-	pk_summary_symbols(stderr, &st);
-	if (!ret && cnt[PK_CNT_MAPPING_LOST])
-		fprintf(stderr, "probe-read: %llu mapping reports lost (ring buffer full): frames of processes that exited before they were read may be unnamed\n",
-			(unsigned long long)cnt[PK_CNT_MAPPING_LOST]);
-}
-
-/* "cpu-clock, off-cpu": the session's events, for a message. */
-static void event_names(const struct plan *plan, char *buf, size_t len)
-{
-	size_t n = 0;
-
-	buf[0] = '\0';
-	for (unsigned int e = 0; e < plan->nevents && n < len; e++)
-		n += snprintf(buf + n, len - n, "%s%s", e ? ", " : "", plan->events[e].name);
-}
-
-/* The session's events, --event checked against them, and the outputs
- * they make. -EINVAL for bad usage (exit 2), with one line in ERR. */
-static int make_plan(struct plan *plan, const struct pk_read_opts *o, const struct pk_session *info,
-		     char err[PK_ERR_LEN])
-{
-	char names[1024];
-	int ret = pk_event_list_read(o->pin_dir, info, plan->events, &plan->nevents);
-
-	if (ret == -EBADMSG) {
-		char why[PK_ERR_LEN];
-
-		pk_event_list_check(plan->events, plan->nevents, why);
-		return pk_err(err, -EBADMSG, "the session at %s lists events no probe-load writes: %s",
-			      o->pin_dir, why);
-	}
-	if (ret)
-		return pk_err(err, ret, "cannot read the events of the session at %s: %s",
-			      o->pin_dir, strerror(-ret));
-	event_names(plan, names, sizeof(names));
-	plan->keep = -1;
-	if (o->event) {
-		plan->keep = pk_event_find(plan->events, plan->nevents, o->event);
-		if (plan->keep < 0)
-			return pk_err(err, -EINVAL, "--event %s: the session at %s has no such event (its events: %s)",
-				      o->event, o->pin_dir, names);
-	}
-	plan->nsinks = 0;
-	for (size_t i = 0; i < o->noutputs; i++) {
-		const struct pk_read_output *out = &o->outputs[i];
-
-		if (out->format == PK_FORMAT_FOLDED && !out->per_event && plan->keep < 0 &&
-		    plan->nevents > 1)
-			return pk_err(err, -EINVAL, "-f folded: the session has %u events (%s), whose counts do not add up: choose one with --event NAME, or write one file per event with {event} in -o",
-				      plan->nevents, names);
-		for (unsigned int e = 0; e < plan->nevents; e++) {
-			int ev = !out->per_event ? -1 : plan->keep >= 0 ? plan->keep : (int)e;
-
-			plan->sinks[plan->nsinks++] = (struct sink){ out->format, out->path, ev };
-			if (!out->per_event || plan->keep >= 0)
-				break;
-		}
-	}
-	return 0;
-}
-
 /* --stats: what the session's events did and cost while this read. */
-static void print_stats(const struct pk_read_opts *o, const struct plan *plan,
+static void print_stats(const struct pk_read_opts *o, const struct pk_read_plan *plan,
 			const struct pk_bpf_cost *cost)
 {
 	__u64 counts[PK_MAX_EVENTS][PK_ECNT_SLOTS];
@@ -464,10 +239,10 @@ static int run(const struct pk_read_opts *o)
 	struct pk_table_sink sink;
 	struct ring_buffer *rb = NULL;
 	struct pk_session info;
-	struct plan *plan = calloc(1, sizeof(*plan));
+	struct pk_read_plan *plan = calloc(1, sizeof(*plan));
 	struct pk_bpf_cost *cost = NULL;
-	const char *paths[MAX_SINKS];
-	struct output outs[MAX_SINKS] = { 0 };
+	const char *paths[PK_READ_MAX_SINKS];
+	struct pk_output_file outs[PK_READ_MAX_SINKS] = { 0 };
 	char err[PK_ERR_LEN];
 	int tables_fd = -1, status = 1;
 	__u64 span;
@@ -499,7 +274,7 @@ static int run(const struct pk_read_opts *o)
 		session_error(ret, o->pin_dir, err);
 		goto cleanup;
 	}
-	ret = make_plan(plan, o, &info, err);
+	ret = pk_read_plan_make(plan, o, &info, err);
 	if (ret) {
 		if (ret == -EINVAL)
 			status = 2;
@@ -532,16 +307,16 @@ static int run(const struct pk_read_opts *o)
 	}
 	/* after what cannot be written is refused, before any sample is read */
 	if (!o->interval) {
-		ret = sink_names(plan, -1, paths, err);
+		ret = pk_read_plan_names(plan, -1, paths, err);
 		if (!ret)
-			ret = outputs_open(outs, plan->nsinks, paths, err);
+			ret = pk_output_files_open(outs, plan->nsinks, paths, err);
 		if (ret)
 			goto cleanup;
 	}
 	if (o->stats) {
 		ret = pk_bpf_cost_start(plan->events, plan->nevents, &cost, err);
 		if (ret) {
-			outputs_discard(outs, plan->nsinks);
+			pk_output_files_discard(outs, plan->nsinks);
 			goto cleanup;
 		}
 	}
@@ -551,12 +326,12 @@ static int run(const struct pk_read_opts *o)
 		span = boot_ns();
 		ret = drain(rb, o->duration ? now_s() + o->duration : 0, &fds, &info, &done, err);
 		if (ret)
-			outputs_discard(outs, plan->nsinks);
+			pk_output_files_discard(outs, plan->nsinks);
 		else
 			ret = write_profile(reader, o, &info, plan, outs, &span, err);
 	}
 	if (!ret)
-		print_summary(reader, fds.counters, plan);
+		pk_summary_print(stderr, reader, fds.counters, plan->events, plan->nevents, plan->keep);
 	if (!ret && cost)
 		print_stats(o, plan, cost);
 

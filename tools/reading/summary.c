@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <stdio.h>
 #include <string.h>
 
+#include "lib/session.h"
 #include "profile/profile.h"
 #include "reading/summary.h"
 
@@ -100,4 +102,33 @@ void pk_summary_symbols(FILE *f, const struct pk_reader_stats *st)
 	}
 	if (*sep == ';')
 		fputc('\n', f);
+}
+
+void pk_summary_print(FILE *f, const struct pk_reader *reader, int counters_fd,
+		      const struct pk_event_desc *events, unsigned int nevents, int keep)
+{
+	__u64 cnt[PK_CNT__MAX];
+	struct pk_reader_stats st;
+	char bad[64] = "";
+	int ret;
+
+	pk_reader_stats(reader, &st);
+	if (st.bad)
+		snprintf(bad, sizeof(bad), ", %llu bad records", (unsigned long long)st.bad);
+	ret = pk_counters_read(counters_fd, cnt);
+	if (ret) {
+		fprintf(f, "probe-read: %llu samples read%s (loss counters unreadable: %s)\n",
+			(unsigned long long)st.samples, bad, strerror(-ret));
+	} else {
+		fprintf(f, "probe-read: %llu samples read, %llu lost (ring buffer full), %llu failed stacks%s\n",
+			(unsigned long long)st.samples, (unsigned long long)cnt[PK_CNT_RINGBUF_FULL],
+			(unsigned long long)(cnt[PK_CNT_KSTACK_ERR] + cnt[PK_CNT_USTACK_ERR]), bad);
+	}
+	pk_summary_events(f, &st, events, nevents, keep);
+	pk_summary_ustack_ends(f, &st);
+	pk_summary_no_table(f, &st);
+	pk_summary_symbols(f, &st);
+	if (!ret && cnt[PK_CNT_MAPPING_LOST])
+		fprintf(f, "probe-read: %llu mapping reports lost (ring buffer full): frames of processes that exited before they were read may be unnamed\n",
+			(unsigned long long)cnt[PK_CNT_MAPPING_LOST]);
 }

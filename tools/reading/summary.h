@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * probe-read's summary lines on stderr about what the reader saw (beside the
- * loss counters line of probe-read.c): how DWARF walks of user stacks ended,
- * and what became of the files the kernel reported without a table.
+ * probe-read's summary lines on stderr about what the reader saw: samples
+ * read and lost, how DWARF walks of user stacks ended, and what became of
+ * the files the kernel reported without a table.
  */
 #ifndef PK_SUMMARY_H
 #define PK_SUMMARY_H
@@ -11,6 +11,12 @@
 
 #include "bpf/probekit.h"
 #include "reading/reader.h"
+
+/* All of them, after the line of samples read, lost and failed (loss
+ * counters from COUNTERS_FD, the session's) and, last, mapping reports
+ * lost. EVENTS[0..n) the session's, KEEP as for pk_summary_events(). */
+void pk_summary_print(FILE *f, const struct pk_reader *reader, int counters_fd,
+		      const struct pk_event_desc *events, unsigned int nevents, int keep);
 
 /*
  * One line per event, when the session has more than cpu-clock alone, so
