@@ -667,8 +667,8 @@ void pk_srcline_free(struct pk_srcline *sl)
 {
 	if (!sl)
 		return;
-	for (size_t i = 0; i < sl->units.cap; i++)
-		unit_free(sl->units.vals[i]);
+	pk_u64map_for_each(&sl->units, it)
+		unit_free(it.val);
 	pk_u64map_free(&sl->units);
 	pk_u64map_free(&sl->names);
 	free(sl->orphans);

@@ -737,37 +737,26 @@ static bool proc_exists(const struct pk_symbolizer *sym, __u32 pid)
 size_t pk_symbolizer_forget_gone(struct pk_symbolizer *sym,
 				 bool (*in_use)(void *ctx, __u32 pid), void *ctx)
 {
-	struct pk_u64map kept = { 0 };
 	size_t forgotten = 0;
 
-	/* decided once per process: kept, or freed in the second pass */
-	for (size_t i = 0; i < sym->procs.cap; i++) {
-		struct proc *p = sym->procs.vals[i];
+	/* decided once per process */
+	pk_u64map_for_each(&sym->procs, it) {
+		struct proc *p = it.val;
 
-		if (p && (in_use(ctx, p->pid) || proc_exists(sym, p->pid)) &&
-		    pk_u64map_put(&kept, p->pid, p)) {
-			pk_u64map_free(&kept);	/* out of memory: all kept */
-			return 0;
-		}
+		if (in_use(ctx, p->pid) || proc_exists(sym, p->pid))
+			continue;
+		pk_u64map_del(&sym->procs, it.key);
+		free_proc(p);
+		forgotten++;
 	}
-	for (size_t i = 0; i < sym->procs.cap; i++) {
-		struct proc *p = sym->procs.vals[i];
-
-		if (p && pk_u64map_get(&kept, p->pid) != p) {
-			free_proc(p);
-			forgotten++;
-		}
-	}
-	pk_u64map_free(&sym->procs);
-	sym->procs = kept;
+	pk_u64map_shrink(&sym->procs);	/* out of memory: as large as it was */
 	sym->stats.procs_forgotten += forgotten;
 	/* the files are let go of with the last process that named them */
-	for (size_t i = 0; i < sym->procs.cap; i++) {
-		struct proc *p = sym->procs.vals[i];
+	pk_u64map_for_each(&sym->procs, it) {
+		struct proc *p = it.val;
 
-		for (size_t k = 0; p && k < p->used.cap; k++)
-			if (p->used.vals[k])
-				pk_symfiles_hold(sym->files, p->used.vals[k]);
+		pk_u64map_for_each(&p->used, used)
+			pk_symfiles_hold(sym->files, used.val);
 	}
 	if (sym->vdso)
 		pk_symfiles_hold(sym->files, sym->vdso);
@@ -809,9 +798,8 @@ void pk_symbolizer_free(struct pk_symbolizer *sym)
 {
 	if (!sym)
 		return;
-	for (size_t i = 0; i < sym->procs.cap; i++)
-		if (sym->procs.vals[i])
-			free_proc(sym->procs.vals[i]);
+	pk_u64map_for_each(&sym->procs, it)
+		free_proc(it.val);
 	pk_u64map_free(&sym->procs);
 	pk_u64map_free(&sym->klocs);
 	pk_u64map_free(&sym->kmaps);

@@ -623,82 +623,22 @@ static bool leaving(const struct pk_symfiles *files, const struct pk_symfile *f)
 	return !f->named && f->held + 1 < files->sweeps;
 }
 
-/* Put each staying entry's key in M with a placeholder, so that relinking
- * (replacing values of keys there) cannot fail. 0 or -ENOMEM. */
-static int reserve(struct pk_u64map *m, __u64 key)
+/* The list head of M under KEY set to HEAD, in place: the key goes with
+ * its last entry. Neither allocates. */
+static void relink(struct pk_u64map *m, __u64 key, void *old, void *head)
 {
-	return pk_u64map_put(m, key, (void *)1);
+	if (!head)
+		pk_u64map_del(m, key);
+	else if (head != old)
+		pk_u64map_put(m, key, head);	/* a key there: cannot fail */
 }
 
-/* V if it is a list head put by relink, NULL for reserve's placeholder. */
-static void *head(const struct pk_u64map *m, __u64 key)
+/* The list at HEAD less the data no file names any more, freed. */
+static struct symdata *drop_unnamed(struct symdata *head)
 {
-	void *v = pk_u64map_get(m, key);
+	struct symdata *d, **link = &head;
 
-	return v == (void *)1 ? NULL : v;
-}
-
-size_t pk_symfiles_sweep(struct pk_symfiles *files)
-{
-	struct pk_u64map by_inode = { 0 }, by_build_id = { 0 };
-	struct pk_symfile *f, *fn;
-	struct symdata *d, *dn, **link;
-	size_t freed = 0;
-	int err = 0;
-
-	files->sweeps++;
-	/* First what stays and what goes, changing nothing: out of memory,
-	 * nothing is let go (a sweep is an economy, never needed). */
-	for (size_t i = 0; i < files->by_inode.cap; i++)
-		for (f = files->by_inode.vals[i]; f; f = f->next)
-			if (leaving(files, f)) {
-				if (f->data)
-					f->data->leaving++;
-			} else if (!err) {
-				err = reserve(&by_inode, files->by_inode.keys[i]);
-			}
-	for (size_t i = 0; i < files->by_build_id.cap; i++)
-		for (d = files->by_build_id.vals[i]; d; d = d->next)
-			if (!err && d->users > d->leaving)
-				err = reserve(&by_build_id, files->by_build_id.keys[i]);
-	if (err) {
-		for (size_t i = 0; i < files->by_inode.cap; i++)
-			for (f = files->by_inode.vals[i]; f; f = f->next)
-				if (f->data)
-					f->data->leaving = 0;
-		pk_u64map_free(&by_inode);
-		pk_u64map_free(&by_build_id);
-		return 0;
-	}
-	/* Then the staying relinked into the new maps, the rest freed. */
-	for (size_t i = 0; i < files->by_inode.cap; i++)
-		for (f = files->by_inode.vals[i]; f; f = fn) {
-			__u64 key = files->by_inode.keys[i];
-
-			fn = f->next;
-			if (leaving(files, f)) {
-				symfile_free(f);
-				freed++;
-				continue;
-			}
-			f->next = head(&by_inode, key);
-			pk_u64map_put(&by_inode, key, f);	/* a key reserved: cannot fail */
-		}
-	for (size_t i = 0; i < files->by_build_id.cap; i++)
-		for (d = files->by_build_id.vals[i]; d; d = dn) {
-			__u64 key = files->by_build_id.keys[i];
-
-			dn = d->next;
-			d->users -= d->leaving;
-			d->leaving = 0;
-			if (!d->users) {
-				symdata_free(d);
-				continue;
-			}
-			d->next = head(&by_build_id, key);
-			pk_u64map_put(&by_build_id, key, d);
-		}
-	for (link = &files->unshared; (d = *link);) {
+	while ((d = *link)) {
 		d->users -= d->leaving;
 		d->leaving = 0;
 		if (d->users) {
@@ -708,10 +648,37 @@ size_t pk_symfiles_sweep(struct pk_symfiles *files)
 		*link = d->next;
 		symdata_free(d);
 	}
-	pk_u64map_free(&files->by_inode);
-	pk_u64map_free(&files->by_build_id);
-	files->by_inode = by_inode;
-	files->by_build_id = by_build_id;
+	return head;
+}
+
+size_t pk_symfiles_sweep(struct pk_symfiles *files)
+{
+	struct pk_symfile *f, **link, *head;
+	size_t freed = 0;
+
+	files->sweeps++;
+	/* The files let go, each counted on its data: data stays while a
+	 * file that stays names it. */
+	pk_u64map_for_each(&files->by_inode, it) {
+		for (head = it.val, link = &head; (f = *link);) {
+			if (!leaving(files, f)) {
+				link = &f->next;
+				continue;
+			}
+			if (f->data)
+				f->data->leaving++;
+			*link = f->next;
+			symfile_free(f);
+			freed++;
+		}
+		relink(&files->by_inode, it.key, it.val, head);
+	}
+	pk_u64map_for_each(&files->by_build_id, it)
+		relink(&files->by_build_id, it.key, it.val, drop_unnamed(it.val));
+	files->unshared = drop_unnamed(files->unshared);
+	/* out of memory: as large as they were */
+	pk_u64map_shrink(&files->by_inode);
+	pk_u64map_shrink(&files->by_build_id);
 	files->stats.freed += freed;
 	return freed;
 }
@@ -730,13 +697,13 @@ void pk_symfiles_free(struct pk_symfiles *files)
 
 	if (!files)
 		return;
-	for (size_t i = 0; i < files->by_inode.cap; i++)
-		for (f = files->by_inode.vals[i]; f; f = fn) {
+	pk_u64map_for_each(&files->by_inode, it)
+		for (f = it.val; f; f = fn) {
 			fn = f->next;
 			symfile_free(f);
 		}
-	for (size_t i = 0; i < files->by_build_id.cap; i++)
-		for (d = files->by_build_id.vals[i]; d; d = dn) {
+	pk_u64map_for_each(&files->by_build_id, it)
+		for (d = it.val; d; d = dn) {
 			dn = d->next;
 			symdata_free(d);
 		}
