@@ -18,6 +18,7 @@
 
 #include "lib/cli.h"
 #include "lib/session.h"
+#include "lib/util/clock.h"
 #include "output/formats.h"
 #include "output/output_file.h"
 #include "reading/bpf_cost.h"
@@ -46,19 +47,13 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list 
 
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
+	return pk_now_ns() / 1e9;
 }
 
 /* The samples' clock (bpf_ktime_get_boot_ns). */
 static __u64 boot_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+	return pk_clock_ns(CLOCK_BOOTTIME);
 }
 
 static int handle_record(void *ctx, void *data, size_t size)

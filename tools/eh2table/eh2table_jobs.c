@@ -2,17 +2,14 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "eh2table/eh2table_jobs.h"
+#include "lib/util/clock.h"
 #include "lib/util/jobs.h"
 
 static double now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+	return pk_now_ns() / 1e6;
 }
 
 void pk_eh2table_key_from_cache_path(const char *file, char *buf, size_t len)

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "lib/proc_maps.h"
+#include "lib/util/text.h"
 
 #define DELETED_SUFFIX " (deleted)"
 
@@ -19,15 +20,9 @@ static bool parse_num(const char **p, const char *end, int base, __u64 *out)
 	int digits = 0;
 
 	for (; s < end; s++, digits++) {
-		int d;
+		int d = pk_hexval(*s);
 
-		if (*s >= '0' && *s <= '9')
-			d = *s - '0';
-		else if (base == 16 && *s >= 'a' && *s <= 'f')
-			d = *s - 'a' + 10;
-		else if (base == 16 && *s >= 'A' && *s <= 'F')
-			d = *s - 'A' + 10;
-		else
+		if (d < 0 || d >= base)
 			break;
 		if (v > (~0ULL - d) / base)
 			return false;

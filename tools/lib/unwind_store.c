@@ -19,6 +19,7 @@
 #include "lib/exec_segs.h"
 #include "lib/unwind_store.h"
 #include "lib/util/jobs.h"
+#include "lib/util/text.h"
 #include "lib/vdso_image.h"
 
 /* Which table a file needs: its build-id, or (PK_UNWIND_NO_BUILD_ID) the
@@ -196,11 +197,6 @@ static int find_id(const struct pk_unwind_store *s, const struct table_id *id, _
 	return -1;
 }
 
-static int hexval(char c)
-{
-	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
 /* An eh_cache_key() ("<hex>" or "nb-<hex>") as a table_id. */
 static int id_from_key(const char *key, struct table_id *id)
 {
@@ -215,7 +211,7 @@ static int id_from_key(const char *key, struct table_id *id)
 	if (n % 2 || n / 2 > sizeof(id->id) || !n)
 		return -EINVAL;
 	for (size_t i = 0; i < n / 2; i++) {
-		int hi = hexval(key[2 * i]), lo = hexval(key[2 * i + 1]);
+		int hi = pk_hexval_lower(key[2 * i]), lo = pk_hexval_lower(key[2 * i + 1]);
 
 		if (hi < 0 || lo < 0)
 			return -EINVAL;

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lib/util/strbuf.h"
+#include "lib/util/text.h"
 #include "output/folded.h"
 
 static const char UNKNOWN[] = "[unknown]";
@@ -38,12 +39,11 @@ static void add_frame_line(struct pk_strbuf *b, const char *name, const char *fi
 	at = b->len;
 	pk_strbuf_puts(b, name);
 	if (file && line) {
-		const char *base = strrchr(file, '/');
 		char num[16];
 
 		snprintf(num, sizeof(num), ":%u)", line);
 		pk_strbuf_puts(b, " (");
-		pk_strbuf_puts(b, base ? base + 1 : file);
+		pk_strbuf_puts(b, pk_base_name(file));
 		pk_strbuf_puts(b, num);
 	}
 	sanitize(b, at);

@@ -3,6 +3,7 @@
 #include <stdbool.h>
 #include <string.h>
 
+#include "lib/util/text.h"
 #include "output/perf_text.h"
 
 #define NSEC_PER_SEC	1000000000ULL
@@ -33,23 +34,16 @@ static void put_clean(FILE *f, const char *s)
 	}
 }
 
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
 /* The source line of frame FR of LOC, as perf script -F +srcline puts it
  * below a frame ("\n  " then the line). */
 static void put_srcline(FILE *f, const struct pk_loc *loc, const struct pk_frame *fr)
 {
 	fputs("  ", f);
 	if (fr->file) {
-		put_clean(f, base_name(fr->file));
+		put_clean(f, pk_base_name(fr->file));
 		fprintf(f, ":%u\n", fr->line);
 	} else if (loc->map) {
-		put_clean(f, base_name(loc->map->module->path));
+		put_clean(f, pk_base_name(loc->map->module->path));
 		fprintf(f, "[%llx]\n", (unsigned long long)loc->module_addr);
 	} else if (loc->kernel) {
 		fprintf(f, "%s[%llx]\n", KERNEL, (unsigned long long)loc->addr);

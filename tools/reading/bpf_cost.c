@@ -4,9 +4,9 @@
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "lib/util/clock.h"
 #include "reading/bpf_cost.h"
 
 struct pk_bpf_cost {
@@ -19,14 +19,6 @@ struct pk_bpf_cost {
 	struct pk_prog_run *before;
 	__u64 start_ns;		/* CLOCK_MONOTONIC */
 };
-
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (__u64)ts.tv_sec * 1000000000ull + (__u64)ts.tv_nsec;
-}
 
 static int cmp_u32(const void *a, const void *b)
 {
@@ -128,7 +120,7 @@ int pk_bpf_cost_start(const struct pk_event_desc *ev, unsigned int n,
 			goto fail;
 		}
 	}
-	c->start_ns = now_ns();
+	c->start_ns = pk_now_ns();
 	*out = c;
 	return 0;
 fail:
@@ -167,7 +159,7 @@ void pk_bpf_cost_print(const struct pk_bpf_cost *c, const struct pk_event_desc *
 		else
 			read_prog(c->fds[i], &after[i]);
 	}
-	pk_bpf_cost_report(f, ev, n, counts, c->before, after, c->nprogs, now_ns() - c->start_ns);
+	pk_bpf_cost_report(f, ev, n, counts, c->before, after, c->nprogs, pk_now_ns() - c->start_ns);
 	free(after);
 }
 

@@ -6,6 +6,7 @@
 
 #include <libiberty/demangle.h>
 
+#include "lib/util/text.h"
 #include "symbolization/demangle.h"
 
 /* Parameter lists and qualifiers, as c++filt prints them. No DMGL_VERBOSE:
@@ -20,15 +21,6 @@ static const struct {
 	{ "SP", '@' }, { "BP", '*' }, { "RF", '&' }, { "LT", '<' },
 	{ "GT", '>' }, { "LP", '(' }, { "RP", ')' }, { "C", ',' },
 };
-
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	return -1;
-}
 
 /* Code point C as UTF-8 at OUT: its length, or 0 for a surrogate, a value
  * past Unicode, or a control character (never part of an identifier). */
@@ -75,9 +67,9 @@ static size_t legacy_escape(const char *s, size_t len, char *out)
 	if (len < 2 || len > 7 || s[0] != 'u')
 		return 0;
 	for (size_t i = 1; i < len; i++) {
-		if (hexval(s[i]) < 0)
+		if (pk_hexval_lower(s[i]) < 0)
 			return 0;
-		c = c << 4 | (uint32_t)hexval(s[i]);
+		c = c << 4 | (uint32_t)pk_hexval_lower(s[i]);
 	}
 	return put_utf8(c, out);
 }

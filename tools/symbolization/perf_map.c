@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "lib/util/strpool.h"
+#include "lib/util/text.h"
 #include "symbolization/perf_map.h"
 
 /* One line: [start, end) named NAME. Its index is its line's order. */
@@ -72,17 +73,6 @@ const struct pk_perf_map_stats *pk_perf_map_stats(const struct pk_perf_map *m)
 
 /* --- parsing ---------------------------------------------------------------- */
 
-static int hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 static bool is_blank(char c)
 {
 	return c == ' ' || c == '\t';
@@ -96,11 +86,11 @@ static bool parse_hex(const char **p, const char *end, __u64 *v)
 	__u64 x = 0;
 	int d;
 
-	if (end - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && hexval(s[2]) >= 0)
+	if (end - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && pk_hexval(s[2]) >= 0)
 		s += 2;
-	if (s == end || hexval(*s) < 0)
+	if (s == end || pk_hexval(*s) < 0)
 		return false;
-	for (; s < end && (d = hexval(*s)) >= 0; s++) {
+	for (; s < end && (d = pk_hexval(*s)) >= 0; s++) {
 		if (x >> 60)
 			return false;
 		x = x << 4 | (__u64)d;

@@ -6,14 +6,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/sysmacros.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "bpf/probekit.h"
 #include "lib/kallsyms.h"
 #include "lib/proc_maps.h"
 #include "lib/symtab.h"
+#include "lib/util/clock.h"
 #include "lib/util/strpool.h"
+#include "lib/util/text.h"
 #include "lib/util/u64map.h"
 #include "lib/vdso_image.h"
 #include "symbolization/perf_map.h"
@@ -92,26 +93,11 @@ struct map_rec {
 	__u32 round;
 };
 
-static __u64 now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
-static const char *base_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s ? s + 1 : path;
-}
-
 /* What an unnamed address's file is called: its base name, a pseudo-file
  * ("[vdso]") without its brackets, so that it reads [vdso+0x79d]. */
 static const char *file_label(const char *path, int *len)
 {
-	const char *base = base_name(path);
+	const char *base = pk_base_name(path);
 	size_t n = strlen(base);
 
 	if (n > 2 && base[0] == '[' && base[n - 1] == ']') {
@@ -347,7 +333,7 @@ static int read_maps(struct pk_symbolizer *sym, struct proc *p)
 	struct pk_maps maps;
 	int err;
 
-	p->last_read_ns = now_ns();
+	p->last_read_ns = pk_now_ns();
 	p->read_once = true;
 	sym->stats.maps_reads++;
 	err = pk_maps_read(sym->proc_root, p->pid, true, &maps);
@@ -516,7 +502,7 @@ static struct pk_loc *resolve_kmap(struct pk_symbolizer *sym, struct proc *p, st
  */
 static const char *jit_name(struct proc *p, __u64 addr, __u64 *start, bool *final)
 {
-	__u64 now = now_ns();
+	__u64 now = pk_now_ns();
 	const char *name;
 
 	*final = p->gone;
@@ -564,7 +550,7 @@ static struct pk_loc *resolve_user(struct pk_symbolizer *sym, struct proc *p, __
 	if (!p->read_once)
 		read_maps(sym, p);
 	m = pk_maps_find(&p->maps, lookup);
-	if (!m && !p->gone && now_ns() - p->last_read_ns >= MAPS_REREAD_NS) {
+	if (!m && !p->gone && pk_now_ns() - p->last_read_ns >= MAPS_REREAD_NS) {
 		read_maps(sym, p);
 		m = pk_maps_find(&p->maps, lookup);
 	}

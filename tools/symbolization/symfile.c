@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "lib/symtab.h"
+#include "lib/util/text.h"
 #include "lib/util/u64map.h"
 #include "symbolization/debuginfo.h"
 #include "symbolization/demangle.h"
@@ -423,8 +424,7 @@ static struct symdata *try_build_id_dirs(struct pk_symfiles *files, const __u8 *
 
 	if (len < 2)
 		return NULL;
-	for (size_t i = 0; i < len; i++)
-		sprintf(hex + 2 * i, "%02x", id[i]);
+	pk_hex_bytes(id, len, hex);
 	for (size_t i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", dirs[i], hex, hex + 2);
 		d = try_source(files, path, id, len);
@@ -453,8 +453,7 @@ static char *hex_id(const __u8 *id, size_t len, bool *failed)
 
 	if (!len)
 		return NULL;
-	for (size_t i = 0; i < len; i++)
-		sprintf(hex + 2 * i, "%02x", id[i]);
+	pk_hex_bytes(id, len, hex);
 	s = strdup(hex);
 	*failed = !s;
 	return s;
