@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <ftw.h>
 #include <linux/bpf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -176,20 +178,56 @@ bool pk_e2e_parse_summary(const char *err, struct pk_e2e_summary *sum)
 		      &sum->read, &sum->lost, &sum->failed) == 3;
 }
 
+#define MAX_HELD	4096
+
+static __u32 held[MAX_HELD];	/* link ids pinned outside our pin directory */
+static int nheld;
+
+static int note_held(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	size_t n = strlen(pk_e2e_pin_dir());
+	char fdpath[64], target[64];
+	struct bpf_link_info info;
+	__u32 len = sizeof(info);
+	ssize_t tn;
+	int fd;
+
+	if (type == FTW_D && !strncmp(path, pk_e2e_pin_dir(), n) && (!path[n] || path[n] == '/'))
+		return FTW_SKIP_SUBTREE;
+	if (type != FTW_F || nheld == MAX_HELD)
+		return FTW_CONTINUE;
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return FTW_CONTINUE;	/* went away meanwhile, or not ours to open */
+	snprintf(fdpath, sizeof(fdpath), "/proc/self/fd/%d", fd);
+	tn = readlink(fdpath, target, sizeof(target) - 1);
+	target[tn > 0 ? tn : 0] = '\0';
+	memset(&info, 0, sizeof(info));
+	if (!strcmp(target, "anon_inode:bpf-link") && bpf_obj_get_info_by_fd(fd, &info, &len) == 0)
+		held[nheld++] = info.id;
+	close(fd);
+	return FTW_CONTINUE;
+}
+
 int pk_e2e_perf_links(void)
 {
 	__u32 id = 0;
 	int n = 0;
 
+	nheld = 0;
+	nftw("/sys/fs/bpf", note_held, 16, FTW_PHYS | FTW_ACTIONRETVAL);
 	while (bpf_link_get_next_id(id, &id) == 0) {
 		struct bpf_link_info info;
 		__u32 len = sizeof(info);
 		int fd = bpf_link_get_fd_by_id(id);
+		bool other = false;
 
 		if (fd < 0)
 			continue;	/* went away meanwhile */
+		for (int i = 0; i < nheld && !other; i++)
+			other = held[i] == id;
 		memset(&info, 0, sizeof(info));
-		if (bpf_obj_get_info_by_fd(fd, &info, &len) == 0 &&
+		if (!other && bpf_obj_get_info_by_fd(fd, &info, &len) == 0 &&
 		    info.type == BPF_LINK_TYPE_PERF_EVENT)
 			n++;
 		close(fd);

@@ -40,7 +40,12 @@ struct pk_e2e_summary {
 };
 bool pk_e2e_parse_summary(const char *err, struct pk_e2e_summary *sum);
 
-/* Number of perf_event BPF links in the system. */
+/* Number of perf_event BPF links in the system that no other session
+ * holds: links pinned anywhere in bpffs but under this test's pin directory
+ * are not counted, so that a make check running beside this one (its
+ * sessions are pinned under their own directories) does not move it. A
+ * session of this test, or one refused, that left a link behind is counted:
+ * the loader has exited, so a link it left is pinned under our directory. */
 int pk_e2e_perf_links(void);
 
 /* Folded-stack output as parsed by flamegraph.pl's rule: "STACK COUNT". */
