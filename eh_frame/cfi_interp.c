@@ -83,7 +83,7 @@ static void set_rule(struct interp *in, __u64 reg, __u8 kind, __s64 value,
 		.expr_len = (__u32)expr_len,
 	};
 
-	if (reg == EH_REG_RBP)
+	if (reg == PK_DWARF_RBP)
 		in->st.fp = r;
 	if (reg == in->cie->ra_reg)
 		in->st.ra = r;
@@ -93,7 +93,7 @@ static void restore_rule(struct interp *in, __u64 reg)
 {
 	static const struct cfi_rule unmentioned;
 
-	if (reg == EH_REG_RBP)
+	if (reg == PK_DWARF_RBP)
 		in->st.fp = in->init ? in->init->fp : unmentioned;
 	if (reg == in->cie->ra_reg)
 		in->st.ra = in->init ? in->init->ra : unmentioned;

@@ -27,11 +27,6 @@ int eh_fail(struct eh_error *err, int errno_val, const char *fmt, ...)
 #define EH_MAX_STATE_DEPTH	64		/* remember_state nesting */
 #define EH_MAX_ROWS		(1u << 26)	/* rows of one table */
 
-/* x86_64 DWARF register numbers we care about. */
-#define EH_REG_RBP	6
-#define EH_REG_RSP	7
-#define EH_REG_RIP	16
-
 /* ---- checksum.c: the 64-bit hash of cache files and content keys ------- */
 
 #define EH_HASH_INIT	0xcbf29ce484222325ull

@@ -91,8 +91,8 @@ static bool fits_s32(__s64 v)
  * (PLT1) or with 10 (PLT2): the push of the PLT slot moves the stack. */
 static __u8 match_plt(const struct op *ops, int n)
 {
-	if (n != 9 || !is_op(&ops[0], DW_OP_breg0, 8) || ops[0].reg != EH_REG_RSP ||
-	    !is_op(&ops[1], DW_OP_breg0, 0) || ops[1].reg != EH_REG_RIP ||
+	if (n != 9 || !is_op(&ops[0], DW_OP_breg0, 8) || ops[0].reg != PK_DWARF_RSP ||
+	    !is_op(&ops[1], DW_OP_breg0, 0) || ops[1].reg != PK_DWARF_RIP ||
 	    !is_op(&ops[2], DW_OP_lit0, 15) || ops[3].code != DW_OP_and ||
 	    ops[4].code != DW_OP_lit0 || ops[5].code != DW_OP_ge ||
 	    !is_op(&ops[6], DW_OP_lit0, 3) || ops[7].code != DW_OP_shl ||
@@ -121,7 +121,7 @@ void eh_classify_cfa_expr(const __u8 *expr, size_t len, struct pk_unwind_rule *r
 		return;
 	/* *(reg + N) [+ M]: gcc's stack realignment (DRAP) and friends */
 	if ((n == 2 || n == 3) && ops[0].code == DW_OP_breg0 &&
-	    ops[0].reg <= EH_REG_RIP && fits_s32(ops[0].num) &&
+	    ops[0].reg <= PK_DWARF_RIP && fits_s32(ops[0].num) &&
 	    ops[1].code == DW_OP_deref &&
 	    (n == 2 || ops[2].code == DW_OP_plus_uconst)) {
 		rule->cfa_type = PK_CFA_DEREF;
@@ -137,12 +137,12 @@ static void classify_cfa(const struct cfi_cfa *cfa, struct pk_unwind_rule *r)
 		eh_classify_cfa_expr(cfa->expr, cfa->expr_len, r);
 		return;
 	}
-	if (cfa->reg > EH_REG_RIP || !fits_s32(cfa->offset)) {
+	if (cfa->reg > PK_DWARF_RIP || !fits_s32(cfa->offset)) {
 		r->cfa_type = PK_CFA_UNSUPPORTED;
 		return;
 	}
-	r->cfa_type = cfa->reg == EH_REG_RSP ? PK_CFA_RSP :
-		      cfa->reg == EH_REG_RBP ? PK_CFA_RBP : PK_CFA_REG;
+	r->cfa_type = cfa->reg == PK_DWARF_RSP ? PK_CFA_RSP :
+		      cfa->reg == PK_DWARF_RBP ? PK_CFA_RBP : PK_CFA_REG;
 	r->cfa_reg = (__u8)cfa->reg;
 	r->cfa_offset = (__s32)cfa->offset;
 }

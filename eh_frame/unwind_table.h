@@ -32,6 +32,13 @@
 #define PK_UNWIND_BUILD_ID_MAX	64
 #define PK_UNWIND_MAX_RULES	65536		/* rule ids are __u16 */
 
+/* x86_64 DWARF register numbers (the psABI's DWARF register number
+ * mapping) that rules name: eh2table classifies by them, the BPF walk
+ * evaluates them. 0..PK_DWARF_RIP are the general registers and the PC. */
+#define PK_DWARF_RBP		6
+#define PK_DWARF_RSP		7
+#define PK_DWARF_RIP		16
+
 /* How the canonical frame address is computed. */
 enum pk_cfa_type {
 	PK_CFA_END = 0,		/* no FDE covers this PC: stop unwinding here */
