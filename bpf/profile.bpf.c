@@ -12,6 +12,9 @@
 #include <bpf/bpf_core_read.h>
 #include "bpf/probekit.h"
 #include "bpf/profile_sizes.h"
+#include "bpf/sample.bpf.h"
+#include "bpf/mapping_report.bpf.h"
+#include "bpf/cfi_walk.bpf.h"
 
 const volatile bool filter_pids = false;
 const volatile bool skip_idle = false;
@@ -44,25 +47,6 @@ struct {
 	__type(value, __u8);
 } targets SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, PK_RINGBUF_DEFAULT);
-} events SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, PK_CNT__MAX);
-	__type(key, __u32);
-	__type(value, __u64);
-} counters SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, PK_MAX_EVENTS * PK_ECNT_SLOTS);
-	__type(key, __u32);
-	__type(value, __u64);
-} event_counts SEC(".maps");
-
 /* Written by probe-load after load; never touched here. */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -87,40 +71,9 @@ struct {
 	__type(value, struct pk_session);
 } session SEC(".maps");
 
-static __always_inline void count_add(__u32 idx, __u64 n)
-{
-	__u64 *c = bpf_map_lookup_elem(&counters, &idx);
-
-	/* Atomic although per CPU: since programs other than perf_event's run
-	 * here, one of ours can interrupt another on its CPU (a cpu-clock
-	 * sample inside a uprobe's program), and both count. */
-	if (c)
-		__sync_fetch_and_add(c, n);
-}
-
-static __always_inline void count(__u32 idx)
-{
-	count_add(idx, 1);
-}
-
-static __always_inline void event_count(__u32 event, __u32 idx)
-{
-	__u32 key = event * PK_ECNT_SLOTS + idx;
-	__u64 *c;
-
-	if (event >= PK_MAX_EVENTS)
-		return;
-	c = bpf_map_lookup_elem(&event_counts, &key);
-	/* atomic although per CPU: a uprobe's program can be preempted by
-	 * another of ours on its CPU, and hit counts are meant to be exact */
-	if (c)
-		__sync_fetch_and_add(c, 1);
-}
-
-/* A sample is assembled in the per-CPU scratch of unwind.bpf.h, then
- * copied to the ring buffer at its real size: reserving PK_SAMPLE_MAX_SIZE
- * per sample would waste most of the buffer on short stacks. */
-#include "bpf/unwind.bpf.h"
+/* TASK_RUNNING, include/linux/sched.h (a #define: not in BTF): the state
+ * of a thread switched out runnable. */
+#define PK_TASK_RUNNING		0
 
 /* A blocked thread's sample, from the switch that took it off the CPU. */
 struct offcpu_slot {
@@ -253,7 +206,7 @@ static __always_inline struct pk_sample_buf *sample_begin(__u32 event)
 {
 	__u32 zero = 0;
 	__u32 *busy = bpf_map_lookup_elem(&busy_cpu, &zero);
-	struct pk_sample_buf *b = bpf_map_lookup_elem(&scratch, &zero);
+	struct pk_sample_buf *b = sample_buf_get();
 
 	if (!busy || !b)
 		return NULL;	/* cannot happen: index 0 of 1-entry arrays */
@@ -403,7 +356,7 @@ int BPF_PROG(pk_offcpu, bool preempt, struct task_struct *prev, struct task_stru
 		}
 	}
 
-	if (preempt || prev_state == 0 /* TASK_RUNNING */ ||
+	if (preempt || prev_state == PK_TASK_RUNNING ||
 	    !hit(event, prev->tgid, prev->pid, bpf_get_smp_processor_id()))
 		return 0;
 	slot = bpf_task_storage_get(&offcpu_slots, prev, NULL, BPF_LOCAL_STORAGE_GET_F_CREATE);

@@ -1,0 +1,543 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The user-stack unwinder (--unwind dwarf): walks a user stack with the
+ * unwind tables that probe-load and probe-read put in the unwind maps
+ * (bpf/probekit.h), up to PK_MAX_USTACK_DEPTH frames, from any BPF program
+ * type that may call bpf_loop() (perf_event, kprobe, tracepoint, fentry).
+ * Needs Linux 6.1+ (the maple tree of VMAs, bpf/vma.bpf.h) and bpf_loop
+ * (5.17).
+ *
+ * Addresses to tables: at each frame outside the mappings the walk has
+ * found, a VMA lookup gives the VMA that holds the PC as the kernel sees it
+ * now, its file's inode and vm_pgoff. The inode (dev, ino) keys
+ * unwind_files. Nothing follows exec, mmap, dlclose or exit: the VMA tree
+ * is always current, a range that another library reuses has another
+ * inode, and a process that starts while no probekit process runs needs
+ * nothing but tables for its files.
+ *
+ * Cost: one VMA lookup per frame outside the mappings of the frames before
+ * it, and a binary search only for PCs that miss a per-CPU cache of recent
+ * (table, PC) -> rule lookups.
+ */
+#ifndef PK_CFI_WALK_BPF_H
+#define PK_CFI_WALK_BPF_H
+
+#include "vmlinux/vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include "bpf/probekit.h"
+#include "eh_frame/unwind_table.h"
+#include "bpf/sample.bpf.h"
+#include "bpf/vma.bpf.h"
+#include "bpf/mapping_report.bpf.h"
+
+/* The walk reads x86-64 registers (pt_regs, DWARF numbers, the signal
+ * frame); another architecture needs its own. */
+#if !defined(__TARGET_ARCH_x86)
+#error "bpf/cfi_walk.bpf.h walks x86-64 stacks only: build with -D__TARGET_ARCH_x86"
+#endif
+
+/* Set by probe-load: walk user stacks with the tables (--unwind dwarf). */
+const volatile bool dwarf = false;
+
+/* The unwind maps. Sizes are probe-load's (bpf/profile_sizes.h); 1 here so that
+ * --unwind fp costs nothing. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct pk_file_key);
+	__type(value, struct pk_file_info);
+} unwind_files SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pk_table_info);
+} unwind_tables SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pk_pcs_chunk);
+} unwind_pcs SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pk_rule_ids_chunk);
+} unwind_rule_ids SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pk_unwind_rule);
+} unwind_rules SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pk_unwind_alloc);
+} unwind_alloc SEC(".maps");
+
+/* Recent rule lookups, direct-mapped. Table indices are never reused within
+ * a session, so an entry cannot go stale. */
+#define UW_CACHE_SLOTS	4096
+
+struct uw_cache_slot {
+	__u32 table_plus1;	/* 0: empty */
+	__u32 rel_pc;		/* PC - pc_base */
+	__u32 rule;		/* index into unwind_rules; PK_TABLE_NONE: END */
+	__u32 __pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, UW_CACHE_SLOTS);
+	__type(key, __u32);
+	__type(value, struct uw_cache_slot);
+} uw_cache SEC(".maps");
+
+/* The leaf's registers the walk keeps: DWARF numbers 0..PK_DWARF_RIP. */
+#define UW_NREGS	(PK_DWARF_RIP + 1)
+/* The window of user stack uw_read serves words from: one page. */
+#define UW_WIN		PK_PAGE_SIZE
+
+struct uw_state {
+	__u64 pc, sp, bp;
+	__u64 regs[UW_NREGS];	/* the leaf's registers, DWARF numbering */
+	__u32 kbase;		/* user frames start at frames[kbase] */
+	__u32 n;		/* user frames written */
+	__u8 end;		/* enum pk_ustack_end once stopped */
+	__u8 bp_valid;
+	__u8 exact_pc;		/* pc is where execution stopped, not a return
+				 * address: look it up as it is, not pc - 1 */
+	__u8 __pad;
+	__u16 fp_frames, missing_frames;
+	struct vma_cursor vma;	/* the mapping of the last PC, and the walk's */
+	__u64 win_base;		/* user address of win[0] (uw_read) */
+	__u8 win[UW_WIN];	/* UW_WIN bytes of the user stack */
+	__u64 fp_mask[PK_MAX_USTACK_DEPTH / 64];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct uw_state);
+} uw_states SEC(".maps");
+
+static __always_inline struct uw_state *uw_state_get(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&uw_states, &zero);
+}
+
+/* x86_64 DWARF register numbers -> pt_regs. */
+static __always_inline void uw_regs_from(struct uw_state *st, const struct pt_regs *r)
+{
+	st->regs[0] = r->ax;	st->regs[1] = r->dx;	st->regs[2] = r->cx;
+	st->regs[3] = r->bx;	st->regs[4] = r->si;	st->regs[5] = r->di;
+	st->regs[PK_DWARF_RBP] = r->bp;	st->regs[PK_DWARF_RSP] = r->sp;
+	st->regs[8] = r->r8;
+	st->regs[9] = r->r9;	st->regs[10] = r->r10;	st->regs[11] = r->r11;
+	st->regs[12] = r->r12;	st->regs[13] = r->r13;	st->regs[14] = r->r14;
+	st->regs[15] = r->r15;	st->regs[PK_DWARF_RIP] = r->ip;
+}
+
+/* Look ADDR's mapping up: vma.kind, and for tables vma.table and vma.delta,
+ * valid for [vma.start, vma.end_addr). false when no VMA holds ADDR. */
+static __always_inline bool uw_lookup_mapping(struct uw_state *st, __u64 addr)
+{
+	struct vma_cursor *v = &st->vma;
+	struct pk_file_info *fi;
+	struct pk_file_key key;
+	struct file *f;
+	__u64 off, file_start;
+	int found;
+
+	found = vma_at(v, addr, &key, &f);
+	if (found < 0)
+		return false;
+	if (!found) {
+		v->kind = VMA_ANON;
+		return true;
+	}
+	v->kind = VMA_TABLE;
+	fi = bpf_map_lookup_elem(&unwind_files, &key);
+	report_mapping(v, f, &key, fi ? fi->table : PK_TABLE_NONE);
+	if (!fi) {
+		v->kind = VMA_MISSING;
+		report_missing(v, &key);
+		return true;
+	}
+	if (fi->table == PK_TABLE_NONE) {
+		v->kind = VMA_REFUSED;
+		return true;
+	}
+	/* File offset -> ELF vaddr, through the executable segment that holds it. */
+	file_start = v->vm_pgoff << PK_PAGE_SHIFT;	/* the file offset at vm_start */
+	off = addr - v->vm_start + file_start;
+	for (int i = 0; i < PK_FILE_MAX_SEGS; i++) {
+		if (i >= fi->nsegs)
+			break;
+		if (off < fi->segs[i].off || off >= fi->segs[i].end)
+			continue;
+		v->table = fi->table;
+		v->delta = (__s64)(file_start - v->vm_start) + fi->segs[i].bias;
+		/* The segment's part of the VMA. */
+		if (fi->segs[i].off > file_start &&
+		    v->vm_start + fi->segs[i].off - file_start > v->start)
+			v->start = v->vm_start + fi->segs[i].off - file_start;
+		if (v->vm_start + fi->segs[i].end - file_start < v->end_addr)
+			v->end_addr = v->vm_start + fi->segs[i].end - file_start;
+		return true;
+	}
+	/* In the file but in no executable segment: not code we have rows for. */
+	v->kind = VMA_REFUSED;
+	return true;
+}
+
+/* What covers ADDR, as uw_lookup_mapping() says, from the ranges this walk
+ * has found when one holds it. Its mapping was reported when first found. */
+static __always_inline bool uw_find_mapping(struct uw_state *st, __u64 addr)
+{
+	if (vma_holds(&st->vma, addr))
+		return true;
+	if (vma_recall(&st->vma, addr))
+		return true;
+	if (!uw_lookup_mapping(st, addr))
+		return false;
+	vma_remember(&st->vma);
+	return true;
+}
+
+/* The rule for ELF vaddr VADDR of table vma.table: an index into
+ * unwind_rules, PK_TABLE_NONE for END, or -1 when the maps are inconsistent. */
+static __always_inline long uw_find_rule(struct uw_state *st, __u64 vaddr)
+{
+	struct pk_table_info *t;
+	struct uw_cache_slot *slot;
+	struct pk_pcs_chunk *chunk;
+	struct pk_rule_ids_chunk *ids;
+	__u32 table = st->vma.table, rel, lo, hi, idx, slot_idx;
+	long rule;
+
+	t = bpf_map_lookup_elem(&unwind_tables, &table);
+	if (!t)
+		return -1;
+	if (vaddr < t->pc_base || vaddr >= t->pc_end)
+		return PK_TABLE_NONE;
+	rel = vaddr - t->pc_base;
+	slot_idx = (rel * 2654435761u ^ table * 40503u) % UW_CACHE_SLOTS;
+	slot = bpf_map_lookup_elem(&uw_cache, &slot_idx);
+	if (slot && slot->table_plus1 == table + 1 && slot->rel_pc == rel)
+		return slot->rule;
+
+	/* The last row whose PC is <= rel; pcs[0] == 0, so there is one. */
+	lo = 0;
+	hi = t->nrows;
+	for (int i = 0; i < 27; i++) {	/* rows < 2^26 (eh_frame/README.md) */
+		__u32 mid, key;
+
+		if (hi - lo <= 1)
+			break;
+		mid = lo + (hi - lo) / 2;
+		idx = t->row_start + mid;
+		key = idx / PK_PCS_PER_CHUNK;
+		chunk = bpf_map_lookup_elem(&unwind_pcs, &key);
+		if (!chunk)
+			return -1;
+		if (chunk->pcs[idx % PK_PCS_PER_CHUNK] <= rel)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	idx = t->row_start + lo;
+	{
+		__u32 key = idx / PK_RULE_IDS_PER_CHUNK;
+
+		ids = bpf_map_lookup_elem(&unwind_rule_ids, &key);
+		if (!ids)
+			return -1;
+		rule = t->rule_start + ids->ids[idx % PK_RULE_IDS_PER_CHUNK];
+	}
+	if (slot) {
+		slot->table_plus1 = table + 1;
+		slot->rel_pc = rel;
+		slot->rule = rule;
+	}
+	return rule;
+}
+
+/*
+ * A user word. The walk reads a few words per frame, upwards through a few
+ * pages of stack: each read is served from a copy of the page it is in,
+ * taken with one bpf_probe_read_user when the walk first reaches that
+ * page, instead of one helper call per word. A page that cannot be copied
+ * whole (not resident) is read word by word.
+ */
+static __always_inline bool uw_read(struct uw_state *st, __u64 *dst, __u64 addr)
+{
+	__u64 off = addr - st->win_base;
+
+	if (off > UW_WIN - sizeof(*dst)) {
+		__u64 base = addr & ~(__u64)(UW_WIN - 1);
+
+		off = addr - base;
+		if (off > UW_WIN - sizeof(*dst) ||
+		    bpf_probe_read_user(st->win, UW_WIN, (const void *)base)) {
+			st->win_base = 1;	/* no window: 1 is never a page start */
+			return bpf_probe_read_user(dst, sizeof(*dst), (const void *)addr) == 0;
+		}
+		st->win_base = base;
+	}
+	*dst = *(__u64 *)&st->win[off & (UW_WIN - 1)];
+	return true;
+}
+
+/* A frame-pointer step from st->pc's frame, for code without a table: the
+ * caller's PC in *ra. Counted whether it succeeds or not: the frame had no
+ * table. */
+static __always_inline int uw_fp_step(struct uw_state *st, __u64 *ra)
+{
+	__u64 next_bp;
+	int stop = st->vma.kind == VMA_MISSING ? PK_END_NO_TABLE : PK_END_FP_FALLBACK;
+
+	st->fp_frames++;
+	if (st->vma.kind == VMA_MISSING)
+		st->missing_frames++;
+	/* RBP below the stack pointer is no frame pointer (frameless code). */
+	if (!st->bp_valid || !st->bp || st->bp + 16 <= st->sp)
+		return stop;
+	if (!uw_read(st, &next_bp, st->bp) || !uw_read(st, ra, st->bp + 8))
+		return stop;
+	st->sp = st->bp + 16;
+	st->bp = next_bp;
+	return 0;
+}
+
+/* rt_sigframe: the handler returns into __restore_rt with RSP at the
+ * ucontext; the interrupted registers are in uc_mcontext (the user ABI's
+ * struct ucontext and struct sigcontext_64, as BTF has them). */
+#define UW_SC(reg)	(__builtin_offsetof(struct ucontext, uc_mcontext) + \
+			 __builtin_offsetof(struct sigcontext_64, reg))
+
+/* One step with a rule: the caller's PC in *ra. 0, or how the walk ends. */
+static __always_inline int uw_rule_step(struct uw_state *st, __u32 rule_idx, __u64 *ra)
+{
+	struct pk_unwind_rule *r = bpf_map_lookup_elem(&unwind_rules, &rule_idx);
+	bool leaf = st->n == 1;
+	__u64 cfa, base, v;
+
+	if (!r)
+		return PK_END_UNSUPPORTED;
+	switch (r->cfa_type) {
+	case PK_CFA_END:
+		return PK_END_COMPLETE;
+	case PK_CFA_RSP:
+		cfa = st->sp + r->cfa_offset;
+		break;
+	case PK_CFA_RBP:
+		if (!st->bp_valid)
+			return PK_END_UNSUPPORTED;
+		cfa = st->bp + r->cfa_offset;
+		break;
+	case PK_CFA_PLT1:
+		cfa = st->sp + 8 + ((st->pc & 15) >= 11 ? 8 : 0);
+		break;
+	case PK_CFA_PLT2:
+		cfa = st->sp + 8 + ((st->pc & 15) >= 10 ? 8 : 0);
+		break;
+	case PK_CFA_DEREF:
+		if (r->cfa_reg == PK_DWARF_RSP)
+			base = st->sp;
+		else if (r->cfa_reg == PK_DWARF_RBP && st->bp_valid)
+			base = st->bp;
+		else if (leaf && r->cfa_reg < UW_NREGS)
+			base = st->regs[r->cfa_reg];
+		else
+			return PK_END_UNSUPPORTED;
+		if (!uw_read(st, &v, base + r->cfa_offset))
+			return PK_END_READ_FAULT;
+		cfa = v + r->cfa_deref_offset;
+		break;
+	case PK_CFA_REG:
+		if (!leaf || r->cfa_reg >= UW_NREGS)
+			return PK_END_UNSUPPORTED;
+		cfa = st->regs[r->cfa_reg] + r->cfa_offset;
+		break;
+	case PK_CFA_SIGNAL:
+		/* Continue in the interrupted frame, at the interrupted PC. */
+		if (!uw_read(st, &st->bp, st->sp + UW_SC(bp)) ||
+		    !uw_read(st, &v, st->sp + UW_SC(sp)) ||
+		    !uw_read(st, ra, st->sp + UW_SC(ip)))
+			return PK_END_READ_FAULT;
+		/* A handler may run on another stack (sigaltstack): no
+		 * "moves up" check here; the depth bounds a cycle. */
+		st->sp = v;
+		st->bp_valid = 1;
+		st->exact_pc = 1;
+		return 0;
+	default:
+		return PK_END_UNSUPPORTED;
+	}
+	if (cfa <= st->sp)
+		return PK_END_LOOP;
+	if (r->ra_type == PK_RA_UNDEFINED)
+		return PK_END_COMPLETE;
+	if (r->ra_type != PK_RA_CFA_OFFSET)
+		return PK_END_UNSUPPORTED;
+	if (!uw_read(st, ra, cfa + r->ra_offset))
+		return PK_END_READ_FAULT;
+	if (r->fp_type == PK_FP_CFA_OFFSET) {
+		if (!uw_read(st, &st->bp, cfa + r->fp_offset))
+			return PK_END_READ_FAULT;
+		st->bp_valid = 1;
+	} else if (r->fp_type != PK_FP_UNCHANGED) {
+		st->bp_valid = 0;
+	}
+	st->sp = cfa;
+	st->exact_pc = 0;
+	return 0;
+}
+
+/* bpf_loop body: record st->pc as user frame n, then find its caller. */
+static long uw_step(__u32 i, void *ctx)
+{
+	struct pk_sample_buf *b = sample_buf_get();
+	struct uw_state *st = uw_state_get();
+	__u32 idx;
+	__u64 ra = 0, lookup;
+	bool by_fp = false;
+	long rule;
+	int end;
+
+	if (!st || !b)
+		return 1;
+	if (st->n >= PK_MAX_USTACK_DEPTH) {
+		st->end = PK_END_DEPTH;
+		return 1;
+	}
+	idx = st->kbase + st->n;
+	if (idx >= PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH)
+		return 1;
+	b->frames[idx] = st->pc;
+	st->n++;
+
+	/* A return address points after the call, maybe past the end of the
+	 * caller's FDE (a noreturn call last in a function): look up PC - 1. */
+	lookup = st->exact_pc ? st->pc : st->pc - 1;
+	if (!uw_find_mapping(st, lookup)) {
+		st->end = PK_END_READ_FAULT;
+		return 1;
+	}
+	if (st->vma.kind == VMA_TABLE) {
+		rule = uw_find_rule(st, lookup + st->vma.delta);
+		if (rule < 0) {
+			st->end = PK_END_UNSUPPORTED;
+			return 1;
+		}
+		if (rule == PK_TABLE_NONE) {
+			st->end = PK_END_COMPLETE;
+			return 1;
+		}
+		end = uw_rule_step(st, rule, &ra);
+	} else {
+		end = uw_fp_step(st, &ra);
+		by_fp = true;
+	}
+	if (end) {
+		st->end = end;
+		return 1;
+	}
+	if (!ra) {		/* a zeroed return address ends some runtimes' stacks */
+		st->end = PK_END_COMPLETE;
+		return 1;
+	}
+	/* the caller, frame n, was found by a frame-pointer step; marked only
+	 * now that it will be recorded (not when the walk ends here) */
+	if (by_fp && st->n < PK_MAX_USTACK_DEPTH)
+		st->fp_mask[(st->n / 64) & 3] |= 1ull << (st->n % 64);
+	st->pc = ra;
+	return 0;
+}
+
+/*
+ * Walk the user stack whose registers are REGS (the user's, never a kernel
+ * pt_regs) into b->frames[kbase...], B being the scratch sample; fills
+ * b->s's user fields and flags. Returns the number of user frames.
+ */
+static __always_inline __u32 pk_unwind_user(struct pk_sample_buf *b, __u32 kbase,
+					    const struct pt_regs *regs)
+{
+	struct uw_state *st = uw_state_get();
+
+	if (!st)
+		return 0;
+	uw_regs_from(st, regs);
+	st->pc = regs->ip;
+	st->sp = regs->sp;
+	st->bp = regs->bp;
+	st->bp_valid = 1;
+	st->exact_pc = 1;
+	st->kbase = kbase;
+	st->n = 0;
+	st->end = PK_END_NONE;
+	vma_cursor_reset(&st->vma);
+	st->fp_frames = 0;
+	st->missing_frames = 0;
+	st->fp_mask[0] = st->fp_mask[1] = st->fp_mask[2] = st->fp_mask[3] = 0;
+	st->win_base = 1;
+	bpf_loop(PK_MAX_USTACK_DEPTH + 1, uw_step, NULL, 0);
+	if (st->end == PK_END_NONE)	/* the loop ran out: cannot happen */
+		st->end = PK_END_DEPTH;
+
+	b->s.ustack_end = st->end;
+	b->s.fp_frames = st->fp_frames;
+	b->s.fp_mask[0] = st->fp_mask[0];
+	b->s.fp_mask[1] = st->fp_mask[1];
+	b->s.fp_mask[2] = st->fp_mask[2];
+	b->s.fp_mask[3] = st->fp_mask[3];
+	b->s.hdr.flags |= PK_SAMPLE_USTACK_DWARF;
+	if (st->end == PK_END_DEPTH)
+		b->s.hdr.flags |= PK_SAMPLE_USTACK_TRUNC;
+	if (st->fp_frames) {
+		count_add(PK_CNT_FP_FRAMES, st->fp_frames);
+		count_add(PK_CNT_NO_TABLE_FRAMES, st->missing_frames);
+	}
+	return st->n < PK_MAX_USTACK_DEPTH ? st->n : PK_MAX_USTACK_DEPTH;
+}
+
+/* PF_KTHREAD, include/linux/sched.h (a #define: not in BTF). */
+#define UW_PF_KTHREAD		0x00200000
+/* The privilege level in CS: 3 in user mode (user_mode(),
+ * arch/x86/include/asm/ptrace.h; SEGMENT_RPL_MASK). */
+#define UW_SEGMENT_RPL_MASK	3
+
+/*
+ * The user registers of the current task: the sample's own when it
+ * interrupted user mode (CTX_REGS), else the ones saved at kernel entry.
+ * false for kernel threads, which have no user stack.
+ */
+static __always_inline bool pk_user_regs(const struct pt_regs *ctx_regs, struct pt_regs *out)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	if (task->flags & UW_PF_KTHREAD)
+		return false;
+	if (ctx_regs && (BPF_CORE_READ(ctx_regs, cs) & UW_SEGMENT_RPL_MASK)) {
+		return bpf_probe_read_kernel(out, sizeof(*out), ctx_regs) == 0;
+	}
+	return bpf_probe_read_kernel(out, sizeof(*out), (void *)bpf_task_pt_regs(task)) == 0;
+}
+
+#endif /* PK_CFI_WALK_BPF_H */

@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * What user space learns of the mappings samples go through, sent to the
+ * ring buffer ahead of the samples: PK_EVENT_MAPPING, once per (process,
+ * mapping), with the file's path as its dentries name it, and
+ * PK_EVENT_NO_TABLE, once per file the DWARF walk found no table for
+ * (bpf/probekit.h). With --unwind fp, the mappings of the frames that
+ * bpf_get_stack() found are reported too (pk_note_mappings).
+ */
+#ifndef PK_MAPPING_REPORT_BPF_H
+#define PK_MAPPING_REPORT_BPF_H
+
+#include "vmlinux/vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include "bpf/probekit.h"
+#include "bpf/sample.bpf.h"
+#include "bpf/vma.bpf.h"
+
+/* Set by probe-load with --unwind fp on a kernel with the maple tree of
+ * VMAs (6.1+): report the mappings of the frames bpf_get_stack() found, as
+ * the DWARF walk does of its own. */
+const volatile bool fp_mappings = false;
+
+/* Files already reported with PK_EVENT_NO_TABLE: one event per file. LRU,
+ * so a file whose table could not be made is reported again some time.
+ * Sizes are probe-load's (bpf/profile_sizes.h); 1 here so that --unwind fp
+ * costs nothing. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct pk_file_key);
+	__type(value, __u8);
+} unwind_seen SEC(".maps");
+
+/* (process, mapping)s already sent as PK_EVENT_MAPPING. LRU: a forgotten
+ * one is sent again, which costs a reader nothing. */
+struct report_mapping_key {
+	__u32 pid;
+	__u32 __pad;
+	__u64 vm_start, vm_pgoff;
+	struct pk_file_key file;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct report_mapping_key);
+	__type(value, __u8);
+} mappings_seen SEC(".maps");
+
+/* Room to build a path backwards in: the path ends at REPORT_PATH_BUF. */
+#define REPORT_PATH_BUF		512
+#define REPORT_PATH_DEPTH	32	/* components, mount points included */
+
+/* Per CPU: the records under assembly are too big for the BPF stack. */
+struct report_state {
+	struct pk_no_table ev;		/* a PK_EVENT_NO_TABLE under assembly */
+	struct pk_mapping_event mev;	/* a PK_EVENT_MAPPING under assembly */
+	__u64 path_dentry, path_vfsmnt;	/* report_path_step's walk */
+	__u32 path_pos;
+	__u32 path_done;
+	char pathbuf[REPORT_PATH_BUF + PK_MAPPING_PATH_MAX];	/* built backwards */
+	/* pk_note_mappings' walk: the user frames at scratch's frames[kbase...] */
+	__u32 note_kbase;
+	__u32 __pad;
+	struct vma_cursor note;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct report_state);
+} report_states SEC(".maps");
+
+static __always_inline struct report_state *report_state_get(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&report_states, &zero);
+}
+
+/* Tell user space once about a file that has no table, in V's VMA. */
+static __always_inline void report_missing(const struct vma_cursor *v, struct pk_file_key *key)
+{
+	struct report_state *rs = report_state_get();
+	__u8 one = 1;
+
+	if (!rs)
+		return;
+	if (bpf_map_update_elem(&unwind_seen, key, &one, BPF_NOEXIST))
+		return;		/* reported already (or the map is busy) */
+	rs->ev.hdr.type = PK_EVENT_NO_TABLE;
+	rs->ev.hdr.size = sizeof(rs->ev);
+	rs->ev.hdr.flags = 0;
+	rs->ev.dev = key->dev;
+	rs->ev.ino = key->ino;
+	rs->ev.vm_start = v->vm_start;
+	rs->ev.vm_end = v->vm_end;
+	rs->ev.vm_pgoff = v->vm_pgoff;
+	rs->ev.pid = bpf_get_current_pid_tgid() >> 32;
+	if (bpf_ringbuf_output(&events, &rs->ev, sizeof(rs->ev), BPF_RB_FORCE_WAKEUP)) {
+		/* Try again at a later sample. */
+		bpf_map_delete_elem(&unwind_seen, key);
+		count(PK_CNT_NO_TABLE_LOST);
+		return;
+	}
+	count(PK_CNT_NO_TABLE_EVENTS);
+}
+
+/*
+ * F's path into mev.path, the way the kernel's d_path() builds it: from
+ * the dentry up to its mount's root, then on from the mount point in the
+ * parent mount, up to the root of the mount tree (or REPORT_PATH_DEPTH
+ * components, or PK_MAPPING_PATH_MAX bytes: then PK_MAPPING_PATH_TRUNC).
+ * A deleted file keeps its last name. One bpf_loop step per component: an
+ * unrolled walk costs the verifier more than the whole unwinder.
+ */
+static long report_path_step(__u32 i, void *ctx)
+{
+	struct report_state *rs = report_state_get();
+	struct dentry *d, *parent;
+	struct vfsmount *vfsmnt;
+	struct mount *up;
+	__u32 len;
+
+	if (!rs)
+		return 1;
+	d = (struct dentry *)rs->path_dentry;
+	vfsmnt = (struct vfsmount *)rs->path_vfsmnt;
+	if (d == BPF_CORE_READ(vfsmnt, mnt_root)) {
+		struct mount *mnt = container_of(vfsmnt, struct mount, mnt);
+
+		up = BPF_CORE_READ(mnt, mnt_parent);
+		if (up == mnt) {
+			rs->path_done = 1;
+			return 1;
+		}
+		rs->path_dentry = (__u64)BPF_CORE_READ(mnt, mnt_mountpoint);
+		rs->path_vfsmnt = (__u64)&up->mnt;
+		return 0;
+	}
+	parent = BPF_CORE_READ(d, d_parent);
+	if (parent == d) {	/* the root of a tree with no mount above */
+		rs->path_done = 1;
+		return 1;
+	}
+	len = BPF_CORE_READ(d, d_name.len);
+	/* The path with this component must still fit in mev.path. */
+	if (len + 1 + (REPORT_PATH_BUF - rs->path_pos) >= PK_MAPPING_PATH_MAX)
+		return 1;
+	rs->path_pos -= len;
+	if (bpf_probe_read_kernel(&rs->pathbuf[rs->path_pos & (REPORT_PATH_BUF - 1)],
+				  len & (PK_MAPPING_PATH_MAX - 1), BPF_CORE_READ(d, d_name.name)))
+		return 1;
+	rs->path_pos--;
+	rs->pathbuf[rs->path_pos & (REPORT_PATH_BUF - 1)] = '/';
+	rs->path_dentry = (__u64)parent;
+	return 0;
+}
+
+static __always_inline void report_file_path(struct report_state *rs, struct file *f)
+{
+	__u32 len;
+
+	rs->path_dentry = (__u64)BPF_CORE_READ(f, f_path.dentry);
+	rs->path_vfsmnt = (__u64)BPF_CORE_READ(f, f_path.mnt);
+	rs->path_pos = REPORT_PATH_BUF;
+	rs->path_done = 0;
+	bpf_loop(REPORT_PATH_DEPTH, report_path_step, NULL, 0);
+	if (!rs->path_done)
+		rs->mev.hdr.flags |= PK_MAPPING_PATH_TRUNC;
+	/* < PK_MAPPING_PATH_MAX, as each step checks; the mask tells the
+	 * verifier (after the barrier, so that the compiler keeps it). */
+	len = REPORT_PATH_BUF - rs->path_pos;
+	barrier_var(len);
+	len &= PK_MAPPING_PATH_MAX - 1;
+	rs->mev.path_len = len;
+	if (len)
+		bpf_probe_read_kernel(rs->mev.path, len,
+				      &rs->pathbuf[rs->path_pos & (REPORT_PATH_BUF - 1)]);
+	rs->mev.path[len] = '\0';
+}
+
+/* Tell user space once per process where the file KEY (F; NULL: the vDSO)
+ * is mapped, V's VMA, before the sample that goes through it. */
+static __always_inline void report_mapping(const struct vma_cursor *v, struct file *f,
+					   const struct pk_file_key *key, __u32 table)
+{
+	struct report_state *rs = report_state_get();
+	struct report_mapping_key mk = {
+		.pid = bpf_get_current_pid_tgid() >> 32,
+		.vm_start = v->vm_start, .vm_pgoff = v->vm_pgoff, .file = *key,
+	};
+	__u8 one = 1;
+
+	if (!rs)
+		return;
+	if (bpf_map_lookup_elem(&mappings_seen, &mk) ||
+	    bpf_map_update_elem(&mappings_seen, &mk, &one, BPF_NOEXIST))
+		return;		/* sent already (or the map is busy) */
+	rs->mev.hdr.type = PK_EVENT_MAPPING;
+	rs->mev.hdr.size = sizeof(rs->mev);
+	rs->mev.hdr.flags = f ? 0 : PK_MAPPING_VDSO;
+	rs->mev.pid = mk.pid;
+	rs->mev.table = table;
+	rs->mev.vm_start = v->vm_start;
+	rs->mev.vm_end = v->vm_end;
+	rs->mev.vm_pgoff = v->vm_pgoff;
+	rs->mev.dev = key->dev;
+	rs->mev.ino = key->ino;
+	rs->mev.path_len = 0;
+	rs->mev.path[0] = '\0';
+	if (f)
+		report_file_path(rs, f);
+	if (bpf_ringbuf_output(&events, &rs->mev, sizeof(rs->mev), 0)) {
+		bpf_map_delete_elem(&mappings_seen, &mk);
+		count(PK_CNT_MAPPING_LOST);
+		return;
+	}
+	count(PK_CNT_MAPPING_EVENTS);
+}
+
+/* bpf_loop body of pk_note_mappings: report the mapping of user frame I. */
+static long report_note_step(__u32 i, void *ctx)
+{
+	struct report_state *rs = report_state_get();
+	struct pk_sample_buf *b = sample_buf_get();
+	struct vma_cursor *v;
+	struct pk_file_key key;
+	struct file *f;
+	__u64 addr, idx;
+	int found;
+
+	if (!rs || !b)
+		return 1;
+	v = &rs->note;
+	/* 64-bit: a 32-bit index is bounded on its subregister only, and
+	 * clang's zero extension loses that before the load */
+	idx = (__u64)rs->note_kbase + i;
+	if (idx >= PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH)
+		return 1;
+	addr = b->frames[idx] - (i > 0);	/* a return address: its call */
+	if (vma_holds(v, addr))
+		return 0;
+	if (vma_recall(v, addr))
+		return 0;	/* reported when first found */
+	found = vma_at(v, addr, &key, &f);
+	if (found < 0)
+		return 0;
+	v->kind = VMA_ANON;	/* any kind: [start, end) is looked up */
+	vma_remember(v);
+	if (found)
+		report_mapping(v, f, &key, PK_TABLE_NONE);
+	return 0;
+}
+
+/* --unwind fp (fp_mappings): report the mappings of the N user frames at
+ * the scratch sample's frames[kbase...] that were not reported for this
+ * process yet. */
+static __always_inline void pk_note_mappings(__u32 kbase, __u32 n)
+{
+	struct report_state *rs = report_state_get();
+
+	if (!rs)
+		return;
+	rs->note_kbase = kbase;
+	vma_cursor_reset(&rs->note);
+	bpf_loop(n, report_note_step, NULL, 0);
+}
+
+#endif /* PK_MAPPING_REPORT_BPF_H */

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * What every part of the sampler writes to: the ring buffer, the per-CPU
+ * scratch a sample is assembled in, and the loss counters (bpf/probekit.h
+ * says what user space reads of them).
+ */
+#ifndef PK_SAMPLE_BPF_H
+#define PK_SAMPLE_BPF_H
+
+#include "vmlinux/vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "bpf/probekit.h"
+#include "bpf/profile_sizes.h"
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, PK_RINGBUF_DEFAULT);
+} events SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PK_CNT__MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} counters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, PK_MAX_EVENTS * PK_ECNT_SLOTS);
+	__type(key, __u32);
+	__type(value, __u64);
+} event_counts SEC(".maps");
+
+/*
+ * The sample under assembly, per CPU: kernel frames, then user frames. It
+ * is copied to the ring buffer at its real size: reserving
+ * PK_SAMPLE_MAX_SIZE per sample would waste most of the buffer on short
+ * stacks.
+ */
+struct pk_sample_buf {
+	struct pk_sample s;
+	__u64 frames[PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pk_sample_buf);
+} scratch SEC(".maps");
+
+static __always_inline struct pk_sample_buf *sample_buf_get(void)
+{
+	__u32 zero = 0;
+
+	return bpf_map_lookup_elem(&scratch, &zero);
+}
+
+static __always_inline void count_add(__u32 idx, __u64 n)
+{
+	__u64 *c = bpf_map_lookup_elem(&counters, &idx);
+
+	/* Atomic although per CPU: since programs other than perf_event's run
+	 * here, one of ours can interrupt another on its CPU (a cpu-clock
+	 * sample inside a uprobe's program), and both count. */
+	if (c)
+		__sync_fetch_and_add(c, n);
+}
+
+static __always_inline void count(__u32 idx)
+{
+	count_add(idx, 1);
+}
+
+static __always_inline void event_count(__u32 event, __u32 idx)
+{
+	__u32 key = event * PK_ECNT_SLOTS + idx;
+	__u64 *c;
+
+	if (event >= PK_MAX_EVENTS)
+		return;
+	c = bpf_map_lookup_elem(&event_counts, &key);
+	/* atomic although per CPU: a uprobe's program can be preempted by
+	 * another of ours on its CPU, and hit counts are meant to be exact */
+	if (c)
+		__sync_fetch_and_add(c, 1);
+}
+
+#endif /* PK_SAMPLE_BPF_H */

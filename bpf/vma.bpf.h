@@ -1,0 +1,223 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The VMA that holds a user address, from the current mm's maple tree of
+ * VMAs (Linux 6.1+), and a cursor that remembers the last mappings found
+ * so that a walk through the same few mappings looks each up once.
+ */
+#ifndef PK_VMA_BPF_H
+#define PK_VMA_BPF_H
+
+#include "vmlinux/vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_core_read.h>
+#include "bpf/probekit.h"
+
+/* PAGE_SHIFT of x86-64 (arch/x86/include/asm/page_types.h): vm_pgoff
+ * counts pages of this size. Not in BTF. */
+#define PK_PAGE_SHIFT		12
+#define PK_PAGE_SIZE		(1ul << PK_PAGE_SHIFT)
+
+/* Maple tree encodings, #defines of the kernel that BTF does not carry. */
+#define MT_NODE_MASK		255ul	/* MAPLE_NODE_MASK, include/linux/maple_tree.h */
+#define MT_TYPE_SHIFT		3	/* MAPLE_NODE_TYPE_SHIFT, lib/maple_tree.c */
+#define MT_TYPE_MASK		15	/* MAPLE_NODE_TYPE_MASK, lib/maple_tree.c */
+/* xa_is_node() (include/linux/xarray.h): an internal entry (low bits 10)
+ * above the range of error and retry entries. */
+#define XA_INTERNAL_MASK	3ul
+#define XA_INTERNAL		2ul
+#define XA_NODE_MIN		4096ul
+/* Levels walked at most: a tree of millions of VMAs has fewer. */
+#define MT_MAX_DEPTH		8
+/* Pivots of the widest node read (maple_range_64), as vmlinux.h has it: the
+ * room to copy a node's pivots to. The running kernel's counts come from
+ * its BTF (vma_lookup). */
+#define MT_PIVOTS_MAX		(sizeof(((struct maple_range_64 *)0)->pivot) / \
+				 sizeof(((struct maple_range_64 *)0)->pivot[0]))
+
+/* What the cursor's user found for the range [start, end_addr); the cursor
+ * only keeps it. */
+enum vma_kind {
+	VMA_NONE = 0,		/* nothing looked up yet */
+	VMA_TABLE,		/* a file with a table: vaddr = PC + delta */
+	VMA_REFUSED,		/* a file with no table for good: frame pointers */
+	VMA_MISSING,		/* a file whose table is not loaded (yet) */
+	VMA_ANON,		/* anonymous or special memory (JIT): frame pointers */
+};
+
+/* Mappings a walk has found, to find again: a stack goes back and forth
+ * between the program and its libraries, and a VMA lookup is the dearest
+ * part of a frame. Only within one walk: between samples a range may be
+ * unmapped and reused. */
+#define VMA_RANGES		4
+
+struct vma_range {
+	__u64 start, end;	/* vma_cursor's start, end_addr */
+	__s64 delta;
+	__u32 table;
+	__u8 kind;
+	__u8 __pad[3];
+};
+
+/* Lives in a per-CPU map value: too big for the BPF stack. */
+struct vma_cursor {
+	/* The last VMA found. */
+	__u64 vm_start, vm_end, vm_pgoff;
+	/* The VMA (or the part of it its user narrowed it to) of the last
+	 * address, what is known of it, and for tables the table and the
+	 * delta to its ELF vaddrs. */
+	__u64 start, end_addr;
+	__s64 delta;
+	__u32 table;
+	__u8 kind;		/* enum vma_kind */
+	__u8 __pad[3];
+	struct vma_range ranges[VMA_RANGES];
+	__u32 nranges;		/* found so far in this walk (ranges[n % VMA_RANGES]) */
+	__u32 __pad2;
+	__u64 pivots[MT_PIVOTS_MAX];	/* a maple node's, while looking one up */
+};
+
+/* Forget what an earlier walk found. */
+static __always_inline void vma_cursor_reset(struct vma_cursor *v)
+{
+	v->kind = VMA_NONE;
+	v->nranges = 0;
+}
+
+/*
+ * The VMA that holds ADDR, or NULL. bpf_find_vma() cannot serve here: in a
+ * program that runs with interrupts off (perf_event), it releases mmap_lock
+ * through a per-CPU irq_work that stays queued until the interrupt returns,
+ * so every call after the first in one run fails with -EBUSY. Instead this
+ * walks the mm's maple tree the way the kernel's own lockless lookup
+ * (mtree_lookup_walk) does: nodes are freed only after an RCU grace period,
+ * BPF programs run inside an RCU read section, and every read is a
+ * bpf_probe_read_kernel, so a concurrent munmap gives at worst a miss or a
+ * VMA that the containment check below rejects.
+ */
+static __always_inline struct vm_area_struct *vma_lookup(struct vma_cursor *v, __u64 addr)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct vm_area_struct *vma;
+	unsigned long entry;
+
+	entry = (unsigned long)BPF_CORE_READ(task, mm, mm_mt.ma_root);
+	/* xa_is_node(): the root is a node (MAPLE_ROOT_NODE set), not a
+	 * single entry, as in any mm with more than one VMA. */
+	if ((entry & XA_INTERNAL_MASK) != XA_INTERNAL || entry <= XA_NODE_MIN)
+		return NULL;
+	for (int depth = 0; depth < MT_MAX_DEPTH; depth++) {
+		struct maple_node *node;
+		unsigned int type, npivots, off;
+		__u32 size;
+		void **slots;
+		void *pivots;
+
+		if (entry <= XA_NODE_MIN)
+			return NULL;
+		node = (struct maple_node *)(entry & ~MT_NODE_MASK);
+		type = (entry >> MT_TYPE_SHIFT) & MT_TYPE_MASK;
+		if (type == bpf_core_enum_value(enum maple_type, maple_arange_64)) {
+			size = bpf_core_field_size(node->ma64.pivot);
+			pivots = &node->ma64.pivot;
+			slots = node->ma64.slot;
+		} else if (type == bpf_core_enum_value(enum maple_type, maple_range_64) ||
+			   type == bpf_core_enum_value(enum maple_type, maple_leaf_64)) {
+			size = bpf_core_field_size(node->mr64.pivot);
+			pivots = &node->mr64.pivot;
+			slots = node->mr64.slot;
+		} else {
+			return NULL;
+		}
+		if (size > sizeof(v->pivots) ||
+		    bpf_probe_read_kernel(v->pivots, size, pivots))
+			return NULL;
+		npivots = size / sizeof(v->pivots[0]);
+		for (off = 0; off < MT_PIVOTS_MAX; off++)
+			if (off >= npivots || v->pivots[off] >= addr)
+				break;
+		if (bpf_probe_read_kernel(&entry, sizeof(entry), &slots[off]))
+			return NULL;
+		if (type == bpf_core_enum_value(enum maple_type, maple_leaf_64)) {
+			vma = (struct vm_area_struct *)entry;
+			if (!vma || BPF_CORE_READ(vma, vm_start) > addr ||
+			    BPF_CORE_READ(vma, vm_end) <= addr)
+				return NULL;
+			return vma;
+		}
+	}
+	return NULL;
+}
+
+/*
+ * The VMA that holds ADDR into V (vm_start, vm_end, vm_pgoff, and [start,
+ * end_addr) for the next addresses), and what it maps: the file's inode in
+ * *KEY and the file in *F (NULL for the vDSO, keyed PK_VDSO_*). Returns 1
+ * for a file or the vDSO, 0 for anonymous or special memory, -1 when no VMA
+ * holds ADDR.
+ */
+static __always_inline int vma_at(struct vma_cursor *v, __u64 addr, struct pk_file_key *key,
+				  struct file **f)
+{
+	struct vm_area_struct *vma = vma_lookup(v, addr);
+
+	if (!vma)
+		return -1;
+	v->vm_start = v->start = BPF_CORE_READ(vma, vm_start);
+	v->vm_end = v->end_addr = BPF_CORE_READ(vma, vm_end);
+	v->vm_pgoff = BPF_CORE_READ(vma, vm_pgoff);
+	*f = BPF_CORE_READ(vma, vm_file);
+	if (*f) {
+		key->ino = BPF_CORE_READ(*f, f_inode, i_ino);
+		key->dev = BPF_CORE_READ(*f, f_inode, i_sb, s_dev);
+		return 1;
+	}
+	if (v->vm_start == (__u64)BPF_CORE_READ(vma, vm_mm, context.vdso)) {
+		key->dev = PK_VDSO_DEV;
+		key->ino = PK_VDSO_INO;
+		v->vm_pgoff = 0;
+		return 1;
+	}
+	return 0;
+}
+
+/* Whether the range last looked up holds ADDR. */
+static __always_inline bool vma_holds(const struct vma_cursor *v, __u64 addr)
+{
+	return v->kind != VMA_NONE && addr >= v->start && addr < v->end_addr;
+}
+
+/* Make V's mapping the one of the ranges this walk found that holds ADDR:
+ * true when one does. */
+static __always_inline bool vma_recall(struct vma_cursor *v, __u64 addr)
+{
+	struct vma_range *r;
+
+	for (__u32 i = 0; i < VMA_RANGES; i++) {
+		if (i >= v->nranges)
+			break;
+		r = &v->ranges[i & (VMA_RANGES - 1)];
+		if (addr >= r->start && addr < r->end) {
+			v->kind = r->kind;
+			v->start = r->start;
+			v->end_addr = r->end;
+			v->table = r->table;
+			v->delta = r->delta;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Remember V's mapping, just looked up, in place of the oldest. */
+static __always_inline void vma_remember(struct vma_cursor *v)
+{
+	struct vma_range *r = &v->ranges[v->nranges++ & (VMA_RANGES - 1)];
+
+	r->start = v->start;
+	r->end = v->end_addr;
+	r->kind = v->kind;
+	r->table = v->table;
+	r->delta = v->delta;
+}
+
+#endif /* PK_VMA_BPF_H */
