@@ -102,7 +102,7 @@ printf "| perf record -F %s -a --call-graph dwarf | not measured | not measured 
 printf "\nperf record CPU / probekit dwarf CPU (BPF + probe-read): **%.1fx**; perf.data bytes / probekit bytes (ring buffer + output): **%.0fx** (medians of per-run ratios).\n",
 	$cpu_ratio, $byte_ratio;
 print "Target: probekit dwarf share <= 0.1 %. Machine time = $ENV{SYS_SECONDS} s x $ENV{NCPU} CPUs. BPF CPU: run_time_ns of all of the\n";
-print "session\'s programs over probe-read\'s run; BPF per sample: profile_sample\'s run time per run (idle included).\n";
+print "session\'s programs over probe-read\'s run; BPF per sample: pk_perf_event\'s run time per run (idle included).\n";
 print "Steady state: BPF plus probe-read\'s CPU rate after its first $ENV{STEADY_AFTER} s (/proc/PID/schedstat), what a long session costs.\n";
 print "perf\'s kernel side (it copies 8 KiB of user stack per sample in the interrupt) is in no figure: its CPU is a\n";
 print "lower bound. Whole stacks: the workload\'s samples whose stack reaches main or _start.\n";
@@ -125,5 +125,5 @@ printf "| warm | %.0f ms | %.1fx | %d | %d | %.1f MiB | **%.2f** | %d | %d | %d 
 	$q{warm}, $q{ww}, $w[0], $w[1], $w[2] / 1048576, $w[1] ? $w[2] / $w[1] : 0, @w[3..5];
 printf "| --unwind fp (reference) | %.0f ms | 1.0x | | | | | | | |\n", $q{fp};
 print "Tables, rows and bytes: the last run's \"unwind tables:\" line (they follow what runs on the machine).\n";
-print "BPF_PROG_LOAD of profile_sample (the verifier), one run under strace -T: dwarf $ENV{load_dwarf} ms, fp $ENV{load_fp} ms.\n";
+print "BPF_PROG_LOAD of pk_perf_event (the verifier), one run under strace -T: dwarf $ENV{load_dwarf} ms, fp $ENV{load_fp} ms.\n";
 }

@@ -5,7 +5,7 @@
 # timed assertion (a noisy 2-CPU VM with only the cpu-clock software event).
 #
 #  1. BPF time per sample (kernel.bpf_stats_enabled: run_time_ns / run_cnt of
-#     profile_sample) of --unwind dwarf against --unwind fp on the same
+#     pk_perf_event) of --unwind dwarf against --unwind fp on the same
 #     no-frame-pointer workload (bench/deep.c: a recursion $DEPTHS frames
 #     deep, one process pinned to the one CPU sampled, -C), and against
 #     --unwind fp on the frame-pointer build of the same code (the walk fp
@@ -161,7 +161,7 @@ for ((i = 0; i < RUNS; i++)); do
 	echo "$cold $warm $fp $ct $cr $cb $cx $cy $cz $wt $wr $wb $wx $wy $wz" >> "$tmp/startup"
 done
 rm -rf "$tmp/cold"
-# Where start-up goes: the BPF_PROG_LOAD of profile_sample (the verifier),
+# Where start-up goes: the BPF_PROG_LOAD of pk_perf_event (the verifier),
 # one run of each under strace -T.
 prog_load_ms() {
 	strace -f -T -e trace=bpf -o "$tmp/strace" "$LOAD" --pin-dir "$PIN" "$@" 2>/dev/null ||
@@ -195,7 +195,7 @@ one_bpf() {
 	read -r ns cnt <<< "$(prog_stats $(prog_ids "e0-cpu$BENCH_CPU"))"
 	read -r _ filtered <<< "$(counters)"
 	"$LOAD" --unload --pin-dir "$PIN"
-	[ "$((cnt - filtered))" -gt 0 ] || die "profile_sample never ran past the filter (--unwind $mode, depth $depth)"
+	[ "$((cnt - filtered))" -gt 0 ] || die "pk_perf_event never ran past the filter (--unwind $mode, depth $depth)"
 	read -r samples frames whole <<< "$(folded_stats "$tmp/bpf.folded" "$comm")"
 	echo "$((ns / (cnt - filtered))) $cnt $samples $frames $whole"
 	[ "$mode" = fp ] || ustack_line "$tmp/read.err" > "$tmp/ustack-$depth"
@@ -221,7 +221,7 @@ sleep 0.5
 # READ_USER_MS READ_SYS_MS RING_BYTES OUT_BYTES SAMPLES FRAMES WHOLE
 # READ_AT_MS PS_NS". READ_AT_MS: probe-read's CPU time (schedstat) after
 # $STEADY_AFTER s, when its start-up is over (kallsyms, the first symbol
-# tables and unwind tables). PS_NS: profile_sample's run time per run
+# tables and unwind tables). PS_NS: pk_perf_event's run time per run
 # (sampled or filtered: the idle task too) over probe-read's run.
 one_sys() {
 	local mode=$1 ids ps p0 p1 cr rp at=0

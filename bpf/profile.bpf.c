@@ -281,7 +281,7 @@ static __always_inline int on_hit(void *ctx, const struct pt_regs *ctx_regs, __u
 /* Perf events: cpu-clock, cycles, page faults... The attach cookie is the
  * event; the period is the sample's weight. */
 SEC("perf_event")
-int profile_sample(struct bpf_perf_event_data *ctx)
+int pk_perf_event(struct bpf_perf_event_data *ctx)
 {
 	return on_hit(ctx, (struct pt_regs *)&ctx->regs, bpf_get_attach_cookie(ctx),
 		      ctx->sample_period ?: 1);
@@ -383,7 +383,7 @@ int BPF_PROG(pk_offcpu, bool preempt, struct task_struct *prev, struct task_stru
 /* A target's new child process becomes a target too (new threads share
  * the tgid and need nothing). */
 SEC("tp_btf/sched_process_fork")
-int BPF_PROG(follow_fork, struct task_struct *parent, struct task_struct *child)
+int BPF_PROG(pk_follow_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = parent->tgid, ctgid = child->tgid;
 	__u8 one = 1;
@@ -398,7 +398,7 @@ int BPF_PROG(follow_fork, struct task_struct *parent, struct task_struct *child)
  * do_exit() decrements signal->live before this tracepoint, so 0 means the
  * whole thread group is gone. probe-read stops when targets is empty. */
 SEC("tp_btf/sched_process_exit")
-int BPF_PROG(forget_exit, struct task_struct *task)
+int BPF_PROG(pk_forget_exit, struct task_struct *task)
 {
 	__u32 tgid = task->tgid;
 

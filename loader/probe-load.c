@@ -186,8 +186,8 @@ static int configure(struct load *l)
 			return pk_err(l->err, ret, "mappings_seen: %s", strerror(-ret));
 	}
 	/* Without targets there is nothing for the fork/exit programs to do. */
-	bpf_program__set_autoload(skel->progs.follow_fork, follow);
-	bpf_program__set_autoload(skel->progs.forget_exit, follow);
+	bpf_program__set_autoload(skel->progs.pk_follow_fork, follow);
+	bpf_program__set_autoload(skel->progs.pk_forget_exit, follow);
 	return 0;
 }
 
@@ -257,7 +257,7 @@ static int add_targets(struct load *l)
 	return 0;
 }
 
-/* A target that exited while we loaded was missed by forget_exit. */
+/* A target that exited while we loaded was missed by pk_forget_exit. */
 static void drop_exited_targets(struct load *l)
 {
 	int fd = bpf_map__fd(l->skel->maps.targets);
@@ -273,12 +273,12 @@ static int attach_follow(struct load *l)
 
 	if (!l->ntgids)
 		return 0;
-	skel->links.follow_fork = bpf_program__attach(skel->progs.follow_fork);
-	if (!skel->links.follow_fork)
+	skel->links.pk_follow_fork = bpf_program__attach(skel->progs.pk_follow_fork);
+	if (!skel->links.pk_follow_fork)
 		return pk_err(l->err, -errno, "cannot attach to sched_process_fork: %s",
 			      strerror(errno));
-	skel->links.forget_exit = bpf_program__attach(skel->progs.forget_exit);
-	if (!skel->links.forget_exit)
+	skel->links.pk_forget_exit = bpf_program__attach(skel->progs.pk_forget_exit);
+	if (!skel->links.pk_forget_exit)
 		return pk_err(l->err, -errno, "cannot attach to sched_process_exit: %s",
 			      strerror(errno));
 	return 0;
@@ -327,11 +327,11 @@ static int pin_all(struct load *l)
 	int ret;
 
 	ret = pk_events_pin(&l->events, p, l->err);
-	if (!ret && skel->links.follow_fork)
-		ret = pk_pins_add(p, bpf_link__fd(skel->links.follow_fork),
+	if (!ret && skel->links.pk_follow_fork)
+		ret = pk_pins_add(p, bpf_link__fd(skel->links.pk_follow_fork),
 				  PK_PIN_LINKS_DIR "/fork", l->err);
-	if (!ret && skel->links.forget_exit)
-		ret = pk_pins_add(p, bpf_link__fd(skel->links.forget_exit),
+	if (!ret && skel->links.pk_forget_exit)
+		ret = pk_pins_add(p, bpf_link__fd(skel->links.pk_forget_exit),
 				  PK_PIN_LINKS_DIR "/exit", l->err);
 	if (!ret)
 		ret = pk_pins_add(p, bpf_map__fd(skel->maps.events), PK_PIN_EVENTS, l->err);
@@ -361,10 +361,10 @@ static int pin_all(struct load *l)
 static void disconnect_links(struct load *l)
 {
 	pk_events_disconnect(&l->events);
-	if (l->skel->links.follow_fork)
-		bpf_link__disconnect(l->skel->links.follow_fork);
-	if (l->skel->links.forget_exit)
-		bpf_link__disconnect(l->skel->links.forget_exit);
+	if (l->skel->links.pk_follow_fork)
+		bpf_link__disconnect(l->skel->links.pk_follow_fork);
+	if (l->skel->links.pk_forget_exit)
+		bpf_link__disconnect(l->skel->links.pk_forget_exit);
 }
 
 /*

@@ -236,7 +236,7 @@ int pk_events_configure(struct pk_events *evs, struct profile_bpf *skel, char er
 			break;
 		}
 	}
-	bpf_program__set_autoload(skel->progs.profile_sample, perf);
+	bpf_program__set_autoload(skel->progs.pk_perf_event, perf);
 	bpf_program__set_autoload(skel->progs.pk_tracepoint, tp);
 	bpf_program__set_autoload(skel->progs.pk_uprobe, uprobe);
 	bpf_program__set_autoload(skel->progs.pk_kprobe, kprobe);
@@ -247,7 +247,7 @@ int pk_events_configure(struct pk_events *evs, struct profile_bpf *skel, char er
 static struct bpf_program *event_prog(struct profile_bpf *skel, const struct pk_event *ev)
 {
 	switch (ev->desc.kind) {
-	case PK_EVK_PERF:	return skel->progs.profile_sample;
+	case PK_EVK_PERF:	return skel->progs.pk_perf_event;
 	case PK_EVK_OFFCPU:	return skel->progs.pk_offcpu;
 	case PK_EVK_KPROBE:	return ev->fentry_slot >= 0 ? fentry_prog(skel, ev->fentry_slot) :
 					       skel->progs.pk_kprobe;
