@@ -186,7 +186,7 @@ static __always_inline bool uw_lookup_mapping(struct uw_state *st, __u64 addr)
 	/* File offset -> ELF vaddr, through the executable segment that holds it. */
 	file_start = v->vm_pgoff << PK_PAGE_SHIFT;	/* the file offset at vm_start */
 	off = addr - v->vm_start + file_start;
-	for (int i = 0; i < PK_FILE_MAX_SEGS; i++) {
+	for (__u32 i = 0; i < PK_FILE_MAX_SEGS; i++) {
 		if (i >= fi->nsegs)
 			break;
 		if (off < fi->segs[i].off || off >= fi->segs[i].end)
@@ -421,6 +421,8 @@ static long uw_step(__u32 i, void *ctx)
 	long rule;
 	int end;
 
+	(void)i;
+	(void)ctx;
 	if (!st || !b)
 		return 1;
 	if (st->n >= PK_MAX_USTACK_DEPTH) {

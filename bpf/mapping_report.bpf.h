@@ -125,6 +125,8 @@ static long report_path_step(__u32 i, void *ctx)
 	struct mount *up;
 	__u32 len;
 
+	(void)i;
+	(void)ctx;
 	if (!rs)
 		return 1;
 	d = (struct dentry *)rs->path_dentry;
@@ -233,6 +235,7 @@ static long report_note_step(__u32 i, void *ctx)
 	__u64 addr, idx;
 	int found;
 
+	(void)ctx;
 	if (!rs || !b)
 		return 1;
 	v = &rs->note;

@@ -388,6 +388,7 @@ int BPF_PROG(pk_follow_fork, struct task_struct *parent, struct task_struct *chi
 	__u32 ptgid = parent->tgid, ctgid = child->tgid;
 	__u8 one = 1;
 
+	(void)ctx;	/* BPF_PROG's, the raw arguments: not needed here */
 	if (ptgid == ctgid || !bpf_map_lookup_elem(&targets, &ptgid))
 		return 0;
 	bpf_map_update_elem(&targets, &ctgid, &one, BPF_ANY);
@@ -402,6 +403,7 @@ int BPF_PROG(pk_forget_exit, struct task_struct *task)
 {
 	__u32 tgid = task->tgid;
 
+	(void)ctx;	/* BPF_PROG's, the raw arguments: not needed here */
 	if (BPF_CORE_READ(task, signal, live.counter) == 0)
 		bpf_map_delete_elem(&targets, &tgid);
 	return 0;
