@@ -66,7 +66,7 @@ static int key_of(const struct eh_elf_file *ef, char *buf, size_t len)
 		      len - (sizeof(NO_BUILD_ID_PREFIX) - 1));
 }
 
-int eh_cache_key(const char *path, char *buf, size_t len, struct eh_error *err)
+int eh_cache_key(const char *path, char *buf, size_t len, char err[PK_ERR_LEN])
 {
 	struct eh_elf_file *ef;
 	int ret;
@@ -76,7 +76,7 @@ int eh_cache_key(const char *path, char *buf, size_t len, struct eh_error *err)
 		return ret;
 	ret = key_of(ef, buf, len);
 	if (ret)
-		eh_fail(err, -ret, "cache key does not fit in %zu bytes", len);
+		pk_err(err, ret, "cache key does not fit in %zu bytes", len);
 	eh_elf_file_close(ef);
 	return ret;
 }
@@ -97,13 +97,13 @@ int eh_cache_path(const char *root, const char *key, char *buf, size_t len)
 }
 
 /* mkdir -p of the directory holding FILE. */
-static int make_parent_dirs(const char *file, struct eh_error *err)
+static int make_parent_dirs(const char *file, char err[PK_ERR_LEN])
 {
 	char dir[4096];
 	char *p;
 
 	if (fit(dir, sizeof(dir), snprintf(dir, sizeof(dir), "%s", file)))
-		return eh_fail(err, ENAMETOOLONG, "cache path too long");
+		return pk_err(err, -ENAMETOOLONG, "cache path too long");
 	p = strrchr(dir, '/');
 	if (!p || p == dir)
 		return 0;
@@ -115,7 +115,7 @@ static int make_parent_dirs(const char *file, struct eh_error *err)
 			continue;
 		*p = '\0';
 		if (mkdir(dir, 0755) && errno != EEXIST)
-			return eh_fail(err, errno, "cannot create %s: %s", dir,
+			return pk_err(err, -errno, "cannot create %s: %s", dir,
 				       strerror(errno));
 		if (last)
 			return 0;
@@ -135,7 +135,7 @@ static bool same_build_id(const struct eh_unwind_table *t, const struct eh_elf_f
 
 int eh_cache_get(const char *path, const struct eh_cache_opts *opts,
 		 struct eh_unwind_table **out, char *cache_path, size_t cache_path_len,
-		 struct eh_error *err)
+		 char err[PK_ERR_LEN])
 {
 	char root[4096], key[2 * PK_UNWIND_BUILD_ID_MAX + 1], file[4096];
 	struct eh_unwind_table *t = NULL;
@@ -144,7 +144,7 @@ int eh_cache_get(const char *path, const struct eh_cache_opts *opts,
 
 	ret = eh_cache_root(EH_OPT(opts, cache_dir, NULL), root, sizeof(root));
 	if (ret)
-		return eh_fail(err, -ret, ret == -ENOENT ?
+		return pk_err(err, ret, ret == -ENOENT ?
 			       "no cache directory: set HOME or " EH_CACHE_ENV :
 			       "cache directory path too long");
 	ret = eh_elf_file_open(path, &ef, err);
@@ -154,12 +154,12 @@ int eh_cache_get(const char *path, const struct eh_cache_opts *opts,
 	if (!ret)
 		ret = eh_cache_path(root, key, file, sizeof(file));
 	if (ret) {
-		ret = eh_fail(err, -ret, "cache path too long");
+		ret = pk_err(err, ret, "cache path too long");
 		goto out;
 	}
 	if (cache_path && fit(cache_path, cache_path_len,
 			      snprintf(cache_path, cache_path_len, "%s", file))) {
-		ret = eh_fail(err, ENAMETOOLONG, "cache path does not fit the buffer");
+		ret = pk_err(err, -ENAMETOOLONG, "cache path does not fit the buffer");
 		goto out;
 	}
 

@@ -61,7 +61,7 @@ struct interp {
 	unsigned int depth;
 	cfi_row_fn fn;
 	void *arg;
-	struct eh_error *err;
+	char *err;
 };
 
 static const char *entry_kind(const struct interp *in)
@@ -71,7 +71,7 @@ static const char *entry_kind(const struct interp *in)
 
 static int bad(struct interp *in, int errno_val, const char *what)
 {
-	return eh_fail(in->err, errno_val, "%s: %s at 0x%llx: %s", in->s->name,
+	return pk_err(in->err, -errno_val, "%s: %s at 0x%llx: %s", in->s->name,
 		       entry_kind(in), (unsigned long long)in->entry_off, what);
 }
 
@@ -314,7 +314,7 @@ static int run(struct interp *in, const __u8 *p, const __u8 *end)
  * remember_state pushed is ever read, so clearing it per FDE is waste. */
 static void interp_init(struct interp *in, const struct cfi_section *s,
 			const struct cfi_cie *cie, const struct cfi_state *init,
-			__u64 entry_off, struct eh_error *err)
+			__u64 entry_off, char err[PK_ERR_LEN])
 {
 	memset(in, 0, offsetof(struct interp, stack));
 	in->depth = 0;
@@ -328,7 +328,7 @@ static void interp_init(struct interp *in, const struct cfi_section *s,
 }
 
 int eh_cfi_run_cie(const struct cfi_section *s, const struct cfi_cie *cie,
-		struct cfi_state *init, struct eh_error *err)
+		struct cfi_state *init, char err[PK_ERR_LEN])
 {
 	struct interp in;
 	int ret;
@@ -342,7 +342,7 @@ int eh_cfi_run_cie(const struct cfi_section *s, const struct cfi_cie *cie,
 
 int eh_cfi_run_fde(const struct cfi_section *s, const struct cfi_fde *fde,
 		const struct cfi_state *init, cfi_row_fn fn, void *arg,
-		struct eh_error *err)
+		char err[PK_ERR_LEN])
 {
 	struct interp in;
 	int ret;

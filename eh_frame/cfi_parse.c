@@ -91,12 +91,31 @@ static __u64 vaddr_of(const struct cfi_section *s, const __u8 *p)
 	return s->vaddr + (__u64)(p - s->data);
 }
 
+/* A byte of the input as a message quotes it: a control character there
+ * must not split or garble the one error line. */
+static char quotable(char ch)
+{
+	return (unsigned char)ch < 0x20 || ch == 0x7f ? '?' : ch;
+}
+
+/* An augmentation string as a message quotes it, in BUF. */
+static const char *quotable_str(const char *s, char buf[PK_ERR_LEN])
+{
+	size_t i;
+
+	for (i = 0; s[i] && i < PK_ERR_LEN - 1; i++)
+		buf[i] = quotable(s[i]);
+	buf[i] = '\0';
+	return buf;
+}
+
 /* Augmentation string and data of a CIE, C positioned after the string. */
 static int parse_augmentation(struct cfi_section *s, struct cfi_cie *cie,
 			      const char *aug, struct dw_cursor *c,
-			      struct eh_error *err)
+			      char err[PK_ERR_LEN])
 {
 	struct dw_cursor data;
+	char quoted[PK_ERR_LEN];
 	const char *a;
 	__u64 len, ignored;
 
@@ -113,14 +132,15 @@ static int parse_augmentation(struct cfi_section *s, struct cfi_cie *cie,
 		for (a = aug; *a == 'S'; a++)
 			cie->signal = true;
 		if (*a)
-			return eh_fail(err, EINVAL, "%s: CIE at 0x%llx: unknown augmentation \"%s\"",
-				       s->name, (unsigned long long)cie->offset, aug);
+			return pk_err(err, -EINVAL, "%s: CIE at 0x%llx: unknown augmentation \"%s\"",
+				       s->name, (unsigned long long)cie->offset,
+				       quotable_str(aug, quoted));
 		return 0;
 	}
 	cie->has_z = true;
 	len = dw_uleb(c);
 	if (c->bad || len > dw_left(c))
-		return eh_fail(err, EINVAL, "%s: CIE at 0x%llx: augmentation data runs past the entry",
+		return pk_err(err, -EINVAL, "%s: CIE at 0x%llx: augmentation data runs past the entry",
 			       s->name, (unsigned long long)cie->offset);
 	data = (struct dw_cursor){ .p = c->p, .end = c->p + len };
 	c->p += len;
@@ -151,18 +171,19 @@ static int parse_augmentation(struct cfi_section *s, struct cfi_cie *cie,
 		case 'G':	/* arm64 MTE-tagged frames */
 			break;
 		default:
-			return eh_fail(err, EINVAL, "%s: CIE at 0x%llx: unknown augmentation '%c' in \"%s\"",
-				       s->name, (unsigned long long)cie->offset, *a, aug);
+			return pk_err(err, -EINVAL, "%s: CIE at 0x%llx: unknown augmentation '%c' in \"%s\"",
+				       s->name, (unsigned long long)cie->offset,
+				       quotable(*a), quotable_str(aug, quoted));
 		}
 		if (ret || data.bad)
-			return eh_fail(err, EINVAL, "%s: CIE at 0x%llx: bad augmentation data for '%c'",
+			return pk_err(err, -EINVAL, "%s: CIE at 0x%llx: bad augmentation data for '%c'",
 				       s->name, (unsigned long long)cie->offset, *a);
 	}
 	return 0;
 }
 
 static int parse_cie(struct cfi_section *s, struct cfi_cie *cie,
-		     struct dw_cursor *c, struct eh_error *err)
+		     struct dw_cursor *c, char err[PK_ERR_LEN])
 {
 	const char *aug = (const char *)c->p;
 	const __u8 *nul = memchr(c->p, 0, dw_left(c));
@@ -170,10 +191,10 @@ static int parse_cie(struct cfi_section *s, struct cfi_cie *cie,
 
 	if (!cie->version || cie->version == 2 || cie->version > 4 ||
 	    (s->eh_frame && cie->version == 4))
-		return eh_fail(err, EINVAL, "%s: CIE at 0x%llx: unsupported version %u",
+		return pk_err(err, -EINVAL, "%s: CIE at 0x%llx: unsupported version %u",
 			       s->name, (unsigned long long)cie->offset, cie->version);
 	if (!nul)
-		return eh_fail(err, EINVAL, "%s: CIE at 0x%llx: unterminated augmentation string",
+		return pk_err(err, -EINVAL, "%s: CIE at 0x%llx: unterminated augmentation string",
 			       s->name, (unsigned long long)cie->offset);
 	c->p = nul + 1;
 	cie->addr_size = 8;
@@ -183,7 +204,7 @@ static int parse_cie(struct cfi_section *s, struct cfi_cie *cie,
 		cie->addr_size = dw_u8(c);
 		seg_size = dw_u8(c);
 		if (!c->bad && ((cie->addr_size != 4 && cie->addr_size != 8) || seg_size))
-			return eh_fail(err, EINVAL, "%s: CIE at 0x%llx: unsupported address size %u / segment size %u",
+			return pk_err(err, -EINVAL, "%s: CIE at 0x%llx: unsupported address size %u / segment size %u",
 				       s->name, (unsigned long long)cie->offset,
 				       cie->addr_size, seg_size);
 	}
@@ -191,14 +212,14 @@ static int parse_cie(struct cfi_section *s, struct cfi_cie *cie,
 	cie->data_align = dw_sleb(c);
 	cie->ra_reg = cie->version == 1 ? dw_u8(c) : dw_uleb(c);
 	if (c->bad)
-		return eh_fail(err, EINVAL, "%s: CIE at 0x%llx: truncated header",
+		return pk_err(err, -EINVAL, "%s: CIE at 0x%llx: truncated header",
 			       s->name, (unsigned long long)cie->offset);
 	cie->fde_enc = PE_ABSPTR;
 	ret = parse_augmentation(s, cie, aug, c, err);
 	if (ret)
 		return ret;
 	if (c->bad)
-		return eh_fail(err, EINVAL, "%s: CIE at 0x%llx: truncated augmentation",
+		return pk_err(err, -EINVAL, "%s: CIE at 0x%llx: truncated augmentation",
 			       s->name, (unsigned long long)cie->offset);
 	cie->insns = c->p;
 	cie->insns_end = c->end;
@@ -231,7 +252,7 @@ struct raw_fde {
 };
 
 static int walk_entries(struct cfi_section *s, struct raw_fde **raw,
-			size_t *nraw, struct eh_error *err)
+			size_t *nraw, char err[PK_ERR_LEN])
 {
 	size_t cie_cap = 0, raw_cap = 0;
 	__u64 off = 0;
@@ -244,7 +265,7 @@ static int walk_entries(struct cfi_section *s, struct raw_fde **raw,
 
 		len = dw_u32(&c);
 		if (c.bad)
-			return eh_fail(err, EINVAL, "%s: truncated entry length at 0x%llx",
+			return pk_err(err, -EINVAL, "%s: truncated entry length at 0x%llx",
 				       s->name, (unsigned long long)off);
 		if (len == 0) {		/* terminator (or padding): go on */
 			off += 4;
@@ -254,12 +275,12 @@ static int walk_entries(struct cfi_section *s, struct raw_fde **raw,
 			len = dw_u64(&c);
 			offsz = 8;
 		} else if (len >= 0xfffffff0u) {
-			return eh_fail(err, EINVAL, "%s: entry at 0x%llx: reserved length 0x%llx",
+			return pk_err(err, -EINVAL, "%s: entry at 0x%llx: reserved length 0x%llx",
 				       s->name, (unsigned long long)off,
 				       (unsigned long long)len);
 		}
 		if (c.bad || len > dw_left(&c) || len < offsz)
-			return eh_fail(err, EINVAL, "%s: entry at 0x%llx: length 0x%llx runs past the end of the section (0x%zx bytes)",
+			return pk_err(err, -EINVAL, "%s: entry at 0x%llx: length 0x%llx runs past the end of the section (0x%zx bytes)",
 				       s->name, (unsigned long long)off,
 				       (unsigned long long)len, s->size);
 		entry_end = c.p + len;
@@ -272,7 +293,7 @@ static int walk_entries(struct cfi_section *s, struct raw_fde **raw,
 			int ret;
 
 			if (grow(&s->cies, &cie_cap, s->ncies, sizeof(*s->cies)))
-				return eh_fail(err, ENOMEM, "out of memory");
+				return pk_err(err, -ENOMEM, "out of memory");
 			cie = &s->cies[s->ncies];
 			memset(cie, 0, sizeof(*cie));
 			cie->offset = off;
@@ -285,7 +306,7 @@ static int walk_entries(struct cfi_section *s, struct raw_fde **raw,
 			struct raw_fde *r;
 
 			if (grow(raw, &raw_cap, *nraw, sizeof(**raw)))
-				return eh_fail(err, ENOMEM, "out of memory");
+				return pk_err(err, -ENOMEM, "out of memory");
 			r = &(*raw)[(*nraw)++];
 			r->offset = off;
 			/* .eh_frame: distance back from the field itself */
@@ -318,7 +339,7 @@ static const struct cfi_cie *find_cie(const struct cfi_section *s, __u64 off,
 }
 
 static int resolve_fde(struct cfi_section *s, const struct raw_fde *r,
-		       struct cfi_fde *fde, struct eh_error *err)
+		       struct cfi_fde *fde, char err[PK_ERR_LEN])
 {
 	struct dw_cursor c = { .p = r->body, .end = r->end };
 	const struct cfi_cie *cie;
@@ -327,7 +348,7 @@ static int resolve_fde(struct cfi_section *s, const struct raw_fde *r,
 
 	cie = find_cie(s, r->cie_off, &fde->cie);
 	if (!cie)
-		return eh_fail(err, EINVAL, "%s: FDE at 0x%llx: CIE pointer 0x%llx is not a CIE",
+		return pk_err(err, -EINVAL, "%s: FDE at 0x%llx: CIE pointer 0x%llx is not a CIE",
 			       s->name, (unsigned long long)r->offset,
 			       (unsigned long long)r->cie_off);
 	fde->offset = r->offset;
@@ -341,10 +362,10 @@ static int resolve_fde(struct cfi_section *s, const struct raw_fde *r,
 		ret = read_encoded_value(&c, s->eh_frame ? cie->fde_enc : PE_ABSPTR,
 					 cie->addr_size, &range);
 	if (ret == -EINVAL)
-		return eh_fail(err, EINVAL, "%s: FDE at 0x%llx: unsupported pointer encoding 0x%02x",
+		return pk_err(err, -EINVAL, "%s: FDE at 0x%llx: unsupported pointer encoding 0x%02x",
 			       s->name, (unsigned long long)r->offset, cie->fde_enc);
 	if (ret)
-		return eh_fail(err, EINVAL, "%s: FDE at 0x%llx: truncated address range",
+		return pk_err(err, -EINVAL, "%s: FDE at 0x%llx: truncated address range",
 			       s->name, (unsigned long long)r->offset);
 	if (cie->addr_size == 4) {
 		fde->pc_begin &= 0xffffffffu;
@@ -352,14 +373,14 @@ static int resolve_fde(struct cfi_section *s, const struct raw_fde *r,
 	}
 	fde->pc_end = fde->pc_begin + range;
 	if (fde->pc_end < fde->pc_begin)
-		return eh_fail(err, EINVAL, "%s: FDE at 0x%llx: address range wraps around",
+		return pk_err(err, -EINVAL, "%s: FDE at 0x%llx: address range wraps around",
 			       s->name, (unsigned long long)r->offset);
 	if (cie->has_z) {
 		__u64 len = dw_uleb(&c);
 
 		dw_skip(&c, len);
 		if (c.bad)
-			return eh_fail(err, EINVAL, "%s: FDE at 0x%llx: augmentation data runs past the entry",
+			return pk_err(err, -EINVAL, "%s: FDE at 0x%llx: augmentation data runs past the entry",
 				       s->name, (unsigned long long)r->offset);
 	}
 	fde->insns = c.p;
@@ -368,7 +389,7 @@ static int resolve_fde(struct cfi_section *s, const struct raw_fde *r,
 }
 
 int eh_cfi_section_parse(struct cfi_section *s, const void *data, size_t size,
-		      __u64 vaddr, bool eh_frame, struct eh_error *err)
+		      __u64 vaddr, bool eh_frame, char err[PK_ERR_LEN])
 {
 	struct raw_fde *raw = NULL;
 	size_t nraw = 0, i;
@@ -386,7 +407,7 @@ int eh_cfi_section_parse(struct cfi_section *s, const void *data, size_t size,
 		goto out;
 	s->fdes = calloc(nraw ? nraw : 1, sizeof(*s->fdes));
 	if (!s->fdes) {
-		ret = eh_fail(err, ENOMEM, "out of memory");
+		ret = pk_err(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	for (i = 0; i < nraw; i++) {

@@ -13,10 +13,6 @@
 
 #include "eh_frame/eh_table.h"
 
-/* Fill ERR (may be NULL) and return -ERRNO, which must be positive. */
-int eh_fail(struct eh_error *err, int errno_val, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
 /* An options struct's FIELD if the caller's struct is big enough to hold
  * it (libbpf's OPTS_GET), else DEF. */
 #define EH_OPT(o, field, def) \
@@ -76,7 +72,7 @@ struct cfi_section {
 
 /* Walk every CIE and FDE of a section, decoding FDE address ranges. */
 int eh_cfi_section_parse(struct cfi_section *s, const void *data, size_t size,
-		      __u64 vaddr, bool eh_frame, struct eh_error *err);
+		      __u64 vaddr, bool eh_frame, char err[PK_ERR_LEN]);
 void eh_cfi_section_free(struct cfi_section *s);
 
 /* DW_EH_PE_* pointer at C (whose address in the ELF is FIELD_VADDR). */
@@ -130,11 +126,11 @@ typedef int (*cfi_row_fn)(void *arg, __u64 pc, const struct cfi_state *state);
 
 /* Run the CIE's initial instructions into INIT. */
 int eh_cfi_run_cie(const struct cfi_section *s, const struct cfi_cie *cie,
-		struct cfi_state *init, struct eh_error *err);
+		struct cfi_state *init, char err[PK_ERR_LEN]);
 /* Run an FDE from the CIE's initial state INIT, reporting rows to FN. */
 int eh_cfi_run_fde(const struct cfi_section *s, const struct cfi_fde *fde,
 		const struct cfi_state *init, cfi_row_fn fn, void *arg,
-		struct eh_error *err);
+		char err[PK_ERR_LEN]);
 
 /* ---- rule_classify.c ------------------------------------------------------ */
 
@@ -166,7 +162,7 @@ void eh_rows_free(struct eh_rows *rows);
 int eh_rows_push(struct eh_rows *rows, __u64 pc, const struct pk_unwind_rule *rule);
 /* Rows of one CFI section. */
 int eh_rows_from_section(struct eh_rows *rows, const void *data, size_t size,
-			 __u64 vaddr, bool eh_frame, struct eh_error *err);
+			 __u64 vaddr, bool eh_frame, char err[PK_ERR_LEN]);
 /* PRIMARY wherever it has a non-END row, SECONDARY elsewhere. */
 int eh_rows_overlay(struct eh_rows *out, const struct eh_rows *primary,
 		    const struct eh_rows *secondary);
@@ -175,7 +171,7 @@ int eh_rows_overlay(struct eh_rows *out, const struct eh_rows *primary,
  * header. */
 int eh_table_from_rows(const struct eh_rows *rows, __u16 flags,
 		       const __u8 *build_id, size_t build_id_len,
-		       struct eh_unwind_table **out, struct eh_error *err);
+		       struct eh_unwind_table **out, char err[PK_ERR_LEN]);
 
 /* ---- table_file.c --------------------------------------------------------- */
 
@@ -186,7 +182,7 @@ struct eh_unwind_table {
 };
 
 /* Every check eh_unwind_table_open makes; -EBADMSG with a reason. */
-int eh_table_validate(const void *buf, size_t size, struct eh_error *err);
+int eh_table_validate(const void *buf, size_t size, char err[PK_ERR_LEN]);
 /* The canonical layout for NROWS and NRULES. */
 void eh_table_layout(__u32 nrows, __u32 nrules, struct pk_unwind_header *h);
 
@@ -201,12 +197,12 @@ struct elf_section {
 };
 
 /* Open PATH (mmapped, never copied), checking it is a 64-bit x86_64 ELF. */
-int eh_elf_file_open(const char *path, struct eh_elf_file **out, struct eh_error *err);
+int eh_elf_file_open(const char *path, struct eh_elf_file **out, char err[PK_ERR_LEN]);
 void eh_elf_file_close(struct eh_elf_file *ef);
 /* Section NAME's bytes (decompressed if SHF_COMPRESSED): -ENOENT if absent
  * or without bytes (NOBITS), -EINVAL if it lies past the end of the file. */
 int eh_elf_file_section(struct eh_elf_file *ef, const char *name,
-		      struct elf_section *out, struct eh_error *err);
+		      struct elf_section *out, char err[PK_ERR_LEN]);
 /* The GNU build-id note; length 0 when there is none. */
 const __u8 *eh_elf_file_build_id(const struct eh_elf_file *ef, size_t *len);
 /* The whole file as mapped. */
@@ -222,7 +218,7 @@ struct eh_elf_file *eh_elf_file_open_debug(struct eh_elf_file *ef, const char *p
  * which already opened it for the key). */
 int eh_table_from_elf_file(struct eh_elf_file *ef, const char *path,
 			   const struct unwind_build_opts *opts,
-			   struct eh_unwind_table **out, struct eh_error *err);
+			   struct eh_unwind_table **out, char err[PK_ERR_LEN]);
 /* Hex of BYTES into BUF; -ENAMETOOLONG if it does not fit. */
 int eh_hex(const __u8 *bytes, size_t n, char *buf, size_t len);
 

@@ -4,10 +4,11 @@
  * call-frame information, keep it in the build-id cache, read it back.
  * Used by eh2table now and by probe-load later; no BPF dependency.
  *
- * Conventions (libbpf's): functions return 0 or a negative errno; objects are
- * opaque with object__method names; options structs carry their size so they
- * can grow. Every failure also fills a struct eh_error with one line naming
- * the reason (the caller prefixes the file name).
+ * Conventions (the project's, CONTRIBUTING.md): functions return 0 or a
+ * negative errno; objects are opaque with eh_object_verb() names; options
+ * structs carry their size so they can grow. Every failure also fills ERR, a char[PK_ERR_LEN] (pk_err(),
+ * eh_frame/errmsg.h), with one line naming the reason (the caller prefixes
+ * the file name).
  */
 #ifndef EH_TABLE_H
 #define EH_TABLE_H
@@ -17,11 +18,8 @@
 #include <stdio.h>
 #include <linux/types.h>
 
+#include "eh_frame/errmsg.h"
 #include "eh_frame/unwind_table.h"
-
-struct eh_error {
-	char msg[256];		/* "no .eh_frame or .debug_frame section", ... */
-};
 
 /* A table: built from an ELF, or mapped read-only from a cache file. */
 struct eh_unwind_table;
@@ -35,24 +33,24 @@ struct unwind_build_opts {
 /* Parse FILE's .eh_frame/.debug_frame (and its separate debug file) into a
  * sorted, merged table. */
 int eh_unwind_table_from_elf(const char *path, const struct unwind_build_opts *opts,
-			   struct eh_unwind_table **out, struct eh_error *err);
+			   struct eh_unwind_table **out, char err[PK_ERR_LEN]);
 
 /* Parse a raw CFI section, for tests and the fuzz target: DATA is the
  * section's bytes, VADDR its address in the ELF, EH_FRAME selects .eh_frame
  * (true) or .debug_frame (false) syntax. */
 int eh_unwind_table_from_section(const void *data, size_t size, __u64 vaddr,
 			       bool eh_frame, struct eh_unwind_table **out,
-			       struct eh_error *err);
+			       char err[PK_ERR_LEN]);
 
 /* Map a cache file; checks magic, version, sizes and checksum. -EBADMSG when
  * the file is corrupt or truncated, -ENOENT when absent. */
 int eh_unwind_table_open(const char *path, struct eh_unwind_table **out,
-		       struct eh_error *err);
+		       char err[PK_ERR_LEN]);
 
 /* Write atomically (temporary file in the same directory, rename; no fsync:
  * a file torn by a crash fails validation and is rebuilt). */
 int eh_unwind_table_write(const struct eh_unwind_table *t, const char *path,
-			struct eh_error *err);
+			char err[PK_ERR_LEN]);
 
 /* Text dump, one row per line, lined up with readelf --debug-dump=frames-interp:
  *   <pc hex> <cfa> <rbp> <ra>
@@ -77,7 +75,7 @@ int eh_cache_root(const char *dir, char *buf, size_t len);
 
 /* The key of FILE: its GNU build-id in hex, or, without one, "nb-" followed by
  * a content hash (documented in eh_frame/README.md). */
-int eh_cache_key(const char *path, char *buf, size_t len, struct eh_error *err);
+int eh_cache_key(const char *path, char *buf, size_t len, char err[PK_ERR_LEN]);
 
 /* <root>/<first 2 hex>/<rest>.unwind */
 int eh_cache_path(const char *root, const char *key, char *buf, size_t len);
@@ -100,6 +98,6 @@ enum eh_cache_result {
  * *out (if not NULL) receives the table, CACHE_PATH (if not NULL) its file. */
 int eh_cache_get(const char *path, const struct eh_cache_opts *opts,
 		 struct eh_unwind_table **out, char *cache_path, size_t cache_path_len,
-		 struct eh_error *err);
+		 char err[PK_ERR_LEN]);
 
 #endif /* EH_TABLE_H */

@@ -69,27 +69,27 @@ static void find_build_id(struct eh_elf_file *ef)
 /* Before libelf sees the file: our own reading of the ELF header, so each
  * way of not being a usable x86_64 ELF gets its own reason (libelf would
  * quietly report a truncated file as having no sections). */
-static int check_ident(int fd, size_t size, struct eh_error *err)
+static int check_ident(int fd, size_t size, char err[PK_ERR_LEN])
 {
 	unsigned char id[sizeof(Elf64_Ehdr)] = { 0 };
 	Elf64_Ehdr eh;
 	ssize_t n = pread(fd, id, sizeof(id), 0);
 
 	if (n < 0)
-		return eh_fail(err, errno, "cannot read: %s", strerror(errno));
+		return pk_err(err, -errno, "cannot read: %s", strerror(errno));
 	if ((size_t)n < SELFMAG || memcmp(id, ELFMAG, SELFMAG))
-		return eh_fail(err, ENOEXEC, "not an ELF file");
+		return pk_err(err, -ENOEXEC, "not an ELF file");
 	if ((size_t)n > EI_CLASS && id[EI_CLASS] == ELFCLASS32)
-		return eh_fail(err, ENOTSUP, "32-bit ELF: only 64-bit x86_64 is supported");
+		return pk_err(err, -ENOTSUP, "32-bit ELF: only 64-bit x86_64 is supported");
 	if ((size_t)n < sizeof(eh))
-		return eh_fail(err, ENOEXEC, "truncated ELF header (%zu bytes)", size);
+		return pk_err(err, -ENOEXEC, "truncated ELF header (%zu bytes)", size);
 	if (id[EI_CLASS] != ELFCLASS64)
-		return eh_fail(err, ENOEXEC, "bad ELF class %u", id[EI_CLASS]);
+		return pk_err(err, -ENOEXEC, "bad ELF class %u", id[EI_CLASS]);
 	if (id[EI_DATA] != ELFDATA2LSB)
-		return eh_fail(err, ENOTSUP, "big-endian ELF: only x86_64 is supported");
+		return pk_err(err, -ENOTSUP, "big-endian ELF: only x86_64 is supported");
 	memcpy(&eh, id, sizeof(eh));
 	if (eh.e_machine != EM_X86_64)
-		return eh_fail(err, ENOTSUP, "foreign architecture (e_machine %u): only x86_64 is supported",
+		return pk_err(err, -ENOTSUP, "foreign architecture (e_machine %u): only x86_64 is supported",
 			       eh.e_machine);
 	/* e_shnum 0 with an offset: the count is in section 0, which must be
 	 * there too */
@@ -97,25 +97,25 @@ static int check_ident(int fd, size_t size, struct eh_error *err)
 			   eh.e_shoff > size ||
 			   (__u64)(eh.e_shnum ? eh.e_shnum : 1) * sizeof(Elf64_Shdr) >
 			   size - eh.e_shoff))
-		return eh_fail(err, EINVAL, "truncated ELF: section headers end past the end of the file");
+		return pk_err(err, -EINVAL, "truncated ELF: section headers end past the end of the file");
 	return 0;
 }
 
-static int check_header(struct eh_elf_file *ef, struct eh_error *err)
+static int check_header(struct eh_elf_file *ef, char err[PK_ERR_LEN])
 {
 	if (elf_kind(ef->elf) != ELF_K_ELF)
-		return eh_fail(err, ENOEXEC, "not an ELF file");
+		return pk_err(err, -ENOEXEC, "not an ELF file");
 	if (elf_getshdrnum(ef->elf, &ef->shnum) || elf_getshdrstrndx(ef->elf, &ef->shstrndx))
-		return eh_fail(err, EINVAL, "truncated or bad ELF section headers: %s",
+		return pk_err(err, -EINVAL, "truncated or bad ELF section headers: %s",
 			       elf_errmsg(-1));
 	/* extended numbering: the count came from section 0 */
 	if (ef->shnum && !in_file(ef, elf64_getehdr(ef->elf)->e_shoff,
 				  (__u64)ef->shnum * sizeof(Elf64_Shdr)))
-		return eh_fail(err, EINVAL, "truncated ELF: section headers end past the end of the file");
+		return pk_err(err, -EINVAL, "truncated ELF: section headers end past the end of the file");
 	return 0;
 }
 
-int eh_elf_file_open(const char *path, struct eh_elf_file **out, struct eh_error *err)
+int eh_elf_file_open(const char *path, struct eh_elf_file **out, char err[PK_ERR_LEN])
 {
 	struct eh_elf_file *ef;
 	struct stat st;
@@ -123,27 +123,27 @@ int eh_elf_file_open(const char *path, struct eh_elf_file **out, struct eh_error
 
 	ef = calloc(1, sizeof(*ef));
 	if (!ef)
-		return eh_fail(err, ENOMEM, "out of memory");
+		return pk_err(err, -ENOMEM, "out of memory");
 	/* O_NONBLOCK: a FIFO must not hang us before fstat rejects it */
 	ef->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (ef->fd < 0) {
-		ret = eh_fail(err, errno, "cannot open: %s", strerror(errno));
+		ret = pk_err(err, -errno, "cannot open: %s", strerror(errno));
 		goto fail;
 	}
 	if (fstat(ef->fd, &st)) {
-		ret = eh_fail(err, errno, "cannot stat: %s", strerror(errno));
+		ret = pk_err(err, -errno, "cannot stat: %s", strerror(errno));
 		goto fail;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		ret = eh_fail(err, EISDIR, "is a directory");
+		ret = pk_err(err, -EISDIR, "is a directory");
 		goto fail;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		ret = eh_fail(err, EINVAL, "not a regular file");
+		ret = pk_err(err, -EINVAL, "not a regular file");
 		goto fail;
 	}
 	if (st.st_size == 0) {
-		ret = eh_fail(err, ENOEXEC, "empty file");
+		ret = pk_err(err, -ENOEXEC, "empty file");
 		goto fail;
 	}
 	ef->dev = st.st_dev;
@@ -154,12 +154,12 @@ int eh_elf_file_open(const char *path, struct eh_elf_file **out, struct eh_error
 	elf_version(EV_CURRENT);
 	ef->elf = elf_begin(ef->fd, ELF_C_READ_MMAP, NULL);
 	if (!ef->elf) {
-		ret = eh_fail(err, EINVAL, "cannot read ELF: %s", elf_errmsg(-1));
+		ret = pk_err(err, -EINVAL, "cannot read ELF: %s", elf_errmsg(-1));
 		goto fail;
 	}
 	ef->raw = elf_rawfile(ef->elf, &ef->size);
 	if (!ef->raw || ef->size != (size_t)st.st_size) {
-		ret = eh_fail(err, EINVAL, "cannot map the file: %s", elf_errmsg(-1));
+		ret = pk_err(err, -EINVAL, "cannot map the file: %s", elf_errmsg(-1));
 		goto fail;
 	}
 	ret = check_header(ef, err);
@@ -201,7 +201,7 @@ static Elf_Scn *find_section(struct eh_elf_file *ef, const char *name, GElf_Shdr
 }
 
 int eh_elf_file_section(struct eh_elf_file *ef, const char *name,
-		      struct elf_section *out, struct eh_error *err)
+		      struct elf_section *out, char err[PK_ERR_LEN])
 {
 	GElf_Shdr sh;
 	Elf_Scn *scn;
@@ -211,14 +211,14 @@ int eh_elf_file_section(struct eh_elf_file *ef, const char *name,
 	if (!scn || sh.sh_type == SHT_NOBITS)
 		return -ENOENT;
 	if (!in_file(ef, sh.sh_offset, sh.sh_size))
-		return eh_fail(err, EINVAL, "truncated ELF: section %s ends past the end of the file",
+		return pk_err(err, -EINVAL, "truncated ELF: section %s ends past the end of the file",
 			       name);
 	if ((sh.sh_flags & SHF_COMPRESSED) && elf_compress(scn, 0, 0) < 0)
-		return eh_fail(err, EINVAL, "cannot decompress section %s: %s",
+		return pk_err(err, -EINVAL, "cannot decompress section %s: %s",
 			       name, elf_errmsg(-1));
 	d = elf_getdata(scn, NULL);
 	if (!d)
-		return eh_fail(err, EINVAL, "cannot read section %s: %s", name,
+		return pk_err(err, -EINVAL, "cannot read section %s: %s", name,
 			       elf_errmsg(-1));
 	if (!d->d_buf || !d->d_size)
 		return -ENOENT;

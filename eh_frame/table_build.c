@@ -77,21 +77,21 @@ static int cmp_fde(const void *a, const void *b)
 }
 
 static int push_checked(struct eh_rows *rows, __u64 pc,
-			const struct pk_unwind_rule *rule, struct eh_error *err)
+			const struct pk_unwind_rule *rule, char err[PK_ERR_LEN])
 {
 	int ret = eh_rows_push(rows, pc, rule);
 
 	if (ret == -E2BIG)
-		return eh_fail(err, E2BIG, "more than %u rows", EH_MAX_ROWS);
+		return pk_err(err, -E2BIG, "more than %u rows", EH_MAX_ROWS);
 	if (ret)
-		return eh_fail(err, -ret, "cannot append row: %s", strerror(-ret));
+		return pk_err(err, ret, "cannot append row: %s", strerror(-ret));
 	return 0;
 }
 
 struct row_sink {
 	struct eh_rows *rows;
 	bool signal;
-	struct eh_error *err;
+	char *err;
 };
 
 static int on_row(void *arg, __u64 pc, const struct cfi_state *state)
@@ -104,7 +104,7 @@ static int on_row(void *arg, __u64 pc, const struct cfi_state *state)
 }
 
 static int rows_from_parsed(struct eh_rows *rows, struct cfi_section *s,
-			    struct eh_error *err)
+			    char err[PK_ERR_LEN])
 {
 	struct cfi_state *inits;
 	__u64 last_end = 0;
@@ -113,7 +113,7 @@ static int rows_from_parsed(struct eh_rows *rows, struct cfi_section *s,
 
 	inits = calloc(s->ncies ? s->ncies : 1, sizeof(*inits));
 	if (!inits)
-		return eh_fail(err, ENOMEM, "out of memory");
+		return pk_err(err, -ENOMEM, "out of memory");
 	for (i = 0; i < s->ncies && !ret; i++)
 		ret = eh_cfi_run_cie(s, &s->cies[i], &inits[i], err);
 
@@ -144,7 +144,7 @@ static int rows_from_parsed(struct eh_rows *rows, struct cfi_section *s,
 }
 
 int eh_rows_from_section(struct eh_rows *rows, const void *data, size_t size,
-			 __u64 vaddr, bool eh_frame, struct eh_error *err)
+			 __u64 vaddr, bool eh_frame, char err[PK_ERR_LEN])
 {
 	struct cfi_section s;
 	int ret;
@@ -227,7 +227,7 @@ static int intern(struct interner *in, const struct pk_unwind_rule *r, __u16 *id
 
 int eh_table_from_rows(const struct eh_rows *rows, __u16 flags,
 		       const __u8 *build_id, size_t build_id_len,
-		       struct eh_unwind_table **out, struct eh_error *err)
+		       struct eh_unwind_table **out, char err[PK_ERR_LEN])
 {
 	struct interner in = { 0 };
 	struct pk_unwind_header h, *hp;
@@ -239,12 +239,12 @@ int eh_table_from_rows(const struct eh_rows *rows, __u16 flags,
 	int ret;
 
 	if (!rows->n)
-		return eh_fail(err, ENODATA, "no FDEs in the unwind sections");
+		return pk_err(err, -ENODATA, "no FDEs in the unwind sections");
 	base = rows->v[0].pc;
 	if (rows->v[rows->n - 1].pc - base > UINT32_MAX)
-		return eh_fail(err, E2BIG, "covered addresses span more than 4 GiB");
+		return pk_err(err, -E2BIG, "covered addresses span more than 4 GiB");
 	if (build_id_len > PK_UNWIND_BUILD_ID_MAX)
-		return eh_fail(err, EINVAL, "build-id longer than %d bytes",
+		return pk_err(err, -EINVAL, "build-id longer than %d bytes",
 			       PK_UNWIND_BUILD_ID_MAX);
 
 	cap = rows->n < PK_UNWIND_MAX_RULES ? rows->n : PK_UNWIND_MAX_RULES;
@@ -254,13 +254,13 @@ int eh_table_from_rows(const struct eh_rows *rows, __u16 flags,
 	in.rules = malloc(cap * sizeof(*in.rules));
 	ids = malloc(rows->n * sizeof(*ids));
 	if (!in.slots || !in.rules || !ids) {
-		ret = eh_fail(err, ENOMEM, "out of memory");
+		ret = pk_err(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	in.mask = nslots - 1;
 	for (i = 0; i < rows->n; i++) {
 		if (intern(&in, &rows->v[i].rule, &ids[i])) {
-			ret = eh_fail(err, E2BIG, "more than %d distinct unwind rules",
+			ret = pk_err(err, -E2BIG, "more than %d distinct unwind rules",
 				      PK_UNWIND_MAX_RULES);
 			goto out;
 		}
@@ -272,7 +272,7 @@ int eh_table_from_rows(const struct eh_rows *rows, __u16 flags,
 	if (t)
 		t->buf = calloc(1, h.file_size);	/* padding stays zero */
 	if (!t || !t->buf) {
-		ret = eh_fail(err, ENOMEM, "out of memory");
+		ret = pk_err(err, -ENOMEM, "out of memory");
 		goto out;
 	}
 	t->size = h.file_size;
@@ -306,7 +306,7 @@ out:
 
 int eh_unwind_table_from_section(const void *data, size_t size, __u64 vaddr,
 			       bool eh_frame, struct eh_unwind_table **out,
-			       struct eh_error *err)
+			       char err[PK_ERR_LEN])
 {
 	struct eh_rows rows = { 0 };
 	int ret;
@@ -323,7 +323,7 @@ int eh_unwind_table_from_section(const void *data, size_t size, __u64 vaddr,
  * neither has one. */
 static int debug_frame_rows(struct eh_elf_file *ef, const char *path,
 			    const char *debug_root, struct eh_rows *rows,
-			    struct eh_error *err)
+			    char err[PK_ERR_LEN])
 {
 	struct eh_elf_file *dbg = NULL;
 	struct elf_section sec;
@@ -344,7 +344,7 @@ static int debug_frame_rows(struct eh_elf_file *ef, const char *path,
 
 int eh_table_from_elf_file(struct eh_elf_file *ef, const char *path,
 			   const struct unwind_build_opts *opts,
-			   struct eh_unwind_table **out, struct eh_error *err)
+			   struct eh_unwind_table **out, char err[PK_ERR_LEN])
 {
 	struct eh_rows eh = { 0 }, dbg = { 0 }, both = { 0 };
 	const struct eh_rows *rows = &eh;
@@ -371,13 +371,13 @@ int eh_table_from_elf_file(struct eh_elf_file *ef, const char *path,
 			goto out;
 	}
 	if (!flags) {
-		ret = eh_fail(err, ENODATA, "no .eh_frame or .debug_frame section");
+		ret = pk_err(err, -ENODATA, "no .eh_frame or .debug_frame section");
 		goto out;
 	}
 	if (eh.n && dbg.n) {
 		ret = eh_rows_overlay(&both, &eh, &dbg);
 		if (ret) {
-			ret = eh_fail(err, -ret, "cannot merge .eh_frame and .debug_frame rows");
+			ret = pk_err(err, ret, "cannot merge .eh_frame and .debug_frame rows");
 			goto out;
 		}
 		rows = &both;
@@ -396,7 +396,7 @@ out:
 }
 
 int eh_unwind_table_from_elf(const char *path, const struct unwind_build_opts *opts,
-			   struct eh_unwind_table **out, struct eh_error *err)
+			   struct eh_unwind_table **out, char err[PK_ERR_LEN])
 {
 	struct eh_elf_file *ef;
 	int ret;

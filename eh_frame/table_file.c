@@ -38,9 +38,9 @@ void eh_table_layout(__u32 nrows, __u32 nrules, struct pk_unwind_header *h)
 	h->file_size = h->rules_off + (__u64)nrules * sizeof(struct pk_unwind_rule);
 }
 
-static int corrupt(struct eh_error *err, const char *what)
+static int corrupt(char err[PK_ERR_LEN], const char *what)
 {
-	return eh_fail(err, EBADMSG, "corrupt table: %s", what);
+	return pk_err(err, -EBADMSG, "corrupt table: %s", what);
 }
 
 static bool rule_ok(const struct pk_unwind_rule *r)
@@ -49,7 +49,7 @@ static bool rule_ok(const struct pk_unwind_rule *r)
 	       r->ra_type <= PK_RA_UNSUPPORTED;
 }
 
-int eh_table_validate(const void *buf, size_t size, struct eh_error *err)
+int eh_table_validate(const void *buf, size_t size, char err[PK_ERR_LEN])
 {
 	const struct pk_unwind_header *h = buf;
 	struct pk_unwind_header want;
@@ -63,7 +63,7 @@ int eh_table_validate(const void *buf, size_t size, struct eh_error *err)
 	if (memcmp(h->magic, PK_UNWIND_MAGIC, sizeof(h->magic)))
 		return corrupt(err, "bad magic");
 	if (h->version != PK_UNWIND_VERSION)
-		return eh_fail(err, EBADMSG, "corrupt table: unsupported version %u",
+		return pk_err(err, -EBADMSG, "corrupt table: unsupported version %u",
 			       h->version);
 	if (h->arch != 62 && h->arch != 183)
 		return corrupt(err, "unknown architecture");
@@ -104,7 +104,7 @@ int eh_table_validate(const void *buf, size_t size, struct eh_error *err)
 }
 
 int eh_unwind_table_open(const char *path, struct eh_unwind_table **out,
-		       struct eh_error *err)
+		       char err[PK_ERR_LEN])
 {
 	struct eh_unwind_table *t;
 	struct stat st;
@@ -113,13 +113,13 @@ int eh_unwind_table_open(const char *path, struct eh_unwind_table **out,
 
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
-		return eh_fail(err, errno, "cannot open: %s", strerror(errno));
+		return pk_err(err, -errno, "cannot open: %s", strerror(errno));
 	if (fstat(fd, &st)) {
-		ret = eh_fail(err, errno, "cannot stat: %s", strerror(errno));
+		ret = pk_err(err, -errno, "cannot stat: %s", strerror(errno));
 		goto out_fd;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		ret = eh_fail(err, EBADMSG, "corrupt table: not a regular file");
+		ret = pk_err(err, -EBADMSG, "corrupt table: not a regular file");
 		goto out_fd;
 	}
 	if ((size_t)st.st_size < sizeof(struct pk_unwind_header)) {
@@ -128,14 +128,14 @@ int eh_unwind_table_open(const char *path, struct eh_unwind_table **out,
 	}
 	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
 	if (map == MAP_FAILED) {
-		ret = eh_fail(err, errno, "cannot map: %s", strerror(errno));
+		ret = pk_err(err, -errno, "cannot map: %s", strerror(errno));
 		goto out_fd;
 	}
 	ret = eh_table_validate(map, st.st_size, err);
 	if (!ret) {
 		t = calloc(1, sizeof(*t));
 		if (!t) {
-			ret = eh_fail(err, ENOMEM, "out of memory");
+			ret = pk_err(err, -ENOMEM, "out of memory");
 		} else {
 			t->buf = map;
 			t->size = st.st_size;
@@ -169,35 +169,35 @@ static int write_all(int fd, const void *buf, size_t len)
 }
 
 int eh_unwind_table_write(const struct eh_unwind_table *t, const char *path,
-			struct eh_error *err)
+			char err[PK_ERR_LEN])
 {
 	char tmp[4096];
 	int fd, ret, n;
 
 	n = snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
 	if (n < 0 || (size_t)n >= sizeof(tmp))
-		return eh_fail(err, ENAMETOOLONG, "cache path too long");
+		return pk_err(err, -ENAMETOOLONG, "cache path too long");
 	fd = mkostemp(tmp, O_CLOEXEC);
 	if (fd < 0)
-		return eh_fail(err, errno, "cannot create %s: %s", tmp, strerror(errno));
+		return pk_err(err, -errno, "cannot create %s: %s", tmp, strerror(errno));
 	ret = write_all(fd, t->buf, t->size);
 	if (ret) {
-		eh_fail(err, -ret, "cannot write %s: %s", tmp, strerror(-ret));
+		pk_err(err, ret, "cannot write %s: %s", tmp, strerror(-ret));
 		goto fail;
 	}
 	/* mkstemp makes 0600; a shared cache is readable by all */
 	if (fchmod(fd, 0644)) {
-		ret = eh_fail(err, errno, "cannot chmod %s: %s", tmp, strerror(errno));
+		ret = pk_err(err, -errno, "cannot chmod %s: %s", tmp, strerror(errno));
 		goto fail;
 	}
 	ret = close(fd);
 	fd = -1;
 	if (ret) {
-		ret = eh_fail(err, errno, "cannot write %s: %s", tmp, strerror(errno));
+		ret = pk_err(err, -errno, "cannot write %s: %s", tmp, strerror(errno));
 		goto fail;
 	}
 	if (rename(tmp, path)) {
-		ret = eh_fail(err, errno, "cannot rename to %s: %s", path, strerror(errno));
+		ret = pk_err(err, -errno, "cannot rename to %s: %s", path, strerror(errno));
 		goto fail;
 	}
 	return 0;

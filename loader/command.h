@@ -10,7 +10,7 @@
 #include <signal.h>
 #include <sys/types.h>
 
-#include "lib/errmsg.h"
+#include "eh_frame/errmsg.h"
 
 struct pk_command {
 	pid_t pid;		/* -1: not started */

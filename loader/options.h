@@ -9,7 +9,7 @@
 #include <sys/types.h>
 
 #include "bpf/profile_sizes.h"
-#include "lib/errmsg.h"
+#include "eh_frame/errmsg.h"
 #include "loader/events/event_spec.h"
 
 

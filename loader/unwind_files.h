@@ -12,7 +12,7 @@
 
 #include <sys/types.h>
 
-#include "lib/errmsg.h"
+#include "eh_frame/errmsg.h"
 #include "lib/unwind_store.h"
 
 struct pk_unwind_files {

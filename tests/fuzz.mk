@@ -22,8 +22,7 @@ FUZZ_TOOL_SRCS := tools/symbolization/demangle.c tools/lib/util/strbuf.c \
 	tools/lib/kallsyms.c tools/lib/symtab.c tools/lib/util/strpool.c \
 	tools/symbolization/perf_map.c tools/symbolization/plt.c
 # probe-load's parsers of the files it probes (uprobe symbols, USDT notes)
-FUZZ_LOADER_SRCS := loader/events/elf_probe_sites.c loader/events/suggest.c \
-	tools/lib/errmsg.c
+FUZZ_LOADER_SRCS := loader/events/elf_probe_sites.c loader/events/suggest.c
 
 FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,$(FUZZ_DIR)/fuzz_%,\
 	$(wildcard tests/fuzz/fuzz_*.c))

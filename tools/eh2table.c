@@ -18,13 +18,13 @@
 static int dump(const char *path, const struct eh_cache_opts *opts)
 {
 	struct eh_unwind_table *t = NULL;
-	struct eh_error err = {};
+	char err[PK_ERR_LEN] = "";
 	int ret;
 
-	ret = eh_cache_get(path, opts, &t, NULL, 0, &err);
+	ret = eh_cache_get(path, opts, &t, NULL, 0, err);
 	if (ret < 0) {
 		fprintf(stderr, "eh2table: %s: %s\n", path,
-			err.msg[0] ? err.msg : strerror(-ret));
+			err[0] ? err : strerror(-ret));
 		return 1;
 	}
 	ret = eh_unwind_table_dump(t, stdout);

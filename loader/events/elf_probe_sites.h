@@ -15,7 +15,7 @@
 #include <linux/types.h>
 #include <stddef.h>
 
-#include "lib/errmsg.h"
+#include "eh_frame/errmsg.h"
 
 struct pk_probe_site {
 	__u64 offset;		/* file offset of the instruction */

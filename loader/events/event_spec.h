@@ -14,7 +14,7 @@
 #include <stdbool.h>
 
 #include "bpf/probekit.h"
-#include "lib/errmsg.h"
+#include "eh_frame/errmsg.h"
 
 struct pk_event_spec {
 	enum pk_event_kind kind;

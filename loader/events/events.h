@@ -16,7 +16,7 @@
 #include <stddef.h>
 
 #include "bpf/probekit.h"
-#include "lib/errmsg.h"
+#include "eh_frame/errmsg.h"
 #include "lib/pins.h"
 #include "loader/events/elf_probe_sites.h"
 #include "loader/events/event_spec.h"

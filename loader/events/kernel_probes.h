@@ -11,7 +11,7 @@
 #include <linux/types.h>
 #include <stdbool.h>
 
-#include "lib/errmsg.h"
+#include "eh_frame/errmsg.h"
 
 /* How kprobe:FUNC can be attached here. */
 struct pk_kfunc {

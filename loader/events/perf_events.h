@@ -6,7 +6,7 @@
 #include <linux/perf_event.h>
 #include <stdbool.h>
 
-#include "lib/errmsg.h"
+#include "eh_frame/errmsg.h"
 
 struct pk_perf_events {
 	int *fds;		/* fds[i] samples cpus[i]; -1 once handed over */

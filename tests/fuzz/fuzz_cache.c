@@ -19,7 +19,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	static int fd = -1;
 	static char path[64];
 	struct eh_unwind_table *t = NULL;
-	struct eh_error err = { "" };
+	char err[PK_ERR_LEN] = "";
 	int ret;
 
 	if (fd < 0) {
@@ -30,7 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (ftruncate(fd, 0) || pwrite(fd, data, size, 0) != (ssize_t)size)
 		abort();
-	ret = eh_unwind_table_open(path, &t, &err);
-	fuzz_check_result(ret, t, &err);
+	ret = eh_unwind_table_open(path, &t, err);
+	fuzz_check_result(ret, t, err);
 	return 0;
 }

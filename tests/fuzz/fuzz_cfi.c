@@ -17,14 +17,14 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct eh_unwind_table *t = NULL;
-	struct eh_error err = { "" };
+	char err[PK_ERR_LEN] = "";
 	uint32_t vaddr;
 	int ret;
 
 	if (size < 5)
 		return 0;
 	memcpy(&vaddr, data + 1, sizeof(vaddr));
-	ret = eh_unwind_table_from_section(data + 5, size - 5, vaddr, data[0] & 1, &t, &err);
-	fuzz_check_result(ret, t, &err);
+	ret = eh_unwind_table_from_section(data + 5, size - 5, vaddr, data[0] & 1, &t, err);
+	fuzz_check_result(ret, t, err);
 	return 0;
 }

@@ -13,6 +13,6 @@
  * without error; T is freed -- or failed with T NULL and exactly one line
  * of reason in ERR.
  */
-void fuzz_check_result(int ret, struct eh_unwind_table *t, const struct eh_error *err);
+void fuzz_check_result(int ret, struct eh_unwind_table *t, const char err[PK_ERR_LEN]);
 
 #endif

@@ -39,11 +39,11 @@ void pk_eh2table_do_file(const char *path, const struct eh_cache_opts *opts,
 	double start = now_ms();
 
 	memset(r, 0, sizeof(*r));
-	r->status = eh_cache_get(path, opts, &t, file, sizeof(file), &r->err);
+	r->status = eh_cache_get(path, opts, &t, file, sizeof(file), r->err);
 	r->ms = now_ms() - start;
 	if (r->status < 0) {
-		if (!r->err.msg[0])
-			snprintf(r->err.msg, sizeof(r->err.msg), "%s", strerror(-r->status));
+		if (!r->err[0])
+			pk_err(r->err, r->status, "%s", strerror(-r->status));
 		return;
 	}
 	pk_eh2table_key_from_cache_path(file, r->key, sizeof(r->key));
@@ -66,7 +66,7 @@ void pk_eh2table_print_result(const char *path, const struct pk_eh2table_result 
 			   FILE *out, FILE *err)
 {
 	if (r->status < 0) {
-		fprintf(err, "eh2table: %s: %s\n", path, r->err.msg);
+		fprintf(err, "eh2table: %s: %s\n", path, r->err);
 		fflush(err);
 		return;
 	}

@@ -14,7 +14,7 @@ struct pk_eh2table_result {
 	__u32 rows;
 	size_t bytes;
 	double ms;
-	struct eh_error err;	/* status < 0 */
+	char err[PK_ERR_LEN];	/* status < 0 */
 };
 
 /* Get PATH's table through the cache (eh_cache_get) and describe it. */

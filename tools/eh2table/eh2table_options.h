@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "lib/errmsg.h"
+#include "eh_frame/errmsg.h"
 
 #define EH2TABLE_MAX_JOBS	256
 

@@ -7,7 +7,7 @@
 #include <getopt.h>
 #include <stdbool.h>
 
-#include "lib/errmsg.h"
+#include "eh_frame/errmsg.h"
 
 /* Exit statuses of every tool: 0 success, PK_EXIT_ERROR for what went wrong
  * while running, PK_EXIT_USAGE when the command line alone is wrong. */

@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 #include "bpf/probekit.h"
-#include "lib/errmsg.h"
+#include "eh_frame/errmsg.h"
 
 /* Each PT_LOAD with PF_X of PATH as {p_offset, p_offset + p_filesz,
  * p_vaddr - p_offset}, in program-header order. 0, or a negative errno with

@@ -14,7 +14,7 @@
 
 #include <stdbool.h>
 
-#include "lib/errmsg.h"
+#include "eh_frame/errmsg.h"
 
 /* The pin directory of a load in progress. */
 struct pk_pins {

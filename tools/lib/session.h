@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 #include "bpf/probekit.h"
-#include "lib/errmsg.h"
+#include "eh_frame/errmsg.h"
 
 struct pk_session_fds {
 	int events, counters, session, targets;

@@ -363,17 +363,14 @@ static void work(void *arg, int i)
 	struct batch *b = arg;
 	struct item *it = &b->items[i];
 	char key[2 * PK_UNWIND_BUILD_ID_MAX + 8];
-	struct eh_error eherr = {};
 
 	if (it->skip || it->status < 0)	/* the vDSO could not be copied */
 		return;
-	it->status = eh_cache_key(it->path, key, sizeof(key), &eherr);
+	it->status = eh_cache_key(it->path, key, sizeof(key), it->msg);
 	if (!it->status && (it->status = id_from_key(key, &it->id)))
-		snprintf(eherr.msg, sizeof(eherr.msg), "bad cache key %s", key);
-	if (it->status) {
-		snprintf(it->msg, sizeof(it->msg), "%s", eherr.msg);
+		pk_err(it->msg, it->status, "bad cache key %s", key);
+	if (it->status)
 		return;
-	}
 	it->status = pk_exec_segs(it->path, it->segs, &it->nsegs, it->msg);
 	if (it->status)
 		return;
@@ -385,10 +382,9 @@ static void work(void *arg, int i)
 	}
 	if (find_id(b->s, &it->id, b->nknown) >= 0)
 		return;		/* status 0: loaded already */
-	it->status = eh_cache_get(it->path, &b->copts, &it->t, NULL, 0, &eherr);
-	if (it->status < 0)
-		snprintf(it->msg, sizeof(it->msg), "%s",
-			 eherr.msg[0] ? eherr.msg : strerror(-it->status));
+	it->status = eh_cache_get(it->path, &b->copts, &it->t, NULL, 0, it->msg);
+	if (it->status < 0 && !it->msg[0])
+		pk_err(it->msg, it->status, "%s", strerror(-it->status));
 }
 
 static int put_file(struct batch *b, const struct item *it, __u32 table, __u32 flags)

@@ -20,7 +20,7 @@
 #include <linux/types.h>
 
 #include "bpf/probekit.h"
-#include "lib/errmsg.h"
+#include "eh_frame/errmsg.h"
 #include "lib/session.h"	/* struct pk_unwind_fds: the maps, loaded or pinned */
 
 /* The kernel's dev_t (as in inode->i_sb->s_dev, /proc/PID/maps) from a

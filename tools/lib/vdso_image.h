@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 
-#include "lib/errmsg.h"
+#include "eh_frame/errmsg.h"
 
 /* A sealed-size memfd holding this process's vDSO image; *SIZE its bytes
  * (the [vdso] mapping of /proc/self/maps). Returns the fd, or a negative

@@ -20,7 +20,7 @@
 #include <stdio.h>
 
 #include "bpf/probekit.h"
-#include "lib/errmsg.h"
+#include "eh_frame/errmsg.h"
 
 /* One BPF program's statistics at one moment. */
 struct pk_prog_run {

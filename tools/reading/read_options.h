@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "lib/errmsg.h"
+#include "eh_frame/errmsg.h"
 #include "output/formats.h"
 #include "profile/profile.h"
 

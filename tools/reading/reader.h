@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "bpf/probekit.h"
-#include "lib/errmsg.h"
+#include "eh_frame/errmsg.h"
 #include "lib/unwind_store.h"
 #include "profile/profile.h"
 

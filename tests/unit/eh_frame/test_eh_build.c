@@ -206,7 +206,7 @@ START_TEST(test_eh_frame_over_debug_frame)
 	struct cfi_blob *e = new_blob(0x200000), *d = new_blob(0);
 	struct eh_rows er = { 0 }, dr = { 0 }, both = { 0 };
 	struct eh_unwind_table *t = NULL;
-	struct eh_error err;
+	char err[PK_ERR_LEN];
 	size_t cie;
 	char *got;
 
@@ -218,11 +218,11 @@ START_TEST(test_eh_frame_over_debug_frame)
 	dbg_fde(d, cie, 0x0ff0, 0x40, INSNS(DEF_CFA, RBP, 16, OFS(RBP), 2));
 	dbg_fde(d, cie, 0x1040, 0x10, INSNS(DEF_CFA_OFS, 64));
 
-	ck_assert_int_eq(eh_rows_from_section(&er, e->buf, e->n, e->vaddr, true, &err), 0);
-	ck_assert_int_eq(eh_rows_from_section(&dr, d->buf, d->n, d->vaddr, false, &err), 0);
+	ck_assert_int_eq(eh_rows_from_section(&er, e->buf, e->n, e->vaddr, true, err), 0);
+	ck_assert_int_eq(eh_rows_from_section(&dr, d->buf, d->n, d->vaddr, false, err), 0);
 	ck_assert_int_eq(eh_rows_overlay(&both, &er, &dr), 0);
 	ck_assert_int_eq(eh_table_from_rows(&both, PK_UNWIND_HAS_EH_FRAME |
-					    PK_UNWIND_HAS_DEBUG_FRAME, NULL, 0, &t, &err), 0);
+					    PK_UNWIND_HAS_DEBUG_FRAME, NULL, 0, &t, err), 0);
 	got = eh_rows_text(t);
 	ck_assert_str_eq(got, ROW("0ff0", "rbp+16 c-16 c-8") ROW("1000", "rsp+8 u c-8")
 			 ROW("1004", "rsp+16 u c-8") ROW("1010", "rbp+16 c-16 c-8")
@@ -245,14 +245,14 @@ START_TEST(test_dictionary_and_header)
 	const uint16_t *ids;
 	const uint32_t *pcs;
 	struct eh_unwind_table *t = NULL;
-	struct eh_error err;
+	char err[PK_ERR_LEN];
 	size_t cie = eh_cie(b, "zR", 1, -8, INSNS(CIE_X86_64));
 
 	/* rsp+8, rsp+16, rsp+8, end, rsp+8, end: 6 rows, 3 rules */
 	eh_fde(b, cie, "zR", 0x1000, 0x10, INSNS(ADV(1), DEF_CFA_OFS, 16, ADV(1),
 						 DEF_CFA_OFS, 8));
 	eh_fde(b, cie, "zR", 0x2000, 0x10, NULL, 0);
-	ck_assert_int_eq(eh_unwind_table_from_section(b->buf, b->n, b->vaddr, true, &t, &err), 0);
+	ck_assert_int_eq(eh_unwind_table_from_section(b->buf, b->n, b->vaddr, true, &t, err), 0);
 	h = eh_unwind_table_header(t);
 	ck_assert_uint_eq(h->nrows, 6);
 	ck_assert_uint_eq(h->nrules, 3);

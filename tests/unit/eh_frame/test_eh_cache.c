@@ -37,10 +37,10 @@ static void teardown(void)
 static int get(const char *path, bool force, struct eh_unwind_table **t, char *file)
 {
 	struct eh_cache_opts o = { .sz = sizeof(o), .cache_dir = cache, .force = force };
-	struct eh_error err = { "" };
-	int ret = eh_cache_get(path, &o, t, file, 512, &err);
+	char err[PK_ERR_LEN] = "";
+	int ret = eh_cache_get(path, &o, t, file, 512, err);
 
-	ck_assert_msg(ret > 0, "eh_cache_get: %d %s", ret, err.msg);
+	ck_assert_msg(ret > 0, "eh_cache_get: %d %s", ret, err);
 	return ret;
 }
 
@@ -92,10 +92,10 @@ END_TEST
 START_TEST(test_key_is_build_id)
 {
 	char key[160], want[160];
-	struct eh_error err;
+	char err[PK_ERR_LEN];
 
 	eh_readelf_build_id(EH_TEST_LIBC, want, sizeof(want));
-	ck_assert_int_eq(eh_cache_key(EH_TEST_LIBC, key, sizeof(key), &err), 0);
+	ck_assert_int_eq(eh_cache_key(EH_TEST_LIBC, key, sizeof(key), err), 0);
 	ck_assert_str_eq(key, want);
 }
 END_TEST
@@ -117,11 +117,11 @@ static void copy_without_build_id(const char *dst)
 START_TEST(test_key_without_build_id)
 {
 	char key1[64], key2[64], key3[64], other[200];
-	struct eh_error err;
+	char err[PK_ERR_LEN];
 	size_t i;
 
 	copy_without_build_id(elf);
-	ck_assert_int_eq(eh_cache_key(elf, key1, sizeof(key1), &err), 0);
+	ck_assert_int_eq(eh_cache_key(elf, key1, sizeof(key1), err), 0);
 	ck_assert_uint_eq(strlen(key1), 3 + 16);
 	ck_assert(!strncmp(key1, "nb-", 3));
 	for (i = 3; i < strlen(key1); i++)
@@ -130,12 +130,12 @@ START_TEST(test_key_without_build_id)
 	/* the same bytes elsewhere: the same key */
 	snprintf(other, sizeof(other), "%s/elsewhere", dir);
 	copy_without_build_id(other);
-	ck_assert_int_eq(eh_cache_key(other, key2, sizeof(key2), &err), 0);
+	ck_assert_int_eq(eh_cache_key(other, key2, sizeof(key2), err), 0);
 	ck_assert_str_eq(key1, key2);
 
 	/* one byte changed (a section name): another key */
 	eh_patch_file(other, ".gnu_debuglink", ".gnu_debuglinx", 14);
-	ck_assert_int_eq(eh_cache_key(other, key3, sizeof(key3), &err), 0);
+	ck_assert_int_eq(eh_cache_key(other, key3, sizeof(key3), err), 0);
 	ck_assert_str_ne(key1, key3);
 }
 END_TEST
@@ -143,10 +143,10 @@ END_TEST
 START_TEST(test_key_bad_file)
 {
 	char key[64];
-	struct eh_error err;
+	char err[PK_ERR_LEN];
 
-	ck_assert_int_eq(eh_cache_key(dir, key, sizeof(key), &err), -EISDIR);
-	ck_assert_str_eq(err.msg, "is a directory");
+	ck_assert_int_eq(eh_cache_key(dir, key, sizeof(key), err), -EISDIR);
+	ck_assert_str_eq(err, "is a directory");
 }
 END_TEST
 
@@ -156,11 +156,11 @@ START_TEST(test_build_then_hit)
 {
 	struct eh_unwind_table *t = NULL, *fresh = NULL;
 	char file[512], file2[512], key[160], want[512];
-	struct eh_error err;
+	char err[PK_ERR_LEN];
 	struct stat st;
 
 	ck_assert_int_eq(get(LDSO, false, &t, file), EH_CACHE_BUILT);
-	ck_assert_int_eq(eh_cache_key(LDSO, key, sizeof(key), &err), 0);
+	ck_assert_int_eq(eh_cache_key(LDSO, key, sizeof(key), err), 0);
 	ck_assert_int_eq(eh_cache_path(cache, key, want, sizeof(want)), 0);
 	ck_assert_str_eq(file, want);
 	ck_assert_int_eq(stat(file, &st), 0);
@@ -169,7 +169,7 @@ START_TEST(test_build_then_hit)
 
 	ck_assert_int_eq(get(LDSO, false, &t, file2), EH_CACHE_HIT);
 	ck_assert_str_eq(file, file2);
-	ck_assert_int_eq(eh_unwind_table_from_elf(LDSO, NULL, &fresh, &err), 0);
+	ck_assert_int_eq(eh_unwind_table_from_elf(LDSO, NULL, &fresh, err), 0);
 	ck_assert_uint_eq(eh_unwind_table_size(t), eh_unwind_table_size(fresh));
 	ck_assert_int_eq(memcmp(eh_unwind_table_header(t), eh_unwind_table_header(fresh),
 				eh_unwind_table_size(t)), 0);
@@ -233,7 +233,7 @@ END_TEST
 START_TEST(test_without_build_id)
 {
 	char file[512], key[64], want[512];
-	struct eh_error err;
+	char err[PK_ERR_LEN];
 	struct eh_unwind_table *t = NULL;
 
 	copy_without_build_id(elf);
@@ -241,7 +241,7 @@ START_TEST(test_without_build_id)
 	ck_assert(eh_unwind_table_header(t)->flags & PK_UNWIND_NO_BUILD_ID);
 	ck_assert_uint_eq(eh_unwind_table_header(t)->build_id_len, 0);
 	eh_unwind_table_free(t);
-	ck_assert_int_eq(eh_cache_key(elf, key, sizeof(key), &err), 0);
+	ck_assert_int_eq(eh_cache_key(elf, key, sizeof(key), err), 0);
 	ck_assert_int_eq(eh_cache_path(cache, key, want, sizeof(want)), 0);
 	ck_assert_str_eq(file, want);
 	ck_assert_int_eq(get(elf, false, NULL, file), EH_CACHE_HIT);
@@ -251,11 +251,11 @@ END_TEST
 START_TEST(test_env_root)
 {
 	struct eh_cache_opts o = { .sz = sizeof(o) };
-	struct eh_error err;
+	char err[PK_ERR_LEN];
 	char file[512];
 
 	setenv(EH_CACHE_ENV, cache, 1);
-	ck_assert_int_eq(eh_cache_get(LDSO, &o, NULL, file, sizeof(file), &err),
+	ck_assert_int_eq(eh_cache_get(LDSO, &o, NULL, file, sizeof(file), err),
 			 EH_CACHE_BUILT);
 	ck_assert(!strncmp(file, cache, strlen(cache)));
 	ck_assert_int_eq(eh_count_files(cache), 1);
@@ -266,15 +266,15 @@ START_TEST(test_bad_elf_leaves_nothing)
 {
 	struct eh_cache_opts o = { .sz = sizeof(o), .cache_dir = cache };
 	struct eh_unwind_table *t = NULL;
-	struct eh_error err;
+	char err[PK_ERR_LEN];
 	char bad[200];
 
 	snprintf(bad, sizeof(bad), "%s/no-unwind", dir);
 	eh_copy_file(LDSO, bad, (size_t)-1);
 	eh_patch_file(bad, "\0.eh_frame\0", "\0.xh_frame\0", 11);
-	ck_assert_int_eq(eh_cache_get(bad, &o, &t, NULL, 0, &err), -ENODATA);
+	ck_assert_int_eq(eh_cache_get(bad, &o, &t, NULL, 0, err), -ENODATA);
 	ck_assert_ptr_null(t);
-	ck_assert_int_eq(eh_cache_get(dir, &o, &t, NULL, 0, &err), -EISDIR);
+	ck_assert_int_eq(eh_cache_get(dir, &o, &t, NULL, 0, err), -EISDIR);
 	ck_assert_int_eq(access(cache, F_OK), -1);	/* not even the root */
 }
 END_TEST

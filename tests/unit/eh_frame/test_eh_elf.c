@@ -46,11 +46,11 @@ static const struct unwind_build_opts *no_debug_root(void)
 static void expect_error(const char *path, int errno_val, const char *msg)
 {
 	struct eh_unwind_table *t = NULL;
-	struct eh_error err = { "" };
+	char err[PK_ERR_LEN] = "";
 
-	ck_assert_int_eq(eh_unwind_table_from_elf(path, no_debug_root(), &t, &err), -errno_val);
+	ck_assert_int_eq(eh_unwind_table_from_elf(path, no_debug_root(), &t, err), -errno_val);
 	ck_assert_ptr_null(t);
-	ck_assert_str_eq(err.msg, msg);
+	ck_assert_str_eq(err, msg);
 }
 
 static void write_file(const char *path, const void *data, size_t len)
@@ -87,7 +87,7 @@ END_TEST
 START_TEST(test_unreadable)
 {
 	struct eh_unwind_table *t = NULL;
-	struct eh_error err = { "" };
+	char err[PK_ERR_LEN] = "";
 	pid_t pid;
 	int status, ret;
 
@@ -106,9 +106,9 @@ START_TEST(test_unreadable)
 		if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
 		    setresuid(65534, 65534, 65534))
 			_exit(2);
-		ret = eh_unwind_table_from_elf(file, no_debug_root(), &t, &err);
+		ret = eh_unwind_table_from_elf(file, no_debug_root(), &t, err);
 		_exit(ret == -EACCES && !t &&
-		      !strcmp(err.msg, "cannot open: Permission denied") ? 0 : 1);
+		      !strcmp(err, "cannot open: Permission denied") ? 0 : 1);
 	}
 	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
@@ -184,7 +184,7 @@ END_TEST
 START_TEST(test_corrupt_eh_frame_in_elf)
 {
 	struct eh_unwind_table *t = NULL;
-	struct eh_error err;
+	char err[PK_ERR_LEN];
 	struct eh_elf_file *ef;
 	struct elf_section sec;
 	const char *bytes;
@@ -194,8 +194,8 @@ START_TEST(test_corrupt_eh_frame_in_elf)
 	int fd;
 
 	eh_copy_file(EH_TEST_LIBC, file, (size_t)-1);
-	ck_assert_int_eq(eh_elf_file_open(file, &ef, &err), 0);
-	ck_assert_int_eq(eh_elf_file_section(ef, ".eh_frame", &sec, &err), 0);
+	ck_assert_int_eq(eh_elf_file_open(file, &ef, err), 0);
+	ck_assert_int_eq(eh_elf_file_section(ef, ".eh_frame", &sec, err), 0);
 	bytes = eh_elf_file_bytes(ef, &size);
 	off = (const char *)sec.data - bytes;	/* not compressed: a file offset */
 	eh_elf_file_close(ef);
@@ -204,10 +204,10 @@ START_TEST(test_corrupt_eh_frame_in_elf)
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(pwrite(fd, &huge, 4, off), 4);
 	close(fd);
-	ck_assert_int_eq(eh_unwind_table_from_elf(file, no_debug_root(), &t, &err), -EINVAL);
+	ck_assert_int_eq(eh_unwind_table_from_elf(file, no_debug_root(), &t, err), -EINVAL);
 	ck_assert_ptr_null(t);
-	ck_assert_msg(strstr(err.msg, ".eh_frame: entry at 0x0: length 0x7ffffff0 runs past the end of the section"),
-		      "%s", err.msg);
+	ck_assert_msg(strstr(err, ".eh_frame: entry at 0x0: length 0x7ffffff0 runs past the end of the section"),
+		      "%s", err);
 }
 END_TEST
 
@@ -244,12 +244,12 @@ START_TEST(test_libc_smoke)
 	const struct pk_unwind_rule *rules;
 	const __u16 *ids;
 	struct eh_unwind_table *t = NULL;
-	struct eh_error err;
+	char err[PK_ERR_LEN];
 	unsigned int count[PK_CFA_UNSUPPORTED + 1] = { 0 };
 	__u64 lo, hi;
 	__u32 i;
 
-	ck_assert_int_eq(eh_unwind_table_from_elf(EH_TEST_LIBC, NULL, &t, &err), 0);
+	ck_assert_int_eq(eh_unwind_table_from_elf(EH_TEST_LIBC, NULL, &t, err), 0);
 	h = eh_unwind_table_header(t);
 	exec_range(EH_TEST_LIBC, &lo, &hi);
 	ck_assert_uint_gt(h->nrows, 1000);
@@ -257,7 +257,7 @@ START_TEST(test_libc_smoke)
 	ck_assert_uint_le(h->pc_end, hi);
 	ck_assert_uint_ge(h->build_id_len, 8);
 	ck_assert(h->flags & PK_UNWIND_HAS_EH_FRAME);
-	ck_assert_int_eq(eh_table_validate(h, eh_unwind_table_size(t), &err), 0);
+	ck_assert_int_eq(eh_table_validate(h, eh_unwind_table_size(t), err), 0);
 	/* compact: at most 8 bytes per row, header and dictionary included */
 	ck_assert_uint_le(eh_unwind_table_size(t), 8ull * h->nrows);
 
@@ -350,10 +350,10 @@ static void rule_of(const char *bin, const struct unwind_build_opts *opts, __u64
 		    char *rule, size_t len, __u16 *flags)
 {
 	struct eh_unwind_table *t = NULL;
-	struct eh_error err;
+	char err[PK_ERR_LEN];
 	char *text;
 
-	ck_assert_msg(eh_unwind_table_from_elf(bin, opts, &t, &err) == 0, "%s", err.msg);
+	ck_assert_msg(eh_unwind_table_from_elf(bin, opts, &t, err) == 0, "%s", err);
 	*flags = eh_unwind_table_header(t)->flags &
 		 (PK_UNWIND_HAS_EH_FRAME | PK_UNWIND_HAS_DEBUG_FRAME);
 	text = eh_rows_text(t);

@@ -49,7 +49,7 @@ static struct eh_unwind_table *small_table(void)
 {
 	struct cfi_blob *b = malloc(sizeof(*b));
 	struct eh_unwind_table *t = NULL;
-	struct eh_error err;
+	char err[PK_ERR_LEN];
 	size_t cie;
 
 	blob_init(b, 0x200000);
@@ -57,7 +57,7 @@ static struct eh_unwind_table *small_table(void)
 	eh_fde(b, cie, "zR", 0x1000, 0x20, INSNS(ADV(1), DEF_CFA_OFS, 16, OFS(RBP), 2,
 						 ADV(4), DEF_CFA_REG, RBP));
 	eh_fde(b, cie, "zR", 0x1040, 0x10, INSNS(UNDEF, RA));
-	ck_assert_int_eq(eh_unwind_table_from_section(b->buf, b->n, b->vaddr, true, &t, &err), 0);
+	ck_assert_int_eq(eh_unwind_table_from_section(b->buf, b->n, b->vaddr, true, &t, err), 0);
 	free(b);
 	return t;
 }
@@ -71,7 +71,7 @@ static void write_bytes(const void *buf, size_t len)
 	fclose(f);
 }
 
-static int open_result(struct eh_error *err)
+static int open_result(char err[PK_ERR_LEN])
 {
 	struct eh_unwind_table *t = NULL;
 	int ret = eh_unwind_table_open(path, &t, err);
@@ -86,11 +86,11 @@ static int open_result(struct eh_error *err)
 START_TEST(test_round_trip)
 {
 	struct eh_unwind_table *t = small_table(), *r = NULL;
-	struct eh_error err;
+	char err[PK_ERR_LEN];
 	char *a, *b;
 
-	ck_assert_int_eq(eh_unwind_table_write(t, path, &err), 0);
-	ck_assert_int_eq(eh_unwind_table_open(path, &r, &err), 0);
+	ck_assert_int_eq(eh_unwind_table_write(t, path, err), 0);
+	ck_assert_int_eq(eh_unwind_table_open(path, &r, err), 0);
 	ck_assert_uint_eq(eh_unwind_table_size(r), eh_unwind_table_size(t));
 	ck_assert_int_eq(memcmp(eh_unwind_table_header(r), eh_unwind_table_header(t),
 				eh_unwind_table_size(t)), 0);
@@ -132,7 +132,7 @@ static void expect_each_byte_checked(size_t from, size_t to, unsigned char mask,
 	const unsigned char *orig = (const void *)eh_unwind_table_header(t);
 	size_t size = eh_unwind_table_size(t), i;
 	unsigned char *copy = malloc(size);
-	struct eh_error err;
+	char err[PK_ERR_LEN];
 
 	ck_assert_ptr_nonnull(copy);
 	if (to > size)
@@ -141,10 +141,10 @@ static void expect_each_byte_checked(size_t from, size_t to, unsigned char mask,
 		memcpy(copy, orig, size);
 		copy[i] ^= mask;
 		write_bytes(copy, size);
-		ck_assert_msg(open_result(&err) == -EBADMSG, "byte %zu not checked", i);
-		ck_assert_msg(exact ? !strcmp(err.msg, want) :
-			      !strncmp(err.msg, want, strlen(want)),
-			      "byte %zu: '%s', wanted '%s'", i, err.msg, want);
+		ck_assert_msg(open_result(err) == -EBADMSG, "byte %zu not checked", i);
+		ck_assert_msg(exact ? !strcmp(err, want) :
+			      !strncmp(err, want, strlen(want)),
+			      "byte %zu: '%s', wanted '%s'", i, err, want);
 	}
 	free(copy);
 	eh_unwind_table_free(t);
@@ -170,22 +170,22 @@ START_TEST(test_truncation_and_trailing_bytes)
 	const unsigned char *orig = (const void *)eh_unwind_table_header(t);
 	size_t size = eh_unwind_table_size(t), n;
 	unsigned char *bigger = calloc(1, size + 1);
-	struct eh_error err;
+	char err[PK_ERR_LEN];
 
 	for (n = 0; n < size; n++) {
 		write_bytes(orig, n);
-		ck_assert_msg(open_result(&err) == -EBADMSG, "truncation to %zu not detected", n);
+		ck_assert_msg(open_result(err) == -EBADMSG, "truncation to %zu not detected", n);
 	}
 	write_bytes(orig, 10);
-	open_result(&err);
-	ck_assert_str_eq(err.msg, "corrupt table: truncated header");
+	open_result(err);
+	ck_assert_str_eq(err, "corrupt table: truncated header");
 	write_bytes(orig, size - 1);
-	open_result(&err);
-	ck_assert_str_eq(err.msg, "corrupt table: file size does not match the header (truncated?)");
+	open_result(err);
+	ck_assert_str_eq(err, "corrupt table: file size does not match the header (truncated?)");
 
 	memcpy(bigger, orig, size);
 	write_bytes(bigger, size + 1);
-	ck_assert_int_eq(open_result(&err), -EBADMSG);
+	ck_assert_int_eq(open_result(err), -EBADMSG);
 	free(bigger);
 	eh_unwind_table_free(t);
 }
@@ -194,10 +194,10 @@ END_TEST
 START_TEST(test_open_missing_and_directory)
 {
 	struct eh_unwind_table *t = NULL;
-	struct eh_error err;
+	char err[PK_ERR_LEN];
 
-	ck_assert_int_eq(eh_unwind_table_open(path, &t, &err), -ENOENT);
-	ck_assert_int_eq(eh_unwind_table_open(dir, &t, &err), -EBADMSG);
+	ck_assert_int_eq(eh_unwind_table_open(path, &t, err), -ENOENT);
+	ck_assert_int_eq(eh_unwind_table_open(dir, &t, err), -EBADMSG);
 	ck_assert_ptr_null(t);
 }
 END_TEST
@@ -205,12 +205,12 @@ END_TEST
 START_TEST(test_atomic_write_leaves_no_temp)
 {
 	struct eh_unwind_table *t = small_table();
-	struct eh_error err;
+	char err[PK_ERR_LEN];
 	char bad[160];
 	struct stat st;
 
-	ck_assert_int_eq(eh_unwind_table_write(t, path, &err), 0);
-	ck_assert_int_eq(eh_unwind_table_write(t, path, &err), 0);	/* replace */
+	ck_assert_int_eq(eh_unwind_table_write(t, path, err), 0);
+	ck_assert_int_eq(eh_unwind_table_write(t, path, err), 0);	/* replace */
 	ck_assert_int_eq(entries(dir), 1);
 	ck_assert_int_eq(stat(path, &st), 0);
 	ck_assert_uint_eq(st.st_mode & 0777, 0644);
@@ -218,13 +218,13 @@ START_TEST(test_atomic_write_leaves_no_temp)
 	/* rename onto a directory fails: the temporary file must go */
 	snprintf(bad, sizeof(bad), "%s/sub", dir);
 	ck_assert_int_eq(mkdir(bad, 0755), 0);
-	ck_assert_int_lt(eh_unwind_table_write(t, bad, &err), 0);
+	ck_assert_int_lt(eh_unwind_table_write(t, bad, err), 0);
 	ck_assert_int_eq(entries(dir), 2);
 	rmdir(bad);
 
 	/* a directory that does not exist: nothing is created */
 	snprintf(bad, sizeof(bad), "%s/none/t.unwind", dir);
-	ck_assert_int_eq(eh_unwind_table_write(t, bad, &err), -ENOENT);
+	ck_assert_int_eq(eh_unwind_table_write(t, bad, err), -ENOENT);
 	ck_assert_int_eq(entries(dir), 1);
 	eh_unwind_table_free(t);
 }

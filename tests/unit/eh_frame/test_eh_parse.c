@@ -26,13 +26,13 @@ static void expect_error(const struct cfi_blob *b, bool eh_frame, int errno_val,
 			 const char *msg)
 {
 	struct eh_unwind_table *t = NULL;
-	struct eh_error err = { "" };
+	char err[PK_ERR_LEN] = "";
 	int ret;
 
-	ret = eh_unwind_table_from_section(b->buf, b->n, b->vaddr, eh_frame, &t, &err);
+	ret = eh_unwind_table_from_section(b->buf, b->n, b->vaddr, eh_frame, &t, err);
 	ck_assert_int_eq(ret, -errno_val);
 	ck_assert_ptr_null(t);
-	ck_assert_str_eq(err.msg, msg);
+	ck_assert_str_eq(err, msg);
 }
 
 static void expect_fde_error(const uint8_t *insns, size_t n, uint64_t range,
@@ -351,7 +351,7 @@ START_TEST(test_every_truncation_is_clean)
 {
 	struct cfi_blob *b = new_blob();
 	struct eh_unwind_table *t;
-	struct eh_error err;
+	char err[PK_ERR_LEN];
 	size_t cie, n, full;
 
 	cie = eh_cie(b, "zR", 1, -8, INSNS(CIE_X86_64));
@@ -361,8 +361,8 @@ START_TEST(test_every_truncation_is_clean)
 	full = b->n;
 	/* the whole section builds: the failures below are the cuts' */
 	t = NULL;
-	ck_assert_msg(eh_unwind_table_from_section(b->buf, full, b->vaddr, true, &t, &err) == 0,
-		      "%s", err.msg);
+	ck_assert_msg(eh_unwind_table_from_section(b->buf, full, b->vaddr, true, &t, err) == 0,
+		      "%s", err);
 	eh_unwind_table_free(t);
 	for (n = 0; n < full; n++) {
 		uint8_t *copy = malloc(n ? n : 1);	/* exact size: ASan sees overreads */
@@ -370,10 +370,10 @@ START_TEST(test_every_truncation_is_clean)
 
 		memcpy(copy, b->buf, n);
 		t = NULL;
-		ret = eh_unwind_table_from_section(copy, n, b->vaddr, true, &t, &err);
+		ret = eh_unwind_table_from_section(copy, n, b->vaddr, true, &t, err);
 		ck_assert_msg(ret < 0, "prefix %zu of %zu parsed", n, full);
 		ck_assert_ptr_null(t);
-		ck_assert_msg(err.msg[0], "prefix %zu failed without a reason", n);
+		ck_assert_msg(err[0], "prefix %zu failed without a reason", n);
 		free(copy);
 	}
 	free(b);

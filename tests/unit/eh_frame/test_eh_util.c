@@ -209,12 +209,12 @@ char *eh_rows_text(const struct eh_unwind_table *t)
 }
 
 char *eh_section_text(const struct cfi_blob *b, bool eh_frame, int *ret,
-		      struct eh_error *err)
+		      char err[PK_ERR_LEN])
 {
 	struct eh_unwind_table *t = NULL;
 	char *text;
 
-	memset(err, 0, sizeof(*err));
+	err[0] = '\0';
 	*ret = eh_unwind_table_from_section(b->buf, b->n, b->vaddr, eh_frame, &t, err);
 	if (*ret)
 		return NULL;
@@ -225,11 +225,11 @@ char *eh_section_text(const struct cfi_blob *b, bool eh_frame, int *ret,
 
 void eh_expect_rows(const struct cfi_blob *b, bool eh_frame, const char *want)
 {
-	struct eh_error err;
+	char err[PK_ERR_LEN];
 	int ret;
-	char *got = eh_section_text(b, eh_frame, &ret, &err);
+	char *got = eh_section_text(b, eh_frame, &ret, err);
 
-	ck_assert_msg(got, "build failed: %d %s", ret, err.msg);
+	ck_assert_msg(got, "build failed: %d %s", ret, err);
 	ck_assert_str_eq(got, want);
 	free(got);
 }

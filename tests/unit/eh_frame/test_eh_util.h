@@ -99,7 +99,7 @@ char *eh_rows_text(const struct eh_unwind_table *t);
 /* Build a table from section bytes and return its rows as text, or NULL with
  * *RET and ERR set. */
 char *eh_section_text(const struct cfi_blob *b, bool eh_frame, int *ret,
-		      struct eh_error *err);
+		      char err[PK_ERR_LEN]);
 
 /* Building B must succeed with exactly the rows WANT. */
 void eh_expect_rows(const struct cfi_blob *b, bool eh_frame, const char *want);

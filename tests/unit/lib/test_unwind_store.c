@@ -172,13 +172,13 @@ static void expect_table_of(const struct env *e, const char *path, __u32 table)
 	const struct pk_unwind_header *h;
 	struct eh_unwind_table *t;
 	struct pk_table_info ti;
-	struct eh_error eherr;
+	char eherr[PK_ERR_LEN];
 	const char *base;
 	void *pcs, *ids;
 	int ret;
 
-	ret = eh_cache_get(path, &co, &t, NULL, 0, &eherr);
-	ck_assert_msg(ret == EH_CACHE_HIT, "%s: %d %s", path, ret, eherr.msg);
+	ret = eh_cache_get(path, &co, &t, NULL, 0, eherr);
+	ck_assert_msg(ret == EH_CACHE_HIT, "%s: %d %s", path, ret, eherr);
 	h = eh_unwind_table_header(t);
 	base = (const char *)h;
 	ck_assert_int_eq(bpf_map_lookup_elem(e->fds.tables, &table, &ti), 0);
@@ -363,7 +363,7 @@ START_TEST(test_refused_no_room)
 	struct pk_unwind_file f[2];
 	struct pk_unwind_stats st = {};
 	struct eh_unwind_table *t;
-	struct eh_error eherr;
+	char eherr[PK_ERR_LEN];
 	struct pk_file_info fi;
 	char demo[4096], want[512];
 	__u32 libc_rows, demo_rows;
@@ -372,10 +372,10 @@ START_TEST(test_refused_no_room)
 	env_init(&e, 1 << 12, 1 << 8, 4);
 	co.cache_dir = e.cache;
 	pk_test_build_path("fixtures/demo", demo, sizeof(demo));
-	ck_assert_int_gt(eh_cache_get(EH_TEST_LIBC, &co, &t, NULL, 0, &eherr), 0);
+	ck_assert_int_gt(eh_cache_get(EH_TEST_LIBC, &co, &t, NULL, 0, eherr), 0);
 	libc_rows = eh_unwind_table_header(t)->nrows;
 	eh_unwind_table_free(t);
-	ck_assert_int_gt(eh_cache_get(demo, &co, &t, NULL, 0, &eherr), 0);
+	ck_assert_int_gt(eh_cache_get(demo, &co, &t, NULL, 0, eherr), 0);
 	demo_rows = eh_unwind_table_header(t)->nrows;
 	eh_unwind_table_free(t);
 	ck_assert_uint_gt(libc_rows, 1 << 12);	/* the test's premise */
@@ -471,7 +471,7 @@ START_TEST(test_corrupt_cache_rebuilt)
 	struct pk_unwind_file f;
 	struct pk_unwind_stats st = {};
 	struct eh_unwind_table *t;
-	struct eh_error eherr;
+	char eherr[PK_ERR_LEN];
 	char demo[4096], cache_file[4096];
 	const struct pk_unwind_header *h;
 	struct env e;
@@ -481,7 +481,7 @@ START_TEST(test_corrupt_cache_rebuilt)
 	env_init(&e, 1 << 12, 1 << 8, 4);
 	co.cache_dir = e.cache;
 	f = file_of(pk_test_build_path("fixtures/demo", demo, sizeof(demo)));
-	ck_assert_int_eq(eh_cache_get(demo, &co, &t, cache_file, sizeof(cache_file), &eherr),
+	ck_assert_int_eq(eh_cache_get(demo, &co, &t, cache_file, sizeof(cache_file), eherr),
 			 EH_CACHE_BUILT);
 	h = eh_unwind_table_header(t);
 	off = h->pcs_off + 4 * (h->nrows / 2);	/* a PC in the middle */

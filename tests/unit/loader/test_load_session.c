@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lib/errmsg.h"
+#include "eh_frame/errmsg.h"
 #include "lib/pins.h"
 #include "lib/session.h"
 #include "lib/unwind_store.h"
