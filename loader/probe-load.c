@@ -21,6 +21,7 @@
 #include "lib/pins.h"
 #include "lib/session.h"
 #include "lib/unwind_store.h"
+#include "lib/version.h"
 #include "loader/command.h"
 #include "loader/events/events.h"
 #include "loader/options.h"
@@ -402,7 +403,7 @@ static int load(const struct pk_load_opts *o)
 
 	if (!l) {
 		fprintf(stderr, "probe-load: out of memory\n");
-		return 1;
+		return PK_EXIT_ERROR;
 	}
 	l->opts = o;
 	l->cmd.pid = -1;
@@ -503,7 +504,7 @@ cleanup:
 	free(l->tgids);
 	refused = l->refused;
 	free(l);
-	return ret ? (refused ? 2 : 1) : 0;
+	return ret ? (refused ? PK_EXIT_USAGE : PK_EXIT_ERROR) : PK_EXIT_OK;
 }
 
 static int unload(const struct pk_load_opts *o)
@@ -512,9 +513,9 @@ static int unload(const struct pk_load_opts *o)
 
 	if (pk_pins_unload(o->pin_dir, err)) {
 		fprintf(stderr, "probe-load: %s\n", err);
-		return 1;
+		return PK_EXIT_ERROR;
 	}
-	return 0;
+	return PK_EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -533,9 +534,10 @@ int main(int argc, char **argv)
 	verbose = opts.verbose;
 	libbpf_set_print(libbpf_print);
 	if (opts.help)
-		ret = fputs(pk_load_usage, stdout) == EOF;
+		ret = fputs(pk_load_usage, stdout) == EOF ? PK_EXIT_ERROR : PK_EXIT_OK;
 	else if (opts.version)
-		ret = printf("probe-load (probekit) %s\n", PK_VERSION) < 0;
+		ret = printf("probe-load (probekit) %s\n", PK_VERSION) < 0 ?
+		      PK_EXIT_ERROR : PK_EXIT_OK;
 	else if (opts.unload)
 		ret = unload(&opts);
 	else

@@ -25,16 +25,16 @@ static int dump(const char *path, const struct eh_cache_opts *opts)
 	if (ret < 0) {
 		fprintf(stderr, "eh2table: %s: %s\n", path,
 			err[0] ? err : strerror(-ret));
-		return 1;
+		return PK_EXIT_ERROR;
 	}
 	ret = eh_unwind_table_dump(t, stdout);
 	eh_unwind_table_free(t);
 	if (ret < 0 || fflush(stdout) == EOF) {
 		fprintf(stderr, "eh2table: %s: writing the dump: %s\n", path,
 			strerror(ret < 0 ? -ret : errno));
-		return 1;
+		return PK_EXIT_ERROR;
 	}
-	return 0;
+	return PK_EXIT_OK;
 }
 
 static int run_files(const char *const *files, int n,
@@ -45,9 +45,9 @@ static int run_files(const char *const *files, int n,
 
 	if (failed < 0) {
 		fprintf(stderr, "eh2table: cannot start workers: %s\n", strerror(-failed));
-		return 1;
+		return PK_EXIT_ERROR;
 	}
-	return failed ? 1 : 0;
+	return failed ? PK_EXIT_ERROR : PK_EXIT_OK;
 }
 
 static int run_pid(const struct pk_eh2table_args *args,
@@ -61,13 +61,13 @@ static int run_pid(const struct pk_eh2table_args *args,
 		fprintf(stderr, "eh2table: --pid %d: cannot read /proc/%d/maps: %s\n",
 			(int)args->pid, (int)args->pid,
 			ret == -ENOENT ? "no such process" : strerror(-ret));
-		return 1;
+		return PK_EXIT_ERROR;
 	}
 	if (!maps.n) {
 		fprintf(stderr, "eh2table: --pid %d: no executable file mappings\n",
 			(int)args->pid);
 		pk_exec_mappings_free(&maps);
-		return 1;
+		return PK_EXIT_ERROR;
 	}
 	ret = run_files((const char *const *)maps.paths, maps.n, args, opts);
 	pk_exec_mappings_free(&maps);
@@ -92,7 +92,7 @@ int main(int argc, char **argv)
 	switch (args.mode) {
 	case EH2TABLE_HELP:
 		fputs(eh2table_usage, stdout);
-		ret = 0;
+		ret = PK_EXIT_OK;
 		break;
 	case EH2TABLE_DUMP:
 		ret = dump(args.files[0], &opts);

@@ -19,6 +19,7 @@
 #include "lib/cli.h"
 #include "lib/session.h"
 #include "lib/util/clock.h"
+#include "lib/version.h"
 #include "output/formats.h"
 #include "output/output_file.h"
 #include "reading/bpf_cost.h"
@@ -239,14 +240,14 @@ static int run(const struct pk_read_opts *o)
 	const char *paths[PK_READ_MAX_SINKS];
 	struct pk_output_file outs[PK_READ_MAX_SINKS] = { 0 };
 	char err[PK_ERR_LEN];
-	int tables_fd = -1, status = 1;
+	int tables_fd = -1, status = PK_EXIT_ERROR;
 	__u64 span;
 	bool done = false;
 	int ret;
 
 	if (!plan) {
 		fputs("probe-read: out of memory\n", stderr);
-		return 1;
+		return PK_EXIT_ERROR;
 	}
 
 	/* No SA_RESTART: a signal ends the poll at once. Installed before the
@@ -272,7 +273,7 @@ static int run(const struct pk_read_opts *o)
 	ret = pk_read_plan_make(plan, o, &info, err);
 	if (ret) {
 		if (ret == -EINVAL)
-			status = 2;
+			status = PK_EXIT_USAGE;
 		goto cleanup;
 	}
 	ropts.nevents = plan->nevents;
@@ -341,7 +342,7 @@ cleanup:
 	if (tables_fd >= 0)
 		close(tables_fd);
 	pk_session_close(&fds);
-	return ret ? status : 0;
+	return ret ? status : PK_EXIT_OK;
 }
 
 int main(int argc, char **argv)
@@ -354,9 +355,10 @@ int main(int argc, char **argv)
 	if (ret)
 		return pk_cli_parse_failed("probe-read", ret, err);
 	if (opts.help)
-		return fputs(pk_read_usage, stdout) == EOF;
+		return fputs(pk_read_usage, stdout) == EOF ? PK_EXIT_ERROR : PK_EXIT_OK;
 	if (opts.version)
-		return printf("probe-read (probekit) %s\n", PK_VERSION) < 0;
+		return printf("probe-read (probekit) %s\n", PK_VERSION) < 0 ?
+		       PK_EXIT_ERROR : PK_EXIT_OK;
 	libbpf_set_print(libbpf_quiet);
 	return run(&opts);
 }

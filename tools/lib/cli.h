@@ -9,11 +9,11 @@
 
 #include "eh_frame/errmsg.h"
 
-/* Exit statuses of every tool: 0 success, PK_EXIT_ERROR for what went wrong
- * while running, PK_EXIT_USAGE when the command line alone is wrong. */
-/* One version for every tool of the project. */
-#define PK_VERSION	"0.1.0"
-
+/* Exit statuses of every program (main() and the helpers that return
+ * one): PK_EXIT_OK success, PK_EXIT_ERROR for what went wrong while
+ * running, PK_EXIT_USAGE when the command line (or an event it names) is
+ * refused. */
+#define PK_EXIT_OK	0
 #define PK_EXIT_ERROR	1
 #define PK_EXIT_USAGE	2
 

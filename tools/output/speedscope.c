@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/cli.h"
+#include "lib/version.h"
 #include "output/speedscope.h"
 
 #define SCHEMA		"https://www.speedscope.app/file-format-schema.json"

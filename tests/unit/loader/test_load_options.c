@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "bpf/probekit.h"
-#include "lib/cli.h"
+#include "lib/version.h"
 #include "loader/options.h"
 #include "loader/system.h"
 #include "test_util.h"

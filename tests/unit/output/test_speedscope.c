@@ -15,7 +15,7 @@
 
 #include "harness/oracles.h"
 #include "harness/synth_profile.h"
-#include "lib/cli.h"
+#include "lib/version.h"
 #include "output/speedscope.h"
 #include "test_util.h"
 
