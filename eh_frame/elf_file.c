@@ -11,6 +11,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,20 @@
 #include <unistd.h>
 
 #include "eh_frame/eh_internal.h"
+#include "eh_frame/elf_file.h"
+
+static pthread_once_t libelf_once = PTHREAD_ONCE_INIT;
+
+static void libelf_init(void)
+{
+	elf_version(EV_CURRENT);
+}
+
+Elf *eh_elf_begin(int fd)
+{
+	pthread_once(&libelf_once, libelf_init);
+	return elf_begin(fd, ELF_C_READ_MMAP, NULL);
+}
 
 struct eh_elf_file {
 	int fd;
@@ -151,8 +166,7 @@ int eh_elf_file_open(const char *path, struct eh_elf_file **out, char err[PK_ERR
 	ret = check_ident(ef->fd, st.st_size, err);
 	if (ret)
 		goto fail;
-	elf_version(EV_CURRENT);
-	ef->elf = elf_begin(ef->fd, ELF_C_READ_MMAP, NULL);
+	ef->elf = eh_elf_begin(ef->fd);
 	if (!ef->elf) {
 		ret = pk_err(err, -EINVAL, "cannot read ELF: %s", elf_errmsg(-1));
 		goto fail;

@@ -9,18 +9,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "eh_frame/elf_file.h"
 #include "loader/events/elf_probe_sites.h"
 #include "loader/events/suggest.h"
 
 #define NT_STAPSDT	3
 
-struct eh_elf_file {
+struct probed_elf {
 	int fd;
 	Elf *elf;
 	__u64 size;
 };
 
-static int elf_open(struct eh_elf_file *f, const char *path, char err[PK_ERR_LEN])
+static int elf_open(struct probed_elf *f, const char *path, char err[PK_ERR_LEN])
 {
 	GElf_Ehdr eh;
 	struct stat st;
@@ -34,8 +35,7 @@ static int elf_open(struct eh_elf_file *f, const char *path, char err[PK_ERR_LEN
 		return pk_err(err, -EINVAL, "%s: not a regular file", path);
 	}
 	f->size = st.st_size;
-	elf_version(EV_CURRENT);
-	f->elf = elf_begin(f->fd, ELF_C_READ_MMAP, NULL);
+	f->elf = eh_elf_begin(f->fd);
 	if (!f->elf || elf_kind(f->elf) != ELF_K_ELF || !gelf_getehdr(f->elf, &eh) ||
 	    eh.e_ident[EI_CLASS] != ELFCLASS64) {
 		if (f->elf)
@@ -46,7 +46,7 @@ static int elf_open(struct eh_elf_file *f, const char *path, char err[PK_ERR_LEN
 	return 0;
 }
 
-static void elf_close(struct eh_elf_file *f)
+static void elf_close(struct probed_elf *f)
 {
 	elf_end(f->elf);
 	close(f->fd);
@@ -54,7 +54,7 @@ static void elf_close(struct eh_elf_file *f)
 
 /* The file offset of vaddr ADDR: the PT_LOAD that holds it, if that is in
  * the file. */
-static int vaddr_to_offset(const struct eh_elf_file *f, __u64 addr, __u64 *off)
+static int vaddr_to_offset(const struct probed_elf *f, __u64 addr, __u64 *off)
 {
 	size_t n;
 	GElf_Phdr ph;
@@ -137,7 +137,7 @@ int pk_elf_func_site(const char *path, const char *sym, struct pk_probe_site *si
 		     char err[PK_ERR_LEN])
 {
 	struct pk_suggest sug;
-	struct eh_elf_file f;
+	struct probed_elf f;
 	char close_names[256];
 	__u64 vaddr = 0;
 	int ret;
@@ -185,7 +185,7 @@ int pk_usdt_note_parse(const void *desc, size_t len, struct pk_usdt_note *note)
 }
 
 /* Append one site of a matching note; names of other notes go to SUG. */
-static int add_site(struct eh_elf_file *f, const struct pk_usdt_note *note, __s64 base_delta,
+static int add_site(struct probed_elf *f, const struct pk_usdt_note *note, __s64 base_delta,
 		    struct pk_probe_site **sites, size_t *n)
 {
 	struct pk_probe_site site = { 0 }, *v;
@@ -208,7 +208,7 @@ int pk_elf_usdt_sites(const char *path, const char *provider, const char *name,
 {
 	char want[256], close_names[256];
 	struct pk_suggest sug;
-	struct eh_elf_file f;
+	struct probed_elf f;
 	GElf_Shdr sh, base_sh;
 	Elf_Scn *scn, *base_scn;
 	Elf_Data *d;

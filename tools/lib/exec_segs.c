@@ -3,10 +3,10 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
-#include <pthread.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "eh_frame/elf_file.h"
 #include "lib/exec_segs.h"
 
 static int from_elf(Elf *elf, struct pk_file_seg *segs, __u32 *nsegs, char err[PK_ERR_LEN])
@@ -38,14 +38,6 @@ static int from_elf(Elf *elf, struct pk_file_seg *segs, __u32 *nsegs, char err[P
 	return 0;
 }
 
-/* elf_version() sets a global: once, as files are read by several threads */
-static pthread_once_t libelf_once = PTHREAD_ONCE_INIT;
-
-static void init_libelf(void)
-{
-	elf_version(EV_CURRENT);
-}
-
 /* FN on PATH's ELF, opened without blocking (a FIFO named by mistake must
  * not hang the loader). */
 static int with_elf(const char *path, int (*fn)(Elf *elf, void *arg), void *arg)
@@ -56,8 +48,7 @@ static int with_elf(const char *path, int (*fn)(Elf *elf, void *arg), void *arg)
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
-	pthread_once(&libelf_once, init_libelf);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	elf = eh_elf_begin(fd);
 	ret = elf && elf_kind(elf) == ELF_K_ELF ? fn(elf, arg) : -ENOEXEC;
 	elf_end(elf);
 	close(fd);

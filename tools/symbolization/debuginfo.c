@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "eh_frame/elf_file.h"
 #include "symbolization/debuginfo.h"
 
 const Dwfl_Callbacks pk_dwfl_callbacks = {
@@ -33,7 +34,7 @@ static int open_if_same_build(const char *path, const unsigned char *id, int len
 		return -1;
 	if (fstat(fd, &st) == 0 && !(main && st.st_dev == main->st_dev &&
 				     st.st_ino == main->st_ino)) {
-		elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+		elf = eh_elf_begin(fd);
 		same = elf && dwelf_elf_gnu_build_id(elf, &bits) == len && !memcmp(bits, id, len);
 		elf_end(elf);
 	}
