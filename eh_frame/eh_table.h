@@ -24,15 +24,15 @@
 /* A table: built from an ELF, or mapped read-only from a cache file. */
 struct eh_unwind_table;
 
-struct unwind_build_opts {
-	size_t sz;			/* sizeof(struct unwind_build_opts) */
+struct eh_unwind_build_opts {
+	size_t sz;			/* sizeof(struct eh_unwind_build_opts) */
 	bool no_debug_frame;		/* ignore .debug_frame (and debug files) */
 	const char *debug_root;		/* default "/usr/lib/debug" */
 };
 
 /* Parse FILE's .eh_frame/.debug_frame (and its separate debug file) into a
  * sorted, merged table. */
-int eh_unwind_table_from_elf(const char *path, const struct unwind_build_opts *opts,
+int eh_unwind_table_from_elf(const char *path, const struct eh_unwind_build_opts *opts,
 			   struct eh_unwind_table **out, char err[PK_ERR_LEN]);
 
 /* Parse a raw CFI section, for tests and the fuzz target: DATA is the
@@ -81,10 +81,10 @@ int eh_cache_key(const char *path, char *buf, size_t len, char err[PK_ERR_LEN]);
 int eh_cache_path(const char *root, const char *key, char *buf, size_t len);
 
 struct eh_cache_opts {
-	size_t sz;
+	size_t sz;			/* sizeof(struct eh_cache_opts) */
 	const char *cache_dir;		/* NULL: eh_cache_root() default */
 	bool force;			/* rebuild even if a valid file exists */
-	const struct unwind_build_opts *build;
+	const struct eh_unwind_build_opts *build;
 };
 
 enum eh_cache_result {

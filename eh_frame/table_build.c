@@ -343,7 +343,7 @@ static int debug_frame_rows(struct eh_elf_file *ef, const char *path,
 }
 
 int eh_table_from_elf_file(struct eh_elf_file *ef, const char *path,
-			   const struct unwind_build_opts *opts,
+			   const struct eh_unwind_build_opts *opts,
 			   struct eh_unwind_table **out, char err[PK_ERR_LEN])
 {
 	struct eh_rows eh = { 0 }, dbg = { 0 }, both = { 0 };
@@ -395,7 +395,7 @@ out:
 	return ret;
 }
 
-int eh_unwind_table_from_elf(const char *path, const struct unwind_build_opts *opts,
+int eh_unwind_table_from_elf(const char *path, const struct eh_unwind_build_opts *opts,
 			   struct eh_unwind_table **out, char err[PK_ERR_LEN])
 {
 	struct eh_elf_file *ef;

@@ -220,7 +220,7 @@ static int load_tables(struct load *l)
 {
 	const struct pk_load_opts *o = l->opts;
 	struct pk_unwind_store_opts so = {
-		.sz = sizeof(so), .jobs = o->jobs, .log = stderr, .prog = "probe-load",
+		.jobs = o->jobs, .log = stderr, .prog = "probe-load",
 	};
 	struct pk_unwind_alloc caps = unwind_caps(o);
 	/* the command's pid is last; it has not exec'd yet */

@@ -225,7 +225,6 @@ static int run(const struct pk_read_opts *o)
 {
 	struct pk_session_fds fds = { -1, -1, -1, -1 };
 	struct pk_reader_opts ropts = {
-		.sz = sizeof(ropts),
 		.debug_dirs = o->ndebug_dirs ? o->debug_dirs : NULL, .ndebug_dirs = o->ndebug_dirs,
 		.no_dwarf = o->no_inline,
 	};

@@ -56,9 +56,8 @@ __u64 pk_kernel_dev(unsigned int major, unsigned int minor)
 	return ((__u64)major << 20) | minor;
 }
 
-#define OPT(o, field, def) \
-	((o) && (o)->sz >= offsetof(__typeof__(*(o)), field) + sizeof((o)->field) ? \
-	 (o)->field : (def))
+/* OPTS's FIELD, or DEF when OPTS is NULL */
+#define OPT(o, field, def)	((o) ? (o)->field : (def))
 
 static int lock(struct pk_unwind_store *s)
 {

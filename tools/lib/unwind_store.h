@@ -51,7 +51,6 @@ struct pk_unwind_stats {
 };
 
 struct pk_unwind_store_opts {
-	size_t sz;		/* sizeof(struct pk_unwind_store_opts) */
 	const char *cache_dir;	/* NULL: eh_cache_root() default */
 	unsigned int jobs;	/* tables built at once; 0: one per online CPU */
 	FILE *log;		/* one line per refused file; NULL: stderr */

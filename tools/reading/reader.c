@@ -52,7 +52,7 @@ static bool loc_named(const struct pk_loc *loc)
 
 struct pk_reader *pk_reader_new(const struct pk_reader_opts *opts)
 {
-	struct pk_symbolizer_opts sopts = { .sz = sizeof(sopts) };
+	struct pk_symbolizer_opts sopts = {};
 	struct pk_reader *r = calloc(1, sizeof(*r));
 
 	if (!r)

@@ -34,7 +34,6 @@ struct pk_table_sink {
 };
 
 struct pk_reader_opts {
-	size_t sz;			/* sizeof(struct pk_reader_opts) */
 	const char *proc_root;		/* NULL: "/proc" */
 	const char *kallsyms_path;	/* NULL: "/proc/kallsyms" */
 	const struct pk_table_sink *tables; /* NULL: no-table events only counted */

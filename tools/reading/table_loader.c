@@ -31,7 +31,7 @@ void pk_table_loader_free(struct pk_table_loader *l)
 static int loader_store(struct pk_table_loader *l, char err[PK_ERR_LEN])
 {
 	/* One table at a time: the files come one event at a time. */
-	struct pk_unwind_store_opts opts = { .sz = sizeof(opts), .jobs = 1, .prog = "probe-read" };
+	struct pk_unwind_store_opts opts = { .jobs = 1, .prog = "probe-read" };
 
 	/* A store that would not open will not open for the next file
 	 * either; the reader has logged the first failure. */

@@ -32,7 +32,6 @@
 #include "profile/profile.h"
 
 struct pk_symbolizer_opts {
-	size_t sz;			/* sizeof(struct pk_symbolizer_opts) */
 	const char *proc_root;		/* NULL: "/proc" */
 	const char *kallsyms_path;	/* NULL: "/proc/kallsyms" */
 	const char *const *debug_dirs;	/* .build-id trees; NULL: /usr/lib/debug */

@@ -34,9 +34,9 @@ static void teardown(void)
 }
 
 /* Build options that ignore the machine's /usr/lib/debug. */
-static const struct unwind_build_opts *no_debug_root(void)
+static const struct eh_unwind_build_opts *no_debug_root(void)
 {
-	static struct unwind_build_opts o;
+	static struct eh_unwind_build_opts o;
 
 	o.sz = sizeof(o);
 	o.debug_root = dir;
@@ -346,7 +346,7 @@ static __u64 build_debug_frame_program(const char *bin)
 }
 
 /* The dump columns of BIN's table at PC, and the table's source flags. */
-static void rule_of(const char *bin, const struct unwind_build_opts *opts, __u64 pc,
+static void rule_of(const char *bin, const struct eh_unwind_build_opts *opts, __u64 pc,
 		    char *rule, size_t len, __u16 *flags)
 {
 	struct eh_unwind_table *t = NULL;
@@ -365,7 +365,7 @@ static void rule_of(const char *bin, const struct unwind_build_opts *opts, __u64
 /* main is covered by .debug_frame, and is END without it. */
 START_TEST(test_debug_frame_from_elf)
 {
-	struct unwind_build_opts opts = { .sz = sizeof(opts), .debug_root = dir };
+	struct eh_unwind_build_opts opts = { .sz = sizeof(opts), .debug_root = dir };
 	char bin[200], rule[64];
 	__u64 main_pc;
 	__u16 flags;
@@ -388,7 +388,7 @@ END_TEST
  * gone) under DEBUG_ROOT/.build-id/; without either, main is END. */
 START_TEST(test_separate_debug_file)
 {
-	struct unwind_build_opts opts = { .sz = sizeof(opts), .debug_root = dir };
+	struct eh_unwind_build_opts opts = { .sz = sizeof(opts), .debug_root = dir };
 	char bin[200], dbg[200], id_dir[300], id_file[512], rule[64], id[129];
 	__u64 main_pc;
 	__u16 flags;

@@ -77,7 +77,7 @@ static void env_init(struct env *e, __u32 rows, __u32 rules, __u32 tables)
 	eh_tmpdir(e->dir, sizeof(e->dir));
 	eh_tmpdir(e->cache, sizeof(e->cache));
 	e->log = open_memstream(&e->log_buf, &e->log_len);
-	e->opts = (struct pk_unwind_store_opts){ .sz = sizeof(e->opts), .cache_dir = e->cache,
+	e->opts = (struct pk_unwind_store_opts){ .cache_dir = e->cache,
 						 .jobs = 2, .log = e->log, .prog = "test" };
 	maps_create(e, rows, rules, tables);
 	env_store(e);

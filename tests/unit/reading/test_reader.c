@@ -58,7 +58,7 @@ static size_t dwarf_record(unsigned char *buf, __u32 pid, const char *comm, cons
 static struct pk_reader *new_reader_with(const struct pk_table_sink *tables, FILE *log)
 {
 	char kallsyms[256];
-	struct pk_reader_opts o = { .sz = sizeof(o), .proc_root = pk_fx_proc_root(),
+	struct pk_reader_opts o = { .proc_root = pk_fx_proc_root(),
 				    .kallsyms_path = kallsyms, .tables = tables, .log = log };
 
 	snprintf(kallsyms, sizeof(kallsyms), "%s/kallsyms", pk_fx_dir());
@@ -405,7 +405,7 @@ static struct pk_reader *new_events_reader(unsigned int nevents, unsigned int ke
 					   bool timed)
 {
 	char kallsyms[256];
-	struct pk_reader_opts o = { .sz = sizeof(o), .proc_root = pk_fx_proc_root(),
+	struct pk_reader_opts o = { .proc_root = pk_fx_proc_root(),
 				    .kallsyms_path = kallsyms, .nevents = nevents,
 				    .keep_event = keep_event, .timed = timed };
 

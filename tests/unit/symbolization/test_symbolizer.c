@@ -22,7 +22,7 @@
 
 static struct pk_symbolizer *new_symbolizer(const char *kallsyms)
 {
-	struct pk_symbolizer_opts o = { .sz = sizeof(o), .proc_root = pk_fx_proc_root(),
+	struct pk_symbolizer_opts o = { .proc_root = pk_fx_proc_root(),
 					.kallsyms_path = kallsyms };
 
 	return pk_symbolizer_new(&o);
