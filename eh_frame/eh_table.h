@@ -2,7 +2,8 @@
 /*
  * Public API of the eh_frame library: build an unwind table from an ELF's
  * call-frame information, keep it in the build-id cache, read it back.
- * Used by eh2table now and by probe-load later; no BPF dependency.
+ * Used by eh2table, and by probe-load and probe-read through
+ * tools/lib/unwind_store.c; no BPF dependency.
  *
  * Conventions (the project's, CONTRIBUTING.md): functions return 0 or a
  * negative errno; objects are opaque with eh_object_verb() names; options
