@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "lib/errmsg.h"
+#include "eh_frame/errmsg.h"
 
 struct pk_output_file {
 	FILE *f;		/* NULL: closed */

@@ -11,7 +11,7 @@
 #include <stddef.h>
 
 #include "bpf/probekit.h"
-#include "lib/errmsg.h"
+#include "eh_frame/errmsg.h"
 #include "lib/session.h"
 #include "output/formats.h"
 #include "reading/read_options.h"

@@ -20,7 +20,9 @@
 #define MAX_DIRS	64
 
 /* What each folder of product code may include besides itself. A folder
- * missing here is a failure: a new folder states its rule first. */
+ * missing here is a failure: a new folder states its rule first. eh_frame/
+ * is the lowest layer (it also holds the error line and the ELF opener
+ * every part uses); everything above may include it. */
 static const struct rule {
 	const char *dir;
 	const char *may;	/* space-separated folders */
@@ -30,15 +32,15 @@ static const struct rule {
 	{ "bpf", "vmlinux eh_frame" },
 	{ "tools/lib/util", "" },
 	{ "tools/lib", "tools/lib/util eh_frame bpf" },
-	{ "tools/profile", "tools/lib tools/lib/util bpf" },
+	{ "tools/profile", "tools/lib tools/lib/util bpf eh_frame" },
 	{ "tools/symbolization", "tools/lib tools/lib/util tools/profile bpf eh_frame" },
-	{ "tools/output", "tools/lib tools/lib/util tools/profile bpf gen" },
+	{ "tools/output", "tools/lib tools/lib/util tools/profile bpf eh_frame gen" },
 	{ "tools/reading", "tools/lib tools/lib/util tools/profile tools/symbolization "
 			   "tools/output bpf eh_frame" },
 	{ "tools/eh2table", "tools/lib tools/lib/util eh_frame" },
 	{ "tools", "tools/lib tools/lib/util tools/profile tools/symbolization tools/output "
 		   "tools/reading tools/eh2table bpf eh_frame" },
-	{ "loader/events", "tools/lib tools/lib/util bpf" },
+	{ "loader/events", "tools/lib tools/lib/util bpf eh_frame" },
 	{ "loader", "loader/events tools/lib tools/lib/util bpf eh_frame" },
 };
 
