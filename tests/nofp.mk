@@ -30,7 +30,7 @@ NOFP_CC_clang_cpp := clang++
 NOFP_LIB_NAMES := shlib_lib plugin reuse_lib1 reuse_lib2
 NOFP_PROGS := $(filter-out $(NOFP_LIB_NAMES),\
 	$(basename $(notdir $(wildcard $(NOFP_SRC)/*.c $(NOFP_SRC)/*.cpp))))
-NOFP_HDRS := $(wildcard $(NOFP_SRC)/*.h)
+NOFP_HDRS := $(wildcard $(NOFP_SRC)/*.h) tests/cpu_budget.h
 
 # What a program links with, per compiler: shlib needs its library.
 NOFP_NEEDS_shlib = $(NOFP_DIR)/libnofp_shlib-$(1).so

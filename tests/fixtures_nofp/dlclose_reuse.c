@@ -2,9 +2,9 @@
 /*
  * No frame pointers, one address range for two libraries in turn:
  * dlopen reuse_lib1-<cc>.so, spin in it (main -> run_lib -> lib1_fn ->
- * lib1_spin) for SECONDS, dlclose it, dlopen reuse_lib2-<cc>.so, which the
- * kernel maps into the hole lib1 left, and spin in it (main -> run_lib ->
- * lib2_fn -> lib2_spin) for SECONDS.
+ * lib1_spin) for SECONDS of CPU time, dlclose it, dlopen
+ * reuse_lib2-<cc>.so, which the kernel maps into the hole lib1 left, and
+ * spin in it (main -> run_lib -> lib2_fn -> lib2_spin) for SECONDS more.
  * Usage: dlclose_reuse SECONDS REPORT_FILE
  * Writes "lib1 START-END\nlib2 START-END\nreused yes|no\n" to REPORT_FILE,
  * the executable mappings from /proc/self/maps: "yes" when lib2's text
@@ -53,8 +53,9 @@ NOFP_FN void run_lib(lib_fn_t *fn)
 	nofp_sink += pad[0];
 }
 
-/* Spin in NAME's FN for SECS seconds; its text range in START and END. */
-NOFP_FN int phase(const char *name, const char *fn_name, int secs, unsigned long *start,
+/* Spin in NAME's FN for SECS seconds of CPU time; its text range in START
+ * and END. */
+NOFP_FN int phase(const char *name, const char *fn_name, double secs, unsigned long *start,
 		 unsigned long *end, void **handle)
 {
 	static char path[4200];
@@ -64,7 +65,8 @@ NOFP_FN int phase(const char *name, const char *fn_name, int secs, unsigned long
 	    !(fn = (lib_fn_t *)dlsym(*handle, fn_name)) || !text_range(path, start, end))
 		return -1;
 	nofp_stop = 0;
-	alarm((unsigned int)secs);
+	if (cpu_budget_arm(secs, &nofp_stop))
+		return -1;
 	run_lib(fn);
 	NOFP_AFTER_CALL();
 	return 0;
@@ -75,7 +77,7 @@ int main(int argc, char **argv)
 	unsigned long s1, e1, s2, e2;
 	void *h1, *h2;
 	FILE *report;
-	int secs = nofp_arm(argc, argv, 1, "dlclose_reuse SECONDS REPORT_FILE");
+	double secs = nofp_arm(argc, argv, 1, "dlclose_reuse SECONDS REPORT_FILE");
 
 	if (argc < 3)
 		return 2;

@@ -2,6 +2,7 @@
 /*
  * Stacks that no unwinder can walk, made on purpose while the CPU spins in
  * them: the DWARF walk must end, and say why. Usage: hostile MODE SECONDS
+ * (of CPU time)
  *
  *   rsp    RSP at an unmapped address: every read of the stack faults
  *          ("read fault");
@@ -16,23 +17,15 @@
  *          caller frame to mark as found by it.
  *
  * No signal may arrive while RSP is bad (the kernel could not push a signal
- * frame), so there is no alarm(2): short bursts, a clock read in between.
+ * frame), so there is no timer signal: short bursts, and a read of the
+ * CPU time used (cpu_budget.h) in between.
  */
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 
 #include "nofp.h"
 
 #define BURST	(1ul << 20)	/* loop iterations with the stack broken */
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 NOFP_FN void bad_rsp(void)
 {
@@ -104,7 +97,7 @@ NOFP_FN void zero_ra(void (*code)(void))
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
-	double end = now_s() + (argc > 2 ? atof(argv[2]) : 0);
+	double end = cpu_budget_used() + (argc > 2 ? atof(argv[2]) : 0);
 	void *code = NULL;
 
 	if (argc != 3 || atof(argv[2]) <= 0 ||
@@ -128,7 +121,7 @@ int main(int argc, char **argv)
 		if (mprotect(code, sizeof(spin_code), PROT_READ | PROT_EXEC))
 			return 1;
 	}
-	while (now_s() < end) {
+	while (cpu_budget_used() < end) {
 		if (!strcmp(mode, "rsp"))
 			bad_rsp();
 		else if (!strcmp(mode, "fake"))

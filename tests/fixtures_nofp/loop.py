@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Debian's python3.11 (built without frame pointers) running a loop:
-# python3.11 loop.py SECONDS. The interpreter's C stack, from _start through
-# main, Py_BytesMain, Py_RunMain to _PyEval_EvalFrameDefault, is found only
-# by unwinding its frameless code with CFI.
+# python3.11 loop.py SECONDS, of CPU time (ITIMER_PROF counts the process's
+# CPU time, as tests/cpu_budget.h does). The interpreter's C stack, from
+# _start through main, Py_BytesMain, Py_RunMain to _PyEval_EvalFrameDefault,
+# is found only by unwinding its frameless code with CFI.
 import signal
 import sys
 
@@ -21,6 +22,6 @@ def spin():
     return x
 
 
-signal.signal(signal.SIGALRM, on_alarm)
-signal.alarm(int(sys.argv[1]))
+signal.signal(signal.SIGPROF, on_alarm)
+signal.setitimer(signal.ITIMER_PROF, float(sys.argv[1]))
 spin()

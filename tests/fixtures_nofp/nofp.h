@@ -9,14 +9,16 @@
  * NOFP_AFTER_CALL: an empty asm after a call, so the call is not in tail
  * position: no sibling call even where -fno-optimize-sibling-calls is
  * missing, and the return address stays in the caller.
+ * A fixture's SECONDS are seconds of CPU time (nofp_arm, cpu_budget.h).
  */
 #ifndef NOFP_H
 #define NOFP_H
 
 #include <signal.h>
-#include <sys/time.h>
 #include <stdlib.h>
 #include <unistd.h>
+
+#include "../cpu_budget.h"
 
 #if defined(__clang__)
 #define NOFP_FN __attribute__((noinline, used))
@@ -28,17 +30,10 @@
 static volatile sig_atomic_t nofp_stop;
 static volatile unsigned long nofp_sink;
 
-static void nofp_on_alarm(int sig)
+/* Set nofp_stop after SECONDS (argv[ARGI], fractions allowed) of CPU time
+ * (cpu_budget.h). Returns SECONDS. */
+static inline double nofp_arm(int argc, char **argv, int argi, const char *usage)
 {
-	(void)sig;
-	nofp_stop = 1;
-}
-
-/* Stop after SECONDS (fractions allowed) of wall time: a timer signal, so
- * no clock call adds frames to the samples. Returns whole seconds. */
-static inline int nofp_arm(int argc, char **argv, int argi, const char *usage)
-{
-	struct itimerval it = { { 0, 0 }, { 0, 0 } };
 	double secs;
 
 	if (argc <= argi || !((secs = atof(argv[argi])) > 0) || secs > 1e6) {
@@ -49,11 +44,9 @@ static inline int nofp_arm(int argc, char **argv, int argi, const char *usage)
 		(void)!write(2, "\n", 1);
 		exit(2);
 	}
-	signal(SIGALRM, nofp_on_alarm);
-	it.it_value.tv_sec = (time_t)secs;
-	it.it_value.tv_usec = (suseconds_t)((secs - (double)it.it_value.tv_sec) * 1e6);
-	setitimer(ITIMER_REAL, &it, NULL);
-	return (int)secs;
+	if (cpu_budget_arm(secs, &nofp_stop))
+		exit(1);
+	return secs;
 }
 
 #endif

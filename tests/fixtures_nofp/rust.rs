@@ -1,14 +1,35 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 //! No frame pointers (-C force-frame-pointers=no -C opt-level=2): main ->
 //! chain_a -> chain_b -> chain_c spinning, under Rust's runtime start
-//! (std::rt::lang_start). Usage: rust SECONDS
-//! A sleeping thread sets the stop flag, so no clock call adds frames.
+//! (std::rt::lang_start). Usage: rust SECONDS (of CPU time)
+//! A thread that sleeps between looks at the process's CPU time (as
+//! tests/cpu_budget.h counts it) sets the stop flag, so no clock call adds
+//! frames to the spinning thread's samples.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
 static STOP: AtomicBool = AtomicBool::new(false);
 static SINK: AtomicU64 = AtomicU64::new(0);
+
+#[repr(C)]
+struct Timespec {
+    tv_sec: i64,
+    tv_nsec: i64,
+}
+
+extern "C" {
+    fn clock_gettime(clock: i32, ts: *mut Timespec) -> i32;
+}
+
+const CLOCK_PROCESS_CPUTIME_ID: i32 = 2;
+
+/// Seconds of CPU time the process has used.
+fn cpu_used() -> f64 {
+    let mut ts = Timespec { tv_sec: 0, tv_nsec: 0 };
+    unsafe { clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as f64 + ts.tv_nsec as f64 / 1e9
+}
 
 #[inline(never)]
 #[no_mangle]
@@ -38,17 +59,20 @@ pub extern "C" fn chain_a(seed: u64) -> u64 {
 }
 
 fn main() {
-    let secs: u64 = match std::env::args().nth(1).and_then(|s| s.parse().ok()) {
-        Some(s) if s > 0 => s,
+    let secs: f64 = match std::env::args().nth(1).and_then(|s| s.parse().ok()) {
+        Some(s) if s > 0.0 => s,
         _ => {
             eprintln!("usage: rust SECONDS");
             std::process::exit(2);
         }
     };
+    let end = cpu_used() + secs;
     std::thread::spawn(move || {
-        std::thread::sleep(Duration::from_secs(secs));
+        while cpu_used() < end {
+            std::thread::sleep(Duration::from_millis(10));
+        }
         STOP.store(true, Ordering::Relaxed);
     });
-    let r = chain_a(unsafe { std::ptr::read_volatile(&secs) });
+    let r = chain_a(unsafe { std::ptr::read_volatile(&secs) } as u64);
     SINK.fetch_add(r, Ordering::Relaxed);
 }

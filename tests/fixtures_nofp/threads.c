@@ -2,7 +2,8 @@
 /*
  * No frame pointers, two worker threads: clone3 -> start_thread -> worker ->
  * work_a -> spin, all of the CPU time in spin; the main thread waits in
- * pthread_join. Usage: threads SECONDS
+ * pthread_join. Usage: threads SECONDS (of CPU time, both workers'
+ * together: about SECONDS / 2 of wall time on an idle machine)
  */
 #include <pthread.h>
 
