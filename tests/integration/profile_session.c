@@ -8,8 +8,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "bpf/probekit.h"
 #include "integration/profile_session.h"
 #include "test_util.h"
 
@@ -207,6 +209,60 @@ static int note_held(const char *path, const struct stat *st, int type, struct F
 		held[nheld++] = info.id;
 	close(fd);
 	return FTW_CONTINUE;
+}
+
+/* PID still runs: it has a /proc entry and is no zombie (a command
+ * probe-load started is reaped by whoever inherited it). */
+static bool still_runs(__u32 pid)
+{
+	char path[64], *text, *p;
+	bool runs;
+
+	snprintf(path, sizeof(path), "/proc/%u/stat", pid);
+	text = pk_test_read_file(path, NULL);
+	if (!text)
+		return false;
+	p = strrchr(text, ')');	/* comm may hold spaces */
+	runs = p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X';
+	free(text);
+	return runs;
+}
+
+static double monotonic_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int pk_e2e_wait_targets_exit(double timeout)
+{
+	char path[256];
+	double end = monotonic_s() + timeout;
+	int fd, ret = -ETIMEDOUT;
+
+	snprintf(path, sizeof(path), "%s/%s", pk_e2e_pin_dir(), PK_PIN_TARGETS);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	while (monotonic_s() < end) {
+		__u32 key, next;
+		bool any = false, first = true;
+
+		while (!any && bpf_map_get_next_key(fd, first ? NULL : &key, &next) == 0) {
+			any = still_runs(next);
+			key = next;
+			first = false;
+		}
+		if (!any) {
+			ret = 0;
+			break;
+		}
+		usleep(50 * 1000);
+	}
+	close(fd);
+	return ret;
 }
 
 int pk_e2e_perf_links(void)

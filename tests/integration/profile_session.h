@@ -40,6 +40,13 @@ struct pk_e2e_summary {
 };
 bool pk_e2e_parse_summary(const char *err, struct pk_e2e_summary *sum);
 
+/* Wait until every process in the session's targets map (probe-load -p,
+ * -- CMD, and the children they forked) has exited, for at most TIMEOUT
+ * seconds: a fixture runs for CPU time, so how long it takes on the wall
+ * depends on what else the machine runs. 0, or -ETIMEDOUT (or another
+ * negative errno). */
+int pk_e2e_wait_targets_exit(double timeout);
+
 /* Number of perf_event BPF links in the system that no other session
  * holds: links pinned anywhere in bpffs but under this test's pin directory
  * are not counted, so that a make check running beside this one (its

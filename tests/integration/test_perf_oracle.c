@@ -15,10 +15,13 @@
  * see the same samples: the comparison is of shares, with a tolerance from
  * binomial sampling statistics (tests/harness/share_compare.h).
  */
+#include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -29,16 +32,19 @@
 #include "test_util.h"
 
 #define FREQ_STR	"99"
-/* Seconds: about 400 samples per side for a fixture that keeps one CPU busy. */
-#define WINDOW_STR	"4"
-/* The fixture outlives both tools' windows (startup included), then exits
- * by itself even when a failed test never gets to kill it. */
-#define FIXTURE_STR	"7"
-/* Or the fixture starts a second after both tools (the ring buffer is then
- * empty when probe-read starts) and runs for 3 s, and both tools stop when
- * it exits; -d only bounds a broken run. */
-#define LATE_START	"sleep 1; exec \"$0\" 3"
-#define UNTIL_EXIT_STR	"20"
+/* Seconds of CPU time the fixture runs (tests/cpu_budget.h): about 400
+ * samples per side however busy the machine is. It holds itself stopped
+ * once its files are mapped (PK_FIXTURE_HOLD) until both tools sample it,
+ * so the whole budget is sampled by both. */
+#define BUDGET_STR	"4"
+#define HELD		"PK_FIXTURE_HOLD=1 exec \"$0\" " BUDGET_STR
+/* Or, let go, it starts a second later (probe-read is reading by then, and
+ * its ring buffer empty) and runs for 3 s of CPU time. */
+#define HELD_LATE	"kill -STOP $$; sleep 1; exec \"$0\" 3"
+/* Both tools stop when the fixture exits: -d and this only bound a broken
+ * run. */
+#define UNTIL_EXIT_STR	"60"
+#define PERF_READY_S	60
 
 /* A stack holding at least this share on either side must agree. */
 #define SIGNIFICANT	0.05
@@ -85,6 +91,7 @@ static const struct mode dwarf_deep_mode = { "dwarf", "dwarf,65528", "300" };
 
 /* One fixture profiled by both tools, everything they printed. */
 struct both {
+	bool held, perf_ready;
 	int load_rc, read_rc, unload_rc, record_status, script_status;
 	char *pk_out, *pk_err, *record_log, *script, *script_err;
 };
@@ -99,52 +106,93 @@ static void both_free(struct both *r)
 }
 
 /*
- * Start FIXTURE, then probekit (probe-load -p, probe-read -d) and perf
- * record -p on it at the same time: for WINDOW_STR seconds while it runs
- * on, or (UNTIL_EXIT) from before it starts until it exits. Nothing is
+ * Tell perf record (--control fifo:CTL,ACK) to enable its events and wait
+ * for its ack: perf reads its control fifo only in its main loop, once its
+ * events are enabled, so after the ack it samples the target. False when
+ * perf exited or did not answer within PERF_READY_S.
+ */
+static bool perf_enabled(int ctl_fd, int ack_fd, pid_t perf)
+{
+	char ack[8] = "";
+	int status;
+
+	if (write(ctl_fd, "enable\n", 7) != 7)
+		return false;
+	for (int i = 0; i < PERF_READY_S * 10; i++) {
+		struct pollfd p = { ack_fd, POLLIN, 0 };
+
+		if (poll(&p, 1, 100) == 1)
+			return read(ack_fd, ack, sizeof(ack) - 1) > 0 && !strncmp(ack, "ack", 3);
+		if (waitpid(perf, &status, WNOHANG) == perf)
+			return false;
+	}
+	return false;
+}
+
+/*
+ * Start FIXTURE held stopped (or LATE: held, then a second more), then
+ * probekit (probe-load -p) and perf record -p on it; let it go once both
+ * sample, and read until it exits, its CPU budget used. Nothing is
  * asserted until every process is gone and perf's files are removed: a
  * failure leaves nothing behind.
  */
-static void profile_with_both(const char *path, bool until_exit, const struct mode *m,
+static void profile_with_both(const char *path, bool late, const struct mode *m,
 			      struct both *r)
 {
-	char dir[] = "/tmp/pk-perf-XXXXXX", data[64], log[64], pid_str[16];
-	char *fx_window[] = { (char *)path, FIXTURE_STR, NULL };
-	char *fx_late[] = { "sh", "-c", LATE_START, (char *)path, NULL };
-	char **fx_argv = until_exit ? fx_late : fx_window;
+	char dir[] = "/tmp/pk-perf-XXXXXX", data[64], log[64], ctl[64], ack[64];
+	char control[160], pid_str[16];
+	char *fx_argv[] = { "sh", "-c", late ? HELD_LATE : HELD, (char *)path, NULL };
 	const char *load[] = { "-p", pid_str, "-F", FREQ_STR, "--unwind", m->unwind, NULL };
 	/* perf script runs with --no-inline: the same functions on both sides */
-	const char *read[] = { "-d", until_exit ? UNTIL_EXIT_STR : WINDOW_STR, "--no-inline", NULL };
+	const char *read[] = { "-d", UNTIL_EXIT_STR, "--no-inline", NULL };
 	/* without a command, perf record -p stops when the target exits */
 	char *record[] = { "perf", "record", "-F", FREQ_STR, "--call-graph", (char *)m->call_graph,
 			   "--no-buildid-cache", "-p", pid_str, "-o", data,
-			   until_exit ? NULL : "--", "sleep", WINDOW_STR, NULL };
+			   "--control", control, NULL };
 	char *script[] = { "perf", "script", "-i", data, "--no-inline",
 			   "--max-stack", (char *)m->max_stack,
 			   "-F", "comm,pid,tid,ip,sym,dso", NULL };
+	int ctl_fd, ack_fd, status;
 	pid_t fx, perf = -1;
 
 	memset(r, 0, sizeof(*r));
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(data, sizeof(data), "%s/perf.data", dir);
 	snprintf(log, sizeof(log), "%s/record.log", dir);
+	snprintf(ctl, sizeof(ctl), "%s/ctl", dir);
+	snprintf(ack, sizeof(ack), "%s/ack", dir);
+	snprintf(control, sizeof(control), "fifo:%s,%s", ctl, ack);
+	ck_assert_int_eq(mkfifo(ctl, 0600), 0);
+	ck_assert_int_eq(mkfifo(ack, 0600), 0);
+	/* read-write: neither open waits for the other end */
+	ctl_fd = open(ctl, O_RDWR | O_CLOEXEC);
+	ack_fd = open(ack, O_RDWR | O_CLOEXEC);
+	ck_assert(ctl_fd >= 0 && ack_fd >= 0);
 	fx = pk_test_spawn(fx_argv, NULL);
 	ck_assert_int_gt(fx, 0);
 	snprintf(pid_str, sizeof(pid_str), "%d", (int)fx);
-	usleep(200 * 1000);	/* past exec: comm is the fixture's (or sh's) */
+	r->held = waitpid(fx, &status, WUNTRACED) == fx && WIFSTOPPED(status);
 
-	r->load_rc = pk_e2e_load(load);
+	r->load_rc = r->held ? pk_e2e_load(load) : -1;
 	if (r->load_rc == 0) {
 		perf = pk_test_spawn(record, log);
-		r->read_rc = pk_e2e_read(read, &r->pk_out, &r->pk_err);
+		r->perf_ready = perf > 0 && perf_enabled(ctl_fd, ack_fd, perf);
+		if (r->perf_ready) {
+			kill(fx, SIGCONT);
+			r->read_rc = pk_e2e_read(read, &r->pk_out, &r->pk_err);
+		}
 		r->unload_rc = pk_e2e_unload();
 	}
-	r->record_status = perf > 0 ? pk_test_wait(perf) : -1;
 	kill(fx, SIGKILL);
 	pk_test_wait(fx);
+	r->record_status = perf > 0 ? pk_test_wait(perf) : -1;
 	r->record_log = pk_test_read_file(log, NULL);
 	if (perf > 0)
 		r->script_status = pk_test_run(script, &r->script, &r->script_err);
+	close(ctl_fd);
+	close(ack_fd);
+	unlink(ctl);
+	unlink(ack);
 	unlink(data);
 	unlink(log);
 	rmdir(dir);
@@ -278,7 +326,7 @@ static void counts_free(struct sc_count *c, size_t n)
 /* --- the comparison ---------------------------------------------------------- */
 
 /* FIXTURE is the file's path; NAME what the messages call it. */
-static void compare_with_perf_mode(const char *name, const char *fixture, bool until_exit,
+static void compare_with_perf_mode(const char *name, const char *fixture, bool late,
 				   const struct mode *m)
 {
 	struct both r;
@@ -290,8 +338,10 @@ static void compare_with_perf_mode(const char *name, const char *fixture, bool u
 	struct sc_result res;
 	char err[512] = "";
 
-	profile_with_both(fixture, until_exit, m, &r);
+	profile_with_both(fixture, late, m, &r);
+	ck_assert_msg(r.held, "the fixture did not stop itself");
 	ck_assert_msg(r.load_rc == 0, "probe-load -p failed");
+	ck_assert_msg(r.perf_ready, "perf record did not enable its events:\n%s", r.record_log);
 	ck_assert_msg(r.read_rc == 0, "probe-read failed: %s", r.pk_err);
 	ck_assert_int_eq(r.unload_rc, 0);
 	ck_assert_msg(exited_ok(r.record_status), "perf record failed:\n%s", r.record_log);
@@ -309,7 +359,7 @@ static void compare_with_perf_mode(const char *name, const char *fixture, bool u
 		"probekit %llu samples (%llu lost, %llu failed stacks), perf %lu samples; "
 		"shares after normalization, tolerance %.0f sigma:\n", name, m->unwind,
 		m->call_graph,
-		until_exit ? "started late, until it exits" : WINDOW_STR " s", FREQ_STR,
+		late ? "started late, 3 s CPU" : BUDGET_STR " s CPU", FREQ_STR,
 		sum.read, sum.lost, sum.failed, perf.samples, SIGMAS);
 	sc_result_print(stderr, &res, "probekit", "perf");
 	print_perf_messages("perf record", r.record_log);
@@ -334,9 +384,9 @@ static void compare_with_perf_mode(const char *name, const char *fixture, bool u
 }
 
 /* A fixture with frame pointers (tests/fixtures/), both sides walking them. */
-static void compare_with_perf(const char *fixture, bool until_exit)
+static void compare_with_perf(const char *fixture, bool late)
 {
-	compare_with_perf_mode(fixture, pk_e2e_fixture(fixture), until_exit, &fp_mode);
+	compare_with_perf_mode(fixture, pk_e2e_fixture(fixture), late, &fp_mode);
 }
 
 /* main -> a -> b -> c -> hot, all in user space. */
@@ -424,13 +474,13 @@ Suite *suite_perf_oracle(void)
 
 	if (!pk_test_need_root(s, "profiling loads BPF programs and runs perf record"))
 		return s;
-	tc = pk_e2e_tcase(s, "fp_call_graphs", 60);
+	tc = pk_e2e_tcase(s, "fp_call_graphs", 120);
 	tcase_add_test(tc, test_fp_chain);
 	tcase_add_test(tc, test_syscall_chain);
 	tcase_add_test(tc, test_target_exits);
 	tcase_add_test(tc, test_demo);
 
-	tc = pk_e2e_tcase(s, "dwarf_call_graphs", 60);
+	tc = pk_e2e_tcase(s, "dwarf_call_graphs", 120);
 	tcase_add_loop_test(tc, test_dwarf_chain5, 0, NOFP_NVARIANTS);
 	tcase_add_loop_test(tc, test_dwarf_qsort, 0, NOFP_NVARIANTS);
 	tcase_add_loop_test(tc, test_dwarf_shlib, 0, NOFP_NVARIANTS);
