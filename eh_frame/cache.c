@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "eh_frame/eh_internal.h"
+#include "eh_frame/hex.h"
 
 #define NO_BUILD_ID_PREFIX "nb-"
 

@@ -219,7 +219,5 @@ struct eh_elf_file *eh_elf_file_open_debug(struct eh_elf_file *ef, const char *p
 int eh_table_from_elf_file(struct eh_elf_file *ef, const char *path,
 			   const struct eh_unwind_build_opts *opts,
 			   struct eh_unwind_table **out, char err[PK_ERR_LEN]);
-/* Hex of BYTES into BUF; -ENAMETOOLONG if it does not fit. */
-int eh_hex(const __u8 *bytes, size_t n, char *buf, size_t len);
 
 #endif /* EH_INTERNAL_H */

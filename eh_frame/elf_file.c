@@ -21,6 +21,7 @@
 
 #include "eh_frame/eh_internal.h"
 #include "eh_frame/elf_file.h"
+#include "eh_frame/hex.h"
 
 static pthread_once_t libelf_once = PTHREAD_ONCE_INIT;
 

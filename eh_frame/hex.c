@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
 
-#include "eh_frame/eh_internal.h"
+#include "eh_frame/hex.h"
 
 int eh_hex(const __u8 *bytes, size_t n, char *buf, size_t len)
 {

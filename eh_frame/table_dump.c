@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "eh_frame/eh_internal.h"
+#include "eh_frame/hex.h"
 
 static const char *const x86_64_regs[] = {
 	"rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "eh_frame/hex.h"
 #include "lib/symtab.h"
 #include "lib/util/text.h"
 #include "lib/util/u64map.h"
@@ -422,9 +423,8 @@ static struct symdata *try_build_id_dirs(struct pk_symfiles *files, const __u8 *
 	char path[4096], hex[2 * PK_BUILD_ID_MAX + 1];
 	struct symdata *d;
 
-	if (len < 2)
+	if (len < 2 || eh_hex(id, len, hex, sizeof(hex)))
 		return NULL;
-	pk_hex_bytes(id, len, hex);
 	for (size_t i = 0; i < n; i++) {
 		snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", dirs[i], hex, hex + 2);
 		d = try_source(files, path, id, len);
@@ -453,7 +453,9 @@ static char *hex_id(const __u8 *id, size_t len, bool *failed)
 
 	if (!len)
 		return NULL;
-	pk_hex_bytes(id, len, hex);
+	*failed = eh_hex(id, len, hex, sizeof(hex)) != 0;
+	if (*failed)
+		return NULL;
 	s = strdup(hex);
 	*failed = !s;
 	return s;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "eh_frame/eh_internal.h"
+#include "eh_frame/hex.h"
 #include "test_util.h"
 #include "unit/eh_frame/test_eh_util.h"
 
@@ -86,6 +87,23 @@ START_TEST(test_path_layout)
 	ck_assert_int_eq(eh_cache_path("/c", "ab", buf, sizeof(buf)), -EINVAL);
 	ck_assert_int_eq(eh_cache_path("/c", "ab/../../x", buf, sizeof(buf)), -EINVAL);
 	ck_assert_int_eq(eh_cache_path("/c", "93ac61ec5a8eb139", buf, 10), -ENAMETOOLONG);
+}
+END_TEST
+
+/* The one hex writer: build-ids in cache keys and debug-file paths. */
+START_TEST(test_hex)
+{
+	const __u8 id[] = { 0x00, 0x1f, 0xa0, 0xff };
+	char out[2 * sizeof(id) + 1];
+
+	memset(out, 'x', sizeof(out));
+	ck_assert_int_eq(eh_hex(id, sizeof(id), out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "001fa0ff");
+	ck_assert_int_eq(eh_hex(id, 0, out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "");
+	/* no room for the NUL: refused, nothing written past the buffer */
+	memset(out, 'x', sizeof(out));
+	ck_assert_int_eq(eh_hex(id, sizeof(id), out, sizeof(out) - 1), -ENAMETOOLONG);
 }
 END_TEST
 
@@ -289,6 +307,7 @@ Suite *suite_eh_cache(void)
 	tcase_add_test(tc, test_root_precedence);
 	tcase_add_test(tc, test_path_layout);
 	tcase_add_test(tc, test_key_is_build_id);
+	tcase_add_test(tc, test_hex);
 	tcase_add_test(tc, test_key_without_build_id);
 	tcase_add_test(tc, test_key_bad_file);
 	suite_add_tcase(s, tc);

@@ -24,19 +24,6 @@ START_TEST(test_hexval)
 }
 END_TEST
 
-START_TEST(test_hex_bytes)
-{
-	const __u8 id[] = { 0x00, 0x1f, 0xa0, 0xff };
-	char out[2 * sizeof(id) + 1];
-
-	memset(out, 'x', sizeof(out));
-	pk_hex_bytes(id, sizeof(id), out);
-	ck_assert_str_eq(out, "001fa0ff");
-	pk_hex_bytes(id, 0, out);
-	ck_assert_str_eq(out, "");
-}
-END_TEST
-
 START_TEST(test_base_name)
 {
 	ck_assert_str_eq(pk_base_name("/usr/lib/libc.so.6"), "libc.so.6");
@@ -52,7 +39,6 @@ Suite *suite_text(void)
 	TCase *tc = tcase_create("text");
 
 	tcase_add_test(tc, test_hexval);
-	tcase_add_test(tc, test_hex_bytes);
 	tcase_add_test(tc, test_base_name);
 	suite_add_tcase(s, tc);
 	return s;

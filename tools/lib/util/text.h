@@ -27,18 +27,6 @@ static inline int pk_hexval(char c)
 	return pk_hexval_lower(c);
 }
 
-/* The N bytes at BYTES in lower-case hex at OUT (2 * N + 1 chars). */
-static inline void pk_hex_bytes(const __u8 *bytes, size_t n, char *out)
-{
-	static const char digits[] = "0123456789abcdef";
-
-	for (size_t i = 0; i < n; i++) {
-		out[2 * i] = digits[bytes[i] >> 4];
-		out[2 * i + 1] = digits[bytes[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
 /* What follows PATH's last '/': all of PATH when it has none. */
 static inline const char *pk_base_name(const char *path)
 {
