@@ -12,6 +12,7 @@
 
 #include "lib/exec_segs.h"
 #include "lib/proc_maps.h"
+#include "lib/util/array.h"
 #include "loader/needed_libs.h"
 #include "loader/unwind_files.h"
 
@@ -21,18 +22,15 @@
 /* Take PATH and NAME (malloc'ed) for KEY. */
 static int push(struct pk_unwind_files *f, char *path, char *name, struct pk_file_key key)
 {
-	if (f->n == f->cap) {
-		int cap = f->cap ? 2 * f->cap : 64;
-		struct pk_unwind_file *v = realloc(f->v, cap * sizeof(*v));
+	/* n and cap are int in the header: the capacity goes through a size_t */
+	size_t cap = f->cap;
 
-		if (!v) {
-			free(path);
-			free(name);
-			return -ENOMEM;
-		}
-		f->v = v;
-		f->cap = cap;
+	if (pk_array_reserve((void **)&f->v, &cap, sizeof(*f->v), (size_t)f->n + 1, 64)) {
+		free(path);
+		free(name);
+		return -ENOMEM;
 	}
+	f->cap = cap;
 	f->v[f->n++] = (struct pk_unwind_file){ .path = path, .name = name, .key = key };
 	return 0;
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "lib/proc_maps.h"
+#include "lib/util/array.h"
 #include "lib/util/text.h"
 
 #define DELETED_SUFFIX " (deleted)"
@@ -133,17 +134,10 @@ int pk_maps_parse(const char *text, size_t len, bool exec_only, struct pk_maps *
 			free(m.name);
 			continue;
 		}
-		if (out->n == cap) {
-			size_t ncap = cap ? 2 * cap : 32;
-			struct pk_mapping *v = realloc(out->v, ncap * sizeof(*v));
-
-			if (!v) {
-				free(m.name);
-				err = -ENOMEM;
-				break;
-			}
-			out->v = v;
-			cap = ncap;
+		if (pk_array_reserve((void **)&out->v, &cap, sizeof(*out->v), out->n + 1, 32)) {
+			free(m.name);
+			err = -ENOMEM;
+			break;
 		}
 		out->v[out->n++] = m;
 	}
@@ -164,23 +158,15 @@ int pk_maps_parse(const char *text, size_t len, bool exec_only, struct pk_maps *
 /* /proc files report size 0: read until EOF. */
 static int read_all(int fd, char **text, size_t *len)
 {
-	size_t cap = 16384, n = 0;
-	char *buf = malloc(cap);
+	size_t cap = 0, n = 0;
+	char *buf = NULL;
 
-	if (!buf)
-		return -ENOMEM;
 	for (;;) {
 		ssize_t r;
 
-		if (n == cap) {
-			char *nb = realloc(buf, cap * 2);
-
-			if (!nb) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = nb;
-			cap *= 2;
+		if (pk_array_reserve((void **)&buf, &cap, 1, n + 1, 16384)) {
+			free(buf);
+			return -ENOMEM;
 		}
 		r = read(fd, buf + n, cap - n);
 		if (r < 0 && errno == EINTR)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "lib/symtab.h"
+#include "lib/util/array.h"
 #include "lib/util/strpool.h"
 
 struct pk_symtab {
@@ -13,7 +14,7 @@ struct pk_symtab {
 	size_t n, cap;
 	struct pk_strpool names;
 	const char **modules;	/* module i + 1 of pk_sym.module */
-	size_t nmodules;
+	size_t nmodules, modules_cap;
 	size_t last_module;	/* pk_sym.module of the last add, a cache */
 	__u64 limit;
 	bool finished;
@@ -43,7 +44,6 @@ void pk_symtab_free(struct pk_symtab *tab)
  * modules there are. 0 (none), or -ENOMEM / -E2BIG. */
 static long module_number(struct pk_symtab *tab, const char *module)
 {
-	const char **v;
 	size_t i;
 
 	if (!module)
@@ -55,13 +55,9 @@ static long module_number(struct pk_symtab *tab, const char *module)
 			return tab->last_module = i + 1;
 	if (tab->nmodules == UINT16_MAX)
 		return -E2BIG;
-	/* Room for 1, 2, 4, ...: full when nmodules is 0 or a power of two. */
-	if ((tab->nmodules & (tab->nmodules - 1)) == 0) {
-		v = realloc(tab->modules, (tab->nmodules ? 2 * tab->nmodules : 1) * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		tab->modules = v;
-	}
+	if (pk_array_reserve((void **)&tab->modules, &tab->modules_cap, sizeof(*tab->modules),
+			     tab->nmodules + 1, 1))
+		return -ENOMEM;
 	tab->modules[tab->nmodules] = pk_strpool_add(&tab->names, module);
 	if (!tab->modules[tab->nmodules])
 		return -ENOMEM;
@@ -87,15 +83,8 @@ int pk_symtab_add_in(struct pk_symtab *tab, __u64 addr, __u64 size, const char *
 
 	if (mod < 0)
 		return (int)mod;
-	if (tab->n == tab->cap) {
-		size_t cap = tab->cap ? 2 * tab->cap : 256;
-		struct pk_sym *v = realloc(tab->v, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		tab->v = v;
-		tab->cap = cap;
-	}
+	if (pk_array_reserve((void **)&tab->v, &tab->cap, sizeof(*tab->v), tab->n + 1, 256))
+		return -ENOMEM;
 	s = &tab->v[tab->n];
 	s->name = pk_strpool_add(&tab->names, name);
 	if (!s->name)

@@ -20,6 +20,7 @@
 #include <zlib.h>
 
 #include "gen/profile.pb-c.h"
+#include "lib/util/array.h"
 #include "lib/util/u64map.h"
 #include "output/pprof.h"
 
@@ -82,18 +83,14 @@ static int strtab_rehash(struct strtab *t)
 
 static int strtab_push(struct strtab *t, const char *s, __u64 h)
 {
+	/* t->cap counts what both arrays hold: it grows once hash has grown too */
 	if (t->n == t->cap) {
-		size_t cap = t->cap ? 2 * t->cap : 1024;
-		const char **v = realloc(t->v, cap * sizeof(*v));
-		__u64 *hash;
+		size_t vcap = t->cap, hcap = t->cap;
 
-		if (!v)
+		if (pk_array_reserve((void **)&t->v, &vcap, sizeof(*t->v), t->n + 1, 1024) ||
+		    pk_array_reserve((void **)&t->hash, &hcap, sizeof(*t->hash), t->n + 1, 1024))
 			return -ENOMEM;
-		t->v = v;
-		if (!(hash = realloc(t->hash, cap * sizeof(*hash))))
-			return -ENOMEM;
-		t->hash = hash;
-		t->cap = cap;
+		t->cap = hcap;
 	}
 	t->v[t->n] = s;
 	t->hash[t->n] = h;
@@ -356,14 +353,9 @@ static int function_id(struct writer *w, const struct pk_frame *fr, uint64_t *id
 		*id = (uintptr_t)known;
 		return 0;
 	}
-	if (w->nfunctions == w->functions_cap) {
-		size_t cap = w->functions_cap ? 2 * w->functions_cap : 256;
-
-		if (!(f = realloc(w->functions, cap * sizeof(*f))))
-			return -ENOMEM;
-		w->functions = f;
-		w->functions_cap = cap;
-	}
+	if (pk_array_reserve((void **)&w->functions, &w->functions_cap, sizeof(*w->functions),
+			     w->nfunctions + 1, 256))
+		return -ENOMEM;
 	f = &w->functions[w->nfunctions];
 	perftools__profiles__function__init(f);
 	f->id = w->nfunctions + 1;

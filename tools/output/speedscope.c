@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/util/array.h"
 #include "lib/version.h"
 #include "output/speedscope.h"
 
@@ -156,15 +157,8 @@ static void put_string(FILE *f, const char *s, const char *suffix)
 static int add_entry(struct writer *w, const char *name, const char *file, __u32 line,
 		     bool kernel, bool thread)
 {
-	if (w->nents == w->cap) {
-		size_t cap = w->cap ? 2 * w->cap : 256;
-		struct entry *e = realloc(w->ents, cap * sizeof(*e));
-
-		if (!e)
-			return -ENOMEM;
-		w->ents = e;
-		w->cap = cap;
-	}
+	if (pk_array_reserve((void **)&w->ents, &w->cap, sizeof(*w->ents), w->nents + 1, 256))
+		return -ENOMEM;
 	w->ents[w->nents++] = (struct entry){ name && name[0] ? name : UNKNOWN, file,
 					      w->p->lines ? line : 0, kernel, thread };
 	return 0;

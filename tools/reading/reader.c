@@ -11,6 +11,7 @@
 
 #include "eh_frame/unwind_table.h"
 #include "lib/proc_maps.h"
+#include "lib/util/array.h"
 #include "lib/util/u64map.h"
 #include "reading/reader.h"
 #include "reading/record.h"
@@ -168,15 +169,9 @@ static int log_sample(struct pk_reader *r, const struct pk_record_sample *rec,
 			}
 		}
 	}
-	if (r->nsamples == r->cap) {
-		size_t cap = r->cap ? 2 * r->cap : 1024;
-		struct pk_sample_view *v = realloc(r->samples, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		r->samples = v;
-		r->cap = cap;
-	}
+	if (pk_array_reserve((void **)&r->samples, &r->cap, sizeof(*r->samples), r->nsamples + 1,
+			     1024))
+		return -ENOMEM;
 	r->samples[r->nsamples++] = (struct pk_sample_view){
 		.time_ns = rec->time_ns, .tid = rec->tid, .cpu = rec->cpu, .count = 1,
 		.stack = &stack->view, .weight = rec->weight, .event = rec->event,

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/util/array.h"
 #include "lib/util/u64map.h"
 #include "reading/stack_agg.h"
 
@@ -102,15 +103,9 @@ struct pk_stack *pk_stack_agg_add(struct pk_stack_agg *agg, __u32 pid, const cha
 	/* Load factor at most 1/2. */
 	if (2 * (agg->n + 1) > agg->cap && grow(agg))
 		return NULL;
-	if (agg->n == agg->list_cap) {
-		size_t cap = agg->list_cap ? 2 * agg->list_cap : 1024;
-		struct pk_stack **list = realloc(agg->list, cap * sizeof(*list));
-
-		if (!list)
-			return NULL;
-		agg->list = list;
-		agg->list_cap = cap;
-	}
+	if (pk_array_reserve((void **)&agg->list, &agg->list_cap, sizeof(*agg->list), agg->n + 1,
+			     1024))
+		return NULL;
 	s = malloc(sizeof(*s) + 8 * nframes);
 	if (!s)
 		return NULL;

@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "lib/util/array.h"
 #include "lib/util/strpool.h"
 #include "lib/util/text.h"
 #include "symbolization/perf_map.h"
@@ -105,15 +106,9 @@ static int add_entry(struct pk_perf_map *m, __u64 start, __u64 size, const char 
 {
 	struct entry *e;
 
-	if (m->nentries == m->entries_cap) {
-		size_t cap = m->entries_cap ? 2 * m->entries_cap : 64;
-
-		e = realloc(m->entries, cap * sizeof(*e));
-		if (!e)
-			return -ENOMEM;
-		m->entries = e;
-		m->entries_cap = cap;
-	}
+	if (pk_array_reserve((void **)&m->entries, &m->entries_cap, sizeof(*m->entries),
+			     m->nentries + 1, 64))
+		return -ENOMEM;
 	e = &m->entries[m->nentries];
 	e->name = pk_strpool_addn(&m->names, name, len);
 	if (!e->name)
@@ -164,20 +159,10 @@ static int hold(struct pk_perf_map *m, const char *s, size_t n)
 		m->line_len = 0;
 		return 0;
 	}
-	if (m->line_len + n > m->line_cap) {
-		size_t cap = m->line_cap ? m->line_cap : 256;
-		char *line;
-
-		while (cap < m->line_len + n)
-			cap *= 2;
-		if (cap > PK_PERF_MAP_LINE_MAX)
-			cap = PK_PERF_MAP_LINE_MAX;
-		line = realloc(m->line, cap);
-		if (!line)
-			return -ENOMEM;
-		m->line = line;
-		m->line_cap = cap;
-	}
+	/* 256 doubled to hold at most PK_PERF_MAP_LINE_MAX (256 << 8) bytes
+	 * stays within it */
+	if (pk_array_reserve((void **)&m->line, &m->line_cap, 1, m->line_len + n, 256))
+		return -ENOMEM;
 	memcpy(m->line + m->line_len, s, n);
 	m->line_len += n;
 	return 0;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/util/array.h"
 #include "symbolization/plt.h"
 
 /* A GOT slot a stub may jump through, and whose address it receives. */
@@ -27,15 +28,8 @@ static int cmp_slot(const void *a, const void *b)
 
 static int slots_add(struct slots *s, struct slot v)
 {
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? 2 * s->cap : 64;
-		struct slot *p = realloc(s->v, cap * sizeof(*p));
-
-		if (!p)
-			return -ENOMEM;
-		s->v = p;
-		s->cap = cap;
-	}
+	if (pk_array_reserve((void **)&s->v, &s->cap, sizeof(*s->v), s->n + 1, 64))
+		return -ENOMEM;
 	s->v[s->n++] = v;
 	return 0;
 }

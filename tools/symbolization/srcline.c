@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/util/array.h"
 #include "lib/util/strpool.h"
 #include "lib/util/u64map.h"
 #include "symbolization/demangle.h"
@@ -213,18 +214,7 @@ struct build {
 /* Room for one more element of *V (N used, *CAP allocated). */
 static int reserve(void **v, size_t n, size_t *cap, size_t size)
 {
-	size_t ncap;
-	void *p;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? 2 * *cap : 64;
-	p = realloc(*v, ncap * size);
-	if (!p)
-		return -ENOMEM;
-	*v = p;
-	*cap = ncap;
-	return 0;
+	return pk_array_reserve(v, cap, size, n + 1, 64);
 }
 
 static int push_reach(struct build *b, __u64 lo, __u64 hi)

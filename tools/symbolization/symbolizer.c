@@ -12,6 +12,7 @@
 #include "lib/kallsyms.h"
 #include "lib/proc_maps.h"
 #include "lib/symtab.h"
+#include "lib/util/array.h"
 #include "lib/util/clock.h"
 #include "lib/util/strpool.h"
 #include "lib/util/text.h"
@@ -453,15 +454,9 @@ int pk_symbolizer_add_mapping(struct pk_symbolizer *sym, const struct pk_kernel_
 		    o->start - o->pgoff != km.start - km.pgoff)
 			changed = true;
 	}
-	if (hi == lo && p->nk == p->capk) {
-		size_t cap = p->capk ? 2 * p->capk : 16;
-		struct kmap *v = realloc(p->kmaps, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		p->kmaps = v;
-		p->capk = cap;
-	}
+	if (hi == lo &&
+	    pk_array_reserve((void **)&p->kmaps, &p->capk, sizeof(*p->kmaps), p->nk + 1, 16))
+		return -ENOMEM;
 	/* Keep one slot at lo for the new mapping. */
 	at = lo;
 	if (hi > lo) {

@@ -2,25 +2,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/util/array.h"
 #include "lib/util/strbuf.h"
 
 void pk_strbuf_putn(struct pk_strbuf *b, const char *s, size_t n)
 {
 	if (b->failed)
 		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 64;
-		char *p;
-
-		while (b->len + n + 1 > cap)
-			cap *= 2;
-		p = realloc(b->s, cap);
-		if (!p) {
-			b->failed = true;
-			return;
-		}
-		b->s = p;
-		b->cap = cap;
+	if (pk_array_reserve((void **)&b->s, &b->cap, 1, b->len + n + 1, 64)) {
+		b->failed = true;
+		return;
 	}
 	if (n)
 		memcpy(b->s + b->len, s, n);
