@@ -2,9 +2,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "lib/util/text.h"
 #include "loader/command.h"
 
 static void reap(pid_t pid)
@@ -51,6 +53,10 @@ int pk_command_start(struct pk_command *c, char *const argv[],
 	}
 	c->pid = fork();
 	if (c->pid == 0) {
+		/* Named as the exec will name it: samples of the command from
+		 * before its exec completes (held here, or inside execve) are
+		 * the command's, not probe-load's. */
+		prctl(PR_SET_NAME, pk_base_name(argv[0]));
 		close(release[1]);
 		close(exec[0]);
 		child(argv, exec_mask, release[0], exec[1]);
