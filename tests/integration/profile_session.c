@@ -236,7 +236,45 @@ static double monotonic_s(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-int pk_e2e_wait_targets_exit(double timeout)
+double pk_e2e_cpu_s(pid_t pid)
+{
+	struct timespec ts;
+	clockid_t clock;
+
+	if (clock_getcpuclockid(pid, &clock) || clock_gettime(clock, &ts))
+		return -1;
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* The session's targets that still run, and the CPU time they used. */
+struct targets_now {
+	unsigned int running;
+	double cpu_s;
+};
+
+static int targets_scan(int fd, struct targets_now *t)
+{
+	__u32 key, next;
+	bool first = true;
+
+	memset(t, 0, sizeof(*t));
+	while (bpf_map_get_next_key(fd, first ? NULL : &key, &next) == 0) {
+		double cpu = still_runs(next) ? pk_e2e_cpu_s((pid_t)next) : -1;
+
+		if (cpu >= 0) {
+			t->running++;
+			t->cpu_s += cpu;
+		}
+		key = next;
+		first = false;
+	}
+	return 0;
+}
+
+/* Poll the session's targets every 50 ms until DONE says so, for at most
+ * TIMEOUT seconds: 0, or -ETIMEDOUT (or another negative errno). */
+static int wait_targets(bool (*done)(const struct targets_now *, double), double arg,
+			double timeout)
 {
 	char path[256];
 	double end = monotonic_s() + timeout;
@@ -247,15 +285,10 @@ int pk_e2e_wait_targets_exit(double timeout)
 	if (fd < 0)
 		return -errno;
 	while (monotonic_s() < end) {
-		__u32 key, next;
-		bool any = false, first = true;
+		struct targets_now t;
 
-		while (!any && bpf_map_get_next_key(fd, first ? NULL : &key, &next) == 0) {
-			any = still_runs(next);
-			key = next;
-			first = false;
-		}
-		if (!any) {
+		targets_scan(fd, &t);
+		if (done(&t, arg)) {
 			ret = 0;
 			break;
 		}
@@ -263,6 +296,39 @@ int pk_e2e_wait_targets_exit(double timeout)
 	}
 	close(fd);
 	return ret;
+}
+
+static bool all_exited(const struct targets_now *t, double unused)
+{
+	(void)unused;
+	return t->running == 0;
+}
+
+int pk_e2e_wait_targets_exit(double timeout)
+{
+	return wait_targets(all_exited, 0, timeout);
+}
+
+static bool used_cpu(const struct targets_now *t, double secs)
+{
+	return t->running == 0 || t->cpu_s >= secs;
+}
+
+int pk_e2e_wait_targets_cpu(double secs, double timeout)
+{
+	return wait_targets(used_cpu, secs, timeout);
+}
+
+int pk_e2e_wait_cpu(pid_t pid, double secs, double timeout)
+{
+	double end = monotonic_s() + timeout, cpu;
+
+	while ((cpu = pk_e2e_cpu_s(pid)) >= 0 && cpu < secs) {
+		if (monotonic_s() >= end)
+			return -ETIMEDOUT;
+		usleep(50 * 1000);
+	}
+	return cpu < 0 ? -ESRCH : 0;
 }
 
 int pk_e2e_perf_links(void)

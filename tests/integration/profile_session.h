@@ -10,6 +10,7 @@
 #include <linux/types.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "test_util.h"
 
@@ -46,6 +47,17 @@ bool pk_e2e_parse_summary(const char *err, struct pk_e2e_summary *sum);
  * depends on what else the machine runs. 0, or -ETIMEDOUT (or another
  * negative errno). */
 int pk_e2e_wait_targets_exit(double timeout);
+/* Wait until the session's targets still running have used SECS seconds
+ * of CPU time together (or have all exited), for at most TIMEOUT seconds:
+ * a test that needs N samples before it goes on waits for N samples' worth
+ * of CPU time, not for a wall time. 0, or -ETIMEDOUT (or another negative
+ * errno). */
+int pk_e2e_wait_targets_cpu(double secs, double timeout);
+/* The same for the one process PID (a session without targets): 0,
+ * -ETIMEDOUT, or -ESRCH when it is gone first. */
+int pk_e2e_wait_cpu(pid_t pid, double secs, double timeout);
+/* CPU time PID has used, all its threads, in seconds; -1 when it is gone. */
+double pk_e2e_cpu_s(pid_t pid);
 
 /* Number of perf_event BPF links in the system that no other session
  * holds: links pinned anywhere in bpffs but under this test's pin directory

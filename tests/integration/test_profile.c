@@ -127,52 +127,81 @@ START_TEST(test_fp_chain_full_stacks)
 }
 END_TEST
 
-/* utime + stime of PID in seconds, from /proc/PID/stat */
-static double proc_cpu_seconds(pid_t pid)
+/* probe-read BUILD/probe-read --pin-dir DIR ARGS..., stdout and stderr to LOG */
+static pid_t spawn_reader(const char *const args[], const char *log)
 {
-	char path[64], *text, *p;
-	unsigned long ut = 0, st = 0;
+	char path[4096];
+	const char *argv[16] = { pk_test_build_path("probe-read", path, sizeof(path)),
+				 "--pin-dir", pk_e2e_pin_dir() };
+	size_t n = 3;
 
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	text = pk_test_read_file(path, NULL);
-	ck_assert_ptr_nonnull(text);
-	p = strrchr(text, ')');	/* comm may hold spaces */
-	ck_assert_int_eq(sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu",
-				&ut, &st), 2);
-	free(text);
-	return (double)(ut + st) / sysconf(_SC_CLK_TCK);
+	while (*args && n < 15)
+		argv[n++] = *args++;
+	return pk_test_spawn((char *const *)argv, log);
 }
 
-/* The issue's own recipe: probe-load -p PID, then probe-read -d 2. */
+/* Sampling of the -d 2 test: dense enough that the fixture's share of a
+ * busy machine's CPU over two seconds still makes enough samples. */
+#define PID_FREQ	999
+#define PID_FREQ_STR	"999"
+/* Seconds of wall time the fixture runs after the reader started: less
+ * than its two seconds, so that every sample taken is read. */
+#define PID_RUN_US	1500000
+
+/*
+ * The issue's own recipe: probe-load -p PID, then probe-read -d 2. The
+ * number of samples is compared with the CPU time the fixture used while
+ * sampled: it holds itself stopped until probe-load has attached
+ * (PK_FIXTURE_HOLD), runs from before the reader starts, and is stopped
+ * again before the reader's two seconds are over, so that its CPU time is
+ * measured when its last sample is taken, not after probe-read's
+ * symbolizing and printing, however long a loaded machine makes those.
+ */
 START_TEST(test_pid_mode_for_two_seconds)
 {
-	char *fixture[] = { (char *)pk_e2e_fixture("fp_chain"), "6", NULL };
-	pid_t pid = pk_test_spawn(fixture, NULL);
+	char *fixture[] = { "sh", "-c", "PK_FIXTURE_HOLD=1 exec \"$0\" 60",
+			    (char *)pk_e2e_fixture("fp_chain"), NULL };
+	char folded[] = "/tmp/pk-pid-XXXXXX", log[] = "/tmp/pk-pid-log-XXXXXX";
+	pid_t pid = pk_test_spawn(fixture, NULL), reader;
 	char pid_str[16];
-	const char *load[] = { "-p", pid_str, "-F", FREQ_STR, NULL };
-	const char *read[] = { "-d", "2", NULL };
+	const char *load[] = { "-p", pid_str, "-F", PID_FREQ_STR, NULL };
+	const char *read[] = { "-d", "2", "-o", folded, NULL };
 	char *out = NULL, *err = NULL;
 	double cpu0, cpu1, expected;
 	unsigned long total, full;
 	struct pk_folded f;
+	int status;
 
 	ck_assert_int_gt(pid, 0);
+	close(mkstemp(folded));
+	close(mkstemp(log));
 	snprintf(pid_str, sizeof(pid_str), "%d", (int)pid);
-	usleep(200 * 1000);	/* past exec: comm is fp_chain */
+	ck_assert_msg(waitpid(pid, &status, WUNTRACED) == pid && WIFSTOPPED(status),
+		      "the fixture did not stop itself");
 	ck_assert_int_eq(pk_e2e_load(load), 0);
-	cpu0 = proc_cpu_seconds(pid);
-	ck_assert_int_eq(pk_e2e_read(read, &out, &err), 0);
-	cpu1 = proc_cpu_seconds(pid);
+	cpu0 = pk_e2e_cpu_s(pid);
+	reader = spawn_reader(read, log);
+	ck_assert_int_gt(reader, 0);
+	kill(pid, SIGCONT);
+	usleep(PID_RUN_US);
+	kill(pid, SIGSTOP);
+	ck_assert(waitpid(pid, &status, WUNTRACED) == pid && WIFSTOPPED(status));
+	cpu1 = pk_e2e_cpu_s(pid);
+	status = pk_test_wait(reader);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
 	kill(pid, SIGKILL);
 	pk_test_wait(pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "probe-read failed");
 
+	out = pk_test_read_file(folded, NULL);
+	err = pk_test_read_file(log, NULL);
+	ck_assert_ptr_nonnull(out);
 	parse_or_fail(out, &f);
 	total = pk_folded_total(&f, "fp_chain");
 	full = folded_sum(&f, full_fp_chain);
-	expected = FREQ * (cpu1 - cpu0);
-	fprintf(stderr, "fp_chain -p, -d 2: %lu samples read, %.0f expected (%d Hz x %.2f s CPU), "
-		"%lu full stacks (%.1f%%)\n", total, expected, FREQ, cpu1 - cpu0, full,
+	expected = PID_FREQ * (cpu1 - cpu0);
+	fprintf(stderr, "fp_chain -p, -d 2: %lu samples read, %.0f expected (%d Hz x %.3f s CPU), "
+		"%lu full stacks (%.1f%%)\n", total, expected, PID_FREQ, cpu1 - cpu0, full,
 		total ? 100.0 * full / total : 0.0);
 	ck_assert_msg(total >= 50, "fixture got only %lu samples", total);
 	ck_assert_msg(total >= 0.85 * expected && total <= 1.10 * expected,
@@ -180,6 +209,8 @@ START_TEST(test_pid_mode_for_two_seconds)
 	ck_assert_msg(full * 10 >= total * 9, "only %lu of %lu stacks are main;a;b;c;hot:\n%s",
 		      full, total, out);
 	pk_folded_free(&f);
+	unlink(folded);
+	unlink(log);
 	free(out);
 	free(err);
 }
@@ -242,8 +273,10 @@ START_TEST(test_tiny_ringbuf_counts_losses)
 	__u64 cnt[PK_CNT__MAX];
 
 	ck_assert_int_eq(pk_e2e_load(load), 0);
-	/* Nobody reads for the fixture's whole life: the 4 KiB buffer overflows. */
-	sleep(3);
+	/* Nobody reads for the fixture's whole life: the 4 KiB buffer
+	 * overflows. It spins 2 s of CPU time, longer on the wall when the
+	 * machine is busy: the counters are read once it has exited. */
+	ck_assert_int_eq(pk_e2e_wait_targets_exit(60), 0);
 	read_counters(cnt);
 	read_all(&out, &err);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
@@ -268,7 +301,9 @@ START_TEST(test_restarted_reader_loses_nothing)
 	__u64 cnt[PK_CNT__MAX];
 
 	ck_assert_int_eq(pk_e2e_load(load), 0);
-	sleep(1);
+	/* a second of CPU time (99 samples) waits before the first reader,
+	 * however long that takes on the wall; about 2 s remain after it */
+	ck_assert_int_eq(pk_e2e_wait_targets_cpu(1.0, 60), 0);
 	ck_assert_int_eq(pk_e2e_read(first, &out1, &err1), 0);
 	sleep(1);
 	read_all(&out2, &err2);
@@ -281,7 +316,7 @@ START_TEST(test_restarted_reader_loses_nothing)
 	parse_or_fail(out2, &f2);
 	fprintf(stderr, "restart: first reader %llu, second %llu, kernel counted %llu\n",
 		s1.read, s2.read, (unsigned long long)cnt[PK_CNT_SAMPLES]);
-	ck_assert_uint_gt(s1.read, 50);	/* ~1.5 s of samples were waiting */
+	ck_assert_uint_gt(s1.read, 50);	/* >= 1 s of CPU time was waiting */
 	ck_assert_uint_gt(s2.read, 50);
 	ck_assert_uint_eq(s1.read + s2.read, cnt[PK_CNT_SAMPLES]);
 	ck_assert_uint_eq(cnt[PK_CNT_RINGBUF_FULL], 0);
@@ -328,19 +363,6 @@ START_TEST(test_unload_leaves_nothing)
 }
 END_TEST
 
-/* probe-read BUILD/probe-read --pin-dir DIR ARGS..., stdout and stderr to LOG */
-static pid_t spawn_reader(const char *const args[], const char *log)
-{
-	char path[4096];
-	const char *argv[16] = { pk_test_build_path("probe-read", path, sizeof(path)),
-				 "--pin-dir", pk_e2e_pin_dir() };
-	size_t n = 3;
-
-	while (*args && n < 15)
-		argv[n++] = *args++;
-	return pk_test_spawn((char *const *)argv, log);
-}
-
 /* Ctrl-C (or a kill, or a closed terminal) ends the reading at once, with
  * the full output and the summary. */
 static void stop_reader_with(int sig)
@@ -359,14 +381,15 @@ static void stop_reader_with(int sig)
 	close(mkstemp(log));
 	ck_assert_int_eq(pk_e2e_load(load), 0);
 	reader = spawn_reader(args, log);
-	sleep(2);
+	/* 2 s of the fixture's CPU time sampled, however long on the wall */
+	ck_assert_int_eq(pk_e2e_wait_targets_cpu(2.0, 60), 0);
 	t0 = now_s();
 	kill(reader, sig);
 	status = pk_test_wait(reader);
 	fprintf(stderr, "%s: probe-read stopped %.2f s after the signal\n", strsignal(sig),
 		now_s() - t0);
 	/* it polls every 100 ms; a signal that did not end the loop would leave
-	 * it reading until the fixture ends, 6 s later */
+	 * it reading until the fixture ends, 6 s of CPU time later */
 	ck_assert_msg(now_s() - t0 < 5.0, "probe-read took %.1f s to stop", now_s() - t0);
 	ck_assert(WIFEXITED(status));
 	ck_assert_int_eq(WEXITSTATUS(status), 0);
@@ -375,7 +398,7 @@ static void stop_reader_with(int sig)
 	err = pk_test_read_file(log, NULL);
 	ck_assert_msg(pk_e2e_parse_summary(err, &sum), "no summary line in: %s", err);
 	parse_or_fail(out, &f);
-	ck_assert_uint_gt(sum.read, 100);	/* ~2 s at 99 Hz */
+	ck_assert_uint_gt(sum.read, 100);	/* ~2 s of CPU time at 99 Hz */
 	ck_assert_uint_eq(pk_folded_total(&f, "fp_chain"), sum.read);
 	pk_folded_free(&f);
 	unlink(folded);
