@@ -378,23 +378,44 @@ static unsigned long folded_file_total(const char *path)
  * --interval 1 for 5 s: five files, named by their start, whose counts add
  * up to the samples probe-read read (the kernel's count of what it sent
  * since the session started, read alone). Nothing lost or counted twice.
+ *
+ * probe-read names a file by the wall clock when it opens it, after the
+ * previous interval's profile is written; an interval that took more than
+ * a second to symbolize and write makes the next two open in the same
+ * second, and the later file replaces the earlier. A session of the whole
+ * machine had every process of a busy machine to symbolize per interval,
+ * under a reader that got a share of a CPU: 3 files of 5. So the session
+ * samples one fixture (-p), spinning for longer than the reader reads:
+ * each interval's profile is small, whatever else the machine runs.
  */
 START_TEST(test_intervals_add_up)
 {
-	char dir[] = "/tmp/pk-interval-XXXXXX", pattern[4200], path[4400];
-	const char *load[] = { "-F", FREQ_STR, NULL };
+	char dir[] = "/tmp/pk-interval-XXXXXX", pattern[4200], path[4400], pid_str[16];
+	char *fixture[] = { "sh", "-c", "PK_FIXTURE_HOLD=1 exec \"$0\" 60",
+			    (char *)pk_e2e_fixture("fp_chain"), NULL };
+	const char *load[] = { "-p", pid_str, "-F", FREQ_STR, NULL };
 	const char *read[] = { "-d", "5", "--interval", "1", "-o", pattern, NULL };
 	char *out = NULL, *err = NULL, *names[16];
 	struct pk_e2e_summary sum;
 	unsigned long total = 0;
-	int n = 0;
+	int n = 0, rc, status;
+	pid_t pid;
 	DIR *d;
 	struct dirent *e;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(pattern, sizeof(pattern), "%s/cpu-%%Y%%m%%dT%%H%%M%%S.folded", dir);
+	pid = pk_test_spawn(fixture, NULL);
+	ck_assert_int_gt(pid, 0);
+	snprintf(pid_str, sizeof(pid_str), "%d", (int)pid);
+	ck_assert_msg(waitpid(pid, &status, WUNTRACED) == pid && WIFSTOPPED(status),
+		      "the fixture did not stop itself");
 	ck_assert_int_eq(pk_e2e_load(load), 0);
-	ck_assert_int_eq(pk_e2e_read(read, &out, &err), 0);
+	kill(pid, SIGCONT);
+	rc = pk_e2e_read(read, &out, &err);
+	kill(pid, SIGKILL);
+	pk_test_wait(pid);
+	ck_assert_msg(rc == 0, "probe-read exited %d: %s", rc, err);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
 	ck_assert_str_eq(out, "");
 	ck_assert_msg(pk_e2e_parse_summary(err, &sum), "no summary in %s", err);
