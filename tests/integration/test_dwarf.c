@@ -636,8 +636,8 @@ END_TEST
 START_TEST(test_command_from_first_instruction)
 {
 	char path[4096];
-	/* spins 2 s, then sleeps 4 s: the reader comes after the spinning,
-	 * while the process is still there to be symbolized */
+	/* spins 2 s of CPU time, then sleeps 4 s: the reader comes after the
+	 * spinning, while the process is still there to be symbolized */
 	const char *load[] = { "-F", FREQ_STR, "--", path, "2", "4", NULL };
 	struct run r;
 
@@ -645,7 +645,9 @@ START_TEST(test_command_from_first_instruction)
 	pk_e2e_fixture_nofp("chain5-clang-nopie", path, sizeof(path));
 	comm_of(path, r.comm);
 	ck_assert_int_eq(pk_e2e_load(load), 0);
-	sleep(3);	/* nobody reads while the fixture spins */
+	/* nobody reads while the fixture spins, however long a busy machine
+	 * makes its 2 s of CPU time on the wall */
+	ck_assert_int_eq(pk_e2e_wait_targets_cpu(2.0, 60), 0);
 	read_until_exit(&r.out, &r.err);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
 	parse_or_fail(r.out, &r.f);
@@ -668,30 +670,37 @@ START_TEST(test_process_after_systemwide_load)
 	const char *read[] = { "-d", "2", NULL };
 	char path[4096];
 	/* first: only there so that its files are mapped (it must spin a
-	 * little: 0 s is refused) */
-	char *first_argv[] = { path, "1", "60", NULL };
-	/* second: spins 2 s, then sleeps: still there to be symbolized when read */
+	 * little: 0 s is refused); it holds itself stopped once they are */
+	char *first_argv[] = { "sh", "-c", "PK_FIXTURE_HOLD=1 exec \"$0\" 1 60", path, NULL };
+	/* second: spins 2 s of CPU time, then sleeps: still there to be
+	 * symbolized when read */
 	char *argv[] = { path, "2", "30", NULL };
 	struct run r;
 	pid_t first, pid;
-	int rc;
+	int rc, spun, status;
 
 	memset(&r, 0, sizeof(r));
 	pk_e2e_fixture_nofp("chain5-gcc-pie", path, sizeof(path));
 	comm_of(path, r.comm);
 	first = pk_test_spawn(first_argv, NULL);
 	ck_assert_int_gt(first, 0);
-	usleep(200 * 1000);	/* mapped its files */
+	ck_assert_msg(waitpid(first, &status, WUNTRACED) == first && WIFSTOPPED(status),
+		      "the first instance did not stop itself");
 	rc = pk_e2e_load(load);
 	kill(first, SIGKILL);
 	pk_test_wait(first);
 	ck_assert_int_eq(rc, 0);
 	pid = pk_test_spawn(argv, NULL);
 	ck_assert_int_gt(pid, 0);
-	sleep(3);	/* nobody reads while it spins */
-	rc = pk_e2e_read(read, &r.out, &r.err);
+	/* nobody reads while it spins: until it has used its 2 s of CPU time
+	 * (no targets in a machine-wide session: by its pid); -d 2 then reads
+	 * what the ring buffer holds */
+	spun = pk_e2e_wait_cpu(pid, 2.0, 60);
+	rc = spun ? -1 : pk_e2e_read(read, &r.out, &r.err);
 	kill(pid, SIGKILL);
 	pk_test_wait(pid);
+	ck_assert_msg(spun == 0, "the second instance did not use its 2 s of CPU time: %s",
+		      strerror(-spun));
 	ck_assert_msg(rc == 0, "probe-read exited %d: %s", rc, r.err);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
 	parse_or_fail(r.out, &r.f);
