@@ -173,6 +173,7 @@ static int read_intervals(struct ring_buffer *rb, struct pk_reader *reader,
 			  const struct pk_session *info, struct pk_read_plan *plan, char err[PK_ERR_LEN])
 {
 	double start = now_s(), end = o->duration ? start + o->duration : 0;
+	double first = start, wall0 = (double)pk_clock_ns(CLOCK_REALTIME) / 1e9;
 	__u64 span = boot_ns();
 	bool done = false;
 	const char *paths[PK_READ_MAX_SINKS];
@@ -181,14 +182,16 @@ static int read_intervals(struct ring_buffer *rb, struct pk_reader *reader,
 
 	while (!done) {
 		double next = start + o->interval;
-		struct timespec wall;
 
-		clock_gettime(CLOCK_REALTIME, &wall);
 		if (end && next >= end - 1e-3) {
 			next = end;
 			done = true;
 		}
-		ret = pk_read_plan_names(plan, wall.tv_sec + wall.tv_nsec / 1e9, paths, err);
+		/* Named by when the interval starts on the schedule, not by
+		 * when its file is opened: on a busy machine the previous
+		 * profile can take longer than a second to write, and two
+		 * files opened in one second would have one name. */
+		ret = pk_read_plan_names(plan, wall0 + (start - first), paths, err);
 		if (ret)
 			return ret;
 		ret = pk_output_files_open(outs, plan->nsinks, paths, err);
