@@ -234,12 +234,24 @@ START_TEST(test_pids)
 
 	pids[1] = pk_test_spawn(argv, NULL);
 	ck_assert_int_gt(pids[1], 0);
-	/* wait for the exec */
+	/* Wait until sleep sleeps: /proc/PID/exe names sleep as soon as the
+	 * exec begins, before its mappings (and then ld.so's libraries) are
+	 * there; in clock_nanosleep (230) or nanosleep (35) they all are. */
 	snprintf(exe, sizeof(exe), "/proc/%d/exe", (int)pids[1]);
 	for (int i = 0; i < 500; i++) {
+		char sys[64], *call;
+
+		snprintf(sys, sizeof(sys), "/proc/%d/syscall", (int)pids[1]);
+		call = pk_test_read_file(sys, NULL);
 		n = readlink(exe, buf, sizeof(buf) - 1);
-		if (n > 0 && (buf[n] = '\0', strstr(buf, "sleep")))
+		if (n > 0)
+			buf[n] = '\0';
+		if (n > 0 && strstr(buf, "sleep") && call &&
+		    (!strncmp(call, "230 ", 4) || !strncmp(call, "35 ", 3))) {
+			free(call);
 			break;
+		}
+		free(call);
 		usleep(10000);
 	}
 	ck_assert_int_eq(pk_unwind_files_pids(&f, NULL, pids, 3, err), 0);
