@@ -84,13 +84,18 @@ static __always_inline struct report_state *report_state_get(void)
 /* Tell user space once about a file that has no table, in V's VMA. */
 static __always_inline void report_missing(const struct vma_cursor *v, struct pk_file_key *key)
 {
-	struct report_state *rs = report_state_get();
+	struct report_state *rs;
 	__u8 one = 1;
 
-	if (!rs)
-		return;
 	if (bpf_map_update_elem(&unwind_seen, key, &one, BPF_NOEXIST))
 		return;		/* reported already (or the map is busy) */
+	/* the record's room only for a file reported now: the walk meets a
+	 * known file at almost every step */
+	rs = report_state_get();
+	if (!rs) {
+		bpf_map_delete_elem(&unwind_seen, key);
+		return;
+	}
 	rs->ev.hdr.type = PK_EVENT_NO_TABLE;
 	rs->ev.hdr.size = sizeof(rs->ev);
 	rs->ev.hdr.flags = 0;
@@ -190,18 +195,21 @@ static __always_inline void report_file_path(struct report_state *rs, struct fil
 static __always_inline void report_mapping(const struct vma_cursor *v, struct file *f,
 					   const struct pk_file_key *key, __u32 table)
 {
-	struct report_state *rs = report_state_get();
+	struct report_state *rs;
 	struct report_mapping_key mk = {
 		.pid = bpf_get_current_pid_tgid() >> 32,
 		.vm_start = v->vm_start, .vm_pgoff = v->vm_pgoff, .file = *key,
 	};
 	__u8 one = 1;
 
-	if (!rs)
-		return;
 	if (bpf_map_lookup_elem(&mappings_seen, &mk) ||
 	    bpf_map_update_elem(&mappings_seen, &mk, &one, BPF_NOEXIST))
 		return;		/* sent already (or the map is busy) */
+	rs = report_state_get();
+	if (!rs) {
+		bpf_map_delete_elem(&mappings_seen, &mk);
+		return;
+	}
 	rs->mev.hdr.type = PK_EVENT_MAPPING;
 	rs->mev.hdr.size = sizeof(rs->mev);
 	rs->mev.hdr.flags = f ? 0 : PK_MAPPING_VDSO;
