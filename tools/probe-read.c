@@ -46,11 +46,6 @@ static int libbpf_quiet(enum libbpf_print_level level, const char *fmt, va_list 
 	return 0;
 }
 
-static double now_s(void)
-{
-	return pk_now_ns() / 1e9;
-}
-
 /* The samples' clock (bpf_ktime_get_boot_ns). */
 static __u64 boot_ns(void)
 {
@@ -87,7 +82,7 @@ static int drain(struct ring_buffer *rb, double deadline, const struct pk_sessio
 		int timeout = POLL_MS;
 
 		if (deadline) {
-			double left = deadline - now_s();
+			double left = deadline - pk_now_s();
 
 			if (left <= 0)
 				break;
@@ -172,7 +167,7 @@ static int read_intervals(struct ring_buffer *rb, struct pk_reader *reader,
 			  const struct pk_read_opts *o, const struct pk_session_fds *fds,
 			  const struct pk_session *info, struct pk_read_plan *plan, char err[PK_ERR_LEN])
 {
-	double start = now_s(), end = o->duration ? start + o->duration : 0;
+	double start = pk_now_s(), end = o->duration ? start + o->duration : 0;
 	double first = start, wall0 = (double)pk_clock_ns(CLOCK_REALTIME) / 1e9;
 	__u64 span = boot_ns();
 	bool done = false;
@@ -322,7 +317,7 @@ static int run(const struct pk_read_opts *o)
 		ret = read_intervals(rb, reader, o, &fds, &info, plan, err);
 	} else {
 		span = boot_ns();
-		ret = drain(rb, o->duration ? now_s() + o->duration : 0, &fds, &info, &done, err);
+		ret = drain(rb, o->duration ? pk_now_s() + o->duration : 0, &fds, &info, &done, err);
 		if (ret)
 			pk_output_files_discard(outs, plan->nsinks);
 		else

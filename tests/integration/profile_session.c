@@ -13,6 +13,7 @@
 
 #include "bpf/probekit.h"
 #include "integration/profile_session.h"
+#include "lib/util/clock.h"
 #include "test_util.h"
 
 #define PIN_PREFIX "/sys/fs/bpf/probekit-test-"
@@ -228,14 +229,6 @@ static bool still_runs(__u32 pid)
 	return runs;
 }
 
-static double monotonic_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 double pk_e2e_cpu_s(pid_t pid)
 {
 	struct timespec ts;
@@ -277,14 +270,14 @@ static int wait_targets(bool (*done)(const struct targets_now *, double), double
 			double timeout)
 {
 	char path[256];
-	double end = monotonic_s() + timeout;
+	double end = pk_now_s() + timeout;
 	int fd, ret = -ETIMEDOUT;
 
 	snprintf(path, sizeof(path), "%s/%s", pk_e2e_pin_dir(), PK_PIN_TARGETS);
 	fd = bpf_obj_get(path);
 	if (fd < 0)
 		return -errno;
-	while (monotonic_s() < end) {
+	while (pk_now_s() < end) {
 		struct targets_now t;
 
 		targets_scan(fd, &t);
@@ -321,10 +314,10 @@ int pk_e2e_wait_targets_cpu(double secs, double timeout)
 
 int pk_e2e_wait_cpu(pid_t pid, double secs, double timeout)
 {
-	double end = monotonic_s() + timeout, cpu;
+	double end = pk_now_s() + timeout, cpu;
 
 	while ((cpu = pk_e2e_cpu_s(pid)) >= 0 && cpu < secs) {
-		if (monotonic_s() >= end)
+		if (pk_now_s() >= end)
 			return -ETIMEDOUT;
 		usleep(50 * 1000);
 	}

@@ -28,6 +28,7 @@
 
 #include "integration/profile_session.h"
 #include "lib/session.h"
+#include "lib/util/clock.h"
 #include "test_util.h"
 
 #define FREQ_STR	"99"
@@ -154,24 +155,16 @@ static void comm_of(const char *path, char comm[16])
 	snprintf(comm, 16, "%.15s", slash ? slash + 1 : path);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* probe-read until the targets exit (-d 60 bounds a broken run). */
 static void read_until_exit(char **out, char **err)
 {
 	const char *args[] = { "-d", "60", NULL };
-	double t0 = now_s();
+	double t0 = pk_now_s();
 	int rc = pk_e2e_read(args, out, err);
 
 	ck_assert_msg(rc == 0, "probe-read exited %d: %s", rc, *err);
-	ck_assert_msg(now_s() - t0 < 40, "probe-read ran %.1f s: it did not stop when the "
-		      "target exited", now_s() - t0);
+	ck_assert_msg(pk_now_s() - t0 < 40, "probe-read ran %.1f s: it did not stop when the "
+		      "target exited", pk_now_s() - t0);
 }
 
 static void parse_or_fail(const char *out, struct pk_folded *f)

@@ -16,6 +16,7 @@
 #include "bpf/probekit.h"
 #include "integration/profile_session.h"
 #include "lib/session.h"
+#include "lib/util/clock.h"
 #include "test_util.h"
 
 #define FREQ		99
@@ -44,24 +45,16 @@ static bool full_fp_chain(const char *stack)
 	return !strncmp(stack, "fp_chain;", 9) && ends_with(stack, ";main;a;b;c;hot");
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Read until the target exits; -d bounds a broken run, and the time taken
  * shows it was the exit that ended it. */
 static void read_all(char **out, char **err)
 {
 	const char *args[] = { "-d", "60", NULL };
-	double t0 = now_s();
+	double t0 = pk_now_s();
 
 	ck_assert_int_eq(pk_e2e_read(args, out, err), 0);
-	ck_assert_msg(now_s() - t0 < 30, "probe-read ran %.1f s: it did not stop when the "
-		      "targets exited", now_s() - t0);
+	ck_assert_msg(pk_now_s() - t0 < 30, "probe-read ran %.1f s: it did not stop when the "
+		      "targets exited", pk_now_s() - t0);
 }
 
 static void parse_or_fail(const char *out, struct pk_folded *f)
@@ -383,14 +376,14 @@ static void stop_reader_with(int sig)
 	reader = spawn_reader(args, log);
 	/* 2 s of the fixture's CPU time sampled, however long on the wall */
 	ck_assert_int_eq(pk_e2e_wait_targets_cpu(2.0, 60), 0);
-	t0 = now_s();
+	t0 = pk_now_s();
 	kill(reader, sig);
 	status = pk_test_wait(reader);
 	fprintf(stderr, "%s: probe-read stopped %.2f s after the signal\n", strsignal(sig),
-		now_s() - t0);
+		pk_now_s() - t0);
 	/* it polls every 100 ms; a signal that did not end the loop would leave
 	 * it reading until the fixture ends, 6 s of CPU time later */
-	ck_assert_msg(now_s() - t0 < 5.0, "probe-read took %.1f s to stop", now_s() - t0);
+	ck_assert_msg(pk_now_s() - t0 < 5.0, "probe-read took %.1f s to stop", pk_now_s() - t0);
 	ck_assert(WIFEXITED(status));
 	ck_assert_int_eq(WEXITSTATUS(status), 0);
 	ck_assert_int_eq(pk_e2e_unload(), 0);

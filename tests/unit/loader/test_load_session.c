@@ -24,6 +24,7 @@
 #include "lib/pins.h"
 #include "lib/session.h"
 #include "lib/unwind_store.h"
+#include "lib/util/clock.h"
 #include "loader/system.h"
 #include "test_util.h"
 
@@ -243,14 +244,6 @@ static void wait_not_target(pid_t pid)
 	ck_assert_msg(!is_target(pid), "%d is still a target", (int)pid);
 }
 
-static __u64 now_ns(clockid_t clock)
-{
-	struct timespec ts;
-
-	clock_gettime(clock, &ts);
-	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
-}
-
 /* --- pins, settings, unload ---------------------------------------------- */
 
 START_TEST(test_load_pins_settings_unload)
@@ -259,7 +252,7 @@ START_TEST(test_load_pins_settings_unload)
 	char list[256], name[32];
 	struct pk_session_fds fds;
 	struct pk_session info;
-	__u64 before = now_ns(CLOCK_BOOTTIME), real = now_ns(CLOCK_REALTIME);
+	__u64 before = pk_clock_ns(CLOCK_BOOTTIME), real = pk_clock_ns(CLOCK_REALTIME);
 	__u64 c[PK_CNT__MAX];
 	__u32 ids[PK_MAX_CPUS + 2];
 	int ncpus = online_cpus(online, list, sizeof(list)), nlinks;
@@ -290,9 +283,9 @@ START_TEST(test_load_pins_settings_unload)
 	ck_assert_uint_eq(info.ringbuf_bytes, 65536);
 	ck_assert_uint_eq(info.nevents, 1);
 	ck_assert_uint_ge(info.start_time_ns, before);
-	ck_assert_uint_le(info.start_time_ns, now_ns(CLOCK_BOOTTIME));
+	ck_assert_uint_le(info.start_time_ns, pk_clock_ns(CLOCK_BOOTTIME));
 	ck_assert_uint_ge(info.start_realtime_ns, real);
-	ck_assert_uint_le(info.start_realtime_ns, now_ns(CLOCK_REALTIME));
+	ck_assert_uint_le(info.start_realtime_ns, pk_clock_ns(CLOCK_REALTIME));
 	ck_assert_int_eq(pk_targets_count(fds.targets), 0);
 	pk_session_close(&fds);
 	ck_assert_int_eq(fds.events, -1);

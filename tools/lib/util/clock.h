@@ -21,4 +21,10 @@ static inline __u64 pk_now_ns(void)
 	return pk_clock_ns(CLOCK_MONOTONIC);
 }
 
+/* The same in seconds: for deadlines given in seconds (-d, timeouts). */
+static inline double pk_now_s(void)
+{
+	return (double)pk_now_ns() / 1e9;
+}
+
 #endif
