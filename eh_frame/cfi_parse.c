@@ -16,6 +16,7 @@
 
 #include "eh_frame/dwarf_read.h"
 #include "eh_frame/eh_internal.h"
+#include "lib/util/array.h"
 
 /* DW_EH_PE_* */
 #define PE_ABSPTR	0x00
@@ -226,24 +227,6 @@ static int parse_cie(struct cfi_section *s, struct cfi_cie *cie,
 	return 0;
 }
 
-/* Room for element N of the array at *V (ELEM bytes each); on failure *V
- * is left as it was, for the caller's cleanup to free. */
-static int grow(void *v, size_t *cap, size_t n, size_t elem)
-{
-	void **arr = v, *nv;
-	size_t ncap;
-
-	if (n < *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 64;
-	nv = realloc(*arr, ncap * elem);
-	if (!nv)
-		return -ENOMEM;
-	*arr = nv;
-	*cap = ncap;
-	return 0;
-}
-
 /* Pass 1: find the entries. FDEs remember their CIE's offset in ->cie_off
  * until pass 2 resolves it (a CIE may follow its FDEs). */
 struct raw_fde {
@@ -292,7 +275,8 @@ static int walk_entries(struct cfi_section *s, struct raw_fde **raw,
 			struct cfi_cie *cie;
 			int ret;
 
-			if (grow(&s->cies, &cie_cap, s->ncies, sizeof(*s->cies)))
+			if (pk_array_reserve((void **)&s->cies, &cie_cap, sizeof(*s->cies),
+					     s->ncies + 1, 64))
 				return pk_err(err, -ENOMEM, "out of memory");
 			cie = &s->cies[s->ncies];
 			memset(cie, 0, sizeof(*cie));
@@ -305,7 +289,7 @@ static int walk_entries(struct cfi_section *s, struct raw_fde **raw,
 		} else {
 			struct raw_fde *r;
 
-			if (grow(raw, &raw_cap, *nraw, sizeof(**raw)))
+			if (pk_array_reserve((void **)raw, &raw_cap, sizeof(**raw), *nraw + 1, 64))
 				return pk_err(err, -ENOMEM, "out of memory");
 			r = &(*raw)[(*nraw)++];
 			r->offset = off;

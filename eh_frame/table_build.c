@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "eh_frame/eh_internal.h"
+#include "lib/util/array.h"
 
 static const struct pk_unwind_rule end_rule = {
 	.cfa_type = PK_CFA_END,
@@ -48,18 +49,10 @@ int eh_rows_push(struct eh_rows *rows, __u64 pc, const struct pk_unwind_rule *ru
 		if (same_rule(&last->rule, rule))
 			return 0;
 	}
-	if (rows->n == rows->cap) {
-		size_t cap = rows->cap ? rows->cap * 2 : 1024;
-		struct eh_row *v;
-
-		if (rows->n >= EH_MAX_ROWS)
-			return -E2BIG;
-		v = realloc(rows->v, cap * sizeof(*v));
-		if (!v)
-			return -ENOMEM;
-		rows->v = v;
-		rows->cap = cap;
-	}
+	if (rows->n == rows->cap && rows->n >= EH_MAX_ROWS)
+		return -E2BIG;
+	if (pk_array_reserve((void **)&rows->v, &rows->cap, sizeof(*rows->v), rows->n + 1, 1024))
+		return -ENOMEM;
 	rows->v[rows->n].pc = pc;
 	rows->v[rows->n].rule = *rule;
 	rows->n++;

@@ -21,14 +21,15 @@
 
 /* What each folder of product code may include besides itself. A folder
  * missing here is a failure: a new folder states its rule first. eh_frame/
- * is the lowest layer (it also holds the error line and the ELF opener
- * every part uses); everything above may include it. */
+ * is the lowest layer but for the containers of tools/lib/util, which
+ * include nothing (it also holds the error line and the ELF opener every
+ * part uses); everything above may include it. */
 static const struct rule {
 	const char *dir;
 	const char *may;	/* space-separated folders */
 } rules[] = {
 	{ "vmlinux", "" },
-	{ "eh_frame", "" },
+	{ "eh_frame", "tools/lib/util" },
 	{ "bpf", "vmlinux eh_frame" },
 	{ "tools/lib/util", "" },
 	{ "tools/lib", "tools/lib/util eh_frame bpf" },
