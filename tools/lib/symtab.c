@@ -99,19 +99,36 @@ int pk_symtab_add_in(struct pk_symtab *tab, __u64 addr, __u64 size, const char *
 	return 0;
 }
 
-/* By address; at one address the preferred name first: higher rank, then
- * sized over unsized, then the larger size, then by name so that the choice
- * never depends on the order symbols were added in. */
-static int cmp_sym(const void *a, const void *b)
+static size_t leading_underscores(const char *name)
+{
+	return strspn(name, "_");
+}
+
+/* By address; at one address the preferred name first, by perf's rules
+ * (choose_best_symbol): a sized symbol (an unsized one says nothing of
+ * where the code at its address ends), the higher rank, fewer leading
+ * underscores (clone3 over __clone3 and __GI___clone3), the longer name;
+ * then by name, so that the choice never depends on the order symbols were
+ * added in. */
+int pk_sym_cmp(const void *a, const void *b)
 {
 	const struct pk_sym *x = a, *y = b;
+	size_t ux, uy, lx, ly;
 
 	if (x->addr != y->addr)
 		return x->addr < y->addr ? -1 : 1;
-	if (x->rank != y->rank)
-		return x->rank > y->rank ? -1 : 1;
 	if ((x->size != 0) != (y->size != 0))
 		return x->size ? -1 : 1;
+	if (x->rank != y->rank)
+		return x->rank > y->rank ? -1 : 1;
+	ux = leading_underscores(x->name);
+	uy = leading_underscores(y->name);
+	if (ux != uy)
+		return ux < uy ? -1 : 1;
+	lx = strlen(x->name);
+	ly = strlen(y->name);
+	if (lx != ly)
+		return lx > ly ? -1 : 1;
 	if (x->size != y->size)
 		return x->size > y->size ? -1 : 1;
 	return strcmp(x->name, y->name);
@@ -133,10 +150,10 @@ static int cmp_addr(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* Sort by cmp_sym, with the result qsort would give. kallsyms lists its
+/* Sort by pk_sym_cmp, with the result qsort would give. kallsyms lists its
  * ~10^5 symbols by address except for a short tail (BPF programs, ours
  * among them): sort the tail by address, merge it into the sorted head,
- * then order each run of one address by cmp_sym. 0 or -ENOMEM. */
+ * then order each run of one address by pk_sym_cmp. 0 or -ENOMEM. */
 static int sort_syms(struct pk_symtab *tab)
 {
 	size_t n = tab->n, head = 1, i, j, k;
@@ -161,7 +178,7 @@ static int sort_syms(struct pk_symtab *tab)
 		for (j = i + 1; j < n && v[j].addr == v[i].addr; j++)
 			;
 		if (j - i > 1)
-			qsort(v + i, j - i, sizeof(*v), cmp_sym);
+			qsort(v + i, j - i, sizeof(*v), pk_sym_cmp);
 	}
 	return 0;
 }

@@ -9,8 +9,9 @@
 #include <linux/types.h>
 #include <stddef.h>
 
-/* At equal addresses the higher rank names the address (a global alias is
- * the name a user knows; a local one is often a compiler clone). */
+/* At equal addresses a sized symbol, then the higher rank names the
+ * address (a global alias is the name a user knows; a local one is often
+ * glibc's internal alias), see pk_sym_cmp. */
 enum pk_sym_rank {
 	PK_SYM_MARKER = 0,	/* names nothing, only ends the symbol before it */
 	PK_SYM_LOCAL,
@@ -20,7 +21,9 @@ enum pk_sym_rank {
 
 struct pk_sym {
 	__u64 addr;
-	__u64 size;		/* 0: unknown, the symbol ends where the next begins */
+	__u64 size;		/* 0: unknown, the symbol ends where the next begins
+				 * (kallsyms; ELF files decide their own, see
+				 * symbolization/symfile.c) */
 	const char *name;	/* owned by the table */
 	__u16 rank;		/* enum pk_sym_rank */
 	__u16 module;		/* what holds it (pk_symtab_module); 0: none */
@@ -45,6 +48,10 @@ int pk_symtab_add_in(struct pk_symtab *tab, __u64 addr, __u64 size, const char *
 
 /* The module S was added in, owned by the table; NULL: none. */
 const char *pk_symtab_module(const struct pk_symtab *tab, const struct pk_sym *s);
+
+/* qsort order of two struct pk_sym: by address, then the name that
+ * address goes by first (the one pk_symtab_finish keeps). */
+int pk_sym_cmp(const void *a, const void *b);
 
 /* Sort and resolve aliases; call once after the last add, before lookups.
  * 0 or -ENOMEM. */

@@ -41,10 +41,10 @@ START_TEST(test_lookup)
 	const char *mod;
 
 	ck_assert_ptr_nonnull(tab);
-	/* Two globals at one address: the first by name, whatever the order
-	 * of the lines. */
-	ck_assert_str_eq(pk_kallsyms_lookup(tab, 0xffffffff81000000, NULL), "_stext");
-	ck_assert_str_eq(pk_kallsyms_lookup(tab, 0xffffffff810000ff, NULL), "_stext");
+	/* Two globals at one address: fewer leading underscores, as perf
+	 * picks, whatever the order of the lines. */
+	ck_assert_str_eq(pk_kallsyms_lookup(tab, 0xffffffff81000000, NULL), "startup_64");
+	ck_assert_str_eq(pk_kallsyms_lookup(tab, 0xffffffff810000ff, NULL), "startup_64");
 	ck_assert_str_eq(pk_kallsyms_lookup(tab, 0xffffffff81000100, NULL), "local_helper");
 	/* Global wins over a local alias at the same address. */
 	ck_assert_str_eq(pk_kallsyms_lookup(tab, 0xffffffff81000234, NULL), "do_syscall_64");
@@ -79,7 +79,7 @@ START_TEST(test_range)
 	ck_assert_int_eq(pk_kallsyms_range(tab, "local_helper", &lo, &hi), 0);
 	ck_assert_uint_eq(lo, 0xffffffff81000100);
 	ck_assert_uint_eq(hi, 0xffffffff81000200);
-	ck_assert_int_eq(pk_kallsyms_range(tab, "_stext", &lo, &hi), 0);
+	ck_assert_int_eq(pk_kallsyms_range(tab, "startup_64", &lo, &hi), 0);
 	ck_assert_uint_eq(lo, 0xffffffff81000000);
 	ck_assert_uint_eq(hi, 0xffffffff81000100);
 	ck_assert_int_eq(pk_kallsyms_range(tab, "_etext", &lo, &hi), 0);

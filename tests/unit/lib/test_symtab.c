@@ -85,14 +85,30 @@ START_TEST(test_ties)
 	pk_symtab_add(tab, 0x100, 0x10, "weak_alias", PK_SYM_WEAK);
 	pk_symtab_add(tab, 0x100, 0x10, "global_name", PK_SYM_GLOBAL);
 	pk_symtab_add(tab, 0x100, 0x10, "other_local", PK_SYM_LOCAL);
-	/* Same rank: the sized one, then by name (independent of order). */
+	/* The sized one, then by name (independent of order). */
 	pk_symtab_add(tab, 0x200, 0, "unsized", PK_SYM_GLOBAL);
 	pk_symtab_add(tab, 0x200, 8, "zeta", PK_SYM_GLOBAL);
 	pk_symtab_add(tab, 0x200, 8, "alpha", PK_SYM_GLOBAL);
 	pk_symtab_add(tab, 0x300, 4, "weak_only", PK_SYM_WEAK);
 	pk_symtab_add(tab, 0x300, 4, "local_only", PK_SYM_LOCAL);
+	/* A sized symbol before a higher-ranked unsized one: only it says
+	 * where the code ends (perf's first rule). */
+	pk_symtab_add(tab, 0x400, 0, "unsized_global", PK_SYM_GLOBAL);
+	pk_symtab_add(tab, 0x400, 4, "sized_local", PK_SYM_LOCAL);
+	/* Same rank: fewer leading underscores (glibc's clone3, __clone3,
+	 * __GI___clone3, all local), then the longer name (perf's
+	 * __memmove_avx_unaligned_erms over __memcpy_avx_unaligned_erms). */
+	pk_symtab_add(tab, 0x500, 4, "__GI___clone3", PK_SYM_LOCAL);
+	pk_symtab_add(tab, 0x500, 4, "__clone3", PK_SYM_LOCAL);
+	pk_symtab_add(tab, 0x500, 4, "clone3", PK_SYM_LOCAL);
+	pk_symtab_add(tab, 0x600, 4, "__memcpy_avx_unaligned_erms", PK_SYM_GLOBAL);
+	pk_symtab_add(tab, 0x600, 4, "__memmove_avx_unaligned_erms", PK_SYM_GLOBAL);
 	pk_symtab_finish(tab);
-	ck_assert_uint_eq(pk_symtab_count(tab), 3);
+	ck_assert_uint_eq(pk_symtab_count(tab), 6);
+	ck_assert_str_eq(name_at(tab, 0x403), "sized_local");
+	ck_assert_str_eq(name_at(tab, 0x404), "(none)");
+	ck_assert_str_eq(name_at(tab, 0x500), "clone3");
+	ck_assert_str_eq(name_at(tab, 0x600), "__memmove_avx_unaligned_erms");
 	ck_assert_str_eq(name_at(tab, 0x105), "global_name");
 	ck_assert_str_eq(name_at(tab, 0x200), "alpha");
 	ck_assert_str_eq(name_at(tab, 0x207), "alpha");
