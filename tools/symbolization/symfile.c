@@ -102,10 +102,9 @@ static enum pk_sym_rank rank_of(unsigned char bind)
 	return PK_SYM_LOCAL;
 }
 
-/* A symbol without a size (_init, hand-written assembly) covers at most
- * the rest of its section: the PLT after .init is not _init's. 0: up to
- * the next symbol, when the section is unknown. */
-static __u64 unsized_extent(Elf *elf, GElf_Word shndx, GElf_Addr value)
+/* The section holding VALUE (its index SHNDX in ELF): its [*START, *END).
+ * False when it is not known. */
+static bool section_range(Elf *elf, GElf_Word shndx, GElf_Addr value, __u64 *start, __u64 *end)
 {
 	GElf_Shdr mem, *sh;
 	Elf_Scn *scn;
@@ -113,8 +112,38 @@ static __u64 unsized_extent(Elf *elf, GElf_Word shndx, GElf_Addr value)
 	if (!elf || shndx >= SHN_LORESERVE || !(scn = elf_getscn(elf, shndx)) ||
 	    !(sh = gelf_getshdr(scn, &mem)) || value < sh->sh_addr ||
 	    value >= sh->sh_addr + sh->sh_size)
-		return 0;
-	return sh->sh_addr + sh->sh_size - value;
+		return false;
+	*start = sh->sh_addr;
+	*end = sh->sh_addr + sh->sh_size;
+	return true;
+}
+
+/*
+ * What a symbol without a size names, so that no name lies:
+ *  - a function (STT_FUNC) names its own address only, unless it starts
+ *    its section: a section made for it (.init, _init's) says the code is
+ *    the function's, up to the next symbol or the section's end. Elsewhere
+ *    nothing says the code after it is its own: clang gives a function
+ *    whose body is unreachable no size and no code, and the bytes at and
+ *    after its address are the next function's, often a static one whose
+ *    symbol was stripped (libclang-cpp.so.14 has 77 such .dynsym symbols,
+ *    libLLVM-14 62). perf and eu-addr2line stretch it to the next symbol,
+ *    which names that static function by the unsized one;
+ *  - a code label (STT_NOTYPE outside every sized function: ld.so's _start
+ *    and _dl_start_user, hand-written assembly) marks the code after it,
+ *    up to the next symbol or the section's end, as perf and eu-addr2line
+ *    name it.
+ * A sized symbol at the same address wins over both (pk_sym_cmp).
+ * Returns the size to add, 1 or 0 ("up to the next symbol"); with 0, *END
+ * is the end of the section, where the caller puts a marker.
+ */
+static __u64 unsized_size(Elf *elf, GElf_Word shndx, GElf_Addr value, bool label, __u64 *end)
+{
+	__u64 start;
+
+	if (!section_range(elf, shndx, value, &start, end))
+		return label ? 0 : 1;	/* *END stays ~0: no marker */
+	return label || value == start ? 0 : 1;
 }
 
 /* A function's range, to tell labels inside functions from code entries. */
@@ -162,35 +191,18 @@ static bool is_code_label(Elf *elf, GElf_Word shndx, const char *name)
 	       (sh->sh_flags & SHF_EXECINSTR);
 }
 
-/* An ifunc symbol: an IRELATIVE PLT slot is named by the one at its
- * resolver's address. */
-struct ifunc {
-	__u64 addr;
-	const char *name;
-	int rank;
-};
-
+/* Ifunc symbols (struct pk_sym, the name not owned) by address: an
+ * IRELATIVE PLT slot is named by the one at its resolver's address. */
 static int cmp_ifunc_addr(const void *a, const void *b)
 {
-	const struct ifunc *x = a, *y = b;
+	const struct pk_sym *x = a, *y = b;
 
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-static int cmp_ifunc(const void *a, const void *b)
-{
-	const struct ifunc *x = a, *y = b;
-
-	if (x->addr != y->addr)
-		return cmp_ifunc_addr(a, b);
-	if (x->rank != y->rank)
-		return y->rank - x->rank;	/* the best-ranked name first */
-	return strcmp(x->name, y->name);
-}
-
 struct plt_ctx {
 	struct pk_symtab *syms;
-	const struct ifunc *ifuncs;
+	const struct pk_sym *ifuncs;
 	size_t nifuncs;
 };
 
@@ -202,7 +214,7 @@ static int add_plt(void *arg, __u64 addr, __u64 size, const char *sym, __u64 ifu
 	int err;
 
 	if (!sym) {
-		const struct ifunc key = { .addr = ifunc }, *f = c->nifuncs ?
+		const struct pk_sym key = { .addr = ifunc }, *f = c->nifuncs ?
 			bsearch(&key, c->ifuncs, c->nifuncs, sizeof(key), cmp_ifunc_addr) : NULL;
 
 		sym = f ? f->name : NULL;
@@ -234,8 +246,9 @@ static int load_symbols(struct symdata *d)
 {
 	int n = dwfl_module_getsymtab(d->dm), err = 0;
 	struct range *funcs = calloc(n > 0 ? n : 1, sizeof(*funcs));
-	struct ifunc *ifuncs = calloc(n > 0 ? n : 1, sizeof(*ifuncs));
+	struct pk_sym *ifuncs = calloc(n > 0 ? n : 1, sizeof(*ifuncs));
 	size_t nfuncs = 0, nifuncs = 0;
+	struct plt_ctx plt = { 0 };
 	GElf_Addr main_bias;
 
 	d->syms = pk_symtab_new();
@@ -244,7 +257,8 @@ static int load_symbols(struct symdata *d)
 		free(ifuncs);
 		return -ENOMEM;
 	}
-	/* Two passes: functions first, then the labels outside them. */
+	/* Two passes: sized functions first, then the unsized functions and
+	 * the code labels outside them. */
 	for (int pass = 0; pass < 2 && !err; pass++) {
 		for (int i = 1; i < n && !err; i++) {
 			GElf_Sym sym;
@@ -255,23 +269,27 @@ static int load_symbols(struct symdata *d)
 								   &elf, &bias);
 			unsigned char type = GELF_ST_TYPE(sym.st_info);
 			bool func = type == STT_FUNC || type == STT_GNU_IFUNC;
-			__u64 size = sym.st_size;
+			bool label = name && type == STT_NOTYPE && is_code_label(elf, shndx, name);
+			enum pk_sym_rank rank = label ? PK_SYM_LOCAL : rank_of(GELF_ST_BIND(sym.st_info));
+			__u64 size = sym.st_size, end = ~0ULL;
 
 			if (!name || !name[0] || shndx == SHN_UNDEF)
 				continue;
-			if (pass == 0 ? !func :
-			    type != STT_NOTYPE || sym.st_size || !is_code_label(elf, shndx, name) ||
-			    in_ranges(funcs, nfuncs, addr))
+			if (pass == 0 ? !func || !size :
+			    (!func && !label) || size || in_ranges(funcs, nfuncs, addr))
 				continue;
 			if (size == 0)
-				size = unsized_extent(elf, shndx, sym.st_value);
-			if (pass == 0 && sym.st_size)
+				size = unsized_size(elf, shndx, sym.st_value, label, &end);
+			if (pass == 0)
 				funcs[nfuncs++] = (struct range){ addr, addr + sym.st_size };
-			if (pass == 0 && type == STT_GNU_IFUNC)
-				ifuncs[nifuncs++] = (struct ifunc){
-					addr, name, rank_of(GELF_ST_BIND(sym.st_info)) };
-			err = pk_symtab_add(d->syms, addr, size, name,
-					    pass ? PK_SYM_LOCAL : rank_of(GELF_ST_BIND(sym.st_info)));
+			if (type == STT_GNU_IFUNC)
+				ifuncs[nifuncs++] = (struct pk_sym){
+					.addr = addr, .size = sym.st_size, .name = name, .rank = rank };
+			err = pk_symtab_add(d->syms, addr, size, name, rank);
+			/* the section's end, in the ELF's addresses as ADDR is */
+			if (!err && size == 0 && end != ~0ULL)
+				err = pk_symtab_add(d->syms, addr + (end - sym.st_value), 0, "",
+						    PK_SYM_MARKER);
 		}
 		if (pass == 0 && nfuncs)
 			qsort(funcs, nfuncs, sizeof(*funcs), cmp_range);
@@ -279,10 +297,10 @@ static int load_symbols(struct symdata *d)
 	free(funcs);
 	/* PLT stubs are in the file itself, not in a separate debug file */
 	if (!err) {
-		struct plt_ctx plt = { d->syms, ifuncs, 0 };
-
+		plt.syms = d->syms;
+		plt.ifuncs = ifuncs;
 		/* one per address, the best-ranked, for bsearch to find */
-		qsort(ifuncs, nifuncs, sizeof(*ifuncs), cmp_ifunc);
+		qsort(ifuncs, nifuncs, sizeof(*ifuncs), pk_sym_cmp);
 		for (size_t i = 0; i < nifuncs; i++)
 			if (!plt.nifuncs || ifuncs[i].addr != ifuncs[plt.nifuncs - 1].addr)
 				ifuncs[plt.nifuncs++] = ifuncs[i];
@@ -586,9 +604,9 @@ const char *pk_symfile_symbol(struct pk_symfile *f, __u64 vaddr, __u64 *start)
 	if (!d)
 		return NULL;
 	idx = pk_symtab_lookup(d->syms, vaddr);
-	if (idx < 0)
-		return NULL;
 	s = pk_symtab_sym(d->syms, idx);
+	if (!s || s->rank == PK_SYM_MARKER)	/* past a section's end */
+		return NULL;
 	if (!d->names[idx]) {
 		dm = pk_demangle(s->name);
 		d->names[idx] = dm ? dm : s->name;

@@ -176,6 +176,87 @@ START_TEST(test_unsymbolized_formats)
 }
 END_TEST
 
+/* A function symbol without a size: clang's for a function whose body is
+ * unreachable, whose address is the next function's, that next function
+ * often a static one whose symbol was stripped. The fixture: unsized_fn
+ * (no .size) followed by a static function whose symbol objcopy strips,
+ * and unsized_twin at the address of sized_twin, also followed by one.
+ * Before, the unsized symbols stretched to the end of .text and named both
+ * static functions (and every gap up to the end of .text); eu-addr2line and
+ * perf stretch them to the next symbol. Now an unsized function names its
+ * own address only, and the code after it is [unsized+0xADDR]. */
+static const char unsized_src[] =
+	"__asm__(\".text\\n\"\n"
+	"\".globl unsized_fn\\n.type unsized_fn,@function\\nunsized_fn:\\n\"\n"
+	"\".cfi_startproc\\nnop\\nnop\\nret\\n.cfi_endproc\\n\"\n"
+	"\".type hidden_fn,@function\\nhidden_fn:\\n.cfi_startproc\\n\"\n"
+	"\"nop\\nnop\\nnop\\nnop\\nnop\\nnop\\nnop\\nnop\\nret\\n.cfi_endproc\\n\"\n"
+	"\".size hidden_fn,.-hidden_fn\\n\"\n"
+	"\".globl unsized_twin\\n.type unsized_twin,@function\\nunsized_twin:\\n\"\n"
+	"\".globl sized_twin\\n.type sized_twin,@function\\nsized_twin:\\n\"\n"
+	"\".cfi_startproc\\nnop\\nret\\n.cfi_endproc\\n.size sized_twin,.-sized_twin\\n\"\n"
+	"\".type hidden_too,@function\\nhidden_too:\\n.cfi_startproc\\n\"\n"
+	"\"nop\\nnop\\nnop\\nnop\\nret\\n.cfi_endproc\\n.size hidden_too,.-hidden_too\\n\");\n"
+	"void unsized_fn(void);\n"
+	"void sized_twin(void);\n"
+	"int main(int c, char **v)\n"
+	"{ (void)v; if (c > 5) { unsized_fn(); sized_twin(); } return 0; }\n";
+
+/* nm's address of NAME in PATH, sized or not. */
+static __u64 nm_address(const char *path, const char *name)
+{
+	char *argv[] = { "nm", "--defined-only", (char *)path, NULL }, *out = NULL, *line, *save;
+	unsigned long long a = 0;
+	char type, sym[256];
+	bool found = false;
+
+	pk_fx_run_ok(argv, &out);
+	for (line = strtok_r(out, "\n", &save); line && !found; line = strtok_r(NULL, "\n", &save))
+		found = sscanf(line, "%llx %c %255s", &a, &type, sym) == 3 && !strcmp(sym, name);
+	free(out);
+	ck_assert_msg(found, "%s: no symbol %s", path, name);
+	return a;
+}
+
+START_TEST(test_unsized_symbol_names_its_address)
+{
+	const char *built = pk_fx_build("unsized", unsized_src, false, "-pie");
+	char path[256], maps[4096] = "", want[64];
+	char *strip[] = { "objcopy", "--strip-symbol=hidden_fn", "--strip-symbol=hidden_too",
+			  path, NULL };
+	__u64 fn, twin, twin_size, bias;
+	struct pk_symbolizer *sym;
+	/* offsets from unsized_fn, from sized_twin: unnamed */
+	static const unsigned fn_gap[] = { 1, 2, 3, 5, 11 }, twin_gap[] = { 2, 4, 6 };
+
+	snprintf(path, sizeof(path), "%s", built);
+	pk_fx_run_ok(strip, NULL);
+	fn = nm_address(path, "unsized_fn");
+	pk_fx_symbol(path, "sized_twin", &twin, &twin_size);
+	ck_assert_uint_eq(nm_address(path, "unsized_twin"), twin);
+	ck_assert_uint_eq(twin_size, 2);
+	ck_assert_uint_eq(twin, fn + 12);	/* the layout the offsets assume */
+	bias = pk_fx_fake_maps(path, PK_FX_PIE_BASE, maps, sizeof(maps));
+	pk_fx_set_maps(PK_FX_PID, maps);
+	sym = new_symbolizer(NULL);
+	ck_assert_str_eq(pk_symbolizer_user(sym, PK_FX_PID, bias + fn), "unsized_fn");
+	for (size_t i = 0; i < sizeof(fn_gap) / sizeof(fn_gap[0]); i++) {
+		snprintf(want, sizeof(want), "[unsized+0x%llx]", (unsigned long long)fn + fn_gap[i]);
+		ck_assert_str_eq(pk_symbolizer_user(sym, PK_FX_PID, bias + fn + fn_gap[i]), want);
+	}
+	/* the sized symbol at the unsized one's address names it, its size
+	 * long, and no further */
+	ck_assert_str_eq(pk_symbolizer_user(sym, PK_FX_PID, bias + twin), "sized_twin");
+	ck_assert_str_eq(pk_symbolizer_user(sym, PK_FX_PID, bias + twin + 1), "sized_twin");
+	for (size_t i = 0; i < sizeof(twin_gap) / sizeof(twin_gap[0]); i++) {
+		snprintf(want, sizeof(want), "[unsized+0x%llx]",
+			 (unsigned long long)twin + twin_gap[i]);
+		ck_assert_str_eq(pk_symbolizer_user(sym, PK_FX_PID, bias + twin + twin_gap[i]), want);
+	}
+	pk_symbolizer_free(sym);
+}
+END_TEST
+
 /* An unsized symbol (_init) ends with its section: the PLT that follows
  * .init is not _init's, and its resolver's entry is nobody's. */
 START_TEST(test_unsized_symbol_ends_with_section)
@@ -327,6 +408,7 @@ Suite *suite_symbolizer(void)
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_unsymbolized_formats);
 	tcase_add_test(tc, test_unsized_symbol_ends_with_section);
+	tcase_add_test(tc, test_unsized_symbol_names_its_address);
 	tcase_add_test(tc, test_maps_reread);
 	tcase_add_test(tc, test_self);
 	tcase_add_test(tc, test_kernel);
