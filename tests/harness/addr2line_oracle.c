@@ -262,7 +262,8 @@ static int cmp_sym(const void *a, const void *b)
 	return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
-/* Every defined, named symbol of O's module, sorted by address. */
+/* Every defined, named symbol of O's module (its function's name,
+ * pk_sym_name_len), sorted by address. */
 static void syms_read(struct pk_a2l *o)
 {
 	int n = dwfl_module_getsymtab(o->dm);
@@ -273,15 +274,20 @@ static void syms_read(struct pk_a2l *o)
 		GElf_Addr value;
 		const char *name = dwfl_module_getsym_info(o->dm, i, &sym, &value, NULL, NULL,
 							   NULL);
-		char *d;
+		char *base, *d;
 
 		if (!name || !*name || sym.st_shndx == SHN_UNDEF)
 			continue;
 		o->syms = pk_test_grow(o->syms, o->nsyms, sizeof(*o->syms));
 		ck_assert_ptr_nonnull(o->syms);
-		d = pk_demangle(name);
+		/* as the symbolizer names it: no version, no clone suffix */
+		base = strndup(name, pk_sym_name_len(name));
+		ck_assert_ptr_nonnull(base);
+		d = pk_demangle(base);
 		o->syms[o->nsyms].addr = value;
-		o->syms[o->nsyms++].name = d ? d : strdup(name);
+		o->syms[o->nsyms++].name = d ? d : base;
+		if (d)
+			free(base);
 	}
 	if (o->nsyms)
 		qsort(o->syms, o->nsyms, sizeof(*o->syms), cmp_sym);

@@ -28,10 +28,11 @@
  *  - it finds no unit that .debug_aranges leaves out (clang's default): run
  *    it on a twin built with -gdwarf-aranges (tests/dbg.mk).
  * And where the code under test names the concrete function (the last
- * frame) by the symbol table, as the symbolizer does (the linkage name perf
- * shows: msort_with_tmp.part.0, main.cold), PK_A2L_LAST_SYMNAME accepts the
- * symbol table's name there for eu's: libdwfl's at the address, or an alias
- * at the same address (where DWARF names no function, eu prints libdwfl's
+ * frame) by the symbol table, as the symbolizer does (the linkage name,
+ * msort_with_tmp for msort_with_tmp.part.0), PK_A2L_LAST_SYMNAME accepts the
+ * symbol table's name there for eu's (without version or clone suffix,
+ * pk_sym_name_len): libdwfl's at the address, or an alias at the same
+ * address (where DWARF names no function, eu prints libdwfl's
  * choice among one code's names, __memmove_avx512_unaligned_erms, where the
  * symbolizer may show __memcpy_avx512_unaligned_erms).
  */

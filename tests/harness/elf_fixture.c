@@ -144,8 +144,13 @@ void pk_fx_symbol(const char *path, const char *name, __u64 *addr, __u64 *size)
 		unsigned long long a, s;
 		char type, sym[256];
 
-		if (sscanf(line, "%llx %llx %c %255s", &a, &s, &type, sym) == 4 &&
-		    strcmp(sym, name) == 0) {
+		/* an unsized symbol: no size column */
+		if (sscanf(line, "%llx %llx %c %255s", &a, &s, &type, sym) != 4) {
+			s = 0;
+			if (sscanf(line, "%llx %c %255s", &a, &type, sym) != 3)
+				continue;
+		}
+		if (strcmp(sym, name) == 0) {
 			*addr = a;
 			*size = s;
 			found = true;

@@ -39,7 +39,8 @@ __u64 pk_fx_fake_maps(const char *path, __u64 base, char *maps, size_t len);
 /* Write MAPS as <fake proc>/PID/maps. */
 void pk_fx_set_maps(__u32 pid, const char *maps);
 
-/* Address and size of symbol NAME in PATH, as nm lists it. */
+/* Address and size of symbol NAME in PATH, as nm lists it (size 0: it has
+ * none). */
 void pk_fx_symbol(const char *path, const char *name, __u64 *addr, __u64 *size);
 
 #endif

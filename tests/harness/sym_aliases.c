@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "harness/sym_aliases.h"
+#include "symbolization/demangle.h"
 #include "test_util.h"
 
 #define DEBUG_DIR "/usr/lib/debug/.build-id/"
@@ -150,6 +151,7 @@ static int elf_symbols(Elf *elf, struct syms *s)
 		for (size_t i = 0; !ret && i < sh.sh_size / sh.sh_entsize; i++) {
 			GElf_Sym sym;
 			const char *name;
+			size_t len;
 			int type;
 
 			if (!gelf_getsym(data, (int)i, &sym))
@@ -160,6 +162,13 @@ static int elf_symbols(Elf *elf, struct syms *s)
 			    !(name = elf_strptr(elf, sh.sh_link, sym.st_name)) || !*name)
 				continue;
 			ret = syms_add(s, sym.st_value, name, strlen(name));
+			/* the function's name, as probekit shows it: one of
+			 * the names of the address (clock_nanosleep for
+			 * clock_nanosleep@GLIBC_2.2.5, object_dealloc for
+			 * object_dealloc.lto_priv.0) */
+			len = pk_sym_name_len(name);
+			if (!ret && name[len])
+				ret = syms_add(s, sym.st_value, name, len);
 		}
 	}
 	return ret;

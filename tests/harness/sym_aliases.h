@@ -21,7 +21,10 @@ void sa_aliases_free(struct sa_aliases *a);
 /*
  * Add the function symbols (.symtab and .dynsym) of the ELF file PATH, and
  * those of its separate debug file /usr/lib/debug/.build-id/xx/yyyy.debug
- * when there is one: one address space. 0, or -errno with one line in ERR.
+ * when there is one: one address space. A name with a version or a clone
+ * suffix is also added without (pk_sym_name_len: perf prints
+ * object_dealloc.lto_priv.0 where probekit prints object_dealloc). 0, or
+ * -errno with one line in ERR.
  */
 int sa_aliases_add_elf(struct sa_aliases *a, const char *path, char *err, size_t errlen);
 

@@ -177,3 +177,55 @@ char *pk_demangle(const char *name)
 	}
 	return s;
 }
+
+/* GCC's and LLVM's clone and part suffixes: those whose number is
+ * optional, then those that always carry one. */
+static const char *const suffix_opt_num[] = { "cold", "localalias" };
+static const char *const suffix_num[] = { "constprop", "isra", "part", "lto_priv", "clone",
+					  "llvm" };
+
+static bool in_list(const char *w, size_t n, const char *const *list, size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		if (strlen(list[i]) == n && !memcmp(w, list[i], n))
+			return true;
+	return false;
+}
+
+/* The length of the ".digits" at S (up to END), 0 when there is none. */
+static size_t dot_number(const char *s, const char *end)
+{
+	size_t n = 1;
+
+	if (s >= end || *s != '.')
+		return 0;
+	while (s + n < end && s[n] >= '0' && s[n] <= '9')
+		n++;
+	return n > 1 && (s + n == end || s[n] == '.') ? n : 0;
+}
+
+size_t pk_sym_name_len(const char *name)
+{
+	size_t len = strcspn(name, "@"), base;
+	const char *p, *end;
+
+	if (!len)		/* all version: nothing to name it by */
+		return strlen(name);
+	base = strcspn(name, ".");
+	if (!base || base >= len)
+		return len;
+	for (p = name + base, end = name + len; p < end;) {
+		const char *w = p + 1;
+		size_t n = strcspn(w, ".@"), num;
+
+		if (w + n > end)
+			n = end - w;
+		num = dot_number(w + n, end);
+		if (in_list(w, n, suffix_num, sizeof(suffix_num) / sizeof(suffix_num[0])) ?
+		    !num : !in_list(w, n, suffix_opt_num,
+				    sizeof(suffix_opt_num) / sizeof(suffix_opt_num[0])))
+			return len;	/* not a toolchain suffix: part of the name */
+		p = w + n + num;
+	}
+	return base;
+}

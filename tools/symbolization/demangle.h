@@ -13,4 +13,21 @@
  * an empty string. */
 char *pk_demangle(const char *name);
 
+/*
+ * The length of NAME's function name: NAME without what the toolchain put
+ * after it, so that one function has one name in every format, out of line
+ * or inlined (where DWARF names it), and as perf and eu-addr2line print
+ * it.
+ *  - A symbol version: "@VER" or "@@VER", which a debug file's .symtab
+ *    spells in the name (__libc_start_main@@GLIBC_2.34); .dynsym keeps it
+ *    apart.
+ *  - The suffixes of the copies and parts GCC and LLVM make of a function,
+ *    whose DWARF name is the function's own: .lto_priv.N, .constprop.N,
+ *    .isra.N, .part.N, .clone.N, .llvm.N (ThinLTO), .localalias[.N] and
+ *    .cold[.N], in any sequence (foo.part.0.isra.0, foo.constprop.0.cold).
+ *    Only after a name without dots (C, a mangled C++ or Rust name): in
+ *    "pkg.part.1" of a dotted language nothing is a suffix.
+ */
+size_t pk_sym_name_len(const char *name);
+
 #endif

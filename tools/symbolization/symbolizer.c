@@ -193,8 +193,9 @@ static struct pk_loc *file_loc(struct pk_symbolizer *sym, struct pk_strpool *poo
 					 (unsigned long long)(vaddr != ~0ULL ? vaddr : off));
 	}
 	/* DWARF's last frame is the function itself: its name comes from the
-	 * symbol table (the linkage name, as perf shows it), its line from
-	 * DWARF. Without a symbol, DWARF's name is better than none. */
+	 * symbol table (the linkage name, as perf shows it, less the clone
+	 * suffix: the name its inlined copies have), its line from DWARF.
+	 * Without a symbol, DWARF's name is better than none. */
 	loc = name ? new_loc(sym, pool, addr, false, n ? n : 1) : NULL;
 	if (!loc)
 		return NULL;

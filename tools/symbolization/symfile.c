@@ -9,6 +9,7 @@
 
 #include "eh_frame/hex.h"
 #include "lib/symtab.h"
+#include "lib/util/array.h"
 #include "lib/util/text.h"
 #include "lib/util/u64map.h"
 #include "symbolization/debuginfo.h"
@@ -100,6 +101,22 @@ static enum pk_sym_rank rank_of(unsigned char bind)
 	if (bind == STB_WEAK || bind == STB_GNU_UNIQUE)
 		return PK_SYM_WEAK;
 	return PK_SYM_LOCAL;
+}
+
+/* NAME as the function is called (pk_sym_name_len: no version, no clone
+ * suffix): NAME itself, or a copy in *BUF, grown as needed; NULL when out
+ * of memory. */
+static const char *function_name(const char *name, char **buf, size_t *cap)
+{
+	size_t len = pk_sym_name_len(name);
+
+	if (!name[len])
+		return name;
+	if (pk_array_reserve((void **)buf, cap, 1, len + 1, 256))
+		return NULL;
+	memcpy(*buf, name, len);
+	(*buf)[len] = '\0';
+	return *buf;
 }
 
 /* The section holding VALUE (its index SHNDX in ELF): its [*START, *END).
@@ -202,6 +219,8 @@ static int cmp_ifunc_addr(const void *a, const void *b)
 
 struct plt_ctx {
 	struct pk_symtab *syms;
+	char *buf;		/* function_name's */
+	size_t cap;
 	const struct pk_sym *ifuncs;
 	size_t nifuncs;
 };
@@ -224,12 +243,12 @@ static int add_plt(void *arg, __u64 addr, __u64 size, const char *sym, __u64 ifu
 		snprintf(buf, sizeof(buf), "*ABS*+0x%llx", (unsigned long long)ifunc);
 		sym = buf;
 	} else {
+		sym = function_name(sym, &c->buf, &c->cap);
+		if (!sym)
+			return -ENOMEM;
 		demangled = pk_demangle(sym);
 	}
-	/* a debug file's .symtab spells versions (memcpy@@GLIBC_2.14); the
-	 * dynamic symbols a stub is named by do not */
-	if (asprintf(&name, "%.*s@plt", (int)strcspn(demangled ? demangled : sym, "@"),
-		     demangled ? demangled : sym) < 0)
+	if (asprintf(&name, "%s@plt", demangled ? demangled : sym) < 0)
 		name = NULL;
 	free(demangled);
 	if (!name)
@@ -285,7 +304,8 @@ static int load_symbols(struct symdata *d)
 			if (type == STT_GNU_IFUNC)
 				ifuncs[nifuncs++] = (struct pk_sym){
 					.addr = addr, .size = sym.st_size, .name = name, .rank = rank };
-			err = pk_symtab_add(d->syms, addr, size, name, rank);
+			name = function_name(name, &plt.buf, &plt.cap);
+			err = name ? pk_symtab_add(d->syms, addr, size, name, rank) : -ENOMEM;
 			/* the section's end, in the ELF's addresses as ADDR is */
 			if (!err && size == 0 && end != ~0ULL)
 				err = pk_symtab_add(d->syms, addr + (end - sym.st_value), 0, "",
@@ -306,6 +326,7 @@ static int load_symbols(struct symdata *d)
 				ifuncs[plt.nifuncs++] = ifuncs[i];
 		err = pk_plt_for_each(dwfl_module_getelf(d->dm, &main_bias), add_plt, &plt);
 	}
+	free(plt.buf);
 	free(ifuncs);
 	if (err)
 		return err;

@@ -399,6 +399,45 @@ START_TEST(test_rustc_v0_binary)
 }
 END_TEST
 
+/* The function's name in a symbol's: no version, no clone suffix. */
+START_TEST(test_sym_name_len)
+{
+	static const struct {
+		const char *sym, *name;
+	} cases[] = {
+		{ "__libc_start_main@@GLIBC_2.34", "__libc_start_main" },
+		{ "clock_nanosleep@GLIBC_2.2.5", "clock_nanosleep" },
+		{ "object_dealloc.lto_priv.0", "object_dealloc" },
+		{ "keyobject_dealloc.lto_priv.0.cold", "keyobject_dealloc" },
+		{ "msort_with_tmp.part.0", "msort_with_tmp" },
+		{ "foo.constprop.12.isra.0", "foo" },
+		{ "main.cold", "main" },
+		{ "bar.cold.3", "bar" },
+		{ "memcpy.localalias", "memcpy" },
+		{ "_ZN4llvm3fooEv.llvm.1234567", "_ZN4llvm3fooEv" },
+		{ "_Z3fooi.constprop.0@@V1", "_Z3fooi" },
+		{ "plain", "plain" },
+		/* not a toolchain suffix: the name is the whole */
+		{ "runtime.mallocgc", "runtime.mallocgc" },
+		{ "main.main.func1", "main.main.func1" },
+		{ "pkg.part", "pkg.part" },		/* .part takes a number */
+		{ "foo.constprop.x", "foo.constprop.x" },
+		{ "foo.cold.bar", "foo.cold.bar" },
+		{ ".annobin_init.c", ".annobin_init.c" },
+		{ "@@V1", "@@V1" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t len = pk_sym_name_len(cases[i].sym);
+
+		ck_assert_msg(len == strlen(cases[i].name) &&
+			      !strncmp(cases[i].sym, cases[i].name, len),
+			      "%s: %.*s, want %s", cases[i].sym, (int)len, cases[i].sym,
+			      cases[i].name);
+	}
+}
+END_TEST
+
 Suite *suite_demangle(void)
 {
 	Suite *s = suite_create("demangle");
@@ -413,6 +452,7 @@ Suite *suite_demangle(void)
 	tcase_add_test(tc, test_rust_v0_paths);
 	tcase_add_test(tc, test_rust_v0_generics);
 	tcase_add_test(tc, test_rust_v0_malformed);
+	tcase_add_test(tc, test_sym_name_len);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("oracle");
 	tcase_add_checked_fixture(tc, pk_fx_setup, pk_fx_teardown);

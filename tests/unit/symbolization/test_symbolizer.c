@@ -202,38 +202,24 @@ static const char unsized_src[] =
 	"int main(int c, char **v)\n"
 	"{ (void)v; if (c > 5) { unsized_fn(); sized_twin(); } return 0; }\n";
 
-/* nm's address of NAME in PATH, sized or not. */
-static __u64 nm_address(const char *path, const char *name)
-{
-	char *argv[] = { "nm", "--defined-only", (char *)path, NULL }, *out = NULL, *line, *save;
-	unsigned long long a = 0;
-	char type, sym[256];
-	bool found = false;
-
-	pk_fx_run_ok(argv, &out);
-	for (line = strtok_r(out, "\n", &save); line && !found; line = strtok_r(NULL, "\n", &save))
-		found = sscanf(line, "%llx %c %255s", &a, &type, sym) == 3 && !strcmp(sym, name);
-	free(out);
-	ck_assert_msg(found, "%s: no symbol %s", path, name);
-	return a;
-}
-
 START_TEST(test_unsized_symbol_names_its_address)
 {
 	const char *built = pk_fx_build("unsized", unsized_src, false, "-pie");
 	char path[256], maps[4096] = "", want[64];
 	char *strip[] = { "objcopy", "--strip-symbol=hidden_fn", "--strip-symbol=hidden_too",
 			  path, NULL };
-	__u64 fn, twin, twin_size, bias;
+	__u64 fn, fn_size, twin, twin_size, other, bias;
 	struct pk_symbolizer *sym;
 	/* offsets from unsized_fn, from sized_twin: unnamed */
 	static const unsigned fn_gap[] = { 1, 2, 3, 5, 11 }, twin_gap[] = { 2, 4, 6 };
 
 	snprintf(path, sizeof(path), "%s", built);
 	pk_fx_run_ok(strip, NULL);
-	fn = nm_address(path, "unsized_fn");
+	pk_fx_symbol(path, "unsized_fn", &fn, &fn_size);
 	pk_fx_symbol(path, "sized_twin", &twin, &twin_size);
-	ck_assert_uint_eq(nm_address(path, "unsized_twin"), twin);
+	pk_fx_symbol(path, "unsized_twin", &other, &fn_size);
+	ck_assert_uint_eq(other, twin);
+	ck_assert_uint_eq(fn_size, 0);
 	ck_assert_uint_eq(twin_size, 2);
 	ck_assert_uint_eq(twin, fn + 12);	/* the layout the offsets assume */
 	bias = pk_fx_fake_maps(path, PK_FX_PIE_BASE, maps, sizeof(maps));

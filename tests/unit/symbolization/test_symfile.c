@@ -283,24 +283,11 @@ START_TEST(test_code_labels)
 	struct pk_symfiles *files = pk_symfiles_new();
 	struct pk_symfile *f;
 	__u64 lonely, lsize, inner, isize, label, start;
-	char *out = NULL, cmd[512];
 
 	snprintf(prog, sizeof(prog), "%s", pk_fx_build("labels", src, false, "-no-pie"));
 	pk_fx_symbol(prog, "inner", &inner, &isize);
-	/* nm: NOTYPE labels have no size; pk_fx_symbol wants function ones */
-	snprintf(cmd, sizeof(cmd), "nm %s | awk '$3 == \"lonely_entry\" { print $1 }'", prog);
-	{
-		char *argv[] = { "sh", "-c", cmd, NULL };
-
-		pk_fx_run_ok(argv, &out);
-		ck_assert_int_eq(sscanf(out, "%llx", (unsigned long long *)&lonely), 1);
-		free(out);
-		snprintf(cmd, sizeof(cmd), "nm %s | awk '$3 == \"inner_label\" { print $1 }'", prog);
-		pk_fx_run_ok(argv, &out);
-		ck_assert_int_eq(sscanf(out, "%llx", (unsigned long long *)&label), 1);
-		free(out);
-	}
-	(void)lsize;
+	pk_fx_symbol(prog, "lonely_entry", &lonely, &lsize);
+	pk_fx_symbol(prog, "inner_label", &label, &lsize);
 	ck_assert(label > inner && label < inner + isize);
 	f = pk_symfiles_add(files, 7, 7, prog, srcs, NULL, 0);
 	ck_assert(pk_symfile_loaded(f));
@@ -308,6 +295,121 @@ START_TEST(test_code_labels)
 	ck_assert_uint_eq(start, lonely);
 	ck_assert_str_eq(pk_symfile_symbol(f, label, &start), "inner");
 	ck_assert_uint_eq(start, inner);
+	pk_symfiles_free(files);
+}
+END_TEST
+
+/* eu-addr2line -f's function at ADDR in PATH: DWARF's name for it. */
+static void addr2line_function(const char *path, __u64 addr, char *buf, size_t len)
+{
+	char hex[32], *out = NULL;
+	char *argv[] = { "eu-addr2line", "-f", "-e", (char *)path, hex, NULL };
+
+	snprintf(hex, sizeof(hex), "0x%llx", (unsigned long long)addr);
+	pk_fx_run_ok(argv, &out);
+	snprintf(buf, len, "%.*s", (int)strcspn(out, "\n"), out);
+	free(out);
+}
+
+/* Our name at each SYMS[i] of F (PATH, or its debug file DBG: where the
+ * symbols are) equals DWARF's, as eu-addr2line -f prints it. */
+static void check_dwarf_names(struct pk_symfile *f, const char *path, const char *dbg,
+			      const char *const *syms, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		__u64 addr, size, start;
+		char eu[256];
+		const char *ours;
+
+		pk_fx_symbol(dbg, syms[i], &addr, &size);
+		addr2line_function(path, addr, eu, sizeof(eu));
+		ours = pk_symfile_symbol(f, addr, &start);
+		ck_assert_msg(ours && !strcmp(ours, eu), "%s: %s is %s to eu-addr2line, %s to us",
+			      path, syms[i], eu, ours ? ours : "nothing");
+		ck_assert_uint_eq(start, addr);
+	}
+}
+
+static struct pk_symfile *add_file(struct pk_symfiles *files, const char *path, __u64 ino)
+{
+	struct pk_symfile_source srcs[2] = { { path, false }, { NULL } };
+	struct pk_symfile *f = pk_symfiles_add(files, 11, ino, path, srcs, NULL, 0);
+
+	ck_assert_msg(f && pk_symfile_loaded(f), "%s: not loaded", path);
+	return f;
+}
+
+/* Where the debug file of F is, by its build-id (libc6-dbg, python3.11-dbg). */
+static void debug_file(const struct pk_symfile *f, char *buf, size_t len)
+{
+	const char *id = pk_symfile_module(f)->build_id;
+
+	ck_assert_ptr_nonnull(id);
+	snprintf(buf, len, "/usr/lib/debug/.build-id/%.2s/%s.debug", id, id + 2);
+	ck_assert_msg(access(buf, R_OK) == 0, "%s: no debug file", buf);
+}
+
+/*
+ * One name per function: a copy or part GCC made of a function is named
+ * as DWARF names it, as its inlined copies are (object_dealloc, not
+ * object_dealloc.lto_priv.0), eu-addr2line the oracle; a debug file's
+ * versioned names without their version; and at one address glibc's
+ * public name, not its internal alias (clone3, not __GI___clone3), as
+ * perf names it (perf script of a thread shows "clone3+0x2b").
+ */
+START_TEST(test_one_name_per_function)
+{
+	static const char src[] =
+		"#include <stdlib.h>\n#include <string.h>\n"
+		"static __attribute__((noinline)) int scale(int x, int k)\n"
+		"{ return x * k + (x >> 3); }\n"
+		"int use_scale(int x) { return scale(x, 7) + scale(x + 1, 7); }\n"
+		"__attribute__((cold, noinline)) void oops(const char *m) { if (m) abort(); }\n"
+		"__attribute__((noinline)) int checked(int x)\n"
+		"{ if (__builtin_expect(x == 12345, 0)) { oops(\"bad\"); oops(\"worse\"); return -1; }\n"
+		"  return x * 2; }\n"
+		"struct big { int a[16]; };\n"
+		"static __attribute__((noinline)) int sum_first(struct big *b)\n"
+		"{ return b->a[0] + b->a[1]; }\n"
+		"int use_sum(int x) { struct big b; memset(&b, 0, sizeof(b));\n"
+		"  b.a[0] = x; b.a[1] = x + 1; return sum_first(&b); }\n"
+		"int main(int c, char **v) { (void)v; return use_scale(c) + checked(c) + use_sum(c); }\n";
+	static const char *const clones[] = { "scale.constprop.0", "checked.cold", "sum_first.isra.0" };
+	static const char *const python[] = { "object_dealloc.lto_priv.0",
+					      "keyobject_dealloc.lto_priv.0.cold" };
+	static const struct {
+		const char *sym, *name;
+	} libc[] = {
+		{ "__GI___clone3", "clone3" },
+		{ "__libc_start_main@@GLIBC_2.34", "__libc_start_main" },
+		{ "clock_nanosleep@@GLIBC_2.17", "clock_nanosleep" },
+	};
+	struct pk_symfiles *files = pk_symfiles_new();
+	char prog[256], dbg[256];
+	struct pk_symfile *f;
+	__u64 addr, size, start;
+
+	snprintf(prog, sizeof(prog), "%s", pk_fx_build("clones", src, false, "-pie"));
+	f = add_file(files, prog, 1);
+	check_dwarf_names(f, prog, prog, clones, 3);
+	/* checked and its cold part: one name */
+	pk_fx_symbol(prog, "checked", &addr, &size);
+	ck_assert_str_eq(pk_symfile_symbol(f, addr, &start), "checked");
+
+	f = add_file(files, "/usr/bin/python3.11", 2);
+	debug_file(f, dbg, sizeof(dbg));
+	check_dwarf_names(f, "/usr/bin/python3.11", dbg, python, 2);
+
+	f = add_file(files, "/usr/lib/x86_64-linux-gnu/libc.so.6", 3);
+	debug_file(f, dbg, sizeof(dbg));
+	for (size_t i = 0; i < sizeof(libc) / sizeof(libc[0]); i++) {
+		const char *ours;
+
+		pk_fx_symbol(dbg, libc[i].sym, &addr, &size);
+		ours = pk_symfile_symbol(f, addr + size / 2, &start);
+		ck_assert_msg(ours && !strcmp(ours, libc[i].name), "libc: %s is %s to us, not %s",
+			      libc[i].sym, ours ? ours : "nothing", libc[i].name);
+	}
 	pk_symfiles_free(files);
 }
 END_TEST
@@ -357,28 +459,12 @@ static size_t nm_functions(const char *path, struct nm_sym **out)
 	return n;
 }
 
-/* The first symbol at ADDR in V (N sorted), or N. */
-static size_t nm_first_at(const struct nm_sym *v, size_t n, __u64 addr)
+/* The first symbol of V (N, sorted) past ADDR, or N. */
+static size_t nm_past(const struct nm_sym *v, size_t n, __u64 addr)
 {
 	size_t lo = 0, hi = n;
 
 	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid].addr < addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && v[lo].addr == addr ? lo : n;
-}
-
-/* The sized symbol whose range holds ADDR, NULL when none does. */
-static const struct nm_sym *nm_holder(const struct nm_sym *v, size_t n, __u64 addr)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {		/* the first symbol past ADDR */
 		size_t mid = lo + (hi - lo) / 2;
 
 		if (v[mid].addr <= addr)
@@ -386,7 +472,21 @@ static const struct nm_sym *nm_holder(const struct nm_sym *v, size_t n, __u64 ad
 		else
 			hi = mid;
 	}
-	for (size_t i = lo, k = 0; i-- > 0 && k < 64; k++)
+	return lo;
+}
+
+/* The first symbol at ADDR, or N. */
+static size_t nm_first_at(const struct nm_sym *v, size_t n, __u64 addr)
+{
+	size_t i = addr ? nm_past(v, n, addr - 1) : 0;
+
+	return i < n && v[i].addr == addr ? i : n;
+}
+
+/* The sized symbol whose range holds ADDR, NULL when none does. */
+static const struct nm_sym *nm_holder(const struct nm_sym *v, size_t n, __u64 addr)
+{
+	for (size_t i = nm_past(v, n, addr), k = 0; i-- > 0 && k < 64; k++)
 		if (v[i].size && addr < v[i].addr + v[i].size)
 			return &v[i];
 	return NULL;
@@ -537,10 +637,11 @@ Suite *suite_symfile(void)
 	tcase_add_test(tc, test_bad_files);
 	tcase_add_test(tc, test_code_labels);
 	suite_add_tcase(s, tc);
-	/* libLLVM's 110 MB under ASan */
+	/* python's and libc's debug files, libLLVM's 110 MB, under ASan */
 	tc = tcase_create("oracle");
 	tcase_add_checked_fixture(tc, pk_fx_setup, pk_fx_teardown);
 	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_one_name_per_function);
 	tcase_add_loop_test(tc, test_unsized_oracle, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
