@@ -293,19 +293,13 @@ static void syms_read(struct pk_a2l *o)
 		qsort(o->syms, o->nsyms, sizeof(*o->syms), cmp_sym);
 }
 
-/* Whether NAME is a name of the symbol libdwfl finds at ADDR: its own, or
- * an alias at its address (memcpy's and memmove's one code, say). */
-static bool sym_alias(struct pk_a2l *o, __u64 addr, const char *name)
+/* Whether a symbol at exactly ADDR is called NAME. */
+static bool addr_has(struct pk_a2l *o, __u64 addr, const char *name)
 {
-	GElf_Off off;
-	GElf_Sym s;
-	struct sym key, *hit;
+	struct sym key = { .addr = addr }, *hit;
 
-	if (!dwfl_module_addrinfo(o->dm, addr, &off, &s, NULL, NULL, NULL))
-		return false;
 	if (!o->syms_read)
 		syms_read(o);
-	key.addr = addr - off;
 	hit = bsearch(&key, o->syms, o->nsyms, sizeof(*o->syms), cmp_sym);
 	if (!hit)
 		return false;
@@ -313,6 +307,31 @@ static bool sym_alias(struct pk_a2l *o, __u64 addr, const char *name)
 		hit--;
 	for (; hit < o->syms + o->nsyms && hit->addr == key.addr; hit++)
 		if (!strcmp(hit->name, name))
+			return true;
+	return false;
+}
+
+/* Whether NAME is a name of the symbol libdwfl finds at ADDR: its own, or
+ * an alias at its address (memcpy's and memmove's one code, say). */
+static bool sym_alias(struct pk_a2l *o, __u64 addr, const char *name)
+{
+	GElf_Off off;
+	GElf_Sym s;
+
+	if (!dwfl_module_addrinfo(o->dm, addr, &off, &s, NULL, NULL, NULL))
+		return false;
+	return addr_has(o, addr - off, name);
+}
+
+/* Whether EU and OURS are two symbols of one address: DWARF's linkage
+ * name of a glibc function (__GI___clock_nanosleep) and the name the
+ * symbolizer gives its address (clock_nanosleep). */
+static bool names_alias(struct pk_a2l *o, const char *eu, const char *ours)
+{
+	if (!o->syms_read)
+		syms_read(o);
+	for (size_t i = 0; i < o->nsyms; i++)
+		if (!strcmp(o->syms[i].name, eu) && addr_has(o, o->syms[i].addr, ours))
 			return true;
 	return false;
 }
@@ -376,16 +395,18 @@ static void report_eu(FILE *f, const struct eu_rec *r)
 		fprintf(f, "    eu:   %s | %s\n", r->more[k], r->more[k + 1]);
 }
 
-/* Frame K of N (at ADDR) named as eu says (EU), or -- the last one, with
- * PK_A2L_LAST_SYMNAME -- by the symbol table: *BY_SYM then. */
+/* Frame K of N (at ADDR) named as eu says (EU), or -- with
+ * PK_A2L_LAST_SYMNAME -- by the symbol table: the last one by a name of
+ * the symbol at ADDR, any one by a name of the symbol eu's name is (an
+ * alias); *BY_SYM then. */
 static bool frame_name_eq(struct pk_a2l *o, __u64 addr, const char *eu,
 			  const struct pk_srcline_frame *fr, int k, int n, const char *sym,
 			  unsigned flags, bool *by_sym)
 {
 	if (name_eq(eu, fr[k].name, k == 0 ? sym : NULL))
 		return true;
-	if ((flags & PK_A2L_LAST_SYMNAME) && k == n - 1 && fr[k].name &&
-	    sym_alias(o, addr, fr[k].name)) {
+	if ((flags & PK_A2L_LAST_SYMNAME) && fr[k].name &&
+	    ((k == n - 1 && sym_alias(o, addr, fr[k].name)) || names_alias(o, eu, fr[k].name))) {
 		*by_sym = true;
 		return true;
 	}

@@ -34,7 +34,10 @@
  * pk_sym_name_len): libdwfl's at the address, or an alias at the same
  * address (where DWARF names no function, eu prints libdwfl's
  * choice among one code's names, __memmove_avx512_unaligned_erms, where the
- * symbolizer may show __memcpy_avx512_unaligned_erms).
+ * symbolizer may show __memcpy_avx512_unaligned_erms), and at any frame a
+ * name of the code eu's name is a symbol of (DWARF's linkage name of a
+ * glibc function, __GI___clock_nanosleep, where the symbolizer shows
+ * clock_nanosleep).
  */
 #ifndef PK_ADDR2LINE_ORACLE_H
 #define PK_ADDR2LINE_ORACLE_H
@@ -67,7 +70,8 @@ typedef int (*pk_a2l_frames_fn)(void *ctx, __u64 addr, struct pk_srcline_frame *
 
 enum {
 	/* The last frame may carry a name the symbol table gives its
-	 * address (see above). */
+	 * address, any frame the name of the symbol eu's is an alias of
+	 * (see above). */
 	PK_A2L_LAST_SYMNAME = 1 << 0,
 };
 

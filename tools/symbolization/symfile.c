@@ -21,6 +21,15 @@ struct load_seg {
 	__u64 offset, vaddr, filesz;
 };
 
+/* A name of a function that another name of its address names, as
+ * NAME: glibc's __GI___clock_nanosleep (DWARF's linkage name) of
+ * clock_nanosleep's code. */
+struct alias {
+	const char *name;	/* the function's name (pk_sym_name_len) */
+	long idx;		/* the symbol that names its address */
+	bool owned;		/* NAME was allocated */
+};
+
 /* What one build-id's file holds, shared by every inode with that id. */
 struct symdata {
 	struct symdata *next;	/* same build-id hash bucket */
@@ -30,6 +39,8 @@ struct symdata {
 	Dwfl_Module *dm;
 	struct pk_symtab *syms;
 	const char **names;	/* per symbol, demangled on first use */
+	struct alias *aliases;	/* by name */
+	size_t naliases;
 	struct load_seg *segs;
 	size_t nsegs;
 	__u64 image_size;
@@ -258,6 +269,77 @@ static int add_plt(void *arg, __u64 addr, __u64 size, const char *sym, __u64 ifu
 	return err;
 }
 
+static int cmp_alias_name(const void *a, const void *b)
+{
+	return strcmp(((const struct alias *)a)->name, ((const struct alias *)b)->name);
+}
+
+static int cmp_alias(const void *a, const void *b)
+{
+	const struct alias *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/*
+ * The names of D's N symbols that lost their address to another
+ * (pk_symtab_finish keeps one a place), each with the one that won, so
+ * that DWARF's name of a function (the linkage name: glibc's
+ * __GI___clock_nanosleep, __libc_start_main_impl) names it as its symbol
+ * does in a frame of its own: clock_nanosleep inlined or not. A name at
+ * two places that go by different names is no one's alias. 0 or -ENOMEM.
+ */
+static int load_aliases(struct symdata *d, int n)
+{
+	struct alias *v = calloc(n > 0 ? n : 1, sizeof(*v));
+	size_t nv = 0, out = 0, j;
+	int err = 0;
+
+	if (!v)
+		return -ENOMEM;
+	for (int i = 1; i < n && !err; i++) {
+		GElf_Sym sym;
+		GElf_Addr addr;
+		const char *name = dwfl_module_getsym_info(d->dm, i, &sym, &addr, NULL, NULL, NULL);
+		unsigned char type = GELF_ST_TYPE(sym.st_info);
+		const struct pk_sym *s;
+		size_t len;
+		long idx;
+
+		if (!name || !name[0] || sym.st_shndx == SHN_UNDEF || !sym.st_size ||
+		    (type != STT_FUNC && type != STT_GNU_IFUNC))
+			continue;
+		idx = pk_symtab_lookup(d->syms, addr);
+		s = pk_symtab_sym(d->syms, idx);
+		if (!s || s->addr != addr)
+			continue;
+		len = pk_sym_name_len(name);
+		v[nv] = (struct alias){ name, idx, name[len] != 0 };
+		if (v[nv].owned && !(v[nv].name = strndup(name, len)))
+			err = -ENOMEM;
+		else
+			nv++;
+	}
+	qsort(v, nv, sizeof(*v), cmp_alias);
+	for (size_t i = 0; i < nv; i = j) {
+		bool one = true;
+
+		for (j = i + 1; j < nv && !strcmp(v[j].name, v[i].name); j++)
+			one &= v[j].idx == v[i].idx;
+		for (size_t k = i; k < j; k++) {
+			if (k == i && one && !err &&
+			    strcmp(pk_symtab_sym(d->syms, v[i].idx)->name, v[i].name))
+				v[out++] = v[i];
+			else if (v[k].owned)
+				free((char *)v[k].name);
+		}
+	}
+	d->aliases = v;
+	d->naliases = out;
+	return err;
+}
+
 /* The function symbols, once, into a sorted table: libdwfl picks the best
  * table (.symtab, a separate debug file's, .dynsym plus MiniDebugInfo),
  * and dwfl_module_addrsym would scan it per address. */
@@ -333,7 +415,8 @@ static int load_symbols(struct symdata *d)
 	d->names = calloc(pk_symtab_count(d->syms) + 1, sizeof(*d->names));
 	if (!d->names)
 		return -ENOMEM;
-	return pk_symtab_finish(d->syms);
+	err = pk_symtab_finish(d->syms);
+	return err ? err : load_aliases(d, n);
 }
 
 static void symdata_free(struct symdata *d)
@@ -344,6 +427,10 @@ static void symdata_free(struct symdata *d)
 		if (d->names[i] != pk_symtab_sym(d->syms, i)->name)
 			free((char *)d->names[i]);
 	free(d->names);
+	for (size_t i = 0; i < d->naliases; i++)
+		if (d->aliases[i].owned)
+			free((char *)d->aliases[i].name);
+	free(d->aliases);
 	pk_symtab_free(d->syms);
 	free(d->segs);
 	pk_srcline_free(d->srcline);
@@ -615,12 +702,24 @@ __u64 pk_symfile_vaddr(const struct pk_symfile *f, __u64 off)
 	return ~0ULL;
 }
 
+/* Symbol IDX of D's name, demangled on first use. */
+static const char *symbol_name(struct symdata *d, long idx)
+{
+	const char *name = pk_symtab_sym(d->syms, idx)->name;
+	char *dm;
+
+	if (!d->names[idx]) {
+		dm = pk_demangle(name);
+		d->names[idx] = dm ? dm : name;
+	}
+	return d->names[idx];
+}
+
 const char *pk_symfile_symbol(struct pk_symfile *f, __u64 vaddr, __u64 *start)
 {
 	struct symdata *d = f->data;
 	const struct pk_sym *s;
 	long idx;
-	char *dm;
 
 	if (!d)
 		return NULL;
@@ -628,17 +727,14 @@ const char *pk_symfile_symbol(struct pk_symfile *f, __u64 vaddr, __u64 *start)
 	s = pk_symtab_sym(d->syms, idx);
 	if (!s || s->rank == PK_SYM_MARKER)	/* past a section's end */
 		return NULL;
-	if (!d->names[idx]) {
-		dm = pk_demangle(s->name);
-		d->names[idx] = dm ? dm : s->name;
-	}
 	*start = s->addr;
-	return d->names[idx];
+	return symbol_name(d, idx);
 }
 
 int pk_symfile_srcline(struct pk_symfile *f, __u64 vaddr, struct pk_srcline_frame *out, int max)
 {
 	struct symdata *d = f->data;
+	int n;
 
 	if (!d)
 		return 0;
@@ -647,7 +743,16 @@ int pk_symfile_srcline(struct pk_symfile *f, __u64 vaddr, struct pk_srcline_fram
 		if (!d->srcline)
 			return -ENOMEM;
 	}
-	return pk_srcline_lookup(d->srcline, vaddr, out, max);
+	n = pk_srcline_lookup(d->srcline, vaddr, out, max);
+	/* DWARF's name of a function that a symbol names otherwise */
+	for (int i = 0; i < n && d->naliases; i++) {
+		const struct alias key = { .name = out[i].name }, *a = out[i].name ?
+			bsearch(&key, d->aliases, d->naliases, sizeof(key), cmp_alias_name) : NULL;
+
+		if (a)
+			out[i].name = symbol_name(d, a->idx);
+	}
+	return n;
 }
 
 /* --- sweeping -------------------------------------------------------------- */

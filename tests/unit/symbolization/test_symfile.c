@@ -349,13 +349,47 @@ static void debug_file(const struct pk_symfile *f, char *buf, size_t len)
 	ck_assert_msg(access(buf, R_OK) == 0, "%s: no debug file", buf);
 }
 
+/* bsearch inlined into libc's _nl_expand_alias: DWARF (eu-addr2line -i)
+ * calls it __GI_bsearch, its linkage name, and the symbols of its own
+ * copy are bsearch and __GI_bsearch: bsearch, both. */
+static void inlined_glibc(struct pk_symfile *f, const char *dbg)
+{
+	char *argv[402] = { "eu-addr2line", "-a", "-f", "-i", "-e", (char *)dbg };
+	char hex[400][24], *out = NULL, *line, *save;
+	struct pk_srcline_frame fr[8];
+	__u64 fn, size, at = 0, addr = 0, start;
+	int argc = 6, n;
+
+	pk_fx_symbol(dbg, "_nl_expand_alias", &fn, &size);
+	for (__u64 a = fn; a < fn + size && argc < 400; a++, argc++) {
+		snprintf(hex[argc], sizeof(hex[0]), "0x%llx", (unsigned long long)a);
+		argv[argc] = hex[argc];
+	}
+	argv[argc] = NULL;
+	pk_fx_run_ok(argv, &out);
+	for (line = strtok_r(out, "\n", &save); line && !at; line = strtok_r(NULL, "\n", &save)) {
+		if (!strncmp(line, "0x", 2))
+			addr = strtoull(line, NULL, 16);
+		else if (!strncmp(line, "__GI_bsearch inlined at ", 24))
+			at = addr;
+	}
+	free(out);
+	ck_assert_msg(at, "eu-addr2line finds no __GI_bsearch inlined in _nl_expand_alias");
+	n = pk_symfile_srcline(f, at, fr, 8);
+	ck_assert_int_ge(n, 2);
+	ck_assert_str_eq(fr[0].name, "bsearch");
+	pk_fx_symbol(dbg, "__GI_bsearch", &fn, &size);
+	ck_assert_str_eq(pk_symfile_symbol(f, fn, &start), "bsearch");
+}
+
 /*
  * One name per function: a copy or part GCC made of a function is named
  * as DWARF names it, as its inlined copies are (object_dealloc, not
  * object_dealloc.lto_priv.0), eu-addr2line the oracle; a debug file's
  * versioned names without their version; and at one address glibc's
  * public name, not its internal alias (clone3, not __GI___clone3), as
- * perf names it (perf script of a thread shows "clone3+0x2b").
+ * perf names it (perf script of a thread shows "clone3+0x2b"), inlined or
+ * not.
  */
 START_TEST(test_one_name_per_function)
 {
@@ -410,6 +444,7 @@ START_TEST(test_one_name_per_function)
 		ck_assert_msg(ours && !strcmp(ours, libc[i].name), "libc: %s is %s to us, not %s",
 			      libc[i].sym, ours ? ours : "nothing", libc[i].name);
 	}
+	inlined_glibc(f, dbg);
 	pk_symfiles_free(files);
 }
 END_TEST
