@@ -160,3 +160,51 @@ void pk_fx_symbol(const char *path, const char *name, __u64 *addr, __u64 *size)
 	free(out);
 	ck_assert_msg(found, "%s: no symbol %s", path, name);
 }
+
+static int cmp_fx_sym(const void *a, const void *b)
+{
+	const struct pk_fx_sym *x = a, *y = b;
+
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+size_t pk_fx_dynamic_functions(const char *path, struct pk_fx_sym **out)
+{
+	char *argv[] = { "nm", "-D", "-S", "-C", "--defined-only", "--without-symbol-versions",
+			 (char *)path, NULL }, *text = NULL, *line, *save;
+	struct pk_fx_sym *v = NULL;
+	size_t n = 0;
+
+	pk_fx_run_ok(argv, &text);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long a, size = 0;
+		char type;
+		int name = 0;
+
+		/* an unsized symbol: no size column */
+		if (sscanf(line, "%llx %llx %c %n", &a, &size, &type, &name) != 3 || !name) {
+			size = 0;
+			name = 0;
+			if (sscanf(line, "%llx %c %n", &a, &type, &name) != 2 || !name)
+				continue;
+		}
+		if (!strchr("TtWwi", type))
+			continue;
+		v = pk_test_grow(v, n, sizeof(*v));
+		ck_assert_ptr_nonnull(v);
+		v[n] = (struct pk_fx_sym){ a, size, strdup(line + name) };
+		ck_assert_ptr_nonnull(v[n++].name);
+	}
+	free(text);
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_fx_sym);
+	*out = v;
+	return n;
+}
+
+void pk_fx_syms_free(struct pk_fx_sym *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+}

@@ -43,4 +43,16 @@ void pk_fx_set_maps(__u32 pid, const char *maps);
  * none). */
 void pk_fx_symbol(const char *path, const char *name, __u64 *addr, __u64 *size);
 
+/* A function symbol as nm -D -S -C lists it (size 0: none given). */
+struct pk_fx_sym {
+	__u64 addr, size;
+	char *name;		/* demangled, without version */
+};
+
+/* The dynamic function symbols of PATH (nm -D -S -C
+ * --without-symbol-versions: T, t, W, w, i), sorted by address, into *OUT:
+ * their number. Free with pk_fx_syms_free. */
+size_t pk_fx_dynamic_functions(const char *path, struct pk_fx_sym **out);
+void pk_fx_syms_free(struct pk_fx_sym *v, size_t n);
+
 #endif

@@ -19,6 +19,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "harness/elf_fixture.h"
 #include "integration/profile_session.h"
 #include "test_util.h"
 
@@ -508,6 +509,113 @@ START_TEST(test_groupings)
 }
 END_TEST
 
+/* A function symbol of LIBS (pk_fx_dynamic_functions) called NAME holds
+ * offset OFF: sized and longer than OFF, or unsized and OFF 0. */
+static int cmp_sym_name(const void *a, const void *b)
+{
+	return strcmp(((const struct pk_fx_sym *)a)->name, ((const struct pk_fx_sym *)b)->name);
+}
+
+static bool name_holds(const struct pk_fx_sym *v, size_t n, const char *name, __u64 off)
+{
+	struct pk_fx_sym key = { .name = (char *)name };
+	const struct pk_fx_sym *hit = bsearch(&key, v, n, sizeof(*v), cmp_sym_name);
+
+	if (!hit)
+		return false;
+	while (hit > v && !strcmp(hit[-1].name, name))
+		hit--;
+	for (; hit < v + n && !strcmp(hit->name, name); hit++)
+		if (hit->size ? off < hit->size : off == 0)
+			return true;
+	return false;
+}
+
+/*
+ * clang compiling C: its frames in libclang-cpp.so.14 and libLLVM-14.so.1,
+ * whose 77 and 62 unsized .dynsym functions used to name the stripped
+ * static functions after them (convertToErrorCode() const+0x68c3bf). In
+ * perf's text every frame named SYM+0xOFF in them (but PLT stubs) must be
+ * a symbol of that name whose range holds the offset (nm -D -S: its size,
+ * or its own address when it has none).
+ */
+START_TEST(test_clang_names_hold)
+{
+	static const char *const libs[] = {
+		"/usr/lib/x86_64-linux-gnu/libclang-cpp.so.14",
+		"/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1",
+	};
+	char dir[] = "/tmp/pk-clang-XXXXXX", src[64];
+	const char *load[] = { "-F", FREQ_STR, "--table-rows", "4M", "--", "/usr/bin/clang-14",
+			       "-O2", "-c", src, "-o", "/dev/null", NULL };
+	const char *read[] = { "-d", "120", "-f", "perf", NULL };
+	struct pk_fx_sym *v = NULL, *w;
+	size_t n = 0, m, named = 0, bad = 0;
+	char *out = NULL, *err = NULL, *line, *save;
+	FILE *f;
+
+	for (size_t i = 0; i < 2; i++) {
+		m = pk_fx_dynamic_functions(libs[i], &w);
+		v = realloc(v, (n + m) * sizeof(*v));
+		ck_assert_ptr_nonnull(v);
+		memcpy(v + n, w, m * sizeof(*w));
+		n += m;
+		free(w);
+	}
+	qsort(v, n, sizeof(*v), cmp_sym_name);
+	/* a C file clang spends a few seconds of CPU on */
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(src, sizeof(src), "%s/big.c", dir);
+	f = fopen(src, "w");
+	ck_assert_ptr_nonnull(f);
+	for (int i = 0; i < 600; i++)
+		fprintf(f, "struct s%d { int a[%d]; double d; };\n"
+			"static int h%d(struct s%d *s, int n) { int acc = 0;\n"
+			"  for (int k = 0; k < n; k++) switch ((k * %d) %% 5) {\n"
+			"  case 0: acc += s->a[k %% %d] * %d; break;\n"
+			"  case 1: acc ^= (int)(s->d * k); break;\n"
+			"  case 2: acc -= k << (%d %% 7); break;\n"
+			"  default: acc += n / (k + 1); }\n  return acc; }\n"
+			"int api%d(int n) { struct s%d s = { { 0 }, n * 0.5 };\n"
+			"  return h%d(&s, n) + (n > 3 ? api%d(n - 1) : 0); }\n",
+			i, i % 7 + 2, i, i, i + 3, i % 7 + 2, i, i, i, i, i, i ? i - 1 : 0);
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	ck_assert_int_eq(pk_e2e_read(read, &out, &err), 0);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	unlink(src);
+	ck_assert_int_eq(rmdir(dir), 0);
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *dso = strrchr(line, '('), *sym, *plus;
+		unsigned long long off;
+
+		if (!dso || (!strstr(dso, "/libclang-cpp.so.14)") && !strstr(dso, "/libLLVM-14.so.1)")))
+			continue;
+		sym = line + strspn(line, "\t ");
+		sym += strspn(sym, "0123456789abcdef");
+		sym += strspn(sym, " ");
+		dso[-1] = '\0';			/* the space before "(" */
+		plus = strrchr(sym, '+');
+		if (!plus || sscanf(plus, "+0x%llx", &off) != 1)
+			continue;		/* [unknown] */
+		*plus = '\0';
+		if (plus - sym > 4 && !strcmp(plus - 4, "@plt"))
+			continue;		/* a PLT stub (test_plt.c) */
+		named++;
+		if (!name_holds(v, n, sym, off) && bad++ < 10)
+			fprintf(stderr, "clang: %s+0x%llx: no symbol of that name holds it\n", sym,
+				off);
+	}
+	fprintf(stderr, "clang: %zu frames named in libclang-cpp and libLLVM, %zu by a symbol "
+		"that does not hold them\n", named, bad);
+	ck_assert_uint_ge(named, 100);
+	ck_assert_uint_eq(bad, 0);
+	pk_fx_syms_free(v, n);
+	free(out);
+	free(err);
+}
+END_TEST
+
 Suite *suite_symbols_e2e(void)
 {
 	Suite *s = suite_create("symbols_e2e");
@@ -520,6 +628,8 @@ Suite *suite_symbols_e2e(void)
 	tcase_add_test(tc, test_deleted_binary_by_build_id);
 	tcase_add_test(tc, test_jit_perf_map);
 	tcase_add_test(tc, test_no_inline);
+	tc = pk_e2e_tcase(s, "clang", 300);
+	tcase_add_test(tc, test_clang_names_hold);
 	tc = pk_e2e_tcase(s, "output", 60);
 	tcase_add_test(tc, test_intervals_add_up);
 	tcase_add_test(tc, test_groupings);

@@ -449,53 +449,8 @@ START_TEST(test_one_name_per_function)
 }
 END_TEST
 
-/* A function symbol as nm -D -S -C lists it (size 0: none given). */
-struct nm_sym {
-	__u64 addr, size;
-	char *name;
-};
-
-static int cmp_nm_sym(const void *a, const void *b)
-{
-	const struct nm_sym *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-/* The dynamic function symbols of PATH, sorted by address. */
-static size_t nm_functions(const char *path, struct nm_sym **out)
-{
-	char *argv[] = { "nm", "-D", "-S", "-C", "--defined-only", "--without-symbol-versions",
-			 (char *)path, NULL }, *text = NULL, *line, *save;
-	struct nm_sym *v = NULL;
-	size_t n = 0;
-
-	pk_fx_run_ok(argv, &text);
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		unsigned long long a, size = 0;
-		char type;
-		int name = 0;
-
-		if (sscanf(line, "%llx %llx %c %n", &a, &size, &type, &name) != 3 || !name) {
-			size = 0;
-			name = 0;
-			if (sscanf(line, "%llx %c %n", &a, &type, &name) != 2 || !name)
-				continue;
-		}
-		if (!strchr("TtWwi", type))
-			continue;
-		v = pk_test_grow(v, n, sizeof(*v));
-		ck_assert_ptr_nonnull(v);
-		v[n++] = (struct nm_sym){ a, size, strdup(line + name) };
-	}
-	free(text);
-	qsort(v, n, sizeof(*v), cmp_nm_sym);
-	*out = v;
-	return n;
-}
-
 /* The first symbol of V (N, sorted) past ADDR, or N. */
-static size_t nm_past(const struct nm_sym *v, size_t n, __u64 addr)
+static size_t nm_past(const struct pk_fx_sym *v, size_t n, __u64 addr)
 {
 	size_t lo = 0, hi = n;
 
@@ -511,7 +466,7 @@ static size_t nm_past(const struct nm_sym *v, size_t n, __u64 addr)
 }
 
 /* The first symbol at ADDR, or N. */
-static size_t nm_first_at(const struct nm_sym *v, size_t n, __u64 addr)
+static size_t nm_first_at(const struct pk_fx_sym *v, size_t n, __u64 addr)
 {
 	size_t i = addr ? nm_past(v, n, addr - 1) : 0;
 
@@ -519,7 +474,7 @@ static size_t nm_first_at(const struct nm_sym *v, size_t n, __u64 addr)
 }
 
 /* The sized symbol whose range holds ADDR, NULL when none does. */
-static const struct nm_sym *nm_holder(const struct nm_sym *v, size_t n, __u64 addr)
+static const struct pk_fx_sym *nm_holder(const struct pk_fx_sym *v, size_t n, __u64 addr)
 {
 	for (size_t i = nm_past(v, n, addr), k = 0; i-- > 0 && k < 64; k++)
 		if (v[i].size && addr < v[i].addr + v[i].size)
@@ -529,7 +484,7 @@ static const struct nm_sym *nm_holder(const struct nm_sym *v, size_t n, __u64 ad
 
 /* Whether NAME is one of the names of the symbols at ADDR; *HOLDS: whether
  * one of them (sized) holds AT, or AT is ADDR itself. */
-static bool nm_names(const struct nm_sym *v, size_t n, __u64 addr, const char *name, __u64 at,
+static bool nm_names(const struct pk_fx_sym *v, size_t n, __u64 addr, const char *name, __u64 at,
 		     bool *holds)
 {
 	bool found = false;
@@ -559,11 +514,11 @@ static void check_library(const char *path)
 	struct pk_symfile_source srcs[2] = { { path, false }, { NULL } };
 	struct pk_symfiles *files = pk_symfiles_new();
 	size_t n, naddrs = 0, nargs = 0, unsized = 0, named = 0, stretched = 0, lies = 0;
-	struct nm_sym *v;
+	struct pk_fx_sym *v;
 	__u64 *addrs = NULL, lo, hi;
 	struct pk_symfile *f;
 
-	n = nm_functions(path, &v);
+	n = pk_fx_dynamic_functions(path, &v);
 	ck_assert_uint_gt(n, 1000);
 	f = pk_symfiles_add(files, 9, 9, path, srcs, NULL, 0);
 	ck_assert(pk_symfile_loaded(f));
@@ -603,7 +558,7 @@ static void check_library(const char *path)
 	pk_fx_run_ok(argv, &out);
 	line = strtok_r(out, "\n", &save);
 	for (size_t k = 0; k < naddrs; k++) {
-		const struct nm_sym *holder = nm_holder(v, n, addrs[k]);
+		const struct pk_fx_sym *holder = nm_holder(v, n, addrs[k]);
 		const char *eu = line, *ours;
 		__u64 start = 0;
 		bool holds;
@@ -640,9 +595,7 @@ static void check_library(const char *path)
 	free(argv);
 	free(out);
 	free(addrs);
-	for (size_t i = 0; i < n; i++)
-		free(v[i].name);
-	free(v);
+	pk_fx_syms_free(v, n);
 	pk_symfiles_free(files);
 }
 
