@@ -56,29 +56,24 @@ struct {
 	__type(value, struct pk_table_info);
 } unwind_tables SEC(".maps");
 
-struct {
+/* A table's array, made by user space to the table's size (BPF_F_INNER_MAP:
+ * the size is not part of the inner map's type). Values are union
+ * pk_table_page, given by size: BTF has no type for what only inlined code
+ * uses, and user space makes the arrays without BTF. */
+struct uw_table_pages {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(map_flags, BPF_F_MMAPABLE | BPF_F_INNER_MAP);
 	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct pk_pcs_chunk);
-} unwind_pcs SEC(".maps");
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, sizeof(union pk_table_page));
+};
 
 struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(type, BPF_MAP_TYPE_ARRAY_OF_MAPS);
 	__uint(max_entries, 1);
 	__type(key, __u32);
-	__type(value, struct pk_rule_ids_chunk);
-} unwind_rule_ids SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(map_flags, BPF_F_MMAPABLE);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct pk_unwind_rule);
-} unwind_rules SEC(".maps");
+	__array(values, struct uw_table_pages);
+} unwind_rows SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -87,15 +82,18 @@ struct {
 	__type(value, struct pk_unwind_alloc);
 } unwind_alloc SEC(".maps");
 
-/* Recent rule lookups, direct-mapped. Table indices are never reused within
- * a session, so an entry cannot go stale. */
+/* Recent rule lookups, direct-mapped, with the rule itself: a hit costs no
+ * lookup in the table. Keyed by (table, gen): an index handed out again
+ * (bpf/probekit.h) has another gen, so an entry never serves a freed
+ * table's rule for the new one. */
 #define UW_CACHE_SLOTS	4096
 
 struct uw_cache_slot {
 	__u32 table_plus1;	/* 0: empty */
+	__u32 gen;		/* pk_table_info.gen of the table */
 	__u32 rel_pc;		/* PC - pc_base */
-	__u32 rule;		/* index into unwind_rules; PK_TABLE_NONE: END */
 	__u32 __pad;
+	struct pk_unwind_rule rule;
 };
 
 struct {
@@ -104,6 +102,14 @@ struct {
 	__type(key, __u32);
 	__type(value, struct uw_cache_slot);
 } uw_cache SEC(".maps");
+
+/* The rule uw_find_rule() found last, for uw_rule_step(). */
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pk_unwind_rule);
+} uw_rule SEC(".maps");
 
 /* The leaf's registers the walk keeps: DWARF numbers 0..PK_DWARF_RIP. */
 #define UW_NREGS	(PK_DWARF_RIP + 1)
@@ -220,62 +226,86 @@ static __always_inline bool uw_find_mapping(struct uw_state *st, __u64 addr)
 	return true;
 }
 
-/* The rule for ELF vaddr VADDR of table vma.table: an index into
- * unwind_rules, PK_TABLE_NONE for END, or -1 when the maps are inconsistent. */
+/* The rule ID of the walk's current table, as uw_find_rule() found it. */
+static __always_inline struct pk_unwind_rule *uw_rule_get(__u32 id)
+{
+	__u32 zero = 0;
+
+	(void)id;	/* the copy in uw_rule is that rule */
+	return bpf_map_lookup_elem(&uw_rule, &zero);
+}
+
+/* The page PAGE of a table's array, or NULL. */
+static __always_inline union pk_table_page *uw_page(void *pages, __u32 page)
+{
+	return bpf_map_lookup_elem(pages, &page);
+}
+
+/* The rule for ELF vaddr VADDR of table vma.table, copied into uw_rule: its
+ * id in the table, PK_TABLE_NONE for END, or -1 when the maps are
+ * inconsistent (the table was given back under the walk). */
 static __always_inline long uw_find_rule(struct uw_state *st, __u64 vaddr)
 {
 	struct pk_table_info *t;
 	struct uw_cache_slot *slot;
-	struct pk_pcs_chunk *chunk;
-	struct pk_rule_ids_chunk *ids;
-	__u32 table = st->vma.table, rel, lo, hi, idx, slot_idx;
-	long rule;
+	struct pk_unwind_rule *out;
+	union pk_table_page *pg;
+	__u32 table = st->vma.table, rel, lo, hi, slot_idx, zero = 0, id, at;
+	void *pages;
 
 	t = bpf_map_lookup_elem(&unwind_tables, &table);
-	if (!t)
+	out = bpf_map_lookup_elem(&uw_rule, &zero);
+	if (!t || !out)
 		return -1;
 	if (vaddr < t->pc_base || vaddr >= t->pc_end)
 		return PK_TABLE_NONE;
 	rel = vaddr - t->pc_base;
 	slot_idx = (rel * 2654435761u ^ table * 40503u) % UW_CACHE_SLOTS;
 	slot = bpf_map_lookup_elem(&uw_cache, &slot_idx);
-	if (slot && slot->table_plus1 == table + 1 && slot->rel_pc == rel)
-		return slot->rule;
+	if (slot && slot->table_plus1 == table + 1 && slot->gen == t->gen &&
+	    slot->rel_pc == rel) {
+		*out = slot->rule;
+		return 0;
+	}
 
+	pages = bpf_map_lookup_elem(&unwind_rows, &table);
+	if (!pages)
+		return -1;
 	/* The last row whose PC is <= rel; pcs[0] == 0, so there is one. */
 	lo = 0;
 	hi = t->nrows;
 	for (int i = 0; i < 27; i++) {	/* rows < 2^26 (eh_frame/README.md) */
-		__u32 mid, key;
+		__u32 mid;
 
 		if (hi - lo <= 1)
 			break;
 		mid = lo + (hi - lo) / 2;
-		idx = t->row_start + mid;
-		key = idx / PK_PCS_PER_CHUNK;
-		chunk = bpf_map_lookup_elem(&unwind_pcs, &key);
-		if (!chunk)
+		pg = uw_page(pages, mid / PK_PCS_PER_PAGE);
+		if (!pg)
 			return -1;
-		if (chunk->pcs[idx % PK_PCS_PER_CHUNK] <= rel)
+		if (pg->pcs[mid % PK_PCS_PER_PAGE] <= rel)
 			lo = mid;
 		else
 			hi = mid;
 	}
-	idx = t->row_start + lo;
-	{
-		__u32 key = idx / PK_RULE_IDS_PER_CHUNK;
-
-		ids = bpf_map_lookup_elem(&unwind_rule_ids, &key);
-		if (!ids)
-			return -1;
-		rule = t->rule_start + ids->ids[idx % PK_RULE_IDS_PER_CHUNK];
-	}
+	at = t->rule_ids_at + lo;
+	pg = uw_page(pages, at / PK_RULE_IDS_PER_PAGE);
+	if (!pg)
+		return -1;
+	id = pg->rule_ids[at % PK_RULE_IDS_PER_PAGE];
+	if (id >= t->nrules)
+		return -1;
+	pg = uw_page(pages, t->rules_page + id / PK_RULES_PER_PAGE);
+	if (!pg)
+		return -1;
+	*out = pg->rules[id % PK_RULES_PER_PAGE];
 	if (slot) {
 		slot->table_plus1 = table + 1;
+		slot->gen = t->gen;
 		slot->rel_pc = rel;
-		slot->rule = rule;
+		slot->rule = *out;
 	}
-	return rule;
+	return id;
 }
 
 /*
@@ -334,7 +364,7 @@ static __always_inline int uw_fp_step(struct uw_state *st, __u64 *ra)
 /* One step with a rule: the caller's PC in *ra. 0, or how the walk ends. */
 static __always_inline int uw_rule_step(struct uw_state *st, __u32 rule_idx, __u64 *ra)
 {
-	struct pk_unwind_rule *r = bpf_map_lookup_elem(&unwind_rules, &rule_idx);
+	struct pk_unwind_rule *r = uw_rule_get(rule_idx);
 	bool leaf = st->n == 1;
 	__u64 cfa, base, v;
 

@@ -20,6 +20,7 @@
 #ifndef __VMLINUX_H__
 #include <linux/types.h>
 #endif
+#include "eh_frame/unwind_table.h"	/* struct pk_unwind_rule, in the unwind maps */
 
 #define PK_TASK_COMM_LEN	16
 /* Kernel frames, and user frames with --unwind fp: bpf_get_stack() fills at
@@ -39,16 +40,15 @@
 /* Unwind tables (--unwind dwarf), see "Unwind tables in the kernel" below. */
 #define PK_PIN_UNWIND_FILES	"unwind_files"	/* HASH pk_file_key -> pk_file_info */
 #define PK_PIN_UNWIND_TABLES	"unwind_tables"	/* ARRAY [max_tables] pk_table_info */
-#define PK_PIN_UNWIND_PCS	"unwind_pcs"	/* MMAPABLE ARRAY of pk_pcs_chunk */
-#define PK_PIN_UNWIND_RULE_IDS	"unwind_rule_ids" /* MMAPABLE ARRAY of pk_rule_ids_chunk */
-#define PK_PIN_UNWIND_RULES	"unwind_rules"	/* MMAPABLE ARRAY of pk_unwind_rule */
+#define PK_PIN_UNWIND_ROWS	"unwind_rows"	/* ARRAY_OF_MAPS [max_tables]: a table's
+						 * MMAPABLE ARRAY of pk_table_page */
 #define PK_PIN_UNWIND_ALLOC	"unwind_alloc"	/* ARRAY [1] struct pk_unwind_alloc */
 #define PK_PIN_UNWIND_SEEN	"unwind_seen"	/* LRU_HASH pk_file_key -> __u8: reported */
 /* What the session samples (probe-load -e), see "Events" below. */
 #define PK_PIN_EVENT_LIST	"event_list"	/* ARRAY [PK_MAX_EVENTS] of struct pk_event_desc */
 #define PK_PIN_EVENT_COUNTS	"event_counts"	/* PERCPU_ARRAY [PK_MAX_EVENTS * PK_ECNT_SLOTS] of __u64 */
 
-#define PK_PIN_LAYOUT_VERSION	2
+#define PK_PIN_LAYOUT_VERSION	3
 
 enum pk_event_type {
 	PK_EVENT_SAMPLE = 1,	/* struct pk_sample */
@@ -227,33 +227,40 @@ struct pk_session {
 
 /*
  * Unwind tables in the kernel (--unwind dwarf). A cache file's table
- * (eh_frame/unwind_table.h) is copied as it is into slices of three
- * BPF_F_MMAPABLE arrays, by memcpy through mmap: no syscall per row.
+ * (eh_frame/unwind_table.h) is copied into a BPF_F_MMAPABLE array of its
+ * own, made to its size, by memcpy through mmap: no syscall per row. The
+ * arrays are the inner maps of unwind_rows (ARRAY_OF_MAPS, indexed by
+ * table; BPF_F_INNER_MAP lets their sizes differ), so room grows with what
+ * is loaded, up to a limit in kernel bytes (probe-load --table-memory), and
+ * a table no live mapping uses is given back whole.
  *
- *   unwind_pcs       __u32 pcs[]      row r at chunk r / PK_PCS_PER_CHUNK
- *   unwind_rule_ids  __u16 rule_ids[] row r at chunk r / PK_RULE_IDS_PER_CHUNK
- *   unwind_rules     struct pk_unwind_rule rules[]
+ * A table's array holds 4 KiB pages (union pk_table_page):
  *
- * A table occupies rows [row_start, row_start + nrows) and rules
- * [rule_start, rule_start + nrules); its rule ids stay local to it. Space is
- * handed out by bumping unwind_alloc (never freed before --unload) under an
- * flock(2) of the pin directory, so probe-load and probe-read may both add.
- * Kernel memory is 6 bytes per row plus 16 per rule, as on disk.
+ *   __u32 pcs[nrows]          from page 0
+ *   __u16 rule_ids[nrows]     from u16 index rule_ids_at (= 2 * nrows)
+ *   struct pk_unwind_rule     from page rules_page, PK_RULES_PER_PAGE a page
+ *
+ * Rule ids are local to the table. unwind_tables[i] describes unwind_rows[i].
+ * A freed index may be handed out again: its gen then changes, and the BPF
+ * rule cache, keyed by (table, gen), never serves the old table's rules.
+ * Tables are added and freed under an flock(2) of the pin directory, so
+ * probe-load and probe-read may both do it; unwind_alloc keeps the counts.
  *
  * unwind_files maps a file as the kernel sees it (the inode of a VMA's
  * vm_file) to its table. Every file with the same build-id shares one table.
  */
-#define PK_PCS_PER_CHUNK	1024	/* 4 KiB chunks: one page each */
-#define PK_RULE_IDS_PER_CHUNK	2048
+#define PK_TABLE_PAGE		4096
+#define PK_PCS_PER_PAGE		(PK_TABLE_PAGE / 4)
+#define PK_RULE_IDS_PER_PAGE	(PK_TABLE_PAGE / 2)
+#define PK_RULES_PER_PAGE	(PK_TABLE_PAGE / sizeof(struct pk_unwind_rule))
 #define PK_FILE_MAX_SEGS	4	/* executable PT_LOADs per file */
 #define PK_TABLE_NONE		0xffffffffu
 
-struct pk_pcs_chunk {
-	__u32 pcs[PK_PCS_PER_CHUNK];
-};
-
-struct pk_rule_ids_chunk {
-	__u16 ids[PK_RULE_IDS_PER_CHUNK];
+union pk_table_page {
+	__u32 pcs[PK_PCS_PER_PAGE];
+	__u16 rule_ids[PK_RULE_IDS_PER_PAGE];
+	struct pk_unwind_rule rules[PK_RULES_PER_PAGE];
+	__u8 bytes[PK_TABLE_PAGE];
 };
 
 struct pk_file_key {
@@ -286,10 +293,10 @@ struct pk_file_info {
 };
 
 struct pk_table_info {
-	__u32 row_start;
-	__u32 nrows;
-	__u32 rule_start;
+	__u32 nrows;		/* 0: a free index (no inner map) */
 	__u32 nrules;
+	__u32 rule_ids_at;	/* u16 index of rule_ids[0] in the table's array */
+	__u32 rules_page;	/* page of rules[0] */
 	__u64 pc_base;		/* as in pk_unwind_header: ELF vaddrs */
 	__u64 pc_end;
 	/* for user space: which table this is (the header's build-id, or with
@@ -297,12 +304,23 @@ struct pk_table_info {
 	__u32 build_id_len;
 	__u32 flags;		/* pk_unwind_header.flags */
 	__u8  build_id[64];	/* PK_UNWIND_BUILD_ID_MAX */
+	__u32 gen;		/* bumped each time the index is handed out */
+	__u32 pages;		/* of its array */
+	__u64 bytes;		/* kernel bytes its array costs */
 };
 
-/* Space handed out so far and the capacities probe-load chose. */
+/* What is loaded, what it costs and the limits probe-load chose. */
 struct pk_unwind_alloc {
-	__u32 tables, rows, rules;
-	__u32 max_tables, max_rows, max_rules;
+	__u32 tables;		/* indices handed out so far (the high mark) */
+	__u32 live;		/* tables loaded now */
+	__u32 rows, rules;	/* of the tables loaded now */
+	__u64 bytes;		/* kernel bytes of the tables loaded now */
+	__u64 max_bytes;	/* --table-memory */
+	__u32 max_tables;	/* entries of unwind_rows and unwind_tables */
+	__u32 max_rows;		/* --table-rows; 0: only max_bytes limits */
+	__u32 freed;		/* tables given back so far */
+	__u32 epoch;		/* bumped by every give-back: re-read the tables */
+	__u64 freed_bytes;	/* kernel bytes given back so far */
 };
 
 /*

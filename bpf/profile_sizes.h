@@ -9,13 +9,18 @@
 /* Ring buffer bytes unless --ringbuf-size says otherwise. */
 #define PK_RINGBUF_DEFAULT	(8u << 20)
 
-/* Unwind maps (--unwind dwarf), in entries. Rows unless --table-rows says
- * otherwise (6 bytes each: 12 MiB); rule capacity is rows / 16 (libc has
- * about 90 rows per rule, small files fewer). */
-#define PK_TABLE_ROWS_DEFAULT	2097152u
+/* Unwind tables (--unwind dwarf). Each table has an array of its own
+ * (bpf/probekit.h): what limits them is the kernel memory they take, at most
+ * --table-memory bytes (about 7 bytes a row: 6 per row, 16 per distinct
+ * rule). The default holds clang's libclang-cpp (1.0 M rows) and libLLVM
+ * (0.95 M), a browser's library (Firefox's libxul, about 5 M), and the rest
+ * of a desktop's files several times over; the kernel charges it to the
+ * memory cgroup, not RLIMIT_MEMLOCK. --table-rows N limits the rows too. */
+#define PK_TABLE_MEMORY_DEFAULT	(256ull << 20)
+#define PK_TABLE_MEMORY_MIN	(1ull << 20)
+#define PK_TABLE_MEMORY_MAX	(64ull << 30)
 #define PK_TABLE_ROWS_MIN	1024u
 #define PK_TABLE_ROWS_MAX	(1u << 28)
-#define PK_ROWS_PER_RULE	16
 #define PK_UNWIND_TABLES_MAX	4096	/* distinct build-ids */
 #define PK_UNWIND_FILES_MAX	16384	/* distinct inodes */
 #define PK_UNWIND_SEEN_MAX	4096	/* no-table reports remembered */

@@ -39,9 +39,13 @@ const char pk_load_usage[] =
 "      --unwind MODE      walk user stacks with unwind tables from .eh_frame\n"
 "                         (dwarf, the default: code built without frame\n"
 "                         pointers too) or frame pointers only (fp)\n"
-"      --table-rows N     room for N unwind-table rows in the kernel, 6 bytes\n"
-"                         each; K, M suffixes (default 2M); a file whose table\n"
-"                         does not fit is unwound with frame pointers\n"
+"      --table-memory N   kernel bytes the unwind tables may take, about 7 a\n"
+"                         row; K, M, G suffixes (default 256M); tables of files\n"
+"                         no process maps any more are given back when room is\n"
+"                         needed; a file whose table does not fit is unwound\n"
+"                         with frame pointers\n"
+"      --table-rows N     also at most N rows; K, M suffixes (default: no limit\n"
+"                         but --table-memory)\n"
 "  -j, --jobs N           build up to N unwind tables at once (default: one\n"
 "                         per online CPU)\n"
 "      --unload           stop: detach and remove every pin under DIR\n"
@@ -66,6 +70,7 @@ enum {
 	OPT_UNLOAD,
 	OPT_UNWIND,
 	OPT_TABLE_ROWS,
+	OPT_TABLE_MEMORY,
 	OPT_MIN_BLOCK,
 };
 
@@ -79,6 +84,7 @@ static const struct option long_opts[] = {
 	{ "unload",		no_argument,	   NULL, OPT_UNLOAD },
 	{ "unwind",		required_argument, NULL, OPT_UNWIND },
 	{ "table-rows",		required_argument, NULL, OPT_TABLE_ROWS },
+	{ "table-memory",	required_argument, NULL, OPT_TABLE_MEMORY },
 	{ "jobs",		required_argument, NULL, 'j' },
 	{ "event",		required_argument, NULL, 'e' },
 	{ "min-block",		required_argument, NULL, OPT_MIN_BLOCK },
@@ -192,6 +198,11 @@ static int parse_one(struct pk_load_opts *o, int c, const char *arg,
 			return pk_err(err, -EINVAL, "--table-rows %s: not a number of rows from 1K to 256M", arg);
 		o->table_rows = size;
 		return 0;
+	case OPT_TABLE_MEMORY:
+		if (!parse_size(arg, &size) || size < PK_TABLE_MEMORY_MIN || size > PK_TABLE_MEMORY_MAX)
+			return pk_err(err, -EINVAL, "--table-memory %s: not a number of bytes from 1M to 64G", arg);
+		o->table_memory = size;
+		return 0;
 	case 'j':
 		if (!pk_cli_parse_long(arg, 1, 4096, &v))
 			return pk_err(err, -EINVAL, "-j %s: not a number of jobs (1 to 4096)", arg);
@@ -255,7 +266,7 @@ int pk_load_opts_parse(struct pk_load_opts *o, int argc, char **argv,
 	o->pin_dir = PK_PIN_DIR_DEFAULT;
 	o->ringbuf_bytes = PK_RINGBUF_DEFAULT;
 	o->dwarf = true;
-	o->table_rows = PK_TABLE_ROWS_DEFAULT;
+	o->table_memory = PK_TABLE_MEMORY_DEFAULT;
 	o->min_block_us = PK_MIN_BLOCK_US_DEFAULT;
 	err[0] = '\0';
 
@@ -267,9 +278,9 @@ int pk_load_opts_parse(struct pk_load_opts *o, int argc, char **argv,
 			return pk_cli_bad_option(c, argv, long_opts, "probe-load", err);
 		load_option |= c == 'p' || c == 'C' || c == 'F' ||
 			       c == OPT_SKIP_IDLE || c == OPT_RINGBUF_SIZE || c == OPT_UNWIND ||
-			       c == OPT_TABLE_ROWS || c == 'j' || c == 'e' || c == 'c' ||
-			       c == OPT_MIN_BLOCK;
-		table_option |= c == OPT_TABLE_ROWS || c == 'j';
+			       c == OPT_TABLE_ROWS || c == OPT_TABLE_MEMORY || c == 'j' ||
+			       c == 'e' || c == 'c' || c == OPT_MIN_BLOCK;
+		table_option |= c == OPT_TABLE_ROWS || c == OPT_TABLE_MEMORY || c == 'j';
 		ret = parse_one(o, c, optarg, err);
 		if (ret)
 			return ret;
@@ -287,7 +298,7 @@ int pk_load_opts_parse(struct pk_load_opts *o, int argc, char **argv,
 	if (o->unload && (load_option || o->cmd))
 		return pk_err(err, -EINVAL, "--unload takes no other option than --pin-dir and -v");
 	if (!o->dwarf && table_option)
-		return pk_err(err, -EINVAL, "--table-rows and -j are for --unwind dwarf");
+		return pk_err(err, -EINVAL, "--table-memory, --table-rows and -j are for --unwind dwarf");
 	return check_event_options(o, err);
 }
 

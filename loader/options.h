@@ -30,7 +30,8 @@ struct pk_load_opts {
 	__u32 ringbuf_bytes;
 	char **cmd;		/* after --, NULL-terminated; NULL: none */
 	bool dwarf;		/* --unwind dwarf (default) or fp */
-	__u32 table_rows;	/* --table-rows */
+	__u32 table_rows;	/* --table-rows; 0: no limit but table_memory */
+	__u64 table_memory;	/* --table-memory, bytes */
 	unsigned int jobs;	/* -j: tables built at once; 0: online CPUs */
 	struct pk_event_spec *events;	/* -e, in order given; none: CPU sampling */
 	size_t nevents;

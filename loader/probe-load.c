@@ -118,13 +118,12 @@ static int preflight(struct load *l)
 	return 0;
 }
 
-/* The room --table-rows gives: the maps are sized by it, and the store
- * hands space out within it. */
+/* The limits the store loads tables within (--table-memory, --table-rows). */
 static struct pk_unwind_alloc unwind_caps(const struct pk_load_opts *o)
 {
 	return (struct pk_unwind_alloc){
 		.max_tables = PK_UNWIND_TABLES_MAX, .max_rows = o->table_rows,
-		.max_rules = o->table_rows / PK_ROWS_PER_RULE,
+		.max_bytes = o->table_memory,
 	};
 }
 
@@ -137,10 +136,7 @@ static int size_unwind_maps(struct load *l)
 	const struct { struct bpf_map *map; __u32 n; } sizes[] = {
 		{ skel->maps.unwind_files, PK_UNWIND_FILES_MAX },
 		{ skel->maps.unwind_tables, caps.max_tables },
-		{ skel->maps.unwind_pcs, (caps.max_rows + PK_PCS_PER_CHUNK - 1) / PK_PCS_PER_CHUNK },
-		{ skel->maps.unwind_rule_ids,
-		  (caps.max_rows + PK_RULE_IDS_PER_CHUNK - 1) / PK_RULE_IDS_PER_CHUNK },
-		{ skel->maps.unwind_rules, caps.max_rules },
+		{ skel->maps.unwind_rows, caps.max_tables },
 		{ skel->maps.unwind_seen, PK_UNWIND_SEEN_MAX },
 	};
 	int ret;
@@ -196,9 +192,7 @@ static void unwind_fds(const struct profile_bpf *skel, struct pk_unwind_fds *fds
 {
 	fds->files = bpf_map__fd(skel->maps.unwind_files);
 	fds->tables = bpf_map__fd(skel->maps.unwind_tables);
-	fds->pcs = bpf_map__fd(skel->maps.unwind_pcs);
-	fds->rule_ids = bpf_map__fd(skel->maps.unwind_rule_ids);
-	fds->rules = bpf_map__fd(skel->maps.unwind_rules);
+	fds->rows = bpf_map__fd(skel->maps.unwind_rows);
 	fds->alloc = bpf_map__fd(skel->maps.unwind_alloc);
 	fds->seen = bpf_map__fd(skel->maps.unwind_seen);
 }
@@ -244,6 +238,20 @@ static int load_tables(struct load *l)
 	if (!ret && !npids && !o->cmd)
 		ret = add_files(l, pk_unwind_files_system(&list, NULL, l->err), &list, st);
 	return ret;
+}
+
+/* One line: what probe-load added, and what the tables hold and cost. */
+static void print_unwind_summary(struct load *l)
+{
+	const struct pk_unwind_stats *st = &l->unwind_stats;
+	struct pk_unwind_alloc a;
+	char all[256] = "";
+
+	if (pk_unwind_store_alloc(l->unwind, &a) == 0)
+		pk_unwind_alloc_describe(&a, all, sizeof(all));
+	fprintf(stderr, "probe-load: unwind tables: %u tables, %u rows, %llu kernel bytes "
+		"(%u built, %u cached, %u refused); in all %s\n", st->tables, st->rows,
+		(unsigned long long)st->kernel_bytes, st->built, st->hit, st->refused, all);
 }
 
 static int add_targets(struct load *l)
@@ -476,10 +484,7 @@ static int load(const struct pk_load_opts *o)
 	}
 	/* once loaded: a failed load says one thing, why */
 	if (o->dwarf)
-		fprintf(stderr, "probe-load: unwind tables: %u tables, %u rows, %llu kernel bytes "
-			"(%u built, %u cached, %u refused)\n", l->unwind_stats.tables,
-			l->unwind_stats.rows, (unsigned long long)l->unwind_stats.kernel_bytes,
-			l->unwind_stats.built, l->unwind_stats.hit, l->unwind_stats.refused);
+		print_unwind_summary(l);
 	if (o->cmd) {
 		ret = pk_command_release(&l->cmd, l->err);
 		if (ret)

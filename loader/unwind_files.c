@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -129,30 +128,31 @@ fail:
 	return ret;
 }
 
+struct system_walk {
+	struct pk_unwind_files *f;
+	const char *proc_root;
+};
+
+static int add_any_process(void *ctx, pid_t pid)
+{
+	struct system_walk *w = ctx;
+	int ret = add_process(w->f, w->proc_root, pid);
+
+	/* a process that cannot be read (exiting) is not worth failing for */
+	return ret == -ENOMEM ? ret : 0;
+}
+
 int pk_unwind_files_system(struct pk_unwind_files *f, const char *proc_root,
 			   char err[PK_ERR_LEN])
 {
-	const char *root = proc_root ? proc_root : "/proc";
-	struct dirent *de;
-	int ret = 0;
-	DIR *d;
+	struct system_walk w = { .f = f, .proc_root = proc_root };
+	int ret;
 
 	memset(f, 0, sizeof(*f));
-	d = opendir(root);
-	if (!d)
-		return pk_err(err, -errno, "cannot list %s: %s", root, strerror(errno));
-	while (!ret && (de = readdir(d))) {
-		char *end;
-		long pid = strtol(de->d_name, &end, 10);
-
-		if (*end || pid <= 0)
-			continue;
-		ret = add_process(f, proc_root, pid);
-		/* a process that cannot be read (exiting) is not worth failing for */
-		if (ret && ret != -ENOMEM)
-			ret = 0;
-	}
-	closedir(d);
+	ret = pk_proc_for_each_pid(proc_root, add_any_process, &w);
+	if (ret && ret != -ENOMEM)
+		return pk_err(err, ret, "cannot list %s: %s", proc_root ? proc_root : "/proc",
+			      strerror(-ret));
 	if (!ret)
 		ret = finish(f);
 	if (ret) {

@@ -4,6 +4,7 @@
  * symbolize, and print the profile in one of the formats (tools/output/),
  * once at the end or once per --interval.
  */
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,7 @@
 
 #include "lib/cli.h"
 #include "lib/session.h"
+#include "lib/unwind_store.h"
 #include "lib/util/clock.h"
 #include "lib/version.h"
 #include "output/formats.h"
@@ -205,6 +207,23 @@ static int read_intervals(struct ring_buffer *rb, struct pk_reader *reader,
 	return 0;
 }
 
+/* --stats, --unwind dwarf: what the unwind tables hold and cost now. */
+static void print_unwind_stats(const struct pk_read_opts *o)
+{
+	struct pk_unwind_alloc a;
+	char line[256];
+	__u32 zero = 0;
+	int fd = pk_pin_open(o->pin_dir, PK_PIN_UNWIND_ALLOC);
+
+	if (fd < 0)
+		return;		/* --unwind fp */
+	if (!bpf_map_lookup_elem(fd, &zero, &a)) {
+		pk_unwind_alloc_describe(&a, line, sizeof(line));
+		fprintf(stderr, "unwind tables: %s\n", line);
+	}
+	close(fd);
+}
+
 /* --stats: what the session's events did and cost while this read. */
 static void print_stats(const struct pk_read_opts *o, const struct pk_read_plan *plan,
 			const struct pk_bpf_cost *cost)
@@ -217,6 +236,7 @@ static void print_stats(const struct pk_read_opts *o, const struct pk_read_plan 
 		close(fd);
 	pk_bpf_cost_print(cost, plan->events, plan->nevents,
 			   have ? (const __u64 (*)[PK_ECNT_SLOTS])counts : NULL, stderr);
+	print_unwind_stats(o);
 }
 
 static int run(const struct pk_read_opts *o)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,6 +206,25 @@ int pk_maps_read(const char *proc_root, pid_t pid, bool exec_only, struct pk_map
 	err = pk_maps_parse(text, len, exec_only, out);
 	free(text);
 	return err;
+}
+
+int pk_proc_for_each_pid(const char *proc_root, int (*fn)(void *ctx, pid_t pid), void *ctx)
+{
+	struct dirent *de;
+	int ret = 0;
+	DIR *d = opendir(proc_root ? proc_root : "/proc");
+
+	if (!d)
+		return -errno;
+	while (!ret && (de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (!*end && pid > 0 && pid <= INT_MAX)
+			ret = fn(ctx, pid);
+	}
+	closedir(d);
+	return ret;
 }
 
 const struct pk_mapping *pk_maps_find(const struct pk_maps *maps, __u64 addr)

@@ -54,6 +54,11 @@ int pk_maps_parse(const char *text, size_t len, bool exec_only, struct pk_maps *
  * when the process is gone. */
 int pk_maps_read(const char *proc_root, pid_t pid, bool exec_only, struct pk_maps *out);
 
+/* Call FN(CTX, pid) for each process under PROC_ROOT (NULL: "/proc") until
+ * it returns non-zero: that value, 0 when every process was seen, or a
+ * negative errno when the directory cannot be listed. */
+int pk_proc_for_each_pid(const char *proc_root, int (*fn)(void *ctx, pid_t pid), void *ctx);
+
 /* The mapping holding ADDR, or NULL. */
 const struct pk_mapping *pk_maps_find(const struct pk_maps *maps, __u64 addr);
 

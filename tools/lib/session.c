@@ -77,9 +77,8 @@ void pk_session_close(struct pk_session_fds *fds)
 }
 
 const char *const pk_unwind_pins[PK_UNWIND_NMAPS] = {
-	PK_PIN_UNWIND_FILES, PK_PIN_UNWIND_TABLES, PK_PIN_UNWIND_PCS,
-	PK_PIN_UNWIND_RULE_IDS, PK_PIN_UNWIND_RULES, PK_PIN_UNWIND_ALLOC,
-	PK_PIN_UNWIND_SEEN,
+	PK_PIN_UNWIND_FILES, PK_PIN_UNWIND_TABLES, PK_PIN_UNWIND_ROWS,
+	PK_PIN_UNWIND_ALLOC, PK_PIN_UNWIND_SEEN,
 };
 
 _Static_assert(sizeof(struct pk_unwind_fds) == PK_UNWIND_NMAPS * sizeof(int),

@@ -19,11 +19,11 @@ struct pk_session_fds {
 
 /* The unwind maps (bpf/probekit.h, "Unwind tables in the kernel"), pinned
  * with --unwind dwarf; fd[i] is the map pinned as pk_unwind_pins[i]. */
-#define PK_UNWIND_NMAPS	7
+#define PK_UNWIND_NMAPS	5
 struct pk_unwind_fds {
 	union {
 		struct {
-			int files, tables, pcs, rule_ids, rules, alloc, seen;
+			int files, tables, rows, alloc, seen;
 		};
 		int fd[PK_UNWIND_NMAPS];
 	};

@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The unwind maps from user space. A table's rows and rules are memcpy'd
- * into the mmapped arrays; then, one map update each, its unwind_tables
- * entry, the allocation counters and last the unwind_files entry: the BPF
- * side finds a table only through unwind_files, so it never sees one that is
- * half-written.
+ * into a new array through mmap; then, one map update each, the array goes
+ * into unwind_rows, its unwind_tables entry, the allocation counters and
+ * last the unwind_files entry: the BPF side finds a table only through
+ * unwind_files, so it never sees one that is half-written. A table is
+ * freed in the other order: unwind_files entries first.
  */
 #include <bpf/bpf.h>
 #include <errno.h>
@@ -17,8 +18,11 @@
 
 #include "eh_frame/eh_table.h"
 #include "lib/exec_segs.h"
+#include "lib/proc_maps.h"
 #include "lib/unwind_store.h"
+#include "lib/util/array.h"
 #include "lib/util/jobs.h"
+#include "lib/util/u64map.h"
 #include "lib/util/text.h"
 #include "lib/vdso_image.h"
 
@@ -26,7 +30,7 @@
  * content hash of its cache key; as in pk_table_info. */
 struct table_id {
 	__u32 no_build_id;
-	__u32 len;
+	__u32 len;		/* 0: a free index */
 	__u8 id[PK_UNWIND_BUILD_ID_MAX];
 };
 
@@ -35,14 +39,11 @@ struct pk_unwind_store {
 	bool own_fds;			/* opened from pins: closed on free */
 	int dir_fd;			/* the pin directory: flock(2) */
 	struct pk_unwind_alloc caps;	/* max_* only */
-	__u32 *pcs;			/* the mmapped arrays */
-	__u16 *rule_ids;
-	struct pk_unwind_rule *rules;
-	size_t pcs_len, rule_ids_len, rules_len;
-	/* unwind_tables[0, nids) as read so far; room for max_tables, so a
-	 * snapshot of the first entries stays valid while more are added */
+	/* unwind_tables[0, nids) as read so far, at epoch; room for
+	 * max_tables, so a snapshot of the first entries stays valid while
+	 * more are added */
 	struct table_id *ids;
-	__u32 nids;
+	__u32 nids, epoch;
 	int vdso_fd;			/* -1 until the vDSO is first needed */
 	size_t vdso_size;
 	char *cache_dir;
@@ -86,98 +87,67 @@ static int write_alloc(const struct pk_unwind_store *s, const struct pk_unwind_a
 	return bpf_map_update_elem(s->fds.alloc, &key, a, BPF_ANY) ? -errno : 0;
 }
 
-/* The map behind FD must have these sizes; its max_entries into *MAX. */
-static int check_map(int fd, const char *name, __u32 key_size, __u32 value_size,
-		     bool mmapable, __u32 *max, char err[PK_ERR_LEN])
+/* The map behind FD must have this layout; its max_entries into *MAX. */
+static int check_map(int fd, const char *name, __u32 type, __u32 key_size, __u32 value_size,
+		     __u32 *max, char err[PK_ERR_LEN])
 {
 	struct bpf_map_info info = {};
 	__u32 len = sizeof(info);
 
 	if (bpf_obj_get_info_by_fd(fd, &info, &len))
 		return pk_err(err, -errno, "unwind map %s: %s", name, strerror(errno));
-	if (info.key_size != key_size || info.value_size != value_size ||
-	    mmapable != !!(info.map_flags & BPF_F_MMAPABLE))
-		return pk_err(err, -EINVAL, "unwind map %s: key %u, value %u bytes%s: not the layout of bpf/probekit.h",
-			      name, info.key_size, info.value_size,
-			      info.map_flags & BPF_F_MMAPABLE ? ", mmapable" : "");
+	if (info.type != type || info.key_size != key_size || info.value_size != value_size)
+		return pk_err(err, -EINVAL, "unwind map %s: type %u, key %u, value %u bytes: not the layout of bpf/probekit.h",
+			      name, info.type, info.key_size, info.value_size);
 	*max = info.max_entries;
 	return 0;
 }
 
-static int map_array(int fd, const char *name, __u32 entries, size_t value_size,
-		     void **out, size_t *len, char err[PK_ERR_LEN])
-{
-	long page = sysconf(_SC_PAGESIZE);
-	void *p;
-
-	*len = ((size_t)entries * value_size + page - 1) / page * page;
-	p = mmap(NULL, *len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (p == MAP_FAILED)
-		return pk_err(err, -errno, "cannot mmap unwind map %s: %s", name, strerror(errno));
-	*out = p;
-	return 0;
-}
-
-/* Check every map against the layout and CAPS, and mmap the arrays. */
+/* Check every map against the layout and CAPS. */
 static int attach_maps(struct pk_unwind_store *s, char err[PK_ERR_LEN])
 {
 	const struct pk_unwind_alloc *c = &s->caps;
-	__u32 files, tables, pcs, rule_ids, rules, alloc, seen;
-	void *p;
+	__u32 files, tables, rows, alloc, seen;
 	int ret;
 
-	if ((ret = check_map(s->fds.files, PK_PIN_UNWIND_FILES, sizeof(struct pk_file_key),
-			     sizeof(struct pk_file_info), false, &files, err)) ||
-	    (ret = check_map(s->fds.tables, PK_PIN_UNWIND_TABLES, sizeof(__u32),
-			     sizeof(struct pk_table_info), false, &tables, err)) ||
-	    (ret = check_map(s->fds.pcs, PK_PIN_UNWIND_PCS, sizeof(__u32),
-			     sizeof(struct pk_pcs_chunk), true, &pcs, err)) ||
-	    (ret = check_map(s->fds.rule_ids, PK_PIN_UNWIND_RULE_IDS, sizeof(__u32),
-			     sizeof(struct pk_rule_ids_chunk), true, &rule_ids, err)) ||
-	    (ret = check_map(s->fds.rules, PK_PIN_UNWIND_RULES, sizeof(__u32),
-			     sizeof(struct pk_unwind_rule), true, &rules, err)) ||
-	    (ret = check_map(s->fds.alloc, PK_PIN_UNWIND_ALLOC, sizeof(__u32),
-			     sizeof(struct pk_unwind_alloc), false, &alloc, err)) ||
-	    (ret = check_map(s->fds.seen, PK_PIN_UNWIND_SEEN, sizeof(struct pk_file_key),
-			     sizeof(__u8), false, &seen, err)))
+	if ((ret = check_map(s->fds.files, PK_PIN_UNWIND_FILES, BPF_MAP_TYPE_HASH,
+			     sizeof(struct pk_file_key), sizeof(struct pk_file_info), &files, err)) ||
+	    (ret = check_map(s->fds.tables, PK_PIN_UNWIND_TABLES, BPF_MAP_TYPE_ARRAY,
+			     sizeof(__u32), sizeof(struct pk_table_info), &tables, err)) ||
+	    (ret = check_map(s->fds.rows, PK_PIN_UNWIND_ROWS, BPF_MAP_TYPE_ARRAY_OF_MAPS,
+			     sizeof(__u32), sizeof(__u32), &rows, err)) ||
+	    (ret = check_map(s->fds.alloc, PK_PIN_UNWIND_ALLOC, BPF_MAP_TYPE_ARRAY, sizeof(__u32),
+			     sizeof(struct pk_unwind_alloc), &alloc, err)) ||
+	    (ret = check_map(s->fds.seen, PK_PIN_UNWIND_SEEN, BPF_MAP_TYPE_LRU_HASH,
+			     sizeof(struct pk_file_key), sizeof(__u8), &seen, err)))
 		return ret;
-	if (!c->max_tables || !c->max_rows || !c->max_rules ||
-	    tables < c->max_tables || (__u64)pcs * PK_PCS_PER_CHUNK < c->max_rows ||
-	    (__u64)rule_ids * PK_RULE_IDS_PER_CHUNK < c->max_rows || rules < c->max_rules)
-		return pk_err(err, -EINVAL, "unwind maps too small for %u tables, %u rows, %u rules",
-			      c->max_tables, c->max_rows, c->max_rules);
-	ret = map_array(s->fds.pcs, PK_PIN_UNWIND_PCS, pcs, sizeof(struct pk_pcs_chunk),
-			&p, &s->pcs_len, err);
-	if (ret)
-		return ret;
-	s->pcs = p;
-	ret = map_array(s->fds.rule_ids, PK_PIN_UNWIND_RULE_IDS, rule_ids,
-			sizeof(struct pk_rule_ids_chunk), &p, &s->rule_ids_len, err);
-	if (ret)
-		return ret;
-	s->rule_ids = p;
-	ret = map_array(s->fds.rules, PK_PIN_UNWIND_RULES, rules, sizeof(struct pk_unwind_rule),
-			&p, &s->rules_len, err);
-	if (ret)
-		return ret;
-	s->rules = p;
+	if (!c->max_tables || !c->max_bytes || tables < c->max_tables || rows < c->max_tables)
+		return pk_err(err, -EINVAL, "unwind maps too small for %u tables", c->max_tables);
 	s->ids = calloc(c->max_tables, sizeof(*s->ids));
 	if (!s->ids)
 		return pk_err(err, -ENOMEM, "out of memory");
 	return 0;
 }
 
-/* Read unwind_tables[nids, upto): tables someone else (probe-load,
- * probe-read) added since we last looked. Under the lock. */
-static int refresh_ids(struct pk_unwind_store *s, __u32 upto)
+/* Read unwind_tables[nids, A->tables): tables someone else (probe-load,
+ * probe-read) added since we last looked; all of them again when tables
+ * were given back since (A->epoch). Under the lock. */
+static int refresh_ids(struct pk_unwind_store *s, const struct pk_unwind_alloc *a)
 {
 	struct pk_table_info ti;
 
-	for (; s->nids < upto && s->nids < s->caps.max_tables; s->nids++) {
+	if (a->epoch != s->epoch) {
+		s->nids = 0;
+		s->epoch = a->epoch;
+	}
+	for (; s->nids < a->tables && s->nids < s->caps.max_tables; s->nids++) {
 		struct table_id *id = &s->ids[s->nids];
 
 		if (bpf_map_lookup_elem(s->fds.tables, &s->nids, &ti))
 			return -errno;
+		memset(id, 0, sizeof(*id));
+		if (!ti.nrows)
+			continue;	/* free */
 		id->no_build_id = !!(ti.flags & PK_UNWIND_NO_BUILD_ID);
 		id->len = ti.build_id_len < sizeof(id->id) ? ti.build_id_len : sizeof(id->id);
 		memcpy(id->id, ti.build_id, id->len);
@@ -190,7 +160,8 @@ static int refresh_ids(struct pk_unwind_store *s, __u32 upto)
 static int find_id(const struct pk_unwind_store *s, const struct table_id *id, __u32 n)
 {
 	for (__u32 i = 0; i < n; i++)
-		if (s->ids[i].len == id->len && s->ids[i].no_build_id == id->no_build_id &&
+		if (s->ids[i].len && s->ids[i].len == id->len &&
+		    s->ids[i].no_build_id == id->no_build_id &&
 		    !memcmp(s->ids[i].id, id->id, id->len))
 			return i;
 	return -1;
@@ -263,7 +234,7 @@ int pk_unwind_store_create(const struct pk_unwind_fds *fds, const struct pk_unwi
 	int ret;
 
 	*out = NULL;
-	if (caps->tables || caps->rows || caps->rules)
+	if (caps->tables || caps->live || caps->rows || caps->rules || caps->bytes)
 		return pk_err(err, -EINVAL, "unwind store: a new store starts empty");
 	s = store_new(opts);
 	if (!s)
@@ -312,13 +283,13 @@ int pk_unwind_store_open(const char *pin_dir, const struct pk_unwind_store_opts 
 		pk_err(err, ret, "cannot read unwind_alloc: %s", strerror(-ret));
 	if (!ret) {
 		s->caps = (struct pk_unwind_alloc){ .max_tables = a.max_tables,
-			.max_rows = a.max_rows, .max_rules = a.max_rules };
+			.max_rows = a.max_rows, .max_bytes = a.max_bytes };
 		ret = attach_maps(s, err);
 	}
 	if (!ret && (ret = lock(s)) == 0) {
 		ret = read_alloc(s, &a);
 		if (!ret)
-			ret = refresh_ids(s, a.tables);
+			ret = refresh_ids(s, &a);
 		unlock(s);
 		if (ret)
 			pk_err(err, ret, "cannot read unwind_tables: %s", strerror(-ret));
@@ -349,9 +320,11 @@ struct item {
 struct batch {
 	struct pk_unwind_store *s;
 	struct item *items;
+	int n;
 	__u32 nknown;			/* ids[0, nknown) the workers may read */
 	struct eh_cache_opts copts;
 	struct pk_unwind_stats st;
+	bool reclaimed;			/* room was sought once: not again */
 	int ret;			/* first map failure */
 	char *err;
 };
@@ -386,13 +359,30 @@ static void work(void *arg, int i)
 		pk_err(it->msg, it->status, "%s", strerror(-it->status));
 }
 
+static int reclaim_locked(struct pk_unwind_store *s, struct batch *b, struct pk_unwind_alloc *a);
+
+/* IT's unwind_files entry; when the map is full, after giving back what no
+ * process maps (once a batch). Under the lock. */
 static int put_file(struct batch *b, const struct item *it, __u32 table, __u32 flags)
 {
 	struct pk_file_info fi = { .table = table, .flags = flags, .nsegs = it->nsegs };
+	struct pk_unwind_alloc a;
+	int ret;
 
 	memcpy(fi.segs, it->segs, sizeof(fi.segs));
-	if (bpf_map_update_elem(b->s->fds.files, &it->key, &fi, BPF_ANY))
-		return -errno;
+	ret = bpf_map_update_elem(b->s->fds.files, &it->key, &fi, BPF_ANY) ? -errno : 0;
+	if (ret == -E2BIG && !b->reclaimed) {
+		b->reclaimed = true;
+		ret = read_alloc(b->s, &a);
+		if (!ret)
+			ret = refresh_ids(b->s, &a);
+		if (!ret)
+			ret = reclaim_locked(b->s, b, &a);
+		if (!ret)
+			ret = bpf_map_update_elem(b->s->fds.files, &it->key, &fi, BPF_ANY) ? -errno : 0;
+	}
+	if (ret)
+		return ret;
 	b->st.files++;
 	return 0;
 }
@@ -413,20 +403,242 @@ static void refuse(struct batch *b, const struct item *it, const char *why)
 	b->st.refused++;
 }
 
-/* Why T does not fit in what is left after A, or "" when it does. */
+__u64 pk_unwind_table_bytes(__u32 nrows, __u32 nrules)
+{
+	__u64 pages = ((__u64)nrows * 6 + PK_TABLE_PAGE - 1) / PK_TABLE_PAGE +
+		      (nrules + PK_RULES_PER_PAGE - 1) / PK_RULES_PER_PAGE;
+
+	/* + the page of struct bpf_array before an mmapable array's values
+	 * (array_map_alloc, kernel/bpf/arraymap.c) */
+	return (pages + 1) * PK_TABLE_PAGE;
+}
+
+void pk_unwind_alloc_describe(const struct pk_unwind_alloc *a, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u tables, %u rows, %u rules, %llu KiB of %llu KiB kernel memory, "
+		 "%u given back (%llu KiB)", a->live, a->rows, a->rules,
+		 (unsigned long long)(a->bytes >> 10), (unsigned long long)(a->max_bytes >> 10),
+		 a->freed, (unsigned long long)(a->freed_bytes >> 10));
+}
+
+/* A free index in unwind_tables: a new one while there are, else the first
+ * given back (kept apart longest from the BPF side's reuse), or -1. */
+static int free_index(const struct pk_unwind_store *s, const struct pk_unwind_alloc *a)
+{
+	if (a->tables < s->caps.max_tables)
+		return a->tables;
+	for (__u32 i = 0; i < a->tables && i < s->caps.max_tables; i++)
+		if (!s->ids[i].len)
+			return i;
+	return -1;
+}
+
+/* Why H's table does not fit in what is left after A, or "" when it does. */
 static void room(const struct pk_unwind_store *s, const struct pk_unwind_alloc *a,
 		 const struct pk_unwind_header *h, char why[PK_ERR_LEN])
 {
+	__u64 bytes = pk_unwind_table_bytes(h->nrows, h->nrules);
+	__u64 left = a->max_bytes > a->bytes ? a->max_bytes - a->bytes : 0;
+
 	why[0] = '\0';
-	if (h->nrows > a->max_rows - a->rows)
+	if (bytes > left)
+		snprintf(why, PK_ERR_LEN, "%u rows need %llu KiB of kernel memory, %llu KiB free of %llu KiB (--table-memory)",
+			 h->nrows, (unsigned long long)(bytes >> 10), (unsigned long long)(left >> 10),
+			 (unsigned long long)(a->max_bytes >> 10));
+	else if (a->max_rows && h->nrows > a->max_rows - a->rows)
 		snprintf(why, PK_ERR_LEN, "%u rows, %u free of %u (--table-rows)",
 			 h->nrows, a->max_rows - a->rows, a->max_rows);
-	else if (h->nrules > a->max_rules - a->rules)
-		snprintf(why, PK_ERR_LEN, "%u rules, %u free of %u (--table-rows / 16)",
-			 h->nrules, a->max_rules - a->rules, a->max_rules);
-	else if (a->tables >= a->max_tables || a->tables >= s->caps.max_tables)
+	else if (free_index(s, a) < 0)
 		snprintf(why, PK_ERR_LEN, "%u tables loaded, the most there is room for",
-			 a->tables);
+			 a->live);
+}
+
+/* A new array holding H's table as bpf/probekit.h lays it out: its fd, or
+ * a negative errno. */
+static int table_array(const struct pk_unwind_header *h, __u32 pages)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+	const char *base = (const char *)h;
+	const char *rules = base + h->rules_off;
+	size_t len = (size_t)pages * PK_TABLE_PAGE, rules_at = 0;
+	union pk_table_page *p;
+	int fd, ret = 0;
+
+	fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "pk_table", sizeof(__u32),
+			    sizeof(union pk_table_page), pages, &o);
+	if (fd < 0)
+		return -errno;
+	p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		ret = -errno;
+		close(fd);
+		return ret;
+	}
+	/* the cache file's arrays as they are: rule ids stay table-local */
+	memcpy(p->pcs, base + h->pcs_off, (size_t)h->nrows * sizeof(__u32));
+	memcpy((char *)p + (size_t)h->nrows * sizeof(__u32), base + h->rule_ids_off,
+	       (size_t)h->nrows * sizeof(__u16));
+	rules_at = ((size_t)h->nrows * 6 + PK_TABLE_PAGE - 1) / PK_TABLE_PAGE;
+	for (__u32 r = 0; r < h->nrules; r += PK_RULES_PER_PAGE) {
+		__u32 n = h->nrules - r < PK_RULES_PER_PAGE ? h->nrules - r : PK_RULES_PER_PAGE;
+
+		memcpy(p[rules_at + r / PK_RULES_PER_PAGE].rules,
+		       rules + (size_t)r * sizeof(struct pk_unwind_rule),
+		       n * sizeof(struct pk_unwind_rule));
+	}
+	munmap(p, len);
+	return fd;
+}
+
+/* The key of (DEV, INO) in a set of files: two files may share one, which
+ * only keeps a table that could have gone. */
+static __u64 file_hash(__u64 dev, __u64 ino)
+{
+	return pk_hash64(ino ^ pk_hash64(dev + 1));
+}
+
+static int add_live_process(void *ctx, pid_t pid)
+{
+	struct pk_u64map *live = ctx;
+	struct pk_maps maps;
+	int ret = pk_maps_read(NULL, pid, false, &maps);
+
+	if (ret)	/* gone, or exiting: nothing of it to keep */
+		return ret == -ENOMEM ? ret : 0;
+	for (size_t i = 0; i < maps.n && !ret; i++)
+		if (maps.v[i].kind == PK_MAP_FILE)
+			ret = pk_u64map_put(live, file_hash(pk_kernel_dev(maps.v[i].dev_major,
+									  maps.v[i].dev_minor),
+							    maps.v[i].inode), (void *)1);
+	pk_maps_free(&maps);
+	return ret;
+}
+
+/* unwind_files' keys that no process maps, into *DEAD (*NDEAD of them). */
+static int dead_files(const struct pk_unwind_store *s, const struct pk_u64map *live,
+		      struct pk_file_key **dead, size_t *ndead)
+{
+	struct pk_file_key key, next, *prev = NULL;
+	size_t cap = 0;
+
+	*dead = NULL;
+	*ndead = 0;
+	while (!bpf_map_get_next_key(s->fds.files, prev, &next)) {
+		key = next;
+		prev = &key;
+		if ((key.dev == PK_VDSO_DEV && key.ino == PK_VDSO_INO) ||
+		    pk_u64map_get(live, file_hash(key.dev, key.ino)))
+			continue;
+		if (pk_array_reserve((void **)dead, &cap, sizeof(**dead), *ndead + 1, 64))
+			return -ENOMEM;
+		(*dead)[(*ndead)++] = key;
+	}
+	return errno == ENOENT ? 0 : -errno;
+}
+
+/* Which tables unwind_files still uses: USED[i] for table i. */
+static int used_tables(const struct pk_unwind_store *s, __u8 *used)
+{
+	struct pk_file_key key, next, *prev = NULL;
+	struct pk_file_info fi;
+
+	while (!bpf_map_get_next_key(s->fds.files, prev, &next)) {
+		key = next;
+		prev = &key;
+		if (!bpf_map_lookup_elem(s->fds.files, &key, &fi) && fi.table < s->caps.max_tables)
+			used[fi.table] = 1;
+	}
+	return errno == ENOENT ? 0 : -errno;
+}
+
+/* Free table IDX (TI): unwind_rows first, then its entry, which keeps gen. */
+static int free_table(struct pk_unwind_store *s, __u32 idx, const struct pk_table_info *ti,
+		      struct pk_unwind_alloc *a, struct pk_unwind_stats *st)
+{
+	struct pk_table_info empty = { .gen = ti->gen };
+
+	if (bpf_map_delete_elem(s->fds.rows, &idx) && errno != ENOENT)
+		return -errno;
+	if (bpf_map_update_elem(s->fds.tables, &idx, &empty, BPF_ANY))
+		return -errno;
+	a->live--;
+	a->rows -= ti->nrows;
+	a->rules -= ti->nrules;
+	a->bytes -= ti->bytes;
+	a->freed++;
+	a->freed_bytes += ti->bytes;
+	st->freed++;
+	st->freed_bytes += ti->bytes;
+	s->ids[idx].len = 0;
+	return 0;
+}
+
+/*
+ * Give back what no process maps (pk_unwind_store_reclaim), but the files of
+ * batch B (NULL: none), which are loaded for processes that may not have
+ * mapped them yet (probe-load -- CMD). Under the lock, with A just read and
+ * the ids refreshed; A is updated and written.
+ */
+static int reclaim_locked(struct pk_unwind_store *s, struct batch *b, struct pk_unwind_alloc *a)
+{
+	struct pk_unwind_stats *st = &b->st;
+	struct pk_u64map live = { 0 };
+	struct pk_file_key *dead = NULL;
+	size_t ndead = 0;
+	__u32 freed = a->freed;
+	__u8 *used = NULL;
+	int ret;
+
+	ret = pk_proc_for_each_pid(NULL, add_live_process, &live);
+	for (int i = 0; !ret && i < b->n; i++)
+		ret = pk_u64map_put(&live, file_hash(b->items[i].key.dev, b->items[i].key.ino),
+				    (void *)1);
+	if (!ret)
+		ret = dead_files(s, &live, &dead, &ndead);
+	pk_u64map_free(&live);
+	if (ret)
+		goto out;
+	/* the files first: the BPF side no longer finds the tables */
+	for (size_t i = 0; i < ndead; i++) {
+		if (bpf_map_delete_elem(s->fds.files, &dead[i]) && errno != ENOENT) {
+			ret = -errno;
+			goto out;
+		}
+		pk_unwind_store_forget(s, &dead[i]);
+		st->forgotten++;
+	}
+	used = calloc(s->caps.max_tables, 1);
+	if (!used) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	ret = used_tables(s, used);
+	for (__u32 i = 0; !ret && i < a->tables && i < s->caps.max_tables; i++) {
+		struct pk_table_info ti;
+
+		if (used[i])
+			continue;
+		if (bpf_map_lookup_elem(s->fds.tables, &i, &ti))
+			ret = -errno;
+		else if (ti.nrows)
+			ret = free_table(s, i, &ti, a, st);
+	}
+	if (a->freed != freed) {
+		a->epoch++;
+		s->epoch = a->epoch;	/* s->ids are current */
+	}
+	{
+		int wret = write_alloc(s, a);	/* what was freed, even after a failure */
+
+		if (!ret)
+			ret = wret;
+	}
+out:
+	if (ret)
+		pk_err(b->err, ret, "cannot give unwind tables back: %s", strerror(-ret));
+	free(used);
+	free(dead);
+	return ret;
 }
 
 /* Copy IT's table into the maps; under the lock, with A just read. */
@@ -434,43 +646,72 @@ static int load_table(struct batch *b, struct item *it, struct pk_unwind_alloc *
 {
 	struct pk_unwind_store *s = b->s;
 	const struct pk_unwind_header *h = eh_unwind_table_header(it->t);
-	const char *base = (const char *)h;
+	__u32 rules_page = ((__u64)h->nrows * 6 + PK_TABLE_PAGE - 1) / PK_TABLE_PAGE;
 	struct pk_table_info ti = {
-		.row_start = a->rows, .nrows = h->nrows,
-		.rule_start = a->rules, .nrules = h->nrules,
+		.nrows = h->nrows, .nrules = h->nrules,
+		.rule_ids_at = 2 * h->nrows, .rules_page = rules_page,
 		.pc_base = h->pc_base, .pc_end = h->pc_end,
 		.build_id_len = it->id.len, .flags = h->flags,
+		.pages = rules_page + (h->nrules + PK_RULES_PER_PAGE - 1) / PK_RULES_PER_PAGE,
+		.bytes = pk_unwind_table_bytes(h->nrows, h->nrules),
 	};
-	__u32 idx = a->tables;
 	char why[PK_ERR_LEN];
-	int ret;
+	int idx, fd, ret;
 
 	room(s, a, h, why);
+	if (why[0] && !b->reclaimed) {
+		/* room held by files no process maps any more: given back */
+		b->reclaimed = true;
+		ret = reclaim_locked(s, b, a);
+		if (ret)
+			return ret;
+		room(s, a, h, why);
+	}
 	if (why[0]) {
 		refuse(b, it, why);
 		return 0;
 	}
-	/* the cache file's arrays as they are: rule ids stay table-local */
-	memcpy(s->pcs + a->rows, base + h->pcs_off, (size_t)h->nrows * sizeof(__u32));
-	memcpy(s->rule_ids + a->rows, base + h->rule_ids_off, (size_t)h->nrows * sizeof(__u16));
-	memcpy(s->rules + a->rules, base + h->rules_off,
-	       (size_t)h->nrules * sizeof(struct pk_unwind_rule));
+	idx = free_index(s, a);
+	{
+		struct pk_table_info old;
+		__u32 k = idx;
+
+		if (bpf_map_lookup_elem(s->fds.tables, &k, &old))
+			return pk_err(b->err, -errno, "cannot read unwind_tables: %s", strerror(errno));
+		ti.gen = old.gen + 1;
+	}
+	fd = table_array(h, ti.pages);
+	if (fd == -ENOMEM || fd == -E2BIG) {
+		snprintf(why, sizeof(why), "the kernel has no room for its %llu KiB: %s",
+			 (unsigned long long)(ti.bytes >> 10), strerror(-fd));
+		refuse(b, it, why);
+		return 0;
+	}
+	if (fd < 0)
+		return pk_err(b->err, fd, "cannot make an unwind table array: %s", strerror(-fd));
+	ret = bpf_map_update_elem(s->fds.rows, &idx, &fd, BPF_ANY) ? -errno : 0;
+	close(fd);	/* unwind_rows holds it now */
+	if (ret)
+		return pk_err(b->err, ret, "cannot add to unwind_rows: %s", strerror(-ret));
 	memcpy(ti.build_id, it->id.id, it->id.len);
 	if (bpf_map_update_elem(s->fds.tables, &idx, &ti, BPF_ANY))
 		return pk_err(b->err, -errno, "cannot add to unwind_tables: %s", strerror(errno));
-	a->tables++;
+	if ((__u32)idx == a->tables)
+		a->tables++;
+	a->live++;
 	a->rows += h->nrows;
 	a->rules += h->nrules;
+	a->bytes += ti.bytes;
 	ret = write_alloc(s, a);
 	if (ret)
 		return pk_err(b->err, ret, "cannot write unwind_alloc: %s", strerror(-ret));
 	s->ids[idx] = it->id;
-	s->nids = idx + 1;
+	if (s->nids < a->tables)
+		s->nids = a->tables;
 	b->st.tables++;
 	b->st.rows += h->nrows;
 	b->st.rules += h->nrules;
-	b->st.kernel_bytes += (__u64)h->nrows * (sizeof(__u32) + sizeof(__u16)) +
-			      (__u64)h->nrules * sizeof(struct pk_unwind_rule);
+	b->st.kernel_bytes += ti.bytes;
 	if (it->status == EH_CACHE_HIT)
 		b->st.hit++;
 	else
@@ -507,7 +748,7 @@ static int place(struct batch *b, struct item *it)
 	}
 	ret = read_alloc(s, &a);
 	if (!ret)
-		ret = refresh_ids(s, a.tables);
+		ret = refresh_ids(s, &a);
 	if (ret)
 		return pk_err(b->err, ret, "cannot read the unwind maps: %s", strerror(-ret));
 	idx = find_id(s, &it->id, s->nids);
@@ -522,8 +763,14 @@ static int place(struct batch *b, struct item *it)
 		b->st.shared++;
 		return 0;
 	}
-	if (!it->t)	/* known to the workers, so known here: cannot happen */
-		return pk_err(b->err, -EPROTO, "%s: unwind table lost", it->name);
+	if (!it->t) {
+		/* known to the workers, given back since: from the cache again */
+		it->status = eh_cache_get(it->path, &b->copts, &it->t, NULL, 0, it->msg);
+		if (it->status < 0) {
+			refuse(b, it, it->msg[0] ? it->msg : strerror(-it->status));
+			return 0;
+		}
+	}
 	return load_table(b, it, &a);
 }
 
@@ -563,10 +810,27 @@ static int vdso_path(struct pk_unwind_store *s, char *buf, size_t len, char err[
 	return 0;
 }
 
+static void stats_add(struct pk_unwind_stats *st, const struct pk_unwind_stats *add)
+{
+	st->files += add->files;
+	st->tables += add->tables;
+	st->rows += add->rows;
+	st->rules += add->rules;
+	st->kernel_bytes += add->kernel_bytes;
+	st->built += add->built;
+	st->hit += add->hit;
+	st->shared += add->shared;
+	st->refused += add->refused;
+	st->gone += add->gone;
+	st->freed += add->freed;
+	st->forgotten += add->forgotten;
+	st->freed_bytes += add->freed_bytes;
+}
+
 int pk_unwind_store_add(struct pk_unwind_store *s, const struct pk_unwind_file *files, int n,
 			 struct pk_unwind_stats *st, char err[PK_ERR_LEN])
 {
-	struct batch b = { .s = s, .err = err };
+	struct batch b = { .s = s, .n = n, .err = err };
 	struct pk_file_info fi;
 	struct pk_unwind_alloc a;
 	char vdso[64] = "", vdso_err[PK_ERR_LEN] = "";
@@ -603,7 +867,7 @@ int pk_unwind_store_add(struct pk_unwind_store *s, const struct pk_unwind_file *
 	if (!ret) {
 		ret = read_alloc(s, &a);
 		if (!ret)
-			ret = refresh_ids(s, a.tables);
+			ret = refresh_ids(s, &a);
 		unlock(s);
 	}
 	if (ret) {
@@ -615,20 +879,35 @@ int pk_unwind_store_add(struct pk_unwind_store *s, const struct pk_unwind_file *
 	free(b.items);
 	if (ret)
 		return pk_err(err, ret, "cannot start table builders: %s", strerror(-ret));
-	if (st) {
-		st->files += b.st.files;
-		st->tables += b.st.tables;
-		st->rows += b.st.rows;
-		st->rules += b.st.rules;
-		st->kernel_bytes += b.st.kernel_bytes;
-		st->built += b.st.built;
-		st->hit += b.st.hit;
-		st->shared += b.st.shared;
-		st->refused += b.st.refused;
-		st->gone += b.st.gone;
-	}
+	if (st)
+		stats_add(st, &b.st);
 	return b.ret;
 }
+
+int pk_unwind_store_reclaim(struct pk_unwind_store *s, struct pk_unwind_stats *st,
+			     char err[PK_ERR_LEN])
+{
+	struct batch b = { .s = s, .err = err };
+	struct pk_unwind_alloc a;
+	int ret;
+
+	err[0] = '\0';
+	ret = lock(s);
+	if (ret)
+		return pk_err(err, ret, "cannot lock the pin directory: %s", strerror(-ret));
+	ret = read_alloc(s, &a);
+	if (!ret)
+		ret = refresh_ids(s, &a);
+	if (ret)
+		pk_err(err, ret, "cannot read the unwind maps: %s", strerror(-ret));
+	else
+		ret = reclaim_locked(s, &b, &a);
+	unlock(s);
+	if (st)
+		stats_add(st, &b.st);
+	return ret;
+}
+
 
 int pk_unwind_store_forget(struct pk_unwind_store *s, const struct pk_file_key *key)
 {
@@ -646,12 +925,6 @@ void pk_unwind_store_free(struct pk_unwind_store *s)
 {
 	if (!s)
 		return;
-	if (s->pcs)
-		munmap(s->pcs, s->pcs_len);
-	if (s->rule_ids)
-		munmap(s->rule_ids, s->rule_ids_len);
-	if (s->rules)
-		munmap(s->rules, s->rules_len);
 	if (s->own_fds)
 		pk_unwind_fds_close(&s->fds);
 	if (s->dir_fd >= 0)

@@ -6,10 +6,13 @@
  * tables of files the kernel reported as missing (PK_EVENT_NO_TABLE).
  *
  * Tables come from the eh2table cache (eh_cache_get: built when missing or
- * corrupt, in parallel) and are copied into the BPF_F_MMAPABLE arrays with
- * memcpy through mmap: no syscall per row. A table is loaded once per
- * build-id; each further file with that build-id costs one unwind_files
- * entry. Space is handed out under an flock(2) of the pin directory.
+ * corrupt, in parallel); each is copied into a BPF_F_MMAPABLE array made
+ * to its size, with memcpy through mmap: no syscall per row. A table is
+ * loaded once per build-id; each further file with that build-id costs one
+ * unwind_files entry. When the tables would pass the session's limit in
+ * kernel bytes, the tables of files no process maps any more are given
+ * back first. Tables are added and freed under an flock(2) of the pin
+ * directory.
  */
 #ifndef PK_UNWIND_STORE_H
 #define PK_UNWIND_STORE_H
@@ -48,6 +51,9 @@ struct pk_unwind_stats {
 	__u32 refused;		/* files left to frame-pointer steps (no room, no CFI) */
 	__u32 gone;		/* files no longer there (ENOENT, ESRCH: their process
 				 * exited): no entry, no line */
+	__u32 freed;		/* tables given back (their files mapped no more) */
+	__u32 forgotten;	/* unwind_files entries of those files taken out */
+	__u64 freed_bytes;	/* the kernel bytes the freed tables took */
 };
 
 struct pk_unwind_store_opts {
@@ -59,11 +65,11 @@ struct pk_unwind_store_opts {
 
 struct pk_unwind_store;
 
-/* probe-load, just after loading: record the capacities the maps were
- * created with (CAPS; tables/rows/rules must be 0) and get a store. PIN_DIR
- * is the session's (claimed) pin directory, locked while space is handed out.
- * FDS stay the caller's (the store does not close them); the maps' sizes are
- * checked against CAPS (-EINVAL). */
+/* probe-load, just after loading: record the limits (CAPS: max_tables,
+ * max_bytes, max_rows; the counts must be 0) and get a store. PIN_DIR is the
+ * session's (claimed) pin directory, locked while tables are added or
+ * freed. FDS stay the caller's (the store does not close them); the maps'
+ * layouts and sizes are checked against CAPS (-EINVAL). */
 int pk_unwind_store_create(const struct pk_unwind_fds *fds, const struct pk_unwind_alloc *caps,
 			    const char *pin_dir, const struct pk_unwind_store_opts *opts,
 			    struct pk_unwind_store **out, char err[PK_ERR_LEN]);
@@ -74,10 +80,12 @@ int pk_unwind_store_open(const char *pin_dir, const struct pk_unwind_store_opts 
 			  struct pk_unwind_store **out, char err[PK_ERR_LEN]);
 
 /* Give each of FILES a table. A file that cannot have one (no CFI, not an
- * ELF, unreadable, no room left) is marked PK_FILE_REFUSED, with one line on
- * the log naming the file and why; that is not an error. A file already in
- * unwind_files is skipped; one that does not exist (any more) is left out. Adds to *ST (may be NULL). Returns 0, or a
- * negative errno when the maps themselves failed. */
+ * ELF, unreadable, no room left within the limit once the tables of files
+ * no process maps were given back) is marked PK_FILE_REFUSED, with one line
+ * on the log naming the file and why; that is not an error. A file already
+ * in unwind_files is skipped; one that does not exist (any more) is left
+ * out. Adds to *ST (may be NULL). Returns 0, or a negative errno when the
+ * maps themselves failed. */
 int pk_unwind_store_add(struct pk_unwind_store *s, const struct pk_unwind_file *files, int n,
 			 struct pk_unwind_stats *st, char err[PK_ERR_LEN]);
 
@@ -86,8 +94,24 @@ int pk_unwind_store_add(struct pk_unwind_store *s, const struct pk_unwind_file *
  * (it reports each file once). 0 or a negative errno. */
 int pk_unwind_store_forget(struct pk_unwind_store *s, const struct pk_file_key *key);
 
+/* Give back the tables of files that no process maps now (every process
+ * under /proc, any mapping of the file) and take those files out of
+ * unwind_files and unwind_seen, so that a process that maps one later has it
+ * reported and loaded again. The vDSO stays. Adds to *ST (may be NULL) what
+ * was freed. 0 or a negative errno, with ERR. */
+int pk_unwind_store_reclaim(struct pk_unwind_store *s, struct pk_unwind_stats *st,
+			     char err[PK_ERR_LEN]);
+
 /* What is loaded in all: the allocation counters. */
 int pk_unwind_store_alloc(struct pk_unwind_store *s, struct pk_unwind_alloc *out);
+
+/* The kernel bytes a table of NROWS rows and NRULES rules takes: its array
+ * (bpf/probekit.h) and the page the kernel puts before an mmapable array. */
+__u64 pk_unwind_table_bytes(__u32 nrows, __u32 nrules);
+
+/* "N tables, R rows, U rules, B KiB of L KiB kernel memory, F freed (G KiB)"
+ * of A into BUF: what probe-load and probe-read --stats say. */
+void pk_unwind_alloc_describe(const struct pk_unwind_alloc *a, char *buf, size_t len);
 
 void pk_unwind_store_free(struct pk_unwind_store *s);
 

@@ -2,9 +2,11 @@
 /*
  * The unwind store against real BPF maps (made here with bpf_map_create, no
  * program; root only): tables read back through the map syscalls, not the
- * store's mmap, must equal their cache files byte for byte; one table per
- * build-id; refusals leave the maps consistent and say so in one line; a
- * corrupt cache file is rebuilt; the vDSO gets its table.
+ * store's mmap, must equal their cache files byte for byte, and cost what
+ * the kernel says they cost (fdinfo's memlock); one table per build-id;
+ * refusals leave the maps consistent and say so in one line; a corrupt
+ * cache file is rebuilt; the vDSO gets its table; the tables of files no
+ * process maps any more are given back and their room reused.
  */
 #include <bpf/bpf.h>
 #include <errno.h>
@@ -13,7 +15,10 @@
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/stat.h>
+#include <sys/mman.h>
 #include <sys/sysmacros.h>
+#include <sys/wait.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "eh_frame/eh_table.h"
@@ -34,30 +39,35 @@ struct env {
 	struct pk_unwind_store *s;
 };
 
-static int array(const char *name, __u32 value_size, __u32 n, bool mmapable)
+static int array(const char *name, __u32 value_size, __u32 n)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = mmapable ? BPF_F_MMAPABLE : 0);
-	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, name, sizeof(__u32), value_size, n, &o);
+	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, name, sizeof(__u32), value_size, n, NULL);
 
 	ck_assert_msg(fd >= 0, "bpf_map_create %s: %s", name, strerror(errno));
 	return fd;
 }
 
-/* Maps as probe-load sizes them for ROWS rows, RULES rules, TABLES tables. */
-static void maps_create(struct env *e, __u32 rows, __u32 rules, __u32 tables)
+/* Maps as probe-load makes them for TABLES tables, within BYTES. */
+static void maps_create(struct env *e, __u64 bytes, __u32 tables)
 {
-	e->caps = (struct pk_unwind_alloc){ .max_rows = rows, .max_rules = rules,
-					    .max_tables = tables };
+	LIBBPF_OPTS(bpf_map_create_opts, inner_o, .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+	LIBBPF_OPTS(bpf_map_create_opts, outer_o);
+	int inner;
+
+	e->caps = (struct pk_unwind_alloc){ .max_bytes = bytes, .max_tables = tables };
 	e->fds.files = bpf_map_create(BPF_MAP_TYPE_HASH, "unwind_files", sizeof(struct pk_file_key),
 				      sizeof(struct pk_file_info), 256, NULL);
 	ck_assert_int_ge(e->fds.files, 0);
-	e->fds.tables = array("unwind_tables", sizeof(struct pk_table_info), tables, false);
-	e->fds.pcs = array("unwind_pcs", sizeof(struct pk_pcs_chunk),
-			   (rows + PK_PCS_PER_CHUNK - 1) / PK_PCS_PER_CHUNK, true);
-	e->fds.rule_ids = array("unwind_rule_ids", sizeof(struct pk_rule_ids_chunk),
-				(rows + PK_RULE_IDS_PER_CHUNK - 1) / PK_RULE_IDS_PER_CHUNK, true);
-	e->fds.rules = array("unwind_rules", sizeof(struct pk_unwind_rule), rules, true);
-	e->fds.alloc = array("unwind_alloc", sizeof(struct pk_unwind_alloc), 1, false);
+	e->fds.tables = array("unwind_tables", sizeof(struct pk_table_info), tables);
+	inner = bpf_map_create(BPF_MAP_TYPE_ARRAY, "pk_table", sizeof(__u32),
+			       sizeof(union pk_table_page), 1, &inner_o);
+	ck_assert_msg(inner >= 0, "inner map: %s", strerror(errno));
+	outer_o.inner_map_fd = inner;
+	e->fds.rows = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "unwind_rows", sizeof(__u32),
+				     sizeof(__u32), tables, &outer_o);
+	ck_assert_msg(e->fds.rows >= 0, "unwind_rows: %s", strerror(errno));
+	close(inner);
+	e->fds.alloc = array("unwind_alloc", sizeof(struct pk_unwind_alloc), 1);
 	e->fds.seen = bpf_map_create(BPF_MAP_TYPE_LRU_HASH, "unwind_seen", sizeof(struct pk_file_key),
 				     1, 64, NULL);
 	ck_assert_int_ge(e->fds.seen, 0);
@@ -71,7 +81,7 @@ static void env_store(struct env *e)
 	ck_assert_msg(ret == 0, "create: %d %s", ret, err);
 }
 
-static void env_init(struct env *e, __u32 rows, __u32 rules, __u32 tables)
+static void env_init(struct env *e, __u64 bytes, __u32 tables)
 {
 	memset(e, 0, sizeof(*e));
 	eh_tmpdir(e->dir, sizeof(e->dir));
@@ -79,7 +89,7 @@ static void env_init(struct env *e, __u32 rows, __u32 rules, __u32 tables)
 	e->log = open_memstream(&e->log_buf, &e->log_len);
 	e->opts = (struct pk_unwind_store_opts){ .cache_dir = e->cache,
 						 .jobs = 2, .log = e->log, .prog = "test" };
-	maps_create(e, rows, rules, tables);
+	maps_create(e, bytes, tables);
 	env_store(e);
 }
 
@@ -88,7 +98,7 @@ static void env_renew(struct env *e)
 {
 	pk_unwind_store_free(e->s);
 	pk_unwind_fds_close(&e->fds);
-	maps_create(e, e->caps.max_rows, e->caps.max_rules, e->caps.max_tables);
+	maps_create(e, e->caps.max_bytes, e->caps.max_tables);
 	env_store(e);
 }
 
@@ -148,25 +158,61 @@ static struct pk_unwind_alloc alloc_of(const struct env *e)
 	return a;
 }
 
-/* Rows [start, start + n) of a chunked array, through the syscalls. */
-static void *read_rows(int fd, __u32 per_chunk, size_t elem, __u32 start, __u32 n)
+/* The kernel's own count of what the map behind FD costs (fdinfo memlock). */
+static __u64 memlock_of(int fd)
 {
-	size_t chunk_bytes = per_chunk * elem;
-	__u32 first = start / per_chunk, last = (start + n + per_chunk - 1) / per_chunk;
-	char *buf = malloc((last - first) * chunk_bytes + 1), *out;
+	char path[64], line[256];
+	unsigned long long v = 0;
+	FILE *f;
 
-	ck_assert_ptr_nonnull(buf);
-	for (__u32 c = first; c < last; c++)
-		ck_assert_int_eq(bpf_map_lookup_elem(fd, &c, buf + (c - first) * chunk_bytes), 0);
-	out = malloc(n * elem + 1);
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "memlock: %llu", &v) == 1)
+			break;
+	fclose(f);
+	ck_assert_uint_gt(v, 0);
+	return v;
+}
+
+/* Table TABLE's array (unwind_rows[TABLE]), opened; -1 when it has none. */
+static int table_array_fd(const struct env *e, __u32 table)
+{
+	__u32 id;
+	int fd;
+
+	if (bpf_map_lookup_elem(e->fds.rows, &table, &id))
+		return -1;
+	fd = bpf_map_get_fd_by_id(id);
+	ck_assert_msg(fd >= 0, "map id %u: %s", id, strerror(errno));
+	return fd;
+}
+
+/* Bytes [at, at + n) of the array behind FD, page by page through the
+ * syscalls. */
+static void *read_bytes(int fd, size_t at, size_t n)
+{
+	union pk_table_page pg;
+	char *out = malloc(n + 1);
+
 	ck_assert_ptr_nonnull(out);
-	memcpy(out, buf + (start - first * per_chunk) * elem, n * elem);
-	free(buf);
+	for (size_t done = 0; done < n;) {
+		__u32 page = (at + done) / PK_TABLE_PAGE;
+		size_t off = (at + done) % PK_TABLE_PAGE, k = PK_TABLE_PAGE - off;
+
+		if (k > n - done)
+			k = n - done;
+		ck_assert_int_eq(bpf_map_lookup_elem(fd, &page, &pg), 0);
+		memcpy(out + done, pg.bytes + off, k);
+		done += k;
+	}
 	return out;
 }
 
-/* FILE's table in the maps equals its cache file (a hit now). */
-static void expect_table_of(const struct env *e, const char *path, __u32 table)
+/* FILE's table in the maps equals its cache file (a hit now), and costs
+ * what the kernel says: its bytes, returned. */
+static __u64 expect_table_of(const struct env *e, const char *path, __u32 table)
 {
 	struct eh_cache_opts co = { .sz = sizeof(co), .cache_dir = e->cache };
 	const struct pk_unwind_header *h;
@@ -175,7 +221,7 @@ static void expect_table_of(const struct env *e, const char *path, __u32 table)
 	char eherr[PK_ERR_LEN];
 	const char *base;
 	void *pcs, *ids;
-	int ret;
+	int ret, fd;
 
 	ret = eh_cache_get(path, &co, &t, NULL, 0, eherr);
 	ck_assert_msg(ret == EH_CACHE_HIT, "%s: %d %s", path, ret, eherr);
@@ -187,25 +233,33 @@ static void expect_table_of(const struct env *e, const char *path, __u32 table)
 	ck_assert_uint_eq(ti.pc_base, h->pc_base);
 	ck_assert_uint_eq(ti.pc_end, h->pc_end);
 	ck_assert_uint_eq(ti.flags, h->flags);
-	ck_assert_uint_eq(ti.build_id_len, h->build_id_len);
-	ck_assert_mem_eq(ti.build_id, h->build_id, h->build_id_len);
-	ck_assert_uint_le(ti.row_start + ti.nrows, alloc_of(e).rows);
-	ck_assert_uint_le(ti.rule_start + ti.nrules, alloc_of(e).rules);
+	if (!(h->flags & PK_UNWIND_NO_BUILD_ID)) {	/* else the content hash */
+		ck_assert_uint_eq(ti.build_id_len, h->build_id_len);
+		ck_assert_mem_eq(ti.build_id, h->build_id, h->build_id_len);
+	}
+	ck_assert_uint_eq(ti.rule_ids_at, 2 * ti.nrows);
 
-	pcs = read_rows(e->fds.pcs, PK_PCS_PER_CHUNK, 4, ti.row_start, ti.nrows);
+	fd = table_array_fd(e, table);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_uint_eq(ti.bytes, memlock_of(fd));
+	pcs = read_bytes(fd, 0, ti.nrows * 4);
 	ck_assert_mem_eq(pcs, base + h->pcs_off, ti.nrows * 4);
-	ids = read_rows(e->fds.rule_ids, PK_RULE_IDS_PER_CHUNK, 2, ti.row_start, ti.nrows);
+	ids = read_bytes(fd, ti.rule_ids_at * 2, ti.nrows * 2);
 	ck_assert_mem_eq(ids, base + h->rule_ids_off, ti.nrows * 2);
 	for (__u32 i = 0; i < ti.nrules; i++) {
-		struct pk_unwind_rule r;
-		__u32 k = ti.rule_start + i;
+		union pk_table_page pg;
+		__u32 page = ti.rules_page + i / PK_RULES_PER_PAGE;
 
-		ck_assert_int_eq(bpf_map_lookup_elem(e->fds.rules, &k, &r), 0);
-		ck_assert_mem_eq(&r, base + h->rules_off + i * sizeof(r), sizeof(r));
+		ck_assert_int_eq(bpf_map_lookup_elem(fd, &page, &pg), 0);
+		ck_assert_mem_eq(&pg.rules[i % PK_RULES_PER_PAGE],
+				 base + h->rules_off + i * sizeof(struct pk_unwind_rule),
+				 sizeof(struct pk_unwind_rule));
 	}
+	close(fd);
 	free(pcs);
 	free(ids);
 	eh_unwind_table_free(t);
+	return ti.bytes;
 }
 
 /* The executable LOAD segments as readelf -lW prints them, an oracle
@@ -253,9 +307,10 @@ START_TEST(test_libc_and_fixture)
 	struct pk_unwind_stats st = {};
 	struct pk_unwind_alloc a;
 	struct pk_file_info fi[2];
+	__u64 bytes = 0;
 	struct env e;
 
-	env_init(&e, 1 << 16, 1 << 12, 16);
+	env_init(&e, 16 << 20, 16);
 	add(&e, f, 2, &st);
 	ck_assert_uint_eq(st.files, 2);
 	ck_assert_uint_eq(st.tables, 2);
@@ -265,16 +320,18 @@ START_TEST(test_libc_and_fixture)
 	for (int i = 0; i < 2; i++) {
 		fi[i] = file_info(&e, f[i].key);
 		ck_assert_uint_eq(fi[i].flags, 0);
-		expect_table_of(&e, f[i].path, fi[i].table);
+		bytes += expect_table_of(&e, f[i].path, fi[i].table);
 		expect_segs_readelf(f[i].path, &fi[i]);
 	}
 	ck_assert_uint_ne(fi[0].table, fi[1].table);
 	a = alloc_of(&e);
 	ck_assert_uint_eq(a.tables, 2);
+	ck_assert_uint_eq(a.live, 2);
 	ck_assert_uint_eq(a.rows, st.rows);
 	ck_assert_uint_eq(a.rules, st.rules);
-	ck_assert_uint_eq(st.kernel_bytes, 6ull * st.rows + 16ull * st.rules);
-	ck_assert_uint_eq(a.max_rows, 1 << 16);
+	ck_assert_uint_eq(st.kernel_bytes, bytes);	/* what the kernel counts */
+	ck_assert_uint_eq(a.bytes, bytes);
+	ck_assert_uint_eq(a.max_bytes, 16 << 20);
 
 	/* again: every file has its entry, nothing is done */
 	memset(&st, 0, sizeof(st));
@@ -307,7 +364,7 @@ START_TEST(test_shared_build_id)
 	struct pk_unwind_store *s2;
 	struct env e;
 
-	env_init(&e, 1 << 14, 1 << 10, 8);
+	env_init(&e, 4 << 20, 8);
 	pk_test_build_path("fixtures/demo", demo, sizeof(demo));
 	for (int i = 0; i < 2; i++) {
 		snprintf(copy[i], sizeof(copy[i]), "%s/demo%d", e.dir, i);
@@ -355,39 +412,42 @@ START_TEST(test_shared_build_id)
 }
 END_TEST
 
-/* A table bigger than the room left is refused with one line, and the maps
- * stay as they were: the next table that fits goes where it would have. */
+/* A table bigger than the room left under the memory limit is refused
+ * with one line naming the file and why, and the maps stay as they were:
+ * the next table that fits goes where it would have. */
 START_TEST(test_refused_no_room)
 {
 	struct eh_cache_opts co = { .sz = sizeof(co) };
+	const __u64 limit = 128 << 10;
 	struct pk_unwind_file f[2];
 	struct pk_unwind_stats st = {};
 	struct eh_unwind_table *t;
 	char eherr[PK_ERR_LEN];
 	struct pk_file_info fi;
 	char demo[4096], want[512];
-	__u32 libc_rows, demo_rows;
+	__u32 libc_rows, libc_rules;
+	__u64 demo_bytes;
 	struct env e;
 
-	env_init(&e, 1 << 12, 1 << 8, 4);
+	env_init(&e, limit, 4);
 	co.cache_dir = e.cache;
 	pk_test_build_path("fixtures/demo", demo, sizeof(demo));
 	ck_assert_int_gt(eh_cache_get(EH_TEST_LIBC, &co, &t, NULL, 0, eherr), 0);
 	libc_rows = eh_unwind_table_header(t)->nrows;
+	libc_rules = eh_unwind_table_header(t)->nrules;
 	eh_unwind_table_free(t);
-	ck_assert_int_gt(eh_cache_get(demo, &co, &t, NULL, 0, eherr), 0);
-	demo_rows = eh_unwind_table_header(t)->nrows;
-	eh_unwind_table_free(t);
-	ck_assert_uint_gt(libc_rows, 1 << 12);	/* the test's premise */
-	ck_assert_uint_le(demo_rows, 1 << 12);
+	ck_assert_uint_gt(libc_rows * 6ull, limit);	/* the test's premise */
+	ck_assert_uint_gt(pk_unwind_table_bytes(libc_rows, libc_rules), limit);
 
 	f[0] = file_of(EH_TEST_LIBC);
 	f[0].name = "libc";
 	f[1] = file_of(demo);
 	add(&e, f, 2, &st);
 	snprintf(want, sizeof(want),
-		 "test: libc: unwind table refused: %u rows, %u free of %u (--table-rows)\n",
-		 libc_rows, 1u << 12, 1u << 12);
+		 "test: libc: unwind table refused: %u rows need %llu KiB of kernel memory, "
+		 "%llu KiB free of %llu KiB (--table-memory)\n", libc_rows,
+		 (unsigned long long)pk_unwind_table_bytes(libc_rows, libc_rules) >> 10,
+		 (unsigned long long)limit >> 10, (unsigned long long)limit >> 10);
 	ck_assert_str_eq(env_log(&e), want);
 	ck_assert_uint_eq(st.refused, 1);
 	ck_assert_uint_eq(st.tables, 1);
@@ -396,18 +456,12 @@ START_TEST(test_refused_no_room)
 	ck_assert_uint_eq(fi.table, PK_TABLE_NONE);
 	ck_assert_uint_eq(fi.flags, PK_FILE_REFUSED);
 	fi = file_info(&e, f[1].key);
-	ck_assert_uint_eq(fi.table, 0);
-	ck_assert_uint_eq(alloc_of(&e).rows, demo_rows);
+	ck_assert_uint_eq(fi.table, 0);	/* libc took no index */
+	demo_bytes = expect_table_of(&e, demo, 0);
+	ck_assert_uint_le(demo_bytes, limit);
+	ck_assert_uint_eq(alloc_of(&e).bytes, demo_bytes);
 	ck_assert_uint_eq(alloc_of(&e).tables, 1);
-	expect_table_of(&e, demo, 0);
-	{
-		struct pk_table_info ti;
-		__u32 k = 0;
-
-		ck_assert_int_eq(bpf_map_lookup_elem(e.fds.tables, &k, &ti), 0);
-		ck_assert_uint_eq(ti.row_start, 0);	/* libc took no room */
-		ck_assert_uint_eq(ti.rule_start, 0);
-	}
+	ck_assert_int_eq(table_array_fd(&e, 1), -1);
 	env_free(&e);
 }
 END_TEST
@@ -425,7 +479,7 @@ START_TEST(test_refused_no_table)
 	FILE *fp;
 	struct env e;
 
-	env_init(&e, 1 << 12, 1 << 8, 4);
+	env_init(&e, 1 << 20, 4);
 	snprintf(text, sizeof(text), "%s/text", e.dir);
 	fp = fopen(text, "w");
 	ck_assert_ptr_nonnull(fp);
@@ -478,7 +532,7 @@ START_TEST(test_corrupt_cache_rebuilt)
 	FILE *fp;
 	long off;
 
-	env_init(&e, 1 << 12, 1 << 8, 4);
+	env_init(&e, 1 << 20, 4);
 	co.cache_dir = e.cache;
 	f = file_of(pk_test_build_path("fixtures/demo", demo, sizeof(demo)));
 	ck_assert_int_eq(eh_cache_get(demo, &co, &t, cache_file, sizeof(cache_file), eherr),
@@ -524,7 +578,7 @@ START_TEST(test_vdso)
 	fclose(fp);
 	ck_assert_uint_eq(start, base);
 
-	env_init(&e, 1 << 12, 1 << 8, 4);
+	env_init(&e, 1 << 20, 4);
 	snprintf(image, sizeof(image), "%s/vdso.so", e.dir);
 	fp = fopen(image, "w");
 	ck_assert_ptr_nonnull(fp);
@@ -552,6 +606,199 @@ START_TEST(test_vdso)
 }
 END_TEST
 
+/* A process that maps PATH executable until *GO is closed: its pid. */
+static pid_t mapper_start(const char *path, int *go)
+{
+	int ready[2], wait_fd[2];
+	pid_t pid;
+	char c;
+
+	ck_assert_int_eq(pipe(ready), 0);
+	ck_assert_int_eq(pipe(wait_fd), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		int fd = open(path, O_RDONLY);
+		void *p = fd < 0 ? MAP_FAILED : mmap(NULL, 4096, PROT_READ | PROT_EXEC,
+						     MAP_PRIVATE, fd, 0);
+
+		close(wait_fd[1]);
+		if (write(ready[1], p == MAP_FAILED ? "n" : "y", 1) != 1)
+			_exit(1);
+		while (read(wait_fd[0], &c, 1) > 0)
+			;
+		_exit(0);
+	}
+	close(ready[1]);
+	close(wait_fd[0]);
+	ck_assert_int_eq(read(ready[0], &c, 1), 1);
+	ck_assert_int_eq(c, 'y');
+	close(ready[0]);
+	*go = wait_fd[1];
+	return pid;
+}
+
+static void mapper_stop(pid_t pid, int go)
+{
+	int status;
+
+	close(go);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+}
+
+/* The table of a private copy of libc, mapped by a process that then
+ * exits, is given back: the bytes come back to the count, the file's
+ * entries go (unwind_seen too: it is reported again when mapped again),
+ * and the room is used again: libc's own table, too big for the limit
+ * while the copy's was there, fits. A file a live process maps keeps its
+ * table. */
+START_TEST(test_reclaim_gone_file)
+{
+	struct eh_cache_opts co = { .sz = sizeof(co) };
+	struct pk_unwind_file f[2];
+	struct pk_unwind_stats st = {};
+	struct eh_unwind_table *t;
+	char copy[128], demo[4096], eherr[PK_ERR_LEN], err[PK_ERR_LEN];
+	struct pk_unwind_alloc a;
+	struct pk_file_info fi;
+	__u64 libc_bytes, demo_bytes;
+	__u8 one = 1;
+	pid_t pid;
+	int go;
+	struct env e;
+
+	env_init(&e, 1 << 20, 4);	/* reset below, to libc's size */
+	co.cache_dir = e.cache;
+	ck_assert_int_gt(eh_cache_get(EH_TEST_LIBC, &co, &t, NULL, 0, eherr), 0);
+	libc_bytes = pk_unwind_table_bytes(eh_unwind_table_header(t)->nrows,
+					   eh_unwind_table_header(t)->nrules);
+	eh_unwind_table_free(t);
+	pk_test_build_path("fixtures/demo", demo, sizeof(demo));
+	ck_assert_int_gt(eh_cache_get(demo, &co, &t, NULL, 0, eherr), 0);
+	demo_bytes = pk_unwind_table_bytes(eh_unwind_table_header(t)->nrows,
+					   eh_unwind_table_header(t)->nrules);
+	eh_unwind_table_free(t);
+	/* room for one libc-sized table and demo's, not two libc's */
+	e.caps.max_bytes = libc_bytes + demo_bytes;
+	env_renew(&e);
+
+	snprintf(copy, sizeof(copy), "%s/libc-copy.so", e.dir);
+	eh_copy_file(EH_TEST_LIBC, copy, SIZE_MAX);
+	/* the copy's build-id is libc's: strip it so that it is a table of
+	 * its own (keyed by content) */
+	{
+		char *cmd[] = { "objcopy", "--remove-section=.note.gnu.build-id", copy, NULL };
+
+		ck_assert_int_eq(pk_test_run(cmd, NULL, NULL), 0);
+	}
+	pid = mapper_start(copy, &go);
+	f[0] = file_of(copy);
+	f[1] = file_of(demo);
+	add(&e, f, 2, &st);
+	ck_assert_uint_eq(st.tables, 2);
+	ck_assert_uint_eq(file_info(&e, f[0].key).table, 0);
+	ck_assert_uint_eq(expect_table_of(&e, copy, 0), libc_bytes);
+	ck_assert_uint_eq(expect_table_of(&e, demo, 1), demo_bytes);
+	ck_assert_int_eq(bpf_map_update_elem(e.fds.seen, &f[0].key, &one, BPF_ANY), 0);
+
+	/* the copy is mapped: nothing to give back (demo: nobody maps it) */
+	memset(&st, 0, sizeof(st));
+	ck_assert_int_eq(pk_unwind_store_reclaim(e.s, &st, err), 0);
+	ck_assert_uint_eq(st.freed, 1);
+	ck_assert_uint_eq(st.freed_bytes, demo_bytes);
+	ck_assert_int_eq(bpf_map_lookup_elem(e.fds.files, &f[1].key, &fi), -ENOENT);
+	ck_assert_uint_eq(file_info(&e, f[0].key).table, 0);
+	ck_assert_int_eq(table_array_fd(&e, 1), -1);
+
+	mapper_stop(pid, go);
+	memset(&st, 0, sizeof(st));
+	ck_assert_int_eq(pk_unwind_store_reclaim(e.s, &st, err), 0);
+	ck_assert_uint_eq(st.freed, 1);
+	ck_assert_uint_eq(st.forgotten, 1);
+	ck_assert_uint_eq(st.freed_bytes, libc_bytes);
+	a = alloc_of(&e);
+	ck_assert_uint_eq(a.bytes, 0);
+	ck_assert_uint_eq(a.live, 0);
+	ck_assert_uint_eq(a.rows, 0);
+	ck_assert_uint_eq(a.freed, 2);
+	ck_assert_uint_eq(a.freed_bytes, libc_bytes + demo_bytes);
+	ck_assert_int_eq(bpf_map_lookup_elem(e.fds.files, &f[0].key, &fi), -ENOENT);
+	ck_assert_int_eq(bpf_map_lookup_elem(e.fds.seen, &f[0].key, &one), -ENOENT);
+	ck_assert_int_eq(table_array_fd(&e, 0), -1);
+
+	/* libc (this process maps it) fits in the room given back */
+	f[0] = file_of(EH_TEST_LIBC);
+	memset(&st, 0, sizeof(st));
+	add(&e, f, 2, &st);
+	ck_assert_str_eq(env_log(&e), "");
+	ck_assert_uint_eq(st.tables, 2);
+	ck_assert_uint_eq(st.refused, 0);
+	ck_assert_uint_eq(alloc_of(&e).bytes, libc_bytes + demo_bytes);
+	ck_assert_uint_eq(expect_table_of(&e, EH_TEST_LIBC, file_info(&e, f[0].key).table),
+			  libc_bytes);
+	/* and it stays while this process maps it */
+	memset(&st, 0, sizeof(st));
+	ck_assert_int_eq(pk_unwind_store_reclaim(e.s, &st, err), 0);
+	ck_assert_uint_eq(file_info(&e, f[0].key).flags, 0);
+	env_free(&e);
+}
+END_TEST
+
+/* With every index taken, a table is given back when room is needed, and
+ * its index is handed out again under a new gen (what keeps the BPF rule
+ * cache from serving the old table's rules). The files of the batch being
+ * added are kept even though no process maps them yet. */
+START_TEST(test_reclaim_reuses_index)
+{
+	struct pk_unwind_file f[2];
+	struct pk_unwind_stats st = {};
+	char copy[128], demo[4096];
+	struct pk_table_info ti;
+	__u32 zero = 0;
+	pid_t pid;
+	int go;
+	struct env e;
+
+	env_init(&e, 16 << 20, 1);
+	pk_test_build_path("fixtures/demo", demo, sizeof(demo));
+	snprintf(copy, sizeof(copy), "%s/demo-copy", e.dir);
+	eh_copy_file(demo, copy, SIZE_MAX);
+	pid = mapper_start(copy, &go);
+	f[0] = file_of(copy);
+	add(&e, f, 1, &st);
+	ck_assert_uint_eq(st.tables, 1);
+	ck_assert_int_eq(bpf_map_lookup_elem(e.fds.tables, &zero, &ti), 0);
+	ck_assert_uint_eq(ti.gen, 1);
+
+	/* libc while the copy is mapped: no index left, nothing to give back */
+	f[0] = file_of(EH_TEST_LIBC);
+	f[0].name = "libc";
+	memset(&st, 0, sizeof(st));
+	add(&e, f, 1, &st);
+	ck_assert_str_eq(env_log(&e), "test: libc: unwind table refused: 1 tables loaded, the most there is room for\n");
+	ck_assert_uint_eq(st.freed, 0);
+	ck_assert_int_eq(bpf_map_delete_elem(e.fds.files, &f[0].key), 0);
+
+	mapper_stop(pid, go);
+	/* a file nobody maps yet, in the batch: loaded in the room of the copy */
+	f[0] = file_of(EH_TEST_LIBC);
+	f[1] = file_of("/bin/true");
+	f[1].name = "true";
+	memset(&st, 0, sizeof(st));
+	add(&e, &f[1], 1, &st);
+	ck_assert_uint_eq(st.freed, 1);
+	ck_assert_uint_eq(st.tables, 1);
+	ck_assert_uint_eq(file_info(&e, f[1].key).table, 0);
+	ck_assert_int_eq(bpf_map_lookup_elem(e.fds.tables, &zero, &ti), 0);
+	ck_assert_uint_eq(ti.gen, 2);
+	expect_table_of(&e, "/bin/true", 0);
+	ck_assert_uint_eq(alloc_of(&e).tables, 1);
+	ck_assert_uint_eq(alloc_of(&e).live, 1);
+	env_free(&e);
+}
+END_TEST
+
 START_TEST(test_kernel_dev)
 {
 	ck_assert_uint_eq(pk_kernel_dev(8, 1), (8ull << 20) | 1);
@@ -574,6 +821,8 @@ Suite *suite_unwind_store(void)
 		tcase_add_test(tc, test_refused_no_table);
 		tcase_add_test(tc, test_corrupt_cache_rebuilt);
 		tcase_add_test(tc, test_vdso);
+		tcase_add_test(tc, test_reclaim_gone_file);
+		tcase_add_test(tc, test_reclaim_reuses_index);
 	}
 	suite_add_tcase(s, tc);
 	return s;

@@ -54,7 +54,8 @@ START_TEST(test_defaults)
 	ck_assert_uint_eq(o.ringbuf_bytes, 8 << 20);
 	ck_assert_ptr_null(o.cmd);
 	ck_assert(o.dwarf);
-	ck_assert_uint_eq(o.table_rows, 2097152);
+	ck_assert_uint_eq(o.table_rows, 0);	/* no limit but the memory's */
+	ck_assert_uint_eq(o.table_memory, 256ull << 20);
 	ck_assert_uint_eq(o.jobs, 0);
 }
 END_TEST
@@ -74,6 +75,13 @@ START_TEST(test_unwind_options)
 	ck_assert_int_eq(PARSE("--table-rows", "256M", "-j1"), 0);
 	ck_assert_uint_eq(o.table_rows, 1u << 28);
 	ck_assert_uint_eq(o.jobs, 1);
+	ck_assert_int_eq(PARSE("--table-memory", "1G"), 0);
+	ck_assert_uint_eq(o.table_memory, 1ull << 30);
+	ck_assert_int_eq(PARSE("--table-memory=1M", "--table-rows", "2K"), 0);
+	ck_assert_uint_eq(o.table_memory, 1ull << 20);
+	ck_assert_uint_eq(o.table_rows, 2048);
+	ck_assert_int_eq(PARSE("--table-memory", "64G"), 0);
+	ck_assert_uint_eq(o.table_memory, 64ull << 30);
 
 	ck_refused(PARSE("--unwind", "frame"), "--unwind frame: not dwarf or fp");
 	ck_refused(PARSE("--unwind", ""), "--unwind : not dwarf or fp");
@@ -86,13 +94,23 @@ START_TEST(test_unwind_options)
 			 bad_rows[i]);
 		ck_refused(PARSE("--table-rows", (char *)bad_rows[i]), msg);
 	}
+	static const char *const bad_bytes[] = { "1023K", "65G", "x", "", "-1", "1T" };
+
+	for (size_t i = 0; i < sizeof(bad_bytes) / sizeof(bad_bytes[0]); i++) {
+		snprintf(msg, sizeof(msg), "--table-memory %s: not a number of bytes from 1M to 64G",
+			 bad_bytes[i]);
+		ck_refused(PARSE("--table-memory", (char *)bad_bytes[i]), msg);
+	}
 	ck_refused(PARSE("-j", "0"), "-j 0: not a number of jobs (1 to 4096)");
 	ck_refused(PARSE("-j", "4097"), "-j 4097: not a number of jobs (1 to 4096)");
 	ck_refused(PARSE("--jobs", "two"), "-j two: not a number of jobs (1 to 4096)");
 	ck_refused(PARSE("-j"), "option -j needs an argument");
 	ck_refused(PARSE("--unwind", "fp", "--table-rows", "4M"),
-		   "--table-rows and -j are for --unwind dwarf");
-	ck_refused(PARSE("-j", "2", "--unwind", "fp"), "--table-rows and -j are for --unwind dwarf");
+		   "--table-memory, --table-rows and -j are for --unwind dwarf");
+	ck_refused(PARSE("--unwind", "fp", "--table-memory", "4M"),
+		   "--table-memory, --table-rows and -j are for --unwind dwarf");
+	ck_refused(PARSE("-j", "2", "--unwind", "fp"),
+		   "--table-memory, --table-rows and -j are for --unwind dwarf");
 	ck_refused(PARSE("--unload", "--unwind", "fp"),
 		   "--unload takes no other option than --pin-dir and -v");
 	ck_refused(PARSE("--unload", "-j", "2"),

@@ -694,8 +694,8 @@ END_TEST
  * no unwind maps pinned, nothing said. */
 START_TEST(test_unwind_tables_and_fp)
 {
-	unsigned int tables, rows, built, hit, refused;
-	unsigned long long bytes;
+	unsigned int tables, rows, built, hit, refused, all_tables, all_rows, all_rules, freed;
+	unsigned long long bytes, all_kib, limit_kib, freed_kib;
 	struct pk_unwind_fds ufds;
 	struct pk_session_fds fds;
 	struct pk_session info;
@@ -713,8 +713,11 @@ START_TEST(test_unwind_tables_and_fp)
 	ck_assert_ptr_nonnull(summary);
 	ck_assert_ptr_null(strstr(summary + 1, UNWIND_SUMMARY));	/* once */
 	ck_assert_int_eq(sscanf(summary, UNWIND_SUMMARY "%u tables, %u rows, %llu kernel bytes "
-				"(%u built, %u cached, %u refused)\n", &tables, &rows, &bytes,
-				&built, &hit, &refused), 6);
+				"(%u built, %u cached, %u refused); in all %u tables, %u rows, "
+				"%u rules, %llu KiB of %llu KiB kernel memory, %u given back "
+				"(%llu KiB)\n", &tables, &rows, &bytes, &built, &hit, &refused,
+				&all_tables, &all_rows, &all_rules, &all_kib, &limit_kib,
+				&freed, &freed_kib), 13);
 	ck_assert_str_eq(past_unwind_lines(err), "");
 	free(out);
 	free(err);
@@ -722,12 +725,19 @@ START_TEST(test_unwind_tables_and_fp)
 	ck_assert_int_eq(pk_unwind_fds_open(dir, &ufds), 0);
 	ck_assert_int_eq(bpf_map_lookup_elem(ufds.alloc, &zero, &a), 0);
 	ck_assert_uint_eq(a.tables, tables);
+	ck_assert_uint_eq(a.live, tables);
 	ck_assert_uint_eq(a.rows, rows);
-	ck_assert_uint_eq(bytes, 6ull * a.rows + 16ull * a.rules);
+	ck_assert_uint_eq(a.bytes, bytes);
+	ck_assert_uint_eq(all_tables, tables);
+	ck_assert_uint_eq(all_rows, rows);
+	ck_assert_uint_eq(all_rules, a.rules);
+	ck_assert_uint_eq(all_kib, bytes >> 10);
+	ck_assert_uint_eq(limit_kib, 256 << 10);	/* the default --table-memory */
+	ck_assert_uint_eq(freed + freed_kib, 0);
 	ck_assert_uint_eq(built + hit, tables);
 	ck_assert_uint_gt(tables, 1);	/* this program and libc at least */
-	ck_assert_uint_eq(a.max_rows, 2097152);
-	ck_assert_uint_eq(a.max_rules, 2097152 / 16);
+	ck_assert_uint_eq(a.max_rows, 0);
+	ck_assert_uint_eq(a.max_bytes, 256ull << 20);
 	/* this program's file, keyed as the kernel sees it */
 	ck_assert_int_eq(stat("/proc/self/exe", &st), 0);
 	key = (struct pk_file_key){ pk_kernel_dev(major(st.st_dev), minor(st.st_dev)), st.st_ino };
