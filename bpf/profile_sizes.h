@@ -11,11 +11,13 @@
 
 /* Unwind tables (--unwind dwarf). Each table has an array of its own
  * (bpf/probekit.h): what limits them is the kernel memory they take, at most
- * --table-memory bytes (about 7 bytes a row: 6 per row, 16 per distinct
- * rule). The default holds clang's libclang-cpp (1.0 M rows) and libLLVM
- * (0.95 M), a browser's library (Firefox's libxul, about 5 M), and the rest
- * of a desktop's files several times over; the kernel charges it to the
- * memory cgroup, not RLIMIT_MEMLOCK. --table-rows N limits the rows too. */
+ * --table-memory bytes (about 6 bytes a row: 6 per row, 16 per distinct
+ * rule, a page more per table). The default, about 40 M rows, holds what
+ * `clang -O2 -c` maps (2.5 M rows, 15 MB: libclang-cpp 1.0 M, libLLVM
+ * 0.95 M) many times over, and so LLVM, a browser-sized library and the rest
+ * of a desktop at once, on any machine with a few GiB; the kernel charges it
+ * to the memory cgroup, not RLIMIT_MEMLOCK. --table-rows N limits the rows
+ * too. */
 #define PK_TABLE_MEMORY_DEFAULT	(256ull << 20)
 #define PK_TABLE_MEMORY_MIN	(1ull << 20)
 #define PK_TABLE_MEMORY_MAX	(64ull << 30)

@@ -39,7 +39,7 @@ const char pk_load_usage[] =
 "      --unwind MODE      walk user stacks with unwind tables from .eh_frame\n"
 "                         (dwarf, the default: code built without frame\n"
 "                         pointers too) or frame pointers only (fp)\n"
-"      --table-memory N   kernel bytes the unwind tables may take, about 7 a\n"
+"      --table-memory N   kernel bytes the unwind tables may take, about 6 a\n"
 "                         row; K, M, G suffixes (default 256M); tables of files\n"
 "                         no process maps any more are given back when room is\n"
 "                         needed; a file whose table does not fit is unwound\n"

@@ -103,6 +103,40 @@ static int check_map(int fd, const char *name, __u32 type, __u32 key_size, __u32
 	return 0;
 }
 
+int pk_unwind_maps_create(const struct pk_unwind_alloc *caps, __u32 nfiles,
+			   struct pk_unwind_fds *fds)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, inner_o, .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
+	LIBBPF_OPTS(bpf_map_create_opts, outer_o);
+	int inner, ret = 0;
+
+	for (int i = 0; i < PK_UNWIND_NMAPS; i++)
+		fds->fd[i] = -1;
+	inner = bpf_map_create(BPF_MAP_TYPE_ARRAY, "pk_table", sizeof(__u32),
+			       sizeof(union pk_table_page), 1, &inner_o);
+	if (inner < 0)
+		return -errno;
+	outer_o.inner_map_fd = inner;
+	fds->files = bpf_map_create(BPF_MAP_TYPE_HASH, PK_PIN_UNWIND_FILES,
+				    sizeof(struct pk_file_key), sizeof(struct pk_file_info),
+				    nfiles, NULL);
+	fds->tables = bpf_map_create(BPF_MAP_TYPE_ARRAY, PK_PIN_UNWIND_TABLES, sizeof(__u32),
+				     sizeof(struct pk_table_info), caps->max_tables, NULL);
+	fds->rows = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, PK_PIN_UNWIND_ROWS, sizeof(__u32),
+				   sizeof(__u32), caps->max_tables, &outer_o);
+	fds->alloc = bpf_map_create(BPF_MAP_TYPE_ARRAY, PK_PIN_UNWIND_ALLOC, sizeof(__u32),
+				    sizeof(struct pk_unwind_alloc), 1, NULL);
+	fds->seen = bpf_map_create(BPF_MAP_TYPE_LRU_HASH, PK_PIN_UNWIND_SEEN,
+				   sizeof(struct pk_file_key), sizeof(__u8), 64, NULL);
+	for (int i = 0; i < PK_UNWIND_NMAPS && !ret; i++)
+		if (fds->fd[i] < 0)
+			ret = -errno;
+	close(inner);
+	if (ret)
+		pk_unwind_fds_close(fds);
+	return ret;
+}
+
 /* Check every map against the layout and CAPS. */
 static int attach_maps(struct pk_unwind_store *s, char err[PK_ERR_LEN])
 {

@@ -74,6 +74,12 @@ int pk_unwind_store_create(const struct pk_unwind_fds *fds, const struct pk_unwi
 			    const char *pin_dir, const struct pk_unwind_store_opts *opts,
 			    struct pk_unwind_store **out, char err[PK_ERR_LEN]);
 
+/* The unwind maps as probe-load sizes them for CAPS->max_tables tables and
+ * NFILES files, without a program (tests, bench/table_room): into *FDS, the
+ * caller's to close. 0 or a negative errno. */
+int pk_unwind_maps_create(const struct pk_unwind_alloc *caps, __u32 nfiles,
+			   struct pk_unwind_fds *fds);
+
 /* probe-read: the unwind maps pinned at PIN_DIR (NULL: the default).
  * -ENOENT when the session has none (--unwind fp). */
 int pk_unwind_store_open(const char *pin_dir, const struct pk_unwind_store_opts *opts,

@@ -39,38 +39,11 @@ struct env {
 	struct pk_unwind_store *s;
 };
 
-static int array(const char *name, __u32 value_size, __u32 n)
-{
-	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, name, sizeof(__u32), value_size, n, NULL);
-
-	ck_assert_msg(fd >= 0, "bpf_map_create %s: %s", name, strerror(errno));
-	return fd;
-}
-
 /* Maps as probe-load makes them for TABLES tables, within BYTES. */
 static void maps_create(struct env *e, __u64 bytes, __u32 tables)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, inner_o, .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
-	LIBBPF_OPTS(bpf_map_create_opts, outer_o);
-	int inner;
-
 	e->caps = (struct pk_unwind_alloc){ .max_bytes = bytes, .max_tables = tables };
-	e->fds.files = bpf_map_create(BPF_MAP_TYPE_HASH, "unwind_files", sizeof(struct pk_file_key),
-				      sizeof(struct pk_file_info), 256, NULL);
-	ck_assert_int_ge(e->fds.files, 0);
-	e->fds.tables = array("unwind_tables", sizeof(struct pk_table_info), tables);
-	inner = bpf_map_create(BPF_MAP_TYPE_ARRAY, "pk_table", sizeof(__u32),
-			       sizeof(union pk_table_page), 1, &inner_o);
-	ck_assert_msg(inner >= 0, "inner map: %s", strerror(errno));
-	outer_o.inner_map_fd = inner;
-	e->fds.rows = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "unwind_rows", sizeof(__u32),
-				     sizeof(__u32), tables, &outer_o);
-	ck_assert_msg(e->fds.rows >= 0, "unwind_rows: %s", strerror(errno));
-	close(inner);
-	e->fds.alloc = array("unwind_alloc", sizeof(struct pk_unwind_alloc), 1);
-	e->fds.seen = bpf_map_create(BPF_MAP_TYPE_LRU_HASH, "unwind_seen", sizeof(struct pk_file_key),
-				     1, 64, NULL);
-	ck_assert_int_ge(e->fds.seen, 0);
+	ck_assert_int_eq(pk_unwind_maps_create(&e->caps, 256, &e->fds), 0);
 }
 
 static void env_store(struct env *e)
