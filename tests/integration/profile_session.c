@@ -135,13 +135,14 @@ static int run_tool(const char *tool, const char *const args[], char **out,
  * after probe-load exits: capture into a file, not a pipe, or we would wait
  * for the command too.
  */
-int pk_e2e_load(const char *const args[])
+int pk_e2e_load_err(const char *const args[], char **err)
 {
 	char path[4096], log[] = "/tmp/pk-load-XXXXXX";
 	char **argv = tool_argv("probe-load", args, path, sizeof(path));
 	int fd = mkstemp(log), status, rc;
 	char *text;
 
+	*err = NULL;
 	if (fd < 0)
 		return -1;
 	close(fd);
@@ -150,9 +151,18 @@ int pk_e2e_load(const char *const args[])
 	text = pk_test_read_file(log, NULL);
 	if (rc)
 		fprintf(stderr, "probe-load exited %d: %s", rc, text ? text : "");
-	free(text);
 	free(argv);
 	unlink(log);
+	*err = text;
+	return rc;
+}
+
+int pk_e2e_load(const char *const args[])
+{
+	char *err;
+	int rc = pk_e2e_load_err(args, &err);
+
+	free(err);
 	return rc;
 }
 

@@ -30,6 +30,9 @@ bool pk_e2e_one_line(const char *text);
 
 /* Run probe-load --pin-dir <pin dir> ARGS... ; returns exit status (0 ok). */
 int pk_e2e_load(const char *const args[]);
+/* The same, its stderr (and a command's, written while probe-load ran) into
+ * *ERR (malloc'ed). */
+int pk_e2e_load_err(const char *const args[], char **err);
 /* Run probe-read --pin-dir <pin dir> ARGS...; stdout into *out, stderr into
  * *err (malloc'ed). Returns exit status. */
 int pk_e2e_read(const char *const args[], char **out, char **err);

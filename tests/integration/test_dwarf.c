@@ -704,6 +704,111 @@ START_TEST(test_process_after_systemwide_load)
 END_TEST
 
 /*
+ * Room for LLVM: `probe-load -- clang-14 -O2 -c BIG.c` with default options
+ * loads the tables of clang, libclang-cpp.so.14 (1.0 M rows), libLLVM-14
+ * (0.95 M) and the rest of what clang maps; none may be refused, and the
+ * stacks of both clang processes (the driver and the -cc1 it execs) must be
+ * whole: from _start, through __libc_start_call_main, or through ld.so's
+ * _dl_start while the dynamic linker relocates those libraries. BIG.c is made here: a few
+ * hundred functions, a few CPU seconds of -O2.
+ */
+#define CLANG		"/usr/bin/clang-14"
+#define CLANG_WHOLE_MIN	0.95
+
+static void write_big_c(const char *path, int nfuncs)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs("#include <string.h>\n", f);
+	for (int i = 0; i < nfuncs; i++)
+		fprintf(f, "int fn%d(int n);\n", i);
+	for (int i = 0; i < nfuncs; i++)
+		fprintf(f,
+			"struct s%d { int a[%d]; double d; char name[%d]; };\n"
+			"static int helper%d(struct s%d *p, int n)\n{\n\tint acc = 0;\n"
+			"\tfor (int k = 0; k < n; k++) {\n\t\tswitch ((k * %d) %% 5) {\n"
+			"\t\tcase 0: acc += p->a[k %% %d] * %d; break;\n"
+			"\t\tcase 1: acc ^= (int)(p->d * k); break;\n"
+			"\t\tcase 2: acc -= (int)strlen(p->name) + k; break;\n"
+			"\t\tcase 3: p->d += acc / (k + 1.0); break;\n"
+			"\t\tdefault: acc = acc * 31 + %d;\n\t\t}\n\t}\n\treturn acc;\n}\n"
+			"int fn%d(int n)\n{\n\tstruct s%d x;\n\n\tmemset(&x, %d, sizeof(x));\n"
+			"\tx.name[sizeof(x.name) - 1] = 0;\n"
+			"\treturn helper%d(&x, n) + (n > 1 ? fn%d(n - 1) : 0);\n}\n",
+			i, i % 7 + 3, i % 13 + 4, i, i, i + 3, i % 7 + 3, i + 1, i, i, i,
+			i % 250, i, (i + 1) % nfuncs);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+START_TEST(test_clang_llvm_tables_fit)
+{
+	static const char *const pats[] = {
+		"_start;__libc_start_main*;__libc_start_call_main;~*|K",
+		"_start;_dl_start;~*|K",
+		NULL,
+	};
+	char dir[] = "/tmp/pk-clang-XXXXXX", src[64], obj[64], *load_err = NULL;
+	const char *load[] = { "-F", FREQ_STR, "--", CLANG, "-O2", "-w", "-c", src, "-o", obj,
+			       NULL };
+	const char *libs[] = { "/usr/lib/x86_64-linux-gnu/libclang-cpp.so.14",
+			       "/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1" };
+	/* what a refusal for room says (lib/unwind_store.c) */
+	static const char *const room[] = { "(--table-memory)", "(--table-rows)",
+		"the most there is room for", "the kernel has no room" };
+	unsigned int tables, refused;
+	struct run r;
+
+	ck_assert_msg(access(CLANG, X_OK) == 0, "needs %s (apt-get install clang-14)", CLANG);
+	for (size_t i = 0; i < 2; i++)
+		ck_assert_msg(access(libs[i], R_OK) == 0, "needs %s (clang-14)", libs[i]);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(src, sizeof(src), "%s/big.c", dir);
+	snprintf(obj, sizeof(obj), "%s/big.o", dir);
+	write_big_c(src, 300);
+
+	memset(&r, 0, sizeof(r));
+	comm_of(CLANG, r.comm);	/* the driver execs -cc1 as clang-14 too */
+	ck_assert_int_eq(pk_e2e_load_err(load, &load_err), 0);
+	ck_assert_ptr_nonnull(load_err);
+	fprintf(stderr, "%s", load_err);
+	/* refused for room: none (a file of data only, libicudata, has no
+	 * code and no FDEs: that refusal is not for room) */
+	for (size_t i = 0; i < sizeof(room) / sizeof(room[0]); i++)
+		ck_assert_msg(!strstr(load_err, room[i]), "a table refused for room:\n%s",
+			      load_err);
+	ck_assert_int_eq(sscanf(strstr(load_err, "unwind tables: "),
+				"unwind tables: %u tables, %*u rows, %*u kernel bytes (%*u built, "
+				"%*u cached, %u refused)", &tables, &refused), 2);
+	ck_assert_uint_le(refused, 1);
+	ck_assert_uint_ge(tables, 4);	/* clang, libclang-cpp, libLLVM, libc at least */
+	read_until_exit(&r.out, &r.err);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	ck_assert_msg(access(obj, R_OK) == 0, "clang did not compile %s", src);
+	parse_or_fail(r.out, &r.f);
+	ck_assert(pk_e2e_parse_summary(r.err, &r.sum));
+	{
+		struct tally t = count_whole(&r.f, r.comm, pats);
+		char *bad = not_whole_text(&r.f, r.comm, pats, 12);
+
+		fprintf(stderr, "dwarf clang -O2 -c: %lu of %lu samples whole (%.1f%%)\n",
+			t.whole, t.total, 100 * share(t));
+		print_user_stacks_line("clang", r.err);
+		ck_assert_msg(t.total >= MIN_SAMPLES, "only %lu samples of clang", t.total);
+		ck_assert_msg(share(t) >= CLANG_WHOLE_MIN, "%.1f%% of clang's %lu samples whole "
+			      "(need %.0f%%); first stacks that are not:\n%s", 100 * share(t),
+			      t.total, 100 * CLANG_WHOLE_MIN, bad);
+		free(bad);
+	}
+	free(load_err);
+	unlink(src);
+	unlink(obj);
+	rmdir(dir);
+	run_free(&r);
+}
+END_TEST
+
+/*
  * The control: --unwind fp on the same fixture. chain5 has no frame
  * pointers, and f3 leaves junk (0x7) in %rbp for f4 and f5: a frame-pointer
  * walk from f5 cannot find f5's caller. That is certain; what else the walk
@@ -803,6 +908,9 @@ Suite *suite_dwarf(void)
 	tcase_add_loop_test(tc, test_dlclose_reuse, 0, NVARIANTS);
 	tcase_add_test(tc, test_command_from_first_instruction);
 	tcase_add_test(tc, test_process_after_systemwide_load);
+
+	tc = pk_e2e_tcase(s, "room", 180);
+	tcase_add_test(tc, test_clang_llvm_tables_fit);
 
 	tc = pk_e2e_tcase(s, "hostile", 60);
 	tcase_add_loop_test(tc, test_hostile_stacks_end, 0, 8);
