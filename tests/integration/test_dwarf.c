@@ -782,7 +782,32 @@ START_TEST(test_clang_llvm_tables_fit)
 				"%*u cached, %u refused)", &tables, &refused), 2);
 	ck_assert_uint_le(refused, 1);
 	ck_assert_uint_ge(tables, 4);	/* clang, libclang-cpp, libLLVM, libc at least */
-	read_until_exit(&r.out, &r.err);
+	{
+		/* --stats says what the tables hold: what probe-load loaded
+		 * at least (probe-read may have added), within the default */
+		const char *args[] = { "-d", "60", "--stats", NULL };
+		const char *fmt = "unwind tables: %u tables, %u rows, %*u rules, %llu KiB of "
+				  "%llu KiB kernel memory, %u given back";
+		const char *all = strstr(load_err, "; in all "), *line;
+		unsigned int t[2], rows[2], freed;
+		unsigned long long kib[2], limit;
+		int rc = pk_e2e_read(args, &r.out, &r.err);
+
+		ck_assert_msg(rc == 0, "probe-read exited %d: %s", rc, r.err);
+		ck_assert_ptr_nonnull(all);
+		ck_assert_int_eq(sscanf(all, "; in all %u tables, %u rows, %*u rules, %llu KiB",
+					&t[0], &rows[0], &kib[0]), 3);
+		line = strstr(r.err, "\nunwind tables: ");
+		ck_assert_msg(line && sscanf(line + 1, fmt, &t[1], &rows[1], &kib[1], &limit,
+					     &freed) == 5,
+			      "no unwind tables line from --stats:\n%s", r.err);
+		ck_assert_uint_eq(t[0], tables);
+		ck_assert_uint_ge(t[1], t[0]);
+		ck_assert_uint_ge(rows[1], rows[0]);
+		ck_assert_uint_ge(rows[0], 1950000);	/* libclang-cpp and libLLVM */
+		ck_assert_uint_ge(kib[1], kib[0]);
+		ck_assert_uint_eq(limit, 256 << 10);
+	}
 	ck_assert_int_eq(pk_e2e_unload(), 0);
 	ck_assert_msg(access(obj, R_OK) == 0, "clang did not compile %s", src);
 	parse_or_fail(r.out, &r.f);
