@@ -189,14 +189,13 @@ static int refresh_ids(struct pk_unwind_store *s, const struct pk_unwind_alloc *
 	return 0;
 }
 
-/* The table of ID among the first N known, or -1. Tables are few (at most
+/* The table of ID among IDS[0, N), or -1. Tables are few (at most
  * max_tables, thousands): a linear search costs less than keeping a hash. */
-static int find_id(const struct pk_unwind_store *s, const struct table_id *id, __u32 n)
+static int find_id(const struct table_id *ids, const struct table_id *id, __u32 n)
 {
 	for (__u32 i = 0; i < n; i++)
-		if (s->ids[i].len && s->ids[i].len == id->len &&
-		    s->ids[i].no_build_id == id->no_build_id &&
-		    !memcmp(s->ids[i].id, id->id, id->len))
+		if (ids[i].len && ids[i].len == id->len && ids[i].no_build_id == id->no_build_id &&
+		    !memcmp(ids[i].id, id->id, id->len))
 			return i;
 	return -1;
 }
@@ -355,7 +354,10 @@ struct batch {
 	struct pk_unwind_store *s;
 	struct item *items;
 	int n;
-	__u32 nknown;			/* ids[0, nknown) the workers may read */
+	/* the tables known when the batch began, for the workers: a copy,
+	 * since giving tables back changes s->ids under them */
+	struct table_id *known;
+	__u32 nknown;
 	struct eh_cache_opts copts;
 	struct pk_unwind_stats st;
 	bool reclaimed;			/* room was sought once: not again */
@@ -386,7 +388,7 @@ static void work(void *arg, int i)
 		it->segs[0].end = b->s->vdso_size;
 		it->nsegs = 1;
 	}
-	if (find_id(b->s, &it->id, b->nknown) >= 0)
+	if (find_id(b->known, &it->id, b->nknown) >= 0)
 		return;		/* status 0: loaded already */
 	it->status = eh_cache_get(it->path, &b->copts, &it->t, NULL, 0, it->msg);
 	if (it->status < 0 && !it->msg[0])
@@ -785,7 +787,7 @@ static int place(struct batch *b, struct item *it)
 		ret = refresh_ids(s, &a);
 	if (ret)
 		return pk_err(b->err, ret, "cannot read the unwind maps: %s", strerror(-ret));
-	idx = find_id(s, &it->id, s->nids);
+	idx = find_id(s->ids, &it->id, s->nids);
 	if (idx >= 0) {
 		ret = put_file(b, it, idx, 0);
 		if (ret == -E2BIG)
@@ -909,7 +911,14 @@ int pk_unwind_store_add(struct pk_unwind_store *s, const struct pk_unwind_file *
 		return pk_err(err, ret, "cannot read the unwind maps: %s", strerror(-ret));
 	}
 	b.nknown = s->nids;
+	b.known = malloc((b.nknown ? b.nknown : 1) * sizeof(*b.known));
+	if (!b.known) {
+		free(b.items);
+		return pk_err(err, -ENOMEM, "out of memory");
+	}
+	memcpy(b.known, s->ids, b.nknown * sizeof(*b.known));
 	ret = pk_jobs_run(n, s->jobs, work, done, &b);
+	free(b.known);
 	free(b.items);
 	if (ret)
 		return pk_err(err, ret, "cannot start table builders: %s", strerror(-ret));
