@@ -75,9 +75,11 @@ static int session_error(int ret, const char *pin_dir, char err[PK_ERR_LEN])
 /* Drain until DEADLINE (CLOCK_MONOTONIC seconds; 0: none). *done is set
  * when reading is over for good: a signal, or the last target exited. */
 static int drain(struct ring_buffer *rb, double deadline, const struct pk_session_fds *fds,
-		 const struct pk_session *info, bool *done, char err[PK_ERR_LEN])
+		 const struct pk_session *info, struct pk_table_loader *loader, bool *done,
+		 char err[PK_ERR_LEN])
 {
 	bool targets = info->flags & PK_SESSION_FILTER_PIDS;
+	char terr[PK_ERR_LEN];
 	int ret;
 
 	while (!stop) {
@@ -100,6 +102,10 @@ static int drain(struct ring_buffer *rb, double deadline, const struct pk_sessio
 			ret = ring_buffer__consume(rb);
 		if (ret < 0 && ret != -EINTR)
 			return pk_err(err, ret, "cannot read the ring buffer: %s", strerror(-ret));
+		/* the room of files no process maps back to the kernel, now and
+		 * then; never fatal (the next table that needs room tries again) */
+		if (loader && pk_table_loader_tick(loader, pk_now_s(), terr) < 0)
+			fprintf(stderr, "probe-read: %s\n", terr);
 		/* 0 targets is exact: everything they sampled is already in
 		 * the buffer, so one more pass below drains it. */
 		if (targets && pk_targets_empty(fds->targets) == 1) {
@@ -166,8 +172,9 @@ static int write_profile(struct pk_reader *reader, const struct pk_read_opts *o,
 /* --interval: one file per interval, named by its start (wall clock),
  * created when the interval starts. */
 static int read_intervals(struct ring_buffer *rb, struct pk_reader *reader,
-			  const struct pk_read_opts *o, const struct pk_session_fds *fds,
-			  const struct pk_session *info, struct pk_read_plan *plan, char err[PK_ERR_LEN])
+			  struct pk_table_loader *loader, const struct pk_read_opts *o,
+			  const struct pk_session_fds *fds, const struct pk_session *info,
+			  struct pk_read_plan *plan, char err[PK_ERR_LEN])
 {
 	double start = pk_now_s(), end = o->duration ? start + o->duration : 0;
 	double first = start, wall0 = (double)pk_clock_ns(CLOCK_REALTIME) / 1e9;
@@ -194,7 +201,7 @@ static int read_intervals(struct ring_buffer *rb, struct pk_reader *reader,
 		ret = pk_output_files_open(outs, plan->nsinks, paths, err);
 		if (ret)
 			return ret;
-		ret = drain(rb, next, fds, info, &done, err);
+		ret = drain(rb, next, fds, info, loader, &done, err);
 		if (ret) {
 			pk_output_files_discard(outs, plan->nsinks);
 			return ret;
@@ -334,10 +341,11 @@ static int run(const struct pk_read_opts *o)
 		}
 	}
 	if (o->interval) {
-		ret = read_intervals(rb, reader, o, &fds, &info, plan, err);
+		ret = read_intervals(rb, reader, loader, o, &fds, &info, plan, err);
 	} else {
 		span = boot_ns();
-		ret = drain(rb, o->duration ? pk_now_s() + o->duration : 0, &fds, &info, &done, err);
+		ret = drain(rb, o->duration ? pk_now_s() + o->duration : 0, &fds, &info, loader,
+			    &done, err);
 		if (ret)
 			pk_output_files_discard(outs, plan->nsinks);
 		else

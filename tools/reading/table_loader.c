@@ -8,6 +8,7 @@ struct pk_table_loader {
 	const char *pin_dir;
 	struct pk_unwind_store *store;
 	int open_ret;		/* < 0: opening failed, not tried again */
+	double next_reclaim;	/* pk_now_s() of the next give-back; 0: not set */
 };
 
 struct pk_table_loader *pk_table_loader_new(const char *pin_dir)
@@ -63,4 +64,21 @@ static void loader_forget(void *ctx, const struct pk_file_key *key)
 struct pk_table_sink pk_table_loader_sink(struct pk_table_loader *l)
 {
 	return (struct pk_table_sink){ .add = loader_add, .forget = loader_forget, .ctx = l };
+}
+
+int pk_table_loader_tick(struct pk_table_loader *l, double now, char err[PK_ERR_LEN])
+{
+	struct pk_unwind_stats st = { 0 };
+	int ret;
+
+	if (!l->next_reclaim)
+		l->next_reclaim = now + PK_TABLE_RECLAIM_S;
+	/* a store that did not open was said so once, when it failed */
+	if (now < l->next_reclaim || l->open_ret)
+		return 0;
+	l->next_reclaim = now + PK_TABLE_RECLAIM_S;
+	ret = loader_store(l, err);
+	if (!ret)
+		ret = pk_unwind_store_reclaim(l->store, &st, err);
+	return ret ? ret : (int)st.freed;
 }

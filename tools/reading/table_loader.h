@@ -18,4 +18,14 @@ void pk_table_loader_free(struct pk_table_loader *l);
 /* The sink that adds files through L. */
 struct pk_table_sink pk_table_loader_sink(struct pk_table_loader *l);
 
+/* How often a reader gives back the tables of files no process maps. */
+#define PK_TABLE_RECLAIM_S	60
+
+/* Called as the reader runs, NOW from pk_now_s(): every PK_TABLE_RECLAIM_S
+ * seconds from the first call, give back the tables of files that no
+ * process maps any more (pk_unwind_store_reclaim), so that their kernel
+ * memory returns though no table needs the room. The tables given back,
+ * or a negative errno with one line in ERR. */
+int pk_table_loader_tick(struct pk_table_loader *l, double now, char err[PK_ERR_LEN]);
+
 #endif
