@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -833,6 +834,106 @@ START_TEST(test_clang_llvm_tables_fit)
 }
 END_TEST
 
+/* Wait (at most 30 s) until PID maps a file whose path holds WHAT. */
+static bool wait_mapped(pid_t pid, const char *what)
+{
+	char path[64];
+	double t0 = pk_now_s();
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	while (pk_now_s() - t0 < 30) {
+		char *maps = pk_test_read_file(path, NULL);
+		bool found = maps && strstr(maps, what);
+
+		free(maps);
+		if (found)
+			return true;
+		usleep(10000);
+	}
+	return false;
+}
+
+/*
+ * The same system-wide: probe-load for the whole machine while a clang-14
+ * waits (on a FIFO) with its libraries mapped, then a clang -O2 -c of BIG.c
+ * compiles while no reader runs: no table refused for room, and its stacks
+ * whole from the tables loaded at start.
+ */
+START_TEST(test_clang_systemwide)
+{
+	static const char *const pats[] = {
+		"_start;__libc_start_main*;__libc_start_call_main;~*|K",
+		"_start;_dl_start;~*|K",
+		NULL,
+	};
+	static const char *const room[] = { "(--table-memory)", "(--table-rows)",
+		"the most there is room for", "the kernel has no room" };
+	const char *load[] = { "-F", FREQ_STR, "--skip-idle", NULL };
+	const char *read[] = { "-d", "2", NULL };
+	char dir[] = "/tmp/pk-clang-XXXXXX", src[64], obj[64], fifo[64], *load_err = NULL;
+	char *hold[] = { CLANG, "-x", "c", "-E", "-o", "/dev/null", fifo, NULL };
+	char *cc[] = { CLANG, "-O2", "-w", "-c", src, "-o", obj, NULL };
+	struct run r;
+	pid_t held, pid;
+	int rc, status;
+
+	ck_assert_msg(access(CLANG, X_OK) == 0, "needs %s (apt-get install clang-14)", CLANG);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(src, sizeof(src), "%s/big.c", dir);
+	snprintf(obj, sizeof(obj), "%s/big.o", dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	write_big_c(src, 300);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	memset(&r, 0, sizeof(r));
+	comm_of(CLANG, r.comm);
+
+	held = pk_test_spawn(hold, NULL);
+	ck_assert_int_gt(held, 0);
+	if (!wait_mapped(held, "libLLVM-14")) {
+		kill(held, SIGKILL);
+		pk_test_wait(held);
+		ck_abort_msg("the held clang-14 did not map libLLVM-14");
+	}
+	rc = pk_e2e_load_err(load, &load_err);
+	kill(held, SIGKILL);
+	pk_test_wait(held);
+	ck_assert_int_eq(rc, 0);
+	ck_assert_ptr_nonnull(load_err);
+	fprintf(stderr, "%s", load_err);
+	for (size_t i = 0; i < sizeof(room) / sizeof(room[0]); i++)
+		ck_assert_msg(!strstr(load_err, room[i]), "a table refused for room:\n%s",
+			      load_err);
+	/* nobody reads while it compiles; -d 2 then reads the ring buffer */
+	pid = pk_test_spawn(cc, NULL);
+	ck_assert_int_gt(pid, 0);
+	status = pk_test_wait(pid);
+	rc = pk_e2e_read(read, &r.out, &r.err);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "clang failed");
+	ck_assert_msg(rc == 0, "probe-read exited %d: %s", rc, r.err);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	parse_or_fail(r.out, &r.f);
+	ck_assert(pk_e2e_parse_summary(r.err, &r.sum));
+	{
+		struct tally t = count_whole(&r.f, r.comm, pats);
+		char *bad = not_whole_text(&r.f, r.comm, pats, 12);
+
+		fprintf(stderr, "dwarf system-wide clang -O2 -c: %lu of %lu samples whole "
+			"(%.1f%%), lost %llu\n", t.whole, t.total, 100 * share(t), r.sum.lost);
+		ck_assert_msg(t.total >= MIN_SAMPLES, "only %lu samples of clang", t.total);
+		ck_assert_msg(share(t) >= CLANG_WHOLE_MIN, "%.1f%% of clang's %lu samples whole "
+			      "(need %.0f%%); first stacks that are not:\n%s", 100 * share(t),
+			      t.total, 100 * CLANG_WHOLE_MIN, bad);
+		free(bad);
+	}
+	free(load_err);
+	unlink(src);
+	unlink(obj);
+	unlink(fifo);
+	rmdir(dir);
+	run_free(&r);
+}
+END_TEST
+
 /*
  * The control: --unwind fp on the same fixture. chain5 has no frame
  * pointers, and f3 leaves junk (0x7) in %rbp for f4 and f5: a frame-pointer
@@ -936,6 +1037,7 @@ Suite *suite_dwarf(void)
 
 	tc = pk_e2e_tcase(s, "room", 180);
 	tcase_add_test(tc, test_clang_llvm_tables_fit);
+	tcase_add_test(tc, test_clang_systemwide);
 
 	tc = pk_e2e_tcase(s, "hostile", 60);
 	tcase_add_loop_test(tc, test_hostile_stacks_end, 0, 8);
