@@ -689,6 +689,58 @@ START_TEST(test_command_is_a_target)
 }
 END_TEST
 
+/* --table-memory: the tables stay within it; a file whose table does not
+ * fit is refused in one line naming it and why (what it needs, what is
+ * free, which option), and is left to frame pointers. clang-14 --version,
+ * whose libclang-cpp and libLLVM need 11 MiB, under 1 MiB; the command's
+ * files are kept while it has not mapped them yet. */
+START_TEST(test_table_memory_limit)
+{
+	char *out, *err, path[4096];
+	unsigned int refused = 0, rows;
+	unsigned long long need, left, limit;
+	struct pk_unwind_fds ufds;
+	struct pk_unwind_alloc a;
+	__u32 zero = 0;
+
+	ck_assert_msg(access("/usr/bin/clang-14", X_OK) == 0, "needs clang-14");
+	ck_assert_int_eq(LOAD(&out, &err, "--table-memory", "1M", "--", "/usr/bin/clang-14",
+			      "--version"), 0);
+	ck_assert_int_eq(pk_unwind_fds_open(dir, &ufds), 0);
+	ck_assert_int_eq(bpf_map_lookup_elem(ufds.alloc, &zero, &a), 0);
+	ck_assert_uint_eq(a.max_bytes, 1 << 20);
+	ck_assert_uint_le(a.bytes, 1 << 20);
+	ck_assert_uint_eq(a.freed, 0);
+	for (const char *line = err; *line; line = strchrnul(line, '\n') + !!*strchrnul(line, '\n')) {
+		struct stat st;
+		struct pk_file_info fi;
+		struct pk_file_key key;
+
+		if (sscanf(line, "probe-load: %4095[^:]: unwind table refused: %u rows need %llu KiB "
+			   "of kernel memory, %llu KiB free of %llu KiB (--table-memory)\n", path,
+			   &rows, &need, &left, &limit) != 5)
+			continue;
+		refused++;
+		ck_assert_uint_gt(need, left);
+		ck_assert_uint_eq(limit, 1024);
+		ck_assert_uint_ge(need * 1024, rows * 6ull);	/* 6 bytes a row at least */
+		/* the file it names, marked refused in unwind_files */
+		ck_assert_msg(stat(path, &st) == 0, "%s: %s", path, strerror(errno));
+		key = (struct pk_file_key){ pk_kernel_dev(major(st.st_dev), minor(st.st_dev)),
+					    st.st_ino };
+		ck_assert_int_eq(bpf_map_lookup_elem(ufds.files, &key, &fi), 0);
+		ck_assert_uint_eq(fi.table, PK_TABLE_NONE);
+		ck_assert_uint_eq(fi.flags, PK_FILE_REFUSED);
+	}
+	ck_assert_msg(refused > 0, "nothing refused under 1 MiB:\n%s", err);
+	pk_unwind_fds_close(&ufds);
+	free(out);
+	free(err);
+	LOAD_OK("--unload");
+	ck_assert(!dir_exists());
+}
+END_TEST
+
 /* --unwind dwarf (the default): one summary line that agrees with the maps,
  * the targets' files have their tables before sampling starts; --unwind fp:
  * no unwind maps pinned, nothing said. */
@@ -956,6 +1008,7 @@ Suite *suite_load_session(void)
 	tcase_add_test(tc, test_target_outlives_its_leader);
 	tcase_add_test(tc, test_command_is_a_target);
 	tcase_add_test(tc, test_unwind_tables_and_fp);
+	tcase_add_test(tc, test_table_memory_limit);
 
 	tc = root_case(s, "samples");
 	tcase_add_test(tc, test_cpu_and_idle_filters);
