@@ -439,14 +439,24 @@ static void refuse(struct batch *b, const struct item *it, const char *why)
 	b->st.refused++;
 }
 
+/* The page of rules[0] in a table of NROWS rows: after the PCs (4 bytes a
+ * row) and the rule ids (2). */
+static __u32 rules_page(__u32 nrows)
+{
+	return ((__u64)nrows * 6 + PK_TABLE_PAGE - 1) / PK_TABLE_PAGE;
+}
+
+/* The pages of a table's array. */
+static __u32 table_pages(__u32 nrows, __u32 nrules)
+{
+	return rules_page(nrows) + (nrules + PK_RULES_PER_PAGE - 1) / PK_RULES_PER_PAGE;
+}
+
 __u64 pk_unwind_table_bytes(__u32 nrows, __u32 nrules)
 {
-	__u64 pages = ((__u64)nrows * 6 + PK_TABLE_PAGE - 1) / PK_TABLE_PAGE +
-		      (nrules + PK_RULES_PER_PAGE - 1) / PK_RULES_PER_PAGE;
-
 	/* + the page of struct bpf_array before an mmapable array's values
 	 * (array_map_alloc, kernel/bpf/arraymap.c) */
-	return (pages + 1) * PK_TABLE_PAGE;
+	return ((__u64)table_pages(nrows, nrules) + 1) * PK_TABLE_PAGE;
 }
 
 void pk_unwind_alloc_describe(const struct pk_unwind_alloc *a, char *buf, size_t len)
@@ -457,8 +467,8 @@ void pk_unwind_alloc_describe(const struct pk_unwind_alloc *a, char *buf, size_t
 		 a->freed, (unsigned long long)(a->freed_bytes >> 10));
 }
 
-/* A free index in unwind_tables: a new one while there are, else the first
- * given back (kept apart longest from the BPF side's reuse), or -1. */
+/* A free index in unwind_tables: a new one while there are (an index is
+ * handed out again as late as can be), else the lowest given back, or -1. */
 static int free_index(const struct pk_unwind_store *s, const struct pk_unwind_alloc *a)
 {
 	if (a->tables < s->caps.max_tables)
@@ -496,7 +506,7 @@ static int table_array(const struct pk_unwind_header *h, __u32 pages)
 	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
 	const char *base = (const char *)h;
 	const char *rules = base + h->rules_off;
-	size_t len = (size_t)pages * PK_TABLE_PAGE, rules_at = 0;
+	size_t len = (size_t)pages * PK_TABLE_PAGE, rules_at = rules_page(h->nrows);
 	union pk_table_page *p;
 	int fd, ret = 0;
 
@@ -511,10 +521,9 @@ static int table_array(const struct pk_unwind_header *h, __u32 pages)
 		return ret;
 	}
 	/* the cache file's arrays as they are: rule ids stay table-local */
-	memcpy(p->pcs, base + h->pcs_off, (size_t)h->nrows * sizeof(__u32));
+	memcpy((char *)p, base + h->pcs_off, (size_t)h->nrows * sizeof(__u32));
 	memcpy((char *)p + (size_t)h->nrows * sizeof(__u32), base + h->rule_ids_off,
 	       (size_t)h->nrows * sizeof(__u16));
-	rules_at = ((size_t)h->nrows * 6 + PK_TABLE_PAGE - 1) / PK_TABLE_PAGE;
 	for (__u32 r = 0; r < h->nrules; r += PK_RULES_PER_PAGE) {
 		__u32 n = h->nrules - r < PK_RULES_PER_PAGE ? h->nrules - r : PK_RULES_PER_PAGE;
 
@@ -682,13 +691,12 @@ static int load_table(struct batch *b, struct item *it, struct pk_unwind_alloc *
 {
 	struct pk_unwind_store *s = b->s;
 	const struct pk_unwind_header *h = eh_unwind_table_header(it->t);
-	__u32 rules_page = ((__u64)h->nrows * 6 + PK_TABLE_PAGE - 1) / PK_TABLE_PAGE;
 	struct pk_table_info ti = {
 		.nrows = h->nrows, .nrules = h->nrules,
-		.rule_ids_at = 2 * h->nrows, .rules_page = rules_page,
+		.rule_ids_at = 2 * h->nrows, .rules_page = rules_page(h->nrows),
 		.pc_base = h->pc_base, .pc_end = h->pc_end,
 		.build_id_len = it->id.len, .flags = h->flags,
-		.pages = rules_page + (h->nrules + PK_RULES_PER_PAGE - 1) / PK_RULES_PER_PAGE,
+		.pages = table_pages(h->nrows, h->nrules),
 		.bytes = pk_unwind_table_bytes(h->nrows, h->nrules),
 	};
 	char why[PK_ERR_LEN];
