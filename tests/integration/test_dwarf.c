@@ -716,6 +716,42 @@ END_TEST
 #define CLANG		"/usr/bin/clang-14"
 #define CLANG_WHOLE_MIN	0.95
 
+/* clang's whole stacks: from _start through __libc_start_call_main, or
+ * through ld.so's _dl_start while it relocates. */
+static const char *const clang_pats[] = {
+	"_start;__libc_start_main*;__libc_start_call_main;~*|K",
+	"_start;_dl_start;~*|K",
+	NULL,
+};
+
+/* No line of probe-load's ERR refuses a table for room (what
+ * lib/unwind_store.c says then); a file of data only (libicudata: no
+ * code, no FDEs) is refused for another reason. */
+static void assert_none_refused_for_room(const char *err)
+{
+	static const char *const room[] = { "(--table-memory)", "(--table-rows)",
+		"the most there is room for", "the kernel has no room" };
+
+	for (size_t i = 0; i < sizeof(room) / sizeof(room[0]); i++)
+		ck_assert_msg(!strstr(err, room[i]), "a table refused for room:\n%s", err);
+}
+
+/* At least CLANG_WHOLE_MIN of at least MIN_SAMPLES samples of clang whole. */
+static void assert_clang_whole(const char *what, const struct run *r)
+{
+	struct tally t = count_whole(&r->f, r->comm, clang_pats);
+	char *bad = not_whole_text(&r->f, r->comm, clang_pats, 12);
+
+	fprintf(stderr, "dwarf %s: %lu of %lu samples whole (%.1f%%), lost %llu\n", what,
+		t.whole, t.total, 100 * share(t), r->sum.lost);
+	print_user_stacks_line(what, r->err);
+	ck_assert_msg(t.total >= MIN_SAMPLES, "%s: only %lu samples of clang", what, t.total);
+	ck_assert_msg(share(t) >= CLANG_WHOLE_MIN, "%s: %.1f%% of clang's %lu samples whole "
+		      "(need %.0f%%); first stacks that are not:\n%s", what, 100 * share(t),
+		      t.total, 100 * CLANG_WHOLE_MIN, bad);
+	free(bad);
+}
+
 static void write_big_c(const char *path, int nfuncs)
 {
 	FILE *f = fopen(path, "w");
@@ -744,19 +780,11 @@ static void write_big_c(const char *path, int nfuncs)
 
 START_TEST(test_clang_llvm_tables_fit)
 {
-	static const char *const pats[] = {
-		"_start;__libc_start_main*;__libc_start_call_main;~*|K",
-		"_start;_dl_start;~*|K",
-		NULL,
-	};
 	char dir[] = "/tmp/pk-clang-XXXXXX", src[64], obj[64], *load_err = NULL;
 	const char *load[] = { "-F", FREQ_STR, "--", CLANG, "-O2", "-w", "-c", src, "-o", obj,
 			       NULL };
 	const char *libs[] = { "/usr/lib/x86_64-linux-gnu/libclang-cpp.so.14",
 			       "/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1" };
-	/* what a refusal for room says (lib/unwind_store.c) */
-	static const char *const room[] = { "(--table-memory)", "(--table-rows)",
-		"the most there is room for", "the kernel has no room" };
 	unsigned int tables, refused;
 	struct run r;
 
@@ -773,11 +801,7 @@ START_TEST(test_clang_llvm_tables_fit)
 	ck_assert_int_eq(pk_e2e_load_err(load, &load_err), 0);
 	ck_assert_ptr_nonnull(load_err);
 	fprintf(stderr, "%s", load_err);
-	/* refused for room: none (a file of data only, libicudata, has no
-	 * code and no FDEs: that refusal is not for room) */
-	for (size_t i = 0; i < sizeof(room) / sizeof(room[0]); i++)
-		ck_assert_msg(!strstr(load_err, room[i]), "a table refused for room:\n%s",
-			      load_err);
+	assert_none_refused_for_room(load_err);
 	ck_assert_int_eq(sscanf(strstr(load_err, "unwind tables: "),
 				"unwind tables: %u tables, %*u rows, %*u kernel bytes (%*u built, "
 				"%*u cached, %u refused)", &tables, &refused), 2);
@@ -813,19 +837,7 @@ START_TEST(test_clang_llvm_tables_fit)
 	ck_assert_msg(access(obj, R_OK) == 0, "clang did not compile %s", src);
 	parse_or_fail(r.out, &r.f);
 	ck_assert(pk_e2e_parse_summary(r.err, &r.sum));
-	{
-		struct tally t = count_whole(&r.f, r.comm, pats);
-		char *bad = not_whole_text(&r.f, r.comm, pats, 12);
-
-		fprintf(stderr, "dwarf clang -O2 -c: %lu of %lu samples whole (%.1f%%)\n",
-			t.whole, t.total, 100 * share(t));
-		print_user_stacks_line("clang", r.err);
-		ck_assert_msg(t.total >= MIN_SAMPLES, "only %lu samples of clang", t.total);
-		ck_assert_msg(share(t) >= CLANG_WHOLE_MIN, "%.1f%% of clang's %lu samples whole "
-			      "(need %.0f%%); first stacks that are not:\n%s", 100 * share(t),
-			      t.total, 100 * CLANG_WHOLE_MIN, bad);
-		free(bad);
-	}
+	assert_clang_whole("clang -O2 -c", &r);
 	free(load_err);
 	unlink(src);
 	unlink(obj);
@@ -861,13 +873,6 @@ static bool wait_mapped(pid_t pid, const char *what)
  */
 START_TEST(test_clang_systemwide)
 {
-	static const char *const pats[] = {
-		"_start;__libc_start_main*;__libc_start_call_main;~*|K",
-		"_start;_dl_start;~*|K",
-		NULL,
-	};
-	static const char *const room[] = { "(--table-memory)", "(--table-rows)",
-		"the most there is room for", "the kernel has no room" };
 	const char *load[] = { "-F", FREQ_STR, "--skip-idle", NULL };
 	const char *read[] = { "-d", "2", NULL };
 	char dir[] = "/tmp/pk-clang-XXXXXX", src[64], obj[64], fifo[64], *load_err = NULL;
@@ -900,9 +905,7 @@ START_TEST(test_clang_systemwide)
 	ck_assert_int_eq(rc, 0);
 	ck_assert_ptr_nonnull(load_err);
 	fprintf(stderr, "%s", load_err);
-	for (size_t i = 0; i < sizeof(room) / sizeof(room[0]); i++)
-		ck_assert_msg(!strstr(load_err, room[i]), "a table refused for room:\n%s",
-			      load_err);
+	assert_none_refused_for_room(load_err);
 	/* nobody reads while it compiles; -d 2 then reads the ring buffer */
 	pid = pk_test_spawn(cc, NULL);
 	ck_assert_int_gt(pid, 0);
@@ -913,18 +916,7 @@ START_TEST(test_clang_systemwide)
 	ck_assert_int_eq(pk_e2e_unload(), 0);
 	parse_or_fail(r.out, &r.f);
 	ck_assert(pk_e2e_parse_summary(r.err, &r.sum));
-	{
-		struct tally t = count_whole(&r.f, r.comm, pats);
-		char *bad = not_whole_text(&r.f, r.comm, pats, 12);
-
-		fprintf(stderr, "dwarf system-wide clang -O2 -c: %lu of %lu samples whole "
-			"(%.1f%%), lost %llu\n", t.whole, t.total, 100 * share(t), r.sum.lost);
-		ck_assert_msg(t.total >= MIN_SAMPLES, "only %lu samples of clang", t.total);
-		ck_assert_msg(share(t) >= CLANG_WHOLE_MIN, "%.1f%% of clang's %lu samples whole "
-			      "(need %.0f%%); first stacks that are not:\n%s", 100 * share(t),
-			      t.total, 100 * CLANG_WHOLE_MIN, bad);
-		free(bad);
-	}
+	assert_clang_whole("system-wide clang -O2 -c", &r);
 	free(load_err);
 	unlink(src);
 	unlink(obj);
