@@ -111,25 +111,61 @@ struct {
 	__type(value, struct pk_unwind_rule);
 } uw_rule SEC(".maps");
 
-/* The leaf's registers the walk keeps: DWARF numbers 0..PK_DWARF_RIP. */
-#define UW_NREGS	(PK_DWARF_RIP + 1)
 /* The window of user stack uw_read serves words from: one page. */
 #define UW_WIN		PK_PAGE_SIZE
 
+struct uw_window {
+	__u64 base;		/* user address of win[0] */
+	__u8 win[UW_WIN];	/* UW_WIN bytes of the user stack */
+};
+
+/*
+ * A user word. The walk reads a few words per frame, upwards through a few
+ * pages of stack: each read is served from a copy of the page it is in,
+ * taken with one bpf_probe_read_user when the walk first reaches that
+ * page, instead of one helper call per word. A page that cannot be copied
+ * whole (not resident) is read word by word.
+ */
+static __always_inline bool uw_read(struct uw_window *w, __u64 *dst, __u64 addr)
+{
+	__u64 off = addr - w->base;
+
+	if (off > UW_WIN - sizeof(*dst)) {
+		__u64 base = addr & ~(__u64)(UW_WIN - 1);
+
+		off = addr - base;
+		if (off > UW_WIN - sizeof(*dst) ||
+		    bpf_probe_read_user(w->win, UW_WIN, (const void *)base)) {
+			w->base = 1;	/* no window: 1 is never a page start */
+			return bpf_probe_read_user(dst, sizeof(*dst), (const void *)addr) == 0;
+		}
+		w->base = base;
+	}
+	*dst = *(__u64 *)&w->win[off & (UW_WIN - 1)];
+	return true;
+}
+
+/* The rule evaluation shared with user space reads through the window. */
+#define PK_UNWIND_READ(ctx, dst, addr)	uw_read((struct uw_window *)(ctx), (dst), (addr))
+#include "eh_frame/unwind_step.h"
+
+/* The user ABI's signal frame offsets the shared step uses are the ones
+ * BTF gives (struct ucontext, struct sigcontext_64). */
+#define UW_SC(reg)	(__builtin_offsetof(struct ucontext, uc_mcontext) + \
+			 __builtin_offsetof(struct sigcontext_64, reg))
+_Static_assert(UW_SC(bp) == PK_SIGFRAME_RBP, "rt_sigframe RBP");
+_Static_assert(UW_SC(sp) == PK_SIGFRAME_RSP, "rt_sigframe RSP");
+_Static_assert(UW_SC(ip) == PK_SIGFRAME_RIP, "rt_sigframe RIP");
+
 struct uw_state {
-	__u64 pc, sp, bp;
-	__u64 regs[UW_NREGS];	/* the leaf's registers, DWARF numbering */
+	struct pk_unwind_regs f;	/* the frame being unwound */
 	__u32 kbase;		/* user frames start at frames[kbase] */
 	__u32 n;		/* user frames written */
 	__u8 end;		/* enum pk_ustack_end once stopped */
-	__u8 bp_valid;
-	__u8 exact_pc;		/* pc is where execution stopped, not a return
-				 * address: look it up as it is, not pc - 1 */
-	__u8 __pad;
+	__u8 __pad[3];
 	__u16 fp_frames, missing_frames;
 	struct vma_cursor vma;	/* the mapping of the last PC, and the walk's */
-	__u64 win_base;		/* user address of win[0] (uw_read) */
-	__u8 win[UW_WIN];	/* UW_WIN bytes of the user stack */
+	struct uw_window win;	/* uw_read's copy of the user stack */
 	__u64 fp_mask[PK_MAX_USTACK_DEPTH / 64];
 };
 
@@ -148,15 +184,19 @@ static __always_inline struct uw_state *uw_state_get(void)
 }
 
 /* x86_64 DWARF register numbers -> pt_regs. */
-static __always_inline void uw_regs_from(struct uw_state *st, const struct pt_regs *r)
+static __always_inline void uw_regs_from(struct pk_unwind_regs *f, const struct pt_regs *r)
 {
-	st->regs[0] = r->ax;	st->regs[1] = r->dx;	st->regs[2] = r->cx;
-	st->regs[3] = r->bx;	st->regs[4] = r->si;	st->regs[5] = r->di;
-	st->regs[PK_DWARF_RBP] = r->bp;	st->regs[PK_DWARF_RSP] = r->sp;
-	st->regs[8] = r->r8;
-	st->regs[9] = r->r9;	st->regs[10] = r->r10;	st->regs[11] = r->r11;
-	st->regs[12] = r->r12;	st->regs[13] = r->r13;	st->regs[14] = r->r14;
-	st->regs[15] = r->r15;	st->regs[PK_DWARF_RIP] = r->ip;
+	f->regs[0] = r->ax;	f->regs[1] = r->dx;	f->regs[2] = r->cx;
+	f->regs[3] = r->bx;	f->regs[4] = r->si;	f->regs[5] = r->di;
+	f->regs[PK_DWARF_RBP] = r->bp;	f->regs[PK_DWARF_RSP] = r->sp;
+	f->regs[8] = r->r8;
+	f->regs[9] = r->r9;	f->regs[10] = r->r10;	f->regs[11] = r->r11;
+	f->regs[12] = r->r12;	f->regs[13] = r->r13;	f->regs[14] = r->r14;
+	f->regs[15] = r->r15;	f->regs[PK_DWARF_RIP] = r->ip;
+	f->pc = r->ip;
+	f->sp = r->sp;
+	f->valid = PK_UNWIND_ALL_REGS;
+	f->exact_pc = 1;
 }
 
 /* Look ADDR's mapping up: vma.kind, and for tables vma.table and vma.delta,
@@ -308,145 +348,47 @@ static __always_inline long uw_find_rule(struct uw_state *st, __u64 vaddr)
 	return id;
 }
 
-/*
- * A user word. The walk reads a few words per frame, upwards through a few
- * pages of stack: each read is served from a copy of the page it is in,
- * taken with one bpf_probe_read_user when the walk first reaches that
- * page, instead of one helper call per word. A page that cannot be copied
- * whole (not resident) is read word by word.
- */
-static __always_inline bool uw_read(struct uw_state *st, __u64 *dst, __u64 addr)
+/* A frame-pointer step from st->f's frame, for code without a table.
+ * Counted whether it succeeds or not: the frame had no table. */
+static __always_inline int uw_fp_step(struct uw_state *st)
 {
-	__u64 off = addr - st->win_base;
-
-	if (off > UW_WIN - sizeof(*dst)) {
-		__u64 base = addr & ~(__u64)(UW_WIN - 1);
-
-		off = addr - base;
-		if (off > UW_WIN - sizeof(*dst) ||
-		    bpf_probe_read_user(st->win, UW_WIN, (const void *)base)) {
-			st->win_base = 1;	/* no window: 1 is never a page start */
-			return bpf_probe_read_user(dst, sizeof(*dst), (const void *)addr) == 0;
-		}
-		st->win_base = base;
-	}
-	*dst = *(__u64 *)&st->win[off & (UW_WIN - 1)];
-	return true;
-}
-
-/* A frame-pointer step from st->pc's frame, for code without a table: the
- * caller's PC in *ra. Counted whether it succeeds or not: the frame had no
- * table. */
-static __always_inline int uw_fp_step(struct uw_state *st, __u64 *ra)
-{
-	__u64 next_bp;
-	int stop = st->vma.kind == VMA_MISSING ? PK_END_NO_TABLE : PK_END_FP_FALLBACK;
-
 	st->fp_frames++;
 	if (st->vma.kind == VMA_MISSING)
 		st->missing_frames++;
-	/* RBP below the stack pointer is no frame pointer (frameless code). */
-	if (!st->bp_valid || !st->bp || st->bp + 16 <= st->sp)
-		return stop;
-	if (!uw_read(st, &next_bp, st->bp) || !uw_read(st, ra, st->bp + 8))
-		return stop;
-	st->sp = st->bp + 16;
-	st->bp = next_bp;
-	return 0;
+	if (pk_unwind_fp_step(&st->f, &st->win) == PK_STEP_OK)
+		return 0;
+	return st->vma.kind == VMA_MISSING ? PK_END_NO_TABLE : PK_END_FP_FALLBACK;
 }
 
-/* rt_sigframe: the handler returns into __restore_rt with RSP at the
- * ucontext; the interrupted registers are in uc_mcontext (the user ABI's
- * struct ucontext and struct sigcontext_64, as BTF has them). */
-#define UW_SC(reg)	(__builtin_offsetof(struct ucontext, uc_mcontext) + \
-			 __builtin_offsetof(struct sigcontext_64, reg))
-
-/* One step with a rule: the caller's PC in *ra. 0, or how the walk ends. */
-static __always_inline int uw_rule_step(struct uw_state *st, __u32 rule_idx, __u64 *ra)
+/* One step with a rule. 0, or how the walk ends. */
+static __always_inline int uw_rule_step(struct uw_state *st, __u32 rule_idx)
 {
 	struct pk_unwind_rule *r = uw_rule_get(rule_idx);
-	bool leaf = st->n == 1;
-	__u64 cfa, base, v;
 
 	if (!r)
 		return PK_END_UNSUPPORTED;
-	switch (r->cfa_type) {
-	case PK_CFA_END:
-		return PK_END_COMPLETE;
-	case PK_CFA_RSP:
-		cfa = st->sp + r->cfa_offset;
-		break;
-	case PK_CFA_RBP:
-		if (!st->bp_valid)
-			return PK_END_UNSUPPORTED;
-		cfa = st->bp + r->cfa_offset;
-		break;
-	case PK_CFA_PLT1:
-		cfa = st->sp + 8 + ((st->pc & 15) >= 11 ? 8 : 0);
-		break;
-	case PK_CFA_PLT2:
-		cfa = st->sp + 8 + ((st->pc & 15) >= 10 ? 8 : 0);
-		break;
-	case PK_CFA_DEREF:
-		if (r->cfa_reg == PK_DWARF_RSP)
-			base = st->sp;
-		else if (r->cfa_reg == PK_DWARF_RBP && st->bp_valid)
-			base = st->bp;
-		else if (leaf && r->cfa_reg < UW_NREGS)
-			base = st->regs[r->cfa_reg];
-		else
-			return PK_END_UNSUPPORTED;
-		if (!uw_read(st, &v, base + r->cfa_offset))
-			return PK_END_READ_FAULT;
-		cfa = v + r->cfa_deref_offset;
-		break;
-	case PK_CFA_REG:
-		if (!leaf || r->cfa_reg >= UW_NREGS)
-			return PK_END_UNSUPPORTED;
-		cfa = st->regs[r->cfa_reg] + r->cfa_offset;
-		break;
-	case PK_CFA_SIGNAL:
-		/* Continue in the interrupted frame, at the interrupted PC. */
-		if (!uw_read(st, &st->bp, st->sp + UW_SC(bp)) ||
-		    !uw_read(st, &v, st->sp + UW_SC(sp)) ||
-		    !uw_read(st, ra, st->sp + UW_SC(ip)))
-			return PK_END_READ_FAULT;
-		/* A handler may run on another stack (sigaltstack): no
-		 * "moves up" check here; the depth bounds a cycle. */
-		st->sp = v;
-		st->bp_valid = 1;
-		st->exact_pc = 1;
+	switch (pk_unwind_rule_step(&st->f, r, &st->win)) {
+	case PK_STEP_OK:
 		return 0;
+	case PK_STEP_NO_CFI:
+	case PK_STEP_OUTERMOST:
+		return PK_END_COMPLETE;
+	case PK_STEP_READ_FAULT:
+		return PK_END_READ_FAULT;
+	case PK_STEP_LOOP:
+		return PK_END_LOOP;
 	default:
 		return PK_END_UNSUPPORTED;
 	}
-	if (cfa <= st->sp)
-		return PK_END_LOOP;
-	if (r->ra_type == PK_RA_UNDEFINED)
-		return PK_END_COMPLETE;
-	if (r->ra_type != PK_RA_CFA_OFFSET)
-		return PK_END_UNSUPPORTED;
-	if (!uw_read(st, ra, cfa + r->ra_offset))
-		return PK_END_READ_FAULT;
-	if (r->fp_type == PK_FP_CFA_OFFSET) {
-		if (!uw_read(st, &st->bp, cfa + r->fp_offset))
-			return PK_END_READ_FAULT;
-		st->bp_valid = 1;
-	} else if (r->fp_type != PK_FP_UNCHANGED) {
-		st->bp_valid = 0;
-	}
-	st->sp = cfa;
-	st->exact_pc = 0;
-	return 0;
 }
 
-/* bpf_loop body: record st->pc as user frame n, then find its caller. */
+/* bpf_loop body: record st->f.pc as user frame n, then find its caller. */
 static long uw_step(__u32 i, void *ctx)
 {
 	struct pk_sample_buf *b = sample_buf_get();
 	struct uw_state *st = uw_state_get();
 	__u32 idx;
-	__u64 ra = 0, lookup;
+	__u64 lookup;
 	bool by_fp = false;
 	long rule;
 	int end;
@@ -462,12 +404,12 @@ static long uw_step(__u32 i, void *ctx)
 	idx = st->kbase + st->n;
 	if (idx >= PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH)
 		return 1;
-	b->frames[idx] = st->pc;
+	b->frames[idx] = st->f.pc;
 	st->n++;
 
 	/* A return address points after the call, maybe past the end of the
 	 * caller's FDE (a noreturn call last in a function): look up PC - 1. */
-	lookup = st->exact_pc ? st->pc : st->pc - 1;
+	lookup = st->f.exact_pc ? st->f.pc : st->f.pc - 1;
 	if (!uw_find_mapping(st, lookup)) {
 		st->end = PK_END_READ_FAULT;
 		return 1;
@@ -482,16 +424,16 @@ static long uw_step(__u32 i, void *ctx)
 			st->end = PK_END_COMPLETE;
 			return 1;
 		}
-		end = uw_rule_step(st, rule, &ra);
+		end = uw_rule_step(st, rule);
 	} else {
-		end = uw_fp_step(st, &ra);
+		end = uw_fp_step(st);
 		by_fp = true;
 	}
 	if (end) {
 		st->end = end;
 		return 1;
 	}
-	if (!ra) {		/* a zeroed return address ends some runtimes' stacks */
+	if (!st->f.pc) {	/* a zeroed return address ends some runtimes' stacks */
 		st->end = PK_END_COMPLETE;
 		return 1;
 	}
@@ -499,7 +441,6 @@ static long uw_step(__u32 i, void *ctx)
 	 * now that it will be recorded (not when the walk ends here) */
 	if (by_fp && st->n < PK_MAX_USTACK_DEPTH)
 		st->fp_mask[(st->n / 64) & 3] |= 1ull << (st->n % 64);
-	st->pc = ra;
 	return 0;
 }
 
@@ -515,12 +456,7 @@ static __always_inline __u32 pk_unwind_user(struct pk_sample_buf *b, __u32 kbase
 
 	if (!st)
 		return 0;
-	uw_regs_from(st, regs);
-	st->pc = regs->ip;
-	st->sp = regs->sp;
-	st->bp = regs->bp;
-	st->bp_valid = 1;
-	st->exact_pc = 1;
+	uw_regs_from(&st->f, regs);
 	st->kbase = kbase;
 	st->n = 0;
 	st->end = PK_END_NONE;
@@ -528,7 +464,7 @@ static __always_inline __u32 pk_unwind_user(struct pk_sample_buf *b, __u32 kbase
 	st->fp_frames = 0;
 	st->missing_frames = 0;
 	st->fp_mask[0] = st->fp_mask[1] = st->fp_mask[2] = st->fp_mask[3] = 0;
-	st->win_base = 1;
+	st->win.base = 1;
 	bpf_loop(PK_MAX_USTACK_DEPTH + 1, uw_step, NULL, 0);
 	if (st->end == PK_END_NONE)	/* the loop ran out: cannot happen */
 		st->end = PK_END_DEPTH;
