@@ -162,7 +162,10 @@ struct uw_state {
 	__u32 kbase;		/* user frames start at frames[kbase] */
 	__u32 n;		/* user frames written */
 	__u8 end;		/* enum pk_ustack_end once stopped */
-	__u8 __pad[3];
+	__u8 fp_stop;		/* the frame-pointer step that found st->f.pc:
+				 * how the walk ends if that PC is no code;
+				 * 0: st->f.pc was found by a rule */
+	__u8 __pad[2];
 	__u16 fp_frames, missing_frames;
 	struct vma_cursor vma;	/* the mapping of the last PC, and the walk's */
 	struct uw_window win;	/* uw_read's copy of the user stack */
@@ -348,16 +351,26 @@ static __always_inline long uw_find_rule(struct uw_state *st, __u64 vaddr)
 	return id;
 }
 
-/* A frame-pointer step from st->f's frame, for code without a table.
- * Counted whether it succeeds or not: the frame had no table. */
-static __always_inline int uw_fp_step(struct uw_state *st)
+/* A frame-pointer step from st->f's frame, for code without a rule (no
+ * table, or no FDE at the PC): 0, or STOP, how the walk ends in this frame.
+ * Counted whether it succeeds or not. */
+static __always_inline int uw_fp_step(struct uw_state *st, int stop)
 {
+	int ret;
+
 	st->fp_frames++;
 	if (st->vma.kind == VMA_MISSING)
 		st->missing_frames++;
-	if (pk_unwind_fp_step(&st->f, &st->win) == PK_STEP_OK)
+	ret = pk_unwind_fp_step(&st->f, &st->win);
+	if (ret == PK_STEP_OK) {
+		st->fp_stop = stop;
 		return 0;
-	return st->vma.kind == VMA_MISSING ? PK_END_NO_TABLE : PK_END_FP_FALLBACK;
+	}
+	/* A zero return address ends some runtimes' (JITs') frame-pointer
+	 * chains; but code of a file without CFI at that PC proves nothing. */
+	if (ret == PK_STEP_OUTERMOST && stop != PK_END_NO_CFI)
+		return PK_END_COMPLETE;
+	return stop;
 }
 
 /* One step with a rule. 0, or how the walk ends. */
@@ -371,6 +384,7 @@ static __always_inline int uw_rule_step(struct uw_state *st, __u32 rule_idx)
 	case PK_STEP_OK:
 		return 0;
 	case PK_STEP_NO_CFI:
+		return PK_END_NO_CFI;
 	case PK_STEP_OUTERMOST:
 		return PK_END_COMPLETE;
 	case PK_STEP_READ_FAULT:
@@ -411,22 +425,36 @@ static long uw_step(__u32 i, void *ctx)
 	 * caller's FDE (a noreturn call last in a function): look up PC - 1. */
 	lookup = st->f.exact_pc ? st->f.pc : st->f.pc - 1;
 	if (!uw_find_mapping(st, lookup)) {
+		/* A frame-pointer step read something that is no code: the
+		 * frame it found is not a frame, and the walk ends where the
+		 * step was taken. */
+		if (st->fp_stop) {
+			st->n--;
+			st->fp_mask[(st->n / 64) & 3] &= ~(1ull << (st->n % 64));
+			st->end = st->fp_stop;
+			return 1;
+		}
 		st->end = PK_END_READ_FAULT;
 		return 1;
 	}
+	st->fp_stop = 0;
 	if (st->vma.kind == VMA_TABLE) {
 		rule = uw_find_rule(st, lookup + st->vma.delta);
 		if (rule < 0) {
 			st->end = PK_END_UNSUPPORTED;
 			return 1;
 		}
-		if (rule == PK_TABLE_NONE) {
-			st->end = PK_END_COMPLETE;
-			return 1;
+		/* Outside every FDE (a gap between FDEs is an END row, and
+		 * before pc_base or after pc_end there is none): code built
+		 * without CFI in a file that has some. */
+		end = rule == PK_TABLE_NONE ? PK_END_NO_CFI : uw_rule_step(st, rule);
+		if (end == PK_END_NO_CFI) {
+			end = uw_fp_step(st, PK_END_NO_CFI);
+			by_fp = true;
 		}
-		end = uw_rule_step(st, rule);
 	} else {
-		end = uw_fp_step(st);
+		end = uw_fp_step(st, st->vma.kind == VMA_MISSING ? PK_END_NO_TABLE :
+								   PK_END_FP_FALLBACK);
 		by_fp = true;
 	}
 	if (end) {
@@ -460,6 +488,7 @@ static __always_inline __u32 pk_unwind_user(struct pk_sample_buf *b, __u32 kbase
 	st->kbase = kbase;
 	st->n = 0;
 	st->end = PK_END_NONE;
+	st->fp_stop = 0;
 	vma_cursor_reset(&st->vma);
 	st->fp_frames = 0;
 	st->missing_frames = 0;

@@ -83,6 +83,10 @@ enum pk_ustack_end {
 	PK_END_LOOP,		/* the CFA did not move up the stack */
 	PK_END_FP_FALLBACK,	/* stopped in a frame-pointer step (no table: JIT,
 				 * anonymous code, a table refused for room) */
+	PK_END_NO_CFI,		/* stopped in a frame-pointer step in a file with a
+				 * table, at a PC no FDE covers (code built without
+				 * CFI: -fno-asynchronous-unwind-tables, V8's
+				 * builtins, hand-written assembly) */
 	PK_END__MAX,
 };
 
@@ -182,7 +186,8 @@ enum pk_counter {
 	PK_CNT_USTACK_ERR,	/* delivered, user stack unreadable */
 	PK_CNT_FILTERED,	/* not a target (pid/cpu/idle filter) */
 	/* Layout 2: how delivered DWARF walks ended, one per sample ... */
-	PK_CNT_END_COMPLETE,	/* PK_CNT_END_COMPLETE + enum pk_ustack_end - 1 */
+	PK_CNT_END_COMPLETE,	/* pk_end_counter(): PK_CNT_END_COMPLETE +
+				 * enum pk_ustack_end - 1 up to FP_FALLBACK */
 	PK_CNT_END_DEPTH,
 	PK_CNT_END_NO_TABLE,
 	PK_CNT_END_UNSUPPORTED,
@@ -199,8 +204,19 @@ enum pk_counter {
 	PK_CNT_MAPPING_LOST,	/* pk_mapping_event events the ring buffer had no room for */
 	PK_CNT_NESTED,		/* dropped: the CPU was already building a sample
 				 * (a program preempted or interrupted by another) */
+	PK_CNT_END_NO_CFI,	/* a DWARF walk ended PK_END_NO_CFI */
 	PK_CNT__MAX,
 };
+
+/* The counter of delivered walks that ended with END (not PK_END_NONE):
+ * the first endings are counted in a row, later ones where the counters
+ * grew. */
+static inline __u32 pk_end_counter(__u32 end)
+{
+	if (end == PK_END_NO_CFI)
+		return PK_CNT_END_NO_CFI;
+	return PK_CNT_END_COMPLETE + end - PK_END_COMPLETE;
+}
 
 enum pk_session_flags {
 	PK_SESSION_FILTER_PIDS	= 1u << 0, /* only tgids in the targets map */

@@ -189,7 +189,7 @@ static __always_inline void send_sample(const struct pk_sample_buf *b, __u32 siz
 	count(PK_CNT_SAMPLES);
 	event_count(event, PK_ECNT_SAMPLES);
 	if (b->s.ustack_end != PK_END_NONE)
-		count(PK_CNT_END_COMPLETE + b->s.ustack_end - PK_END_COMPLETE);
+		count(pk_end_counter(b->s.ustack_end));
 	if (b->s.hdr.flags & PK_SAMPLE_KSTACK_ERR)
 		count(PK_CNT_KSTACK_ERR);
 	if (b->s.hdr.flags & PK_SAMPLE_USTACK_ERR)

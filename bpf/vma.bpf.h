@@ -148,19 +148,24 @@ static __always_inline struct vm_area_struct *vma_lookup(struct vma_cursor *v, _
 	return NULL;
 }
 
+/* VM_EXEC, include/linux/mm.h (a #define: not in BTF). */
+#define UW_VM_EXEC	0x00000004
+
 /*
  * The VMA that holds ADDR into V (vm_start, vm_end, vm_pgoff, and [start,
  * end_addr) for the next addresses), and what it maps: the file's inode in
  * *KEY and the file in *F (NULL for the vDSO, keyed PK_VDSO_*). Returns 1
- * for a file or the vDSO, 0 for anonymous or special memory, -1 when no VMA
- * holds ADDR.
+ * for a file or the vDSO, 0 for anonymous or special memory, -1 when no
+ * executable VMA holds ADDR.
  */
 static __always_inline int vma_at(struct vma_cursor *v, __u64 addr, struct pk_file_key *key,
 				  struct file **f)
 {
 	struct vm_area_struct *vma = vma_lookup(v, addr);
 
-	if (!vma)
+	/* A PC is in code: an address in memory that is not executable (a
+	 * return address a frame-pointer step read from data) is no frame. */
+	if (!vma || !(BPF_CORE_READ(vma, vm_flags) & UW_VM_EXEC))
 		return -1;
 	v->vm_start = v->start = BPF_CORE_READ(vma, vm_start);
 	v->vm_end = v->end_addr = BPF_CORE_READ(vma, vm_end);

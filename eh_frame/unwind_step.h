@@ -175,19 +175,36 @@ PK_UNWIND_INLINE int pk_unwind_rule_step(struct pk_unwind_regs *f,
 	return PK_STEP_OK;
 }
 
+/* How far above RSP a frame pointer may point: the default stack limit
+ * (ulimit -s, 8 MiB). */
+#define PK_UNWIND_FP_MAX_FRAME	(8ull << 20)
+
 /*
  * A frame-pointer step from frame F, for code without a rule: the caller's
  * RBP at [RBP], its PC at [RBP + 8]. enum pk_unwind_step_result.
+ *
+ * Taken only where RBP can be a frame pointer of this stack: known in this
+ * frame, 8-aligned, at or above RSP and within a stack's size of it.
+ * Frameless code keeps any value in RBP, and RBP 0 (the ABI's end of a
+ * chain at _start) is no proof that the stack is whole in code that may
+ * not keep frame pointers at all: both are PK_STEP_NO_FP, never the
+ * outermost frame. A zero return address is PK_STEP_OUTERMOST, F left as
+ * it was. The caller checks that the return address found is in
+ * executable code before it keeps the frame.
  */
 PK_UNWIND_INLINE int pk_unwind_fp_step(struct pk_unwind_regs *f, void *ctx)
 {
 	__u64 bp, next_bp, ra;
 
-	/* RBP below the stack pointer is no frame pointer (frameless code). */
-	if (!pk_unwind_reg(f, PK_DWARF_RBP, &bp) || !bp || bp + 16 <= f->sp)
+	if (!pk_unwind_reg(f, PK_DWARF_RBP, &bp) || !bp || (bp & 7) || bp < f->sp ||
+	    bp - f->sp >= PK_UNWIND_FP_MAX_FRAME)
 		return PK_STEP_NO_FP;
 	if (!PK_UNWIND_READ(ctx, &next_bp, bp) || !PK_UNWIND_READ(ctx, &ra, bp + 8))
 		return PK_STEP_READ_FAULT;
+	/* A frame record of a zero RA ends some runtimes' frame-pointer
+	 * chains; whether that makes the stack whole is the caller's call. */
+	if (!ra)
+		return PK_STEP_OUTERMOST;
 	pk_unwind_regs_caller(f, ra, bp + 16, next_bp, 1);
 	return PK_STEP_OK;
 }

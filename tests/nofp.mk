@@ -26,8 +26,9 @@ NOFP_CC_gcc_cpp   := g++
 NOFP_CC_clang_c   := clang
 NOFP_CC_clang_cpp := clang++
 
-# Programs (every .c or .cpp but the libraries' sources) and libraries.
-NOFP_LIB_NAMES := shlib_lib plugin reuse_lib1 reuse_lib2
+# Programs (every .c or .cpp but the libraries' and parts' sources) and
+# libraries.
+NOFP_LIB_NAMES := shlib_lib plugin reuse_lib1 reuse_lib2 nocfi_mid nocfi_tail
 NOFP_PROGS := $(filter-out $(NOFP_LIB_NAMES),\
 	$(basename $(notdir $(wildcard $(NOFP_SRC)/*.c $(NOFP_SRC)/*.cpp))))
 NOFP_HDRS := $(wildcard $(NOFP_SRC)/*.h) tests/cpu_budget.h
@@ -39,6 +40,13 @@ NOFP_LDLIBS_threads = -pthread
 NOFP_LDLIBS_ev_block = -pthread
 NOFP_LDLIBS_dlopen = -ldl
 NOFP_LDLIBS_dlclose_reuse = -ldl
+# nocfi links a part built without CFI but with a frame pointer (and no
+# -g: .debug_frame would be CFI too).
+# nocfi_tail, with CFI, after it: mid is a gap between FDEs.
+NOFP_NEEDS_nocfi = $(NOFP_DIR)/nocfi_mid-$(1).o $(NOFP_DIR)/nocfi_tail-$(1).o
+NOFP_LDLIBS_nocfi = $(NOFP_DIR)/nocfi_mid-$(1).o $(NOFP_DIR)/nocfi_tail-$(1).o
+NOFP_NOCFI_CFLAGS := -O2 -g0 -fno-omit-frame-pointer -fno-asynchronous-unwind-tables \
+	-fno-unwind-tables -fno-optimize-sibling-calls -fPIC -I$(NOFP_SRC)
 # Libraries loaded at run time, built with their program.
 NOFP_NEEDS_dlopen = $(NOFP_DIR)/plugin-$(1).so
 NOFP_NEEDS_dlclose_reuse = $(NOFP_DIR)/reuse_lib1-$(1).so $(NOFP_DIR)/reuse_lib2-$(1).so
@@ -66,7 +74,20 @@ $(NOFP_DIR)/$(1)-$(3)-$(4): $(NOFP_SRC)/$(1).$(2) $(NOFP_HDRS) tests/nofp.mk \
 		$$< -o $$@ $(call NOFP_LDLIBS_$(1),$(3))
 endef
 
+# $(1) compiler: nocfi's part without CFI, and the one with CFI after it
+define nofp_nocfi_part
+$(NOFP_DIR)/nocfi_mid-$(1).o: $(NOFP_SRC)/nocfi_mid.c $(NOFP_HDRS) tests/nofp.mk
+	@mkdir -p $$(@D)
+	$$(call msg,NOFP,$$@)
+	$$(Q)$(NOFP_CC_$(1)_c) $(NOFP_NOCFI_CFLAGS) -c $$< -o $$@
+$(NOFP_DIR)/nocfi_tail-$(1).o: $(NOFP_SRC)/nocfi_tail.c $(NOFP_HDRS) tests/nofp.mk
+	@mkdir -p $$(@D)
+	$$(call msg,NOFP,$$@)
+	$$(Q)$(NOFP_CC_$(1)_c) $(NOFP_CFLAGS) -fPIC -c $$< -o $$@
+endef
+
 $(foreach c,$(NOFP_COMPILERS),\
+	$(eval $(call nofp_nocfi_part,$(c)))\
 	$(eval $(call nofp_lib,shlib_lib,libnofp_shlib,$(c)))\
 	$(eval $(call nofp_lib,plugin,plugin,$(c)))\
 	$(eval $(call nofp_lib,reuse_lib1,reuse_lib1,$(c)))\

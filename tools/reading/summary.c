@@ -14,6 +14,7 @@ static const char *const end_names[PK_END__MAX] = {
 	[PK_END_READ_FAULT] = "read fault",
 	[PK_END_LOOP] = "loop",
 	[PK_END_FP_FALLBACK] = "frame-pointer fallback",
+	[PK_END_NO_CFI] = "no CFI at PC",
 };
 
 void pk_summary_events(FILE *f, const struct pk_reader_stats *st,

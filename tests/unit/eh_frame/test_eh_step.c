@@ -131,6 +131,21 @@ START_TEST(test_step_frame_pointer)
 	/* RBP below RSP is no frame pointer */
 	leaf_at(&f, 0x401100, at(8), at(5));
 	ck_assert_int_eq(pk_unwind_fp_step(&f, &mem), PK_STEP_NO_FP);
+	/* RBP just below RSP, or not 8-aligned: no frame pointer either */
+	leaf_at(&f, 0x401100, at(6), at(6) - 8);
+	ck_assert_int_eq(pk_unwind_fp_step(&f, &mem), PK_STEP_NO_FP);
+	leaf_at(&f, 0x401100, at(3), at(5) + 4);
+	ck_assert_int_eq(pk_unwind_fp_step(&f, &mem), PK_STEP_NO_FP);
+	/* RBP not known in this frame (a frame found by a rule that did
+	 * not restore it) */
+	leaf_at(&f, 0x401100, at(3), at(5));
+	f.valid = 0;
+	ck_assert_int_eq(pk_unwind_fp_step(&f, &mem), PK_STEP_NO_FP);
+	/* a zero return address is no caller: the end of a chain */
+	s.w[6] = 0;
+	leaf_at(&f, 0x401100, at(3), at(5));
+	ck_assert_int_eq(pk_unwind_fp_step(&f, &mem), PK_STEP_OUTERMOST);
+	ck_assert_uint_eq(f.pc, 0x401100);
 	/* an RBP the stack does not hold */
 	leaf_at(&f, 0x401100, at(6), at(STACK_WORDS + 4));
 	ck_assert_int_eq(pk_unwind_fp_step(&f, &mem), PK_STEP_READ_FAULT);
