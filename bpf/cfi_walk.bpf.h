@@ -341,7 +341,14 @@ static __always_inline long uw_find_rule(struct uw_state *st, __u64 vaddr)
 	pg = uw_page(pages, t->rules_page + id / PK_RULES_PER_PAGE);
 	if (!pg)
 		return -1;
-	*out = pg->rules[id % PK_RULES_PER_PAGE];
+	/* A rule is 24 bytes, so a page holds 170 and the index is id % 170:
+	 * the verifier loses its bound through the compiler's multiply and
+	 * subtract, so bound it again where the compiler cannot drop it. */
+	at = id % PK_RULES_PER_PAGE;
+	asm volatile("" : "+r"(at));
+	if (at >= PK_RULES_PER_PAGE)
+		return -1;
+	*out = pg->rules[at];
 	if (slot) {
 		slot->table_plus1 = table + 1;
 		slot->gen = t->gen;

@@ -87,6 +87,9 @@ static void set_rule(struct interp *in, __u64 reg, __u8 kind, __s64 value,
 		in->st.fp = r;
 	if (reg == in->cie->ra_reg)
 		in->st.ra = r;
+	for (int i = 0; i < PK_UNWIND_NSAVED; i++)
+		if (reg == PK_UNWIND_SAVED_REG(i))
+			in->st.saved[i] = r;
 }
 
 static void restore_rule(struct interp *in, __u64 reg)
@@ -97,6 +100,9 @@ static void restore_rule(struct interp *in, __u64 reg)
 		in->st.fp = in->init ? in->init->fp : unmentioned;
 	if (reg == in->cie->ra_reg)
 		in->st.ra = in->init ? in->init->ra : unmentioned;
+	for (int i = 0; i < PK_UNWIND_NSAVED; i++)
+		if (reg == PK_UNWIND_SAVED_REG(i))
+			in->st.saved[i] = in->init ? in->init->saved[i] : unmentioned;
 }
 
 /* Move the location DELTA bytes on, closing the current row. */

@@ -113,10 +113,12 @@ struct cfi_cfa {
 	const __u8 *expr;
 };
 
-/* The rules we keep: CFA, the frame pointer and the return address. */
+/* The rules we keep: CFA, the frame pointer, the return address and the
+ * other callee-saved registers the walk tracks (rbx, r12-r15). */
 struct cfi_state {
 	struct cfi_cfa cfa;
 	struct cfi_rule fp, ra;
+	struct cfi_rule saved[PK_UNWIND_NSAVED];	/* rbx, r12-r15 */
 	bool broken;		/* an instruction we cannot interpret was met:
 				 * everything from here is unsupported */
 };

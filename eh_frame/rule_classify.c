@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * From interpreter state to table rule: which of the classes the BPF
- * unwinder can evaluate (unwind_table.h) a row's CFA, frame-pointer and
- * return-address rules fall in. DWARF expressions are recognised by shape,
+ * unwinder can evaluate (unwind_table.h) a row's CFA, frame-pointer,
+ * return-address and callee-saved register rules fall in. DWARF expressions are recognised by shape,
  * never evaluated; whatever does not match a known shape is UNSUPPORTED,
  * so the unwinder stops there instead of guessing.
  */
@@ -176,12 +176,38 @@ static void classify_ra(const struct cfi_rule *ra, struct pk_unwind_rule *r)
 			return;
 		}
 		break;
+	case CFI_RULE_REGISTER:	/* glibc's __vfork: DW_CFA_register rip, rdi */
+		if (ra->value >= 0 && ra->value < PK_DWARF_RIP &&
+		    ra->value != PK_DWARF_RSP) {
+			r->ra_type = PK_RA_REGISTER;
+			r->ra_reg = (__u8)ra->value;
+			return;
+		}
+		break;
 	case CFI_RULE_UNDEFINED:
 	case CFI_RULE_UNMENTIONED:	/* readelf shows no column: 'u' */
 		r->ra_type = PK_RA_UNDEFINED;
 		return;
 	}
 	r->ra_type = PK_RA_UNSUPPORTED;
+}
+
+/* Where the caller's value of a callee-saved register is (PK_SAVED_*, or
+ * CFA + 8 * the result). As for RBP, undefined counts as not saved. */
+static __s8 classify_saved(const struct cfi_rule *reg)
+{
+	switch (reg->kind) {
+	case CFI_RULE_UNMENTIONED:
+	case CFI_RULE_SAME:
+	case CFI_RULE_UNDEFINED:
+		return PK_SAVED_SAME;
+	case CFI_RULE_OFFSET:
+		if (reg->value && reg->value % 8 == 0 && reg->value >= -1024 &&
+		    reg->value <= 1016)
+			return (__s8)(reg->value / 8);
+		break;
+	}
+	return PK_SAVED_UNKNOWN;
 }
 
 void eh_classify(const struct cfi_state *state, bool signal,
@@ -192,6 +218,8 @@ void eh_classify(const struct cfi_state *state, bool signal,
 		rule->cfa_type = PK_CFA_UNSUPPORTED;
 		rule->fp_type = PK_FP_UNSUPPORTED;
 		rule->ra_type = PK_RA_UNSUPPORTED;
+		for (int i = 0; i < PK_UNWIND_NSAVED; i++)
+			rule->saved[i] = PK_SAVED_UNKNOWN;
 		return;
 	}
 	if (signal)	/* registers come from the ucontext, not the CFA */
@@ -200,4 +228,6 @@ void eh_classify(const struct cfi_state *state, bool signal,
 		classify_cfa(&state->cfa, rule);
 	classify_fp(&state->fp, rule);
 	classify_ra(&state->ra, rule);
+	for (int i = 0; i < PK_UNWIND_NSAVED; i++)
+		rule->saved[i] = classify_saved(&state->saved[i]);
 }

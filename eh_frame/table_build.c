@@ -190,8 +190,9 @@ struct interner {
 
 static size_t rule_hash(const struct pk_unwind_rule *r)
 {
-	__u64 w[2];
+	__u64 w[sizeof(*r) / sizeof(__u64)];
 
+	_Static_assert(sizeof(*r) % sizeof(__u64) == 0, "a rule is whole words");
 	memcpy(w, r, sizeof(w));
 	return (size_t)eh_hash_final(eh_hash_update(EH_HASH_INIT, w, sizeof(w)), 0);
 }

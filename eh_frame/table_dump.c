@@ -70,7 +70,20 @@ static const char *ra_text(const struct pk_unwind_rule *r, char *buf, size_t len
 		snprintf(buf, len, "c%+d", r->ra_offset);
 		return buf;
 	}
+	if (r->ra_type == PK_RA_REGISTER)	/* readelf: "r5 (rdi)" */
+		return reg_name(r->ra_reg, buf, len);
 	return "unsupported";
+}
+
+/* A callee-saved register's column, spelled as the RBP column. */
+static const char *saved_text(__s8 saved, char *buf, size_t len)
+{
+	if (saved == PK_SAVED_SAME)
+		return "u";
+	if (saved == PK_SAVED_UNKNOWN)
+		return "unsupported";
+	snprintf(buf, len, "c%+d", saved * 8);
+	return buf;
 }
 
 int eh_unwind_table_dump(const struct eh_unwind_table *t, FILE *out)
@@ -92,15 +105,18 @@ int eh_unwind_table_dump(const struct eh_unwind_table *t, FILE *out)
 		(unsigned long long)h->pc_end,
 		h->flags & PK_UNWIND_HAS_EH_FRAME ? " .eh_frame" : "",
 		h->flags & PK_UNWIND_HAS_DEBUG_FRAME ? " .debug_frame" : "");
-	fprintf(out, "# pc cfa rbp ra\n");
+	fprintf(out, "# pc cfa rbp ra rbx r12 r13 r14 r15\n");
 	for (i = 0; i < h->nrows; i++) {
 		const struct pk_unwind_rule *r = &rules[ids[i]];
-		char cb[48], fb[16], rb[16];
+		char cb[48], fb[16], rb[16], sb[PK_UNWIND_NSAVED][16];
 
-		fprintf(out, "%016llx %s %s %s\n",
+		fprintf(out, "%016llx %s %s %s",
 			(unsigned long long)(h->pc_base + pcs[i]),
 			cfa_text(r, cb, sizeof(cb)), fp_text(r, fb, sizeof(fb)),
 			ra_text(r, rb, sizeof(rb)));
+		for (int k = 0; k < PK_UNWIND_NSAVED; k++)
+			fprintf(out, " %s", saved_text(r->saved[k], sb[k], sizeof(sb[k])));
+		fputc('\n', out);
 	}
 	return ferror(out) ? -EIO : 0;
 }

@@ -46,7 +46,9 @@ static int corrupt(char err[PK_ERR_LEN], const char *what)
 static bool rule_ok(const struct pk_unwind_rule *r)
 {
 	return r->cfa_type <= PK_CFA_UNSUPPORTED && r->fp_type <= PK_FP_UNSUPPORTED &&
-	       r->ra_type <= PK_RA_UNSUPPORTED;
+	       r->ra_type <= PK_RA_REGISTER &&
+	       (r->ra_type != PK_RA_REGISTER || r->ra_reg < PK_DWARF_RIP) &&
+	       !r->__pad[0] && !r->__pad[1];
 }
 
 int eh_table_validate(const void *buf, size_t size, char err[PK_ERR_LEN])

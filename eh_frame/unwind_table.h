@@ -28,16 +28,30 @@
 #define PK_UNWIND_TABLE_H
 
 #define PK_UNWIND_MAGIC		"PKUNWIND"	/* 8 bytes, no NUL stored */
-#define PK_UNWIND_VERSION	1
+#define PK_UNWIND_VERSION	2		/* 2: rules say where rbx, r12-r15
+						 * are saved, and an RA in a register */
 #define PK_UNWIND_BUILD_ID_MAX	64
 #define PK_UNWIND_MAX_RULES	65536		/* rule ids are __u16 */
 
 /* x86_64 DWARF register numbers (the psABI's DWARF register number
  * mapping) that rules name: eh2table classifies by them, the BPF walk
  * evaluates them. 0..PK_DWARF_RIP are the general registers and the PC. */
+#define PK_DWARF_RBX		3
 #define PK_DWARF_RBP		6
 #define PK_DWARF_RSP		7
+#define PK_DWARF_R12		12
 #define PK_DWARF_RIP		16
+
+/* The callee-saved registers a rule restores besides RBP (the psABI's rbx,
+ * r12-r15), in the order of pk_unwind_rule.saved[]: RBX, then R12..R15. */
+#define PK_UNWIND_NSAVED	5
+#define PK_UNWIND_SAVED_REG(i)	((i) ? PK_DWARF_R12 + (i) - 1u : (unsigned int)PK_DWARF_RBX)
+/* pk_unwind_rule.saved[i]: the caller's value is this frame's (not saved
+ * here: unmentioned, same_value, or undefined as for RBP); unknown (a rule
+ * of no class we evaluate: register, expression, an offset that is not a
+ * multiple of 8 in [-1024, 1016]); or saved at CFA + 8 * saved[i]. */
+#define PK_SAVED_SAME		0
+#define PK_SAVED_UNKNOWN	(-128)
 
 /* How the canonical frame address is computed. */
 enum pk_cfa_type {
@@ -66,10 +80,12 @@ enum pk_ra_type {
 	PK_RA_CFA_OFFSET = 0,	/* at CFA + ra_offset (x86_64: always -8) */
 	PK_RA_UNDEFINED,	/* outermost frame (_start, thread entry) */
 	PK_RA_UNSUPPORTED,
-	/* arm64 later: PK_RA_REGISTER (in x30 at the leaf) */
+	PK_RA_REGISTER,		/* in register ra_reg (DW_CFA_register: glibc's
+				 * __vfork keeps it in rdi; arm64's x30): known
+				 * where the walk knows that register */
 };
 
-/* One distinct unwind rule. 16 bytes. */
+/* One distinct unwind rule. 24 bytes. */
 struct pk_unwind_rule {
 	__u8  cfa_type;		/* enum pk_cfa_type */
 	__u8  cfa_reg;		/* DWARF register number the CFA is based on */
@@ -79,6 +95,9 @@ struct pk_unwind_rule {
 	__s32 cfa_deref_offset;	/* M in *(reg+N)+M */
 	__s16 fp_offset;	/* caller's FP at CFA + fp_offset */
 	__s16 ra_offset;	/* return address at CFA + ra_offset */
+	__u8  ra_reg;		/* PK_RA_REGISTER: its DWARF number */
+	__s8  saved[PK_UNWIND_NSAVED];	/* PK_SAVED_*, or CFA + 8 * saved[i] */
+	__u8  __pad[2];		/* zero */
 };
 
 /* File header; all offsets are from the start of the file and 8-aligned. */

@@ -60,6 +60,42 @@ static bool is_cfa_offset(const char *s)
 	return end > s + 2 && *end == '\0';
 }
 
+/* A return address in a register, "r5 (rdi)": the register's name, for
+ * the general registers but RSP; anything else is unsupported. */
+static void expect_ra_register(const char *col, char *buf, size_t len)
+{
+	unsigned int reg;
+	char name[16];
+	int end = -1;
+
+	if (sscanf(col, "r%u (%15[a-z0-9])%n", &reg, name, &end) == 2 && end > 0 &&
+	    !col[end] && reg < 16 && reg != 7)
+		snprintf(buf, len, "%s", name);
+	else
+		snprintf(buf, len, "unsupported");
+}
+
+/* A callee-saved register's column: "u" when not saved (as RBP's), c+N
+ * for a multiple of 8 the table holds (CFA + 8 * a signed byte, never 0),
+ * else unsupported. */
+static void expect_saved(const char *col, char *buf, size_t len)
+{
+	long n;
+
+	if (!col[0] || !strcmp(col, "u") || !strcmp(col, "s")) {
+		snprintf(buf, len, "u");
+		return;
+	}
+	if (is_cfa_offset(col)) {
+		n = strtol(col + 1, NULL, 10);
+		if (n && n % 8 == 0 && n >= -1024 && n <= 1016) {
+			snprintf(buf, len, "%s", col);
+			return;
+		}
+	}
+	snprintf(buf, len, "unsupported");
+}
+
 void oc_expect(const struct rf_fde *fde, const struct rf_row *row, struct oc_rule *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -86,7 +122,10 @@ void oc_expect(const struct rf_fde *fde, const struct rf_row *row, struct oc_rul
 	else if (!row->ra[0])
 		snprintf(out->ra, sizeof(out->ra), "u");
 	else
-		snprintf(out->ra, sizeof(out->ra), "unsupported");
+		expect_ra_register(row->ra, out->ra, sizeof(out->ra));
+
+	for (int k = 0; k < 5; k++)
+		expect_saved(row->saved[k], out->saved[k], sizeof(out->saved[k]));
 }
 
 /* --- our dump ----------------------------------------------------------- */
@@ -134,10 +173,12 @@ int oc_parse_dump(const char *text, struct oc_table *out, char *err, size_t errl
 		}
 		memcpy(buf, line, eol - line);
 		buf[eol - line] = '\0';
-		if (sscanf(buf, "%" SCNx64 " %63s %31s %31s %1s", &row.pc, row.rule.cfa,
-			   row.rule.rbp, row.rule.ra, extra) != 4) {
-			snprintf(err, errlen, "dump line %d: '%s' is not '<pc> <cfa> <rbp> <ra>'",
-				 lineno, buf);
+		if (sscanf(buf, "%" SCNx64 " %63s %31s %31s %31s %31s %31s %31s %31s %1s",
+			   &row.pc, row.rule.cfa, row.rule.rbp, row.rule.ra, row.rule.saved[0],
+			   row.rule.saved[1], row.rule.saved[2], row.rule.saved[3],
+			   row.rule.saved[4], extra) != 9) {
+			snprintf(err, errlen, "dump line %d: '%s' is not '<pc> <cfa> <rbp> <ra> "
+				 "<rbx> <r12> <r13> <r14> <r15>'", lineno, buf);
 			goto bad;
 		}
 		canonical_cfa(row.rule.cfa, sizeof(row.rule.cfa));
@@ -304,7 +345,18 @@ static const struct oc_rule *ours_at(const struct oc_table *t, uint64_t pc)
 
 static bool same_rule(const struct oc_rule *a, const struct oc_rule *b)
 {
+	for (int k = 0; k < 5; k++)
+		if (strcmp(a->saved[k], b->saved[k]))
+			return false;
 	return !strcmp(a->cfa, b->cfa) && !strcmp(a->rbp, b->rbp) && !strcmp(a->ra, b->ra);
+}
+
+/* The callee-saved columns of R, space-separated, into BUF. */
+static const char *saved_cols(const struct oc_rule *r, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s %s %s %s %s", r->saved[0], r->saved[1], r->saved[2],
+		 r->saved[3], r->saved[4]);
+	return buf;
 }
 
 struct cmp {
@@ -318,16 +370,19 @@ static void report_fde(struct cmp *c, uint64_t pc, const struct rf_fde *fde,
 		       const struct rf_row *row, const struct oc_rule *want,
 		       const struct oc_rule *got)
 {
+	char ws[5 * 32 + 5], gs[5 * 32 + 5];
+
 	if (!c->report || c->reported++ >= c->max_report)
 		return;
 	fprintf(c->report, "  %#" PRIx64 ": %s FDE %#" PRIx64 "%s: readelf '%s %s %s'%s%s%s"
-		" wants '%s %s %s', table has '%s %s %s'\n",
+		" wants '%s %s %s %s', table has '%s %s %s %s'\n",
 		pc, fde->debug_frame ? ".debug_frame" : ".eh_frame", fde->offset,
 		fde->signal ? " (signal CIE)" : "", row->cfa,
 		row->rbp[0] ? row->rbp : "-", row->ra[0] ? row->ra : "-",
 		row->cfa_expr ? " [" : "", row->cfa_expr ? row->cfa_expr : "",
 		row->cfa_expr ? "]" : "", want->cfa, want->rbp, want->ra,
-		got->cfa, got->rbp, got->ra);
+		saved_cols(want, ws, sizeof(ws)), got->cfa, got->rbp, got->ra,
+		saved_cols(got, gs, sizeof(gs)));
 }
 
 /* Compare every point of [a, b) where a rule starts on either side. */

@@ -13,11 +13,13 @@
 
 #include "harness/readelf_frames.h"
 
-/* A rule in the dump's text format, e.g. { "rsp+16", "c-16", "c-8" }. */
+/* A rule in the dump's text format, e.g. { "rsp+16", "c-16", "c-8",
+ * { "c-24", "u", "u", "u", "u" } }: saved[] are rbx, r12-r15. */
 struct oc_rule {
 	char cfa[64];
 	char rbp[32];
 	char ra[32];
+	char saved[5][32];
 };
 
 /* The class of a readelf CFA expression text: "plt1", "plt2",
@@ -38,7 +40,8 @@ struct oc_table {
 	int n;
 };
 
-/* Parse a dump: '#' lines skipped, every other line "<pc> <cfa> <rbp> <ra>"
+/* Parse a dump: '#' lines skipped, every other line
+ * "<pc> <cfa> <rbp> <ra> <rbx> <r12> <r13> <r14> <r15>"
  * with strictly ascending PCs; a dereference is put in canonical form.
  * 0 or -EBADMSG with one line in ERR. */
 int oc_parse_dump(const char *text, struct oc_table *out, char *err, size_t errlen);

@@ -316,6 +316,7 @@ static const struct raw_chunk *raw_find(const struct raw *r, enum section sec,
 static int parse_row(char *line, char *const *header, int nheader,
 		     struct rf_row *row, char *err, size_t errlen)
 {
+	static const char *const saved_names[] = { "rbx", "r12", "r13", "r14", "r15" };
 	char *cols[64];
 	int n = rf_split_columns(line, cols, 64);
 
@@ -329,6 +330,9 @@ static int parse_row(char *line, char *const *header, int nheader,
 			snprintf(row->rbp, sizeof(row->rbp), "%s", cols[i]);
 		else if (strcmp(header[i], "ra") == 0)
 			snprintf(row->ra, sizeof(row->ra), "%s", cols[i]);
+		for (int k = 0; k < 5; k++)
+			if (strcmp(header[i], saved_names[k]) == 0)
+				snprintf(row->saved[k], sizeof(row->saved[k]), "%s", cols[i]);
 	}
 	return 0;
 }

@@ -20,6 +20,7 @@ struct rf_row {
 	char rbp[32];		/* RBP column: "u", "s", "c-16", "r10 (r10)", "exp"...;
 				 * "" when the FDE never mentions RBP */
 	char ra[32];		/* return-address column, "" when absent */
+	char saved[5][32];	/* the rbx, r12, r13, r14, r15 columns, as rbp */
 	char *cfa_expr;		/* the DW_CFA_def_cfa_expression operand text
 				 * ("DW_OP_breg7 (rsp): 8; DW_OP_deref") when
 				 * cfa is "exp", else NULL; owned */

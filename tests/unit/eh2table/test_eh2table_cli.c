@@ -411,7 +411,7 @@ START_TEST(test_dump)
 	const char *f = fixture(FIXTURE);
 	char *dump, *again, *out, *err;
 	unsigned long long pc, last = 0;
-	char cfa[64], rbp[32], ra[32], extra[2];
+	char cfa[64], rbp[32], ra[32], saved[5][32], extra[2];
 	unsigned int rows = 0, comments = 0;
 	struct line l;
 
@@ -426,8 +426,9 @@ START_TEST(test_dump)
 			comments++;
 			continue;
 		}
-		ck_assert_msg(sscanf(buf, "%llx %63s %31s %31s %1s", &pc, cfa, rbp, ra,
-				     extra) == 4, "bad dump line '%s'", buf);
+		ck_assert_msg(sscanf(buf, "%llx %63s %31s %31s %31s %31s %31s %31s %31s %1s", &pc,
+				     cfa, rbp, ra, saved[0], saved[1], saved[2], saved[3],
+				     saved[4], extra) == 9, "bad dump line '%s'", buf);
 		ck_assert_msg(!rows || pc > last, "pc %llx after %llx", pc, last);
 		last = pc;
 		rows++;

@@ -261,8 +261,8 @@ START_TEST(test_dictionary_and_header)
 	ck_assert_uint_eq(h->flags, PK_UNWIND_HAS_EH_FRAME);
 	ck_assert_uint_eq(h->arch, 62);
 	ck_assert_uint_eq(h->build_id_len, 0);
-	/* header, 6 x (4 + 2) bytes padded to 8, 3 x 16 */
-	ck_assert_uint_eq(eh_unwind_table_size(t), sizeof(*h) + 24 + 16 + 3 * 16);
+	/* header, 6 x (4 + 2) bytes padded to 8, 3 x 24 */
+	ck_assert_uint_eq(eh_unwind_table_size(t), sizeof(*h) + 24 + 16 + 3 * 24);
 	ck_assert_uint_eq(h->file_size, eh_unwind_table_size(t));
 
 	pcs = (const uint32_t *)((const char *)h + h->pcs_off);

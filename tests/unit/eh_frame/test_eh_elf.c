@@ -373,12 +373,12 @@ START_TEST(test_debug_frame_from_elf)
 	snprintf(bin, sizeof(bin), "%s/df", dir);
 	main_pc = build_debug_frame_program(bin);
 	rule_of(bin, &opts, main_pc, rule, sizeof(rule), &flags);
-	ck_assert_str_eq(rule, "rsp+8 u c-8");
+	ck_assert_str_eq(rule, "rsp+8 u c-8 u u u u u");
 	ck_assert_uint_eq(flags, PK_UNWIND_HAS_EH_FRAME | PK_UNWIND_HAS_DEBUG_FRAME);
 
 	opts.no_debug_frame = true;
 	rule_of(bin, &opts, main_pc, rule, sizeof(rule), &flags);
-	ck_assert_str_eq(rule, "end u u");
+	ck_assert_str_eq(rule, "end u u u u u u u");
 	ck_assert_uint_eq(flags, PK_UNWIND_HAS_EH_FRAME);
 }
 END_TEST
@@ -401,7 +401,7 @@ START_TEST(test_separate_debug_file)
 				bin, NULL });
 
 	rule_of(bin, &opts, main_pc, rule, sizeof(rule), &flags);
-	ck_assert_str_eq(rule, "rsp+8 u c-8");
+	ck_assert_str_eq(rule, "rsp+8 u c-8 u u u u u");
 	ck_assert_uint_eq(flags, PK_UNWIND_HAS_EH_FRAME | PK_UNWIND_HAS_DEBUG_FRAME);
 
 	/* readelf, not our code, names the build-id path */
@@ -413,12 +413,12 @@ START_TEST(test_separate_debug_file)
 	snprintf(id_file, sizeof(id_file), "%s/%s.debug", id_dir, id + 2);
 	ck_assert_int_eq(rename(dbg, id_file), 0);
 	rule_of(bin, &opts, main_pc, rule, sizeof(rule), &flags);
-	ck_assert_str_eq(rule, "rsp+8 u c-8");
+	ck_assert_str_eq(rule, "rsp+8 u c-8 u u u u u");
 	ck_assert_uint_eq(flags, PK_UNWIND_HAS_EH_FRAME | PK_UNWIND_HAS_DEBUG_FRAME);
 
 	ck_assert_int_eq(unlink(id_file), 0);
 	rule_of(bin, &opts, main_pc, rule, sizeof(rule), &flags);
-	ck_assert_str_eq(rule, "end u u");
+	ck_assert_str_eq(rule, "end u u u u u u u");
 	ck_assert_uint_eq(flags, PK_UNWIND_HAS_EH_FRAME);
 }
 END_TEST

@@ -116,7 +116,7 @@ START_TEST(test_dump_header_comments)
 
 	ck_assert_int_eq(eh_unwind_table_dump(t, f), 0);
 	fclose(f);
-	ck_assert_msg(!strncmp(all, "# probekit unwind table v1 arch 62 build-id none\n"
+	ck_assert_msg(!strncmp(all, "# probekit unwind table v2 arch 62 build-id none\n"
 			       "# rows 6 rules 5 bytes ", 71), "%s", all);
 	free(all);
 	eh_unwind_table_free(t);

@@ -213,25 +213,44 @@ END_TEST
 
 START_TEST(test_register_rule)
 {
-	/* rbp or the return address in another register: unsupported; rbx
-	 * in another register is not tracked and changes nothing. */
-	CHECK_FDE(ROW("1000", "rsp+8 u c-8") ROW("1002", "rsp+8 unsupported c-8")
-		  ROW("1003", "rsp+8 unsupported unsupported") END("1020"),
+	/* rbx or rbp in another register: unsupported; the return address
+	 * in another register (glibc's __vfork: rdi) is a rule of its own */
+	CHECK_FDE(ROW("1000", "rsp+8 u c-8")
+		  ROWS("1001", "rsp+8 u c-8 unsupported u u u u")
+		  ROWS("1002", "rsp+8 unsupported c-8 unsupported u u u u")
+		  ROWS("1003", "rsp+8 unsupported rdx unsupported u u u u") END("1020"),
 		  ADV(1), REGISTER, 3, 9, ADV(1), REGISTER, RBP, 9,
 		  ADV(1), REGISTER, RA, 1);
+}
+END_TEST
+
+/* rbx and r12-r15 saved at CFA-N: where the walk restores them from; an
+ * offset the rule cannot hold (not a multiple of 8) is unsupported, and
+ * restore goes back to the CIE's rule. */
+START_TEST(test_callee_saved_rules)
+{
+	CHECK_FDE(ROW("1000", "rsp+8 u c-8")
+		  ROWS("1001", "rsp+16 u c-8 c-16 u u u u")
+		  ROWS("1002", "rsp+24 u c-8 c-16 u u u c-24")
+		  ROWS("1003", "rsp+24 u c-8 c-16 unsupported u u c-24")
+		  ROWS("1004", "rsp+24 u c-8 u unsupported u u c-24") END("1020"),
+		  ADV(1), DEF_CFA_OFS, 16, OFS(3), 2,
+		  ADV(1), DEF_CFA_OFS, 24, OFS(15), 3,
+		  ADV(1), VAL_OFS, 12, 2,
+		  ADV(1), 0xc0 | 3);			/* DW_CFA_restore rbx */
 }
 END_TEST
 
 START_TEST(test_expression_rules)
 {
 	CHECK_FDE(ROW("1000", "rsp+8 u c-8") ROW("1001", "rsp+8 unsupported c-8")
-		  ROW("1005", "rsp+8 u unsupported") END("1020"),
+		  ROWS("1005", "rsp+8 u unsupported unsupported u u u u") END("1020"),
 		  ADV(1), EXPR, RBP, 2, 0x77, 0x10,	/* breg7 16 */
 		  ADV(1), VAL_EXPR, RBP, 2, 0x77, 0x10,
 		  ADV(1), VAL_OFS, RBP, 2,
 		  ADV(1), VAL_OFS_SF, RBP, 0x7e,
 		  ADV(1), SAME, RBP, EXPR, RA, 2, 0x77, 0x08,
-		  EXPR, 3, 2, 0x77, 0x20);		/* rbx: ignored */
+		  EXPR, 3, 2, 0x77, 0x20);		/* rbx: unsupported */
 }
 END_TEST
 
@@ -276,7 +295,8 @@ START_TEST(test_unknown_opcode_rest_unsupported)
 	/* 0x20 is no call-frame instruction: its length is unknown, so the
 	 * rest of the FDE cannot be trusted, but what came before stands. */
 	CHECK_FDE(ROW("1000", "rsp+8 u c-8") ROW("1001", "rsp+16 u c-8")
-		  ROW("1002", "unsupported unsupported unsupported") END("1020"),
+		  ROWS("1002", "unsupported unsupported unsupported unsupported "
+			   "unsupported unsupported unsupported unsupported") END("1020"),
 		  ADV(1), DEF_CFA_OFS, 16, ADV(1), 0x20, ADV(1), DEF_CFA_OFS, 8);
 }
 END_TEST
@@ -334,6 +354,7 @@ Suite *suite_eh_interp(void)
 	tcase_add_test(tc, test_undefined_ra);
 	tcase_add_test(tc, test_ra_other_offset_unsupported);
 	tcase_add_test(tc, test_register_rule);
+	tcase_add_test(tc, test_callee_saved_rules);
 	tcase_add_test(tc, test_expression_rules);
 	tcase_add_test(tc, test_args_size_and_nop);
 	suite_add_tcase(s, tc);

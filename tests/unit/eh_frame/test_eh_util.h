@@ -105,7 +105,9 @@ char *eh_section_text(const struct cfi_blob *b, bool eh_frame, int *ret,
 void eh_expect_rows(const struct cfi_blob *b, bool eh_frame, const char *want);
 
 /* Expected dump lines: ROW("1000", "rsp+8 u c-8") for pc 0x1000. */
-#define ROW(pc4, rest)	"000000000000" pc4 " " rest "\n"
+/* REST: "cfa rbp ra"; rbx and r12-r15 not saved. ROWS: all columns. */
+#define ROWS(pc4, rest)	"000000000000" pc4 " " rest "\n"
+#define ROW(pc4, rest)	ROWS(pc4, rest " u u u u u")
 #define END(pc4)	ROW(pc4, "end u u")
 
 /* Files for the ELF and cache tests. */

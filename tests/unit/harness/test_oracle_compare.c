@@ -88,6 +88,37 @@ START_TEST(test_expected_rules)
 	ck_assert_str_eq(expect(false, "rsp+8", NULL, "v-16", "c-8").rbp, "unsupported");
 	ck_assert_str_eq(expect(false, "rsp+8", NULL, "c-", "c-8").rbp, "unsupported");
 	ck_assert_str_eq(expect(false, "exp", NULL, "u", "c-8").cfa, "unsupported");
+	/* the return address in a general register other than rsp */
+	ck_assert_str_eq(expect(false, "rsp+0", NULL, "", "r5 (rdi)").ra, "rdi");
+	ck_assert_str_eq(expect(false, "rsp+0", NULL, "", "r7 (rsp)").ra, "unsupported");
+	ck_assert_str_eq(expect(false, "rsp+0", NULL, "", "r16 (rip)").ra, "unsupported");
+}
+END_TEST
+
+/* The callee-saved columns (rbx, r12-r15): as RBP's, but an offset must be
+ * a nonzero multiple of 8 within a signed byte of words. */
+START_TEST(test_expected_saved)
+{
+	static const char *const cols[][2] = {
+		{ "", "u" }, { "u", "u" }, { "s", "u" }, { "c-16", "c-16" },
+		{ "c+8", "c+8" }, { "c-1024", "c-1024" }, { "c-1032", "unsupported" },
+		{ "c+1016", "c+1016" }, { "c+1024", "unsupported" }, { "c-12", "unsupported" },
+		{ "c+0", "unsupported" }, { "r9 (r9)", "unsupported" }, { "exp", "unsupported" },
+		{ "v-16", "unsupported" },
+	};
+
+	for (size_t i = 0; i < sizeof(cols) / sizeof(cols[0]); i++) {
+		struct rf_fde fde = { 0 };
+		struct rf_row row = { .cfa = "rsp+8", .ra = "c-8" };
+		struct oc_rule r;
+
+		for (int k = 0; k < 5; k++)
+			snprintf(row.saved[k], sizeof(row.saved[k]), "%s", k == 2 ? cols[i][0] : "");
+		oc_expect(&fde, &row, &r);
+		ck_assert_msg(!strcmp(r.saved[2], cols[i][1]), "'%s': want %s, got %s",
+			      cols[i][0], cols[i][1], r.saved[2]);
+		ck_assert_str_eq(r.saved[0], "u");
+	}
 }
 END_TEST
 
@@ -97,9 +128,9 @@ START_TEST(test_parse_dump)
 	char err[256] = "";
 
 	ck_assert_int_eq(oc_parse_dump("# probekit unwind table\n"
-				       "0000000000001020 rsp+16 u c-8\n"
-				       "0000000000001030 *(rsp+8) c-16 c-8\n"
-				       "0000000000001038 end u u\n", &t, err, sizeof(err)), 0);
+				       "0000000000001020 rsp+16 u c-8 u u u u u\n"
+				       "0000000000001030 *(rsp+8) c-16 c-8 u u u u u\n"
+				       "0000000000001038 end u u u u u u u\n", &t, err, sizeof(err)), 0);
 	ck_assert_int_eq(t.n, 3);
 	ck_assert_uint_eq(t.rows[1].pc, 0x1030);
 	ck_assert_str_eq(t.rows[1].rule.cfa, "*(rsp+8)+0");
@@ -107,11 +138,12 @@ START_TEST(test_parse_dump)
 	ck_assert_str_eq(t.rows[2].rule.cfa, "end");
 	oc_table_free(&t);
 
-	ck_assert_int_eq(oc_parse_dump("1020 rsp+16 u c-8\n1020 rsp+8 u c-8\n", &t, err,
+	ck_assert_int_eq(oc_parse_dump("1020 rsp+16 u c-8 u u u u u\n1020 rsp+8 u c-8 u u u u u\n", &t, err,
 				       sizeof(err)), -EBADMSG);
 	ck_assert_str_eq(err, "dump line 2: pc 0x1020 not above 0x1020");
 	ck_assert_int_eq(oc_parse_dump("1020 rsp+16 u\n", &t, err, sizeof(err)), -EBADMSG);
-	ck_assert_str_eq(err, "dump line 1: '1020 rsp+16 u' is not '<pc> <cfa> <rbp> <ra>'");
+	ck_assert_str_eq(err, "dump line 1: '1020 rsp+16 u' is not '<pc> <cfa> <rbp> <ra> "
+			 "<rbx> <r12> <r13> <r14> <r15>'");
 	ck_assert_int_eq(oc_parse_dump("1020 rsp+16 u c-8 extra\n", &t, err, sizeof(err)),
 			 -EBADMSG);
 }
@@ -150,12 +182,12 @@ static struct oc_stats compare(const char *dump)
 }
 
 static const char good_dump[] =
-	"100 rsp+8 u c-8\n"
-	"101 rsp+16 c-16 c-8\n"
-	"110 rsp+32 u c-8\n"	/* .debug_frame in the .eh_frame gap */
-	"120 rsp+8 u c-8\n"
-	"130 rsp+32 u c-8\n"
-	"140 end u u\n";
+	"100 rsp+8 u c-8 u u u u u\n"
+	"101 rsp+16 c-16 c-8 u u u u u\n"
+	"110 rsp+32 u c-8 u u u u u\n"	/* .debug_frame in the .eh_frame gap */
+	"120 rsp+8 u c-8 u u u u u\n"
+	"130 rsp+32 u c-8 u u u u u\n"
+	"140 end u u u u u u u\n";
 
 START_TEST(test_compare_agrees)
 {
@@ -174,8 +206,8 @@ END_TEST
 
 START_TEST(test_compare_catches_wrong_rule)
 {
-	struct oc_stats st = compare("100 rsp+8 u c-8\n101 rsp+16 c-24 c-8\n110 rsp+32 u c-8\n"
-				     "120 rsp+8 u c-8\n130 rsp+32 u c-8\n140 end u u\n");
+	struct oc_stats st = compare("100 rsp+8 u c-8 u u u u u\n101 rsp+16 c-24 c-8 u u u u u\n110 rsp+32 u c-8 u u u u u\n"
+				     "120 rsp+8 u c-8 u u u u u\n130 rsp+32 u c-8 u u u u u\n140 end u u u u u u u\n");
 
 	ck_assert_int_eq(st.compared, 5);
 	ck_assert_int_eq(st.agreed, 4);
@@ -185,9 +217,9 @@ END_TEST
 /* A change readelf does not have, inside an FDE, is a compared point. */
 START_TEST(test_compare_catches_extra_change)
 {
-	struct oc_stats st = compare("100 rsp+8 u c-8\n101 rsp+16 c-16 c-8\n108 rsp+8 u c-8\n"
-				     "110 rsp+32 u c-8\n120 rsp+8 u c-8\n130 rsp+32 u c-8\n"
-				     "140 end u u\n");
+	struct oc_stats st = compare("100 rsp+8 u c-8 u u u u u\n101 rsp+16 c-16 c-8 u u u u u\n108 rsp+8 u c-8 u u u u u\n"
+				     "110 rsp+32 u c-8 u u u u u\n120 rsp+8 u c-8 u u u u u\n130 rsp+32 u c-8 u u u u u\n"
+				     "140 end u u u u u u u\n");
 
 	ck_assert_int_eq(st.compared, 6);
 	ck_assert_int_eq(st.agreed, 5);
@@ -197,8 +229,8 @@ END_TEST
 /* No end row after the last FDE: the gap inherits its rule. */
 START_TEST(test_compare_catches_inherited_gap)
 {
-	struct oc_stats st = compare("100 rsp+8 u c-8\n101 rsp+16 c-16 c-8\n110 rsp+32 u c-8\n"
-				     "120 rsp+8 u c-8\n130 rsp+32 u c-8\n");
+	struct oc_stats st = compare("100 rsp+8 u c-8 u u u u u\n101 rsp+16 c-16 c-8 u u u u u\n110 rsp+32 u c-8 u u u u u\n"
+				     "120 rsp+8 u c-8 u u u u u\n130 rsp+32 u c-8 u u u u u\n");
 
 	ck_assert_int_eq(st.compared, 5);
 	ck_assert_int_eq(st.agreed, 5);
@@ -210,8 +242,8 @@ END_TEST
 /* .debug_frame's rule where .eh_frame covers the PC is wrong. */
 START_TEST(test_compare_eh_frame_wins)
 {
-	struct oc_stats st = compare("100 rsp+8 u c-8\n104 rsp+32 u c-8\n110 rsp+32 u c-8\n"
-				     "120 rsp+8 u c-8\n130 rsp+32 u c-8\n140 end u u\n");
+	struct oc_stats st = compare("100 rsp+8 u c-8 u u u u u\n104 rsp+32 u c-8 u u u u u\n110 rsp+32 u c-8 u u u u u\n"
+				     "120 rsp+8 u c-8 u u u u u\n130 rsp+32 u c-8 u u u u u\n140 end u u u u u u u\n");
 
 	/* 0x104 is compared against FDE a's second row and disagrees */
 	ck_assert_int_eq(st.compared, 6);
@@ -233,7 +265,7 @@ START_TEST(test_compare_overlap_policy)
 	struct oc_stats st;
 	char err[256];
 
-	ck_assert_int_eq(oc_parse_dump("100 rsp+8 u c-8\n108 rsp+16 u c-8\n110 end u u\n", &t,
+	ck_assert_int_eq(oc_parse_dump("100 rsp+8 u c-8 u u u u u\n108 rsp+16 u c-8 u u u u u\n110 end u u u u u u u\n", &t,
 				       err, sizeof(err)), 0);
 	ck_assert_int_eq(oc_compare(&f, &t, &st, NULL, 0), 0);
 	ck_assert_int_eq(st.overlaps, 1);
@@ -252,6 +284,7 @@ Suite *suite_oracle_compare(void)
 
 	tcase_add_test(tc, test_classify_expressions);
 	tcase_add_test(tc, test_expected_rules);
+	tcase_add_test(tc, test_expected_saved);
 	tcase_add_test(tc, test_parse_dump);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("compare");
