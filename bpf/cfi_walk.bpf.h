@@ -380,13 +380,20 @@ static __always_inline int uw_fp_step(struct uw_state *st, int stop)
 	return stop;
 }
 
+/* An unsupported end, counted by what was not supported. */
+static __always_inline int uw_unsupported(__u32 why)
+{
+	count(why);
+	return PK_END_UNSUPPORTED;
+}
+
 /* One step with a rule. 0, or how the walk ends. */
 static __always_inline int uw_rule_step(struct uw_state *st, __u32 rule_idx)
 {
 	struct pk_unwind_rule *r = uw_rule_get(rule_idx);
 
 	if (!r)
-		return PK_END_UNSUPPORTED;
+		return uw_unsupported(PK_CNT_UNSUP_NO_RULE);
 	switch (pk_unwind_rule_step(&st->f, r, &st->win)) {
 	case PK_STEP_OK:
 		return 0;
@@ -398,8 +405,14 @@ static __always_inline int uw_rule_step(struct uw_state *st, __u32 rule_idx)
 		return PK_END_READ_FAULT;
 	case PK_STEP_LOOP:
 		return PK_END_LOOP;
+	case PK_STEP_UNSUP_CFA_REG:
+		return uw_unsupported(PK_CNT_UNSUP_CFA_REG);
+	case PK_STEP_UNSUP_RA:
+		return uw_unsupported(PK_CNT_UNSUP_RA);
+	case PK_STEP_UNSUP_RA_REG:
+		return uw_unsupported(PK_CNT_UNSUP_RA_REG);
 	default:
-		return PK_END_UNSUPPORTED;
+		return uw_unsupported(PK_CNT_UNSUP_CFA);
 	}
 }
 
@@ -448,7 +461,7 @@ static long uw_step(__u32 i, void *ctx)
 	if (st->vma.kind == VMA_TABLE) {
 		rule = uw_find_rule(st, lookup + st->vma.delta);
 		if (rule < 0) {
-			st->end = PK_END_UNSUPPORTED;
+			st->end = uw_unsupported(PK_CNT_UNSUP_NO_RULE);
 			return 1;
 		}
 		/* Outside every FDE (a gap between FDEs is an END row, and

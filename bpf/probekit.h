@@ -205,6 +205,13 @@ enum pk_counter {
 	PK_CNT_NESTED,		/* dropped: the CPU was already building a sample
 				 * (a program preempted or interrupted by another) */
 	PK_CNT_END_NO_CFI,	/* a DWARF walk ended PK_END_NO_CFI */
+	/* Walks that ended PK_END_UNSUPPORTED, by what was not supported
+	 * (samples dropped or not): */
+	PK_CNT_UNSUP_CFA,	/* a CFA rule of no class (an expression, ...) */
+	PK_CNT_UNSUP_CFA_REG,	/* a CFA from a register this frame does not know */
+	PK_CNT_UNSUP_RA,	/* a return-address rule of no class */
+	PK_CNT_UNSUP_RA_REG,	/* an RA in a register this frame does not know */
+	PK_CNT_UNSUP_NO_RULE,	/* the unwind maps had no rule where the table said */
 	PK_CNT__MAX,
 };
 

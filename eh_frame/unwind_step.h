@@ -72,6 +72,7 @@ enum pk_unwind_step_result {
 	PK_STEP_UNSUP_CFA,	/* a CFA rule of no class we evaluate */
 	PK_STEP_UNSUP_CFA_REG,	/* the CFA's register is not known in this frame */
 	PK_STEP_UNSUP_RA,	/* a return-address rule of no class we evaluate */
+	PK_STEP_UNSUP_RA_REG,	/* the RA's register is not known in this frame */
 };
 
 /* rt_sigframe: a signal handler returns into __restore_rt with RSP at the
@@ -82,14 +83,30 @@ enum pk_unwind_step_result {
 #define PK_SIGFRAME_RBP		(PK_SIGFRAME_MCONTEXT + 80)
 #define PK_SIGFRAME_RSP		(PK_SIGFRAME_MCONTEXT + 120)
 #define PK_SIGFRAME_RIP		(PK_SIGFRAME_MCONTEXT + 128)
+/* Where general register REG (DWARF 0..15) is in struct sigcontext_64:
+ * r8..r15 first, then rdi rsi rbp rbx rdx rax rcx rsp. Slots of DWARF 0..7
+ * as nibbles: rax 13, rdx 12, rcx 14, rbx 11, rsi 9, rdi 8, rbp 10, rsp 15. */
+#define PK_SIGFRAME_REG(reg)	(PK_SIGFRAME_MCONTEXT + 8 * \
+				 ((reg) >= 8 ? (reg) - 8u : (0xfa89becdu >> (4 * (reg))) & 15))
+/* The general registers a signal frame restores: all but RSP and RIP,
+ * which pc and sp hold. */
+#define PK_UNWIND_GPRS		(PK_UNWIND_ALL_REGS & ~PK_UNWIND_REG(PK_DWARF_RSP) & \
+				 ~PK_UNWIND_REG(PK_DWARF_RIP))
+/* What a frame knows of its caller's registers besides those its rule
+ * restores: the callee-saved ones keep their values (the psABI's rbx, rbp,
+ * r12-r15); the others are the callee's to clobber. */
+#define PK_UNWIND_CALLEE_SAVED	(PK_UNWIND_REG(PK_DWARF_RBX) | PK_UNWIND_REG(PK_DWARF_RBP) | \
+				 PK_UNWIND_REG(12) | PK_UNWIND_REG(13) | \
+				 PK_UNWIND_REG(14) | PK_UNWIND_REG(15))
 
+/* F becomes its caller at PC, SP: a return address, not an interrupted PC;
+ * of the other registers it keeps those of KEEP (their values as in F). */
 PK_UNWIND_INLINE void pk_unwind_regs_caller(struct pk_unwind_regs *f, __u64 pc, __u64 sp,
-					    __u64 bp, int bp_known)
+					    __u32 keep)
 {
 	f->pc = pc;
 	f->sp = sp;
-	f->regs[PK_DWARF_RBP] = bp;
-	f->valid = bp_known ? PK_UNWIND_REG(PK_DWARF_RBP) : 0;
+	f->valid &= keep;
 	f->exact_pc = 0;
 }
 
@@ -106,15 +123,71 @@ PK_UNWIND_INLINE int pk_unwind_reg(const struct pk_unwind_regs *f, __u8 reg, __u
 	return 1;
 }
 
+/* The caller's callee-saved registers by rule R, in frame F whose CFA is
+ * CFA: saved at CFA + 8 * N are read (unknown if they cannot be), not saved
+ * keep this frame's value and validity, unknown are unknown. RBP apart. */
+PK_UNWIND_INLINE void pk_unwind_restore_saved(struct pk_unwind_regs *f,
+					      const struct pk_unwind_rule *r, __u64 cfa,
+					      void *ctx)
+{
+	for (int i = 0; i < PK_UNWIND_NSAVED; i++) {
+		__u32 reg = PK_UNWIND_SAVED_REG(i);
+		__s8 at = r->saved[i];
+		__u64 v;
+
+		if (at == PK_SAVED_SAME)
+			continue;
+		if (at != PK_SAVED_UNKNOWN &&
+		    PK_UNWIND_READ(ctx, &v, cfa + (__s64)at * 8)) {
+			f->regs[reg] = v;
+			f->valid |= PK_UNWIND_REG(reg);
+		} else {
+			f->valid &= ~PK_UNWIND_REG(reg);
+		}
+	}
+}
+
+/* __restore_rt: continue in the interrupted frame, at the interrupted PC,
+ * with every general register it had. */
+PK_UNWIND_INLINE int pk_unwind_signal_step(struct pk_unwind_regs *f, void *ctx)
+{
+	__u64 sp = f->sp, v, ra, rsp;
+	__u32 valid = 0;
+
+	if (!PK_UNWIND_READ(ctx, &rsp, sp + PK_SIGFRAME_RSP) ||
+	    !PK_UNWIND_READ(ctx, &ra, sp + PK_SIGFRAME_RIP))
+		return PK_STEP_READ_FAULT;
+	for (__u32 reg = 0; reg < PK_DWARF_RIP; reg++) {
+		if (reg == PK_DWARF_RSP)
+			continue;
+		if (!PK_UNWIND_READ(ctx, &v, sp + PK_SIGFRAME_REG(reg)))
+			continue;
+		f->regs[reg] = v;
+		valid |= PK_UNWIND_REG(reg);
+	}
+	/* A handler may run on another stack (sigaltstack): no "moves up"
+	 * check here; the walk's depth bounds a cycle. */
+	f->pc = ra;
+	f->sp = rsp;
+	f->valid = valid;
+	f->exact_pc = 1;
+	return PK_STEP_OK;
+}
+
 /*
  * One step by rule R from frame F to its caller: F becomes the caller's
- * registers (its pc the return address). enum pk_unwind_step_result.
+ * registers (its pc the return address). enum pk_unwind_step_result; a
+ * step that stops leaves F as it was.
+ *
+ * The caller knows RBP, rbx and r12-r15 where R restores them or where F
+ * knew them and R does not say they were saved (callee-saved: the callee
+ * kept their values); every other register is unknown past the frame
+ * whose registers were interrupted (the leaf, or a signal frame's).
  */
 PK_UNWIND_INLINE int pk_unwind_rule_step(struct pk_unwind_regs *f,
 					 const struct pk_unwind_rule *r, void *ctx)
 {
-	__u64 cfa, base, v, ra, bp = 0;	/* bp: stored even when not known */
-	int bp_known;
+	__u64 cfa, base, v, ra, bp;
 
 	switch (r->cfa_type) {
 	case PK_CFA_END:
@@ -142,36 +215,39 @@ PK_UNWIND_INLINE int pk_unwind_rule_step(struct pk_unwind_regs *f,
 		cfa = v + r->cfa_deref_offset;
 		break;
 	case PK_CFA_SIGNAL:
-		/* Continue in the interrupted frame, at the interrupted PC. */
-		if (!PK_UNWIND_READ(ctx, &bp, f->sp + PK_SIGFRAME_RBP) ||
-		    !PK_UNWIND_READ(ctx, &v, f->sp + PK_SIGFRAME_RSP) ||
-		    !PK_UNWIND_READ(ctx, &ra, f->sp + PK_SIGFRAME_RIP))
-			return PK_STEP_READ_FAULT;
-		/* A handler may run on another stack (sigaltstack): no
-		 * "moves up" check here; the walk's depth bounds a cycle. */
-		pk_unwind_regs_caller(f, ra, v, bp, 1);
-		f->exact_pc = 1;
-		return PK_STEP_OK;
+		return pk_unwind_signal_step(f, ctx);
 	default:
 		return PK_STEP_UNSUP_CFA;
 	}
-	if (cfa <= f->sp)
+	/* The CFA is the caller's RSP: above this frame's, or equal where the
+	 * call pushed nothing that is still there (the RA in a register:
+	 * __vfork pops it into rdi). */
+	if (cfa < f->sp || (cfa == f->sp && r->ra_type != PK_RA_REGISTER))
 		return PK_STEP_LOOP;
-	if (r->ra_type == PK_RA_UNDEFINED)
+	switch (r->ra_type) {
+	case PK_RA_CFA_OFFSET:
+		if (!PK_UNWIND_READ(ctx, &ra, cfa + r->ra_offset))
+			return PK_STEP_READ_FAULT;
+		break;
+	case PK_RA_REGISTER:
+		if (!pk_unwind_reg(f, r->ra_reg, &ra))
+			return PK_STEP_UNSUP_RA_REG;
+		break;
+	case PK_RA_UNDEFINED:
 		return PK_STEP_OUTERMOST;
-	if (r->ra_type != PK_RA_CFA_OFFSET)
+	default:
 		return PK_STEP_UNSUP_RA;
-	if (!PK_UNWIND_READ(ctx, &ra, cfa + r->ra_offset))
-		return PK_STEP_READ_FAULT;
-	bp_known = pk_unwind_reg(f, PK_DWARF_RBP, &bp);
+	}
 	if (r->fp_type == PK_FP_CFA_OFFSET) {
 		if (!PK_UNWIND_READ(ctx, &bp, cfa + r->fp_offset))
 			return PK_STEP_READ_FAULT;
-		bp_known = 1;
+		f->regs[PK_DWARF_RBP] = bp;
+		f->valid |= PK_UNWIND_REG(PK_DWARF_RBP);
 	} else if (r->fp_type != PK_FP_UNCHANGED) {
-		bp_known = 0;
+		f->valid &= ~PK_UNWIND_REG(PK_DWARF_RBP);
 	}
-	pk_unwind_regs_caller(f, ra, cfa, bp, bp_known);
+	pk_unwind_restore_saved(f, r, cfa, ctx);
+	pk_unwind_regs_caller(f, ra, cfa, PK_UNWIND_CALLEE_SAVED);
 	return PK_STEP_OK;
 }
 
@@ -205,7 +281,10 @@ PK_UNWIND_INLINE int pk_unwind_fp_step(struct pk_unwind_regs *f, void *ctx)
 	 * chains; whether that makes the stack whole is the caller's call. */
 	if (!ra)
 		return PK_STEP_OUTERMOST;
-	pk_unwind_regs_caller(f, ra, bp + 16, next_bp, 1);
+	/* Which of the other callee-saved registers the frame saved, and
+	 * where, only CFI says. */
+	f->regs[PK_DWARF_RBP] = next_bp;
+	pk_unwind_regs_caller(f, ra, bp + 16, PK_UNWIND_REG(PK_DWARF_RBP));
 	return PK_STEP_OK;
 }
 

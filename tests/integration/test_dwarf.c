@@ -478,6 +478,84 @@ START_TEST(test_nocfi_without_frame_pointer)
 }
 END_TEST
 
+/*
+ * glibc's __vfork keeps the return address in %rdi while the parent waits
+ * for its child to exec (DW_CFA_register rip, rdi). Off-CPU samples of the
+ * parent there, where the interrupted registers are known, walk through it
+ * to _start; before, every one ended at __vfork ("loop": its CFA is RSP
+ * itself once the return address is popped).
+ * Weights are microseconds blocked.
+ */
+START_TEST(test_vfork_ra_in_register)
+{
+	static const char *const in_vfork[] = { "~*;*vfork;~K", NULL };
+	static const char *const whole[] = { START ";spawn_one;*vfork;~K", NULL };
+	const char *const extra[] = { "-e", "off-cpu", NULL };
+	const char *variant = variants[_i];
+	char path[4096], what[64];
+	const char *argv[] = { path, "300", NULL };
+	struct tally v, w;
+	struct run r;
+
+	nofp_path("vfork", variant, path, sizeof(path));
+	snprintf(what, sizeof(what), "vfork-%s", variant);
+	profile_command(extra, argv, &r);
+	v = count_whole(&r.f, r.comm, in_vfork);
+	w = count_whole(&r.f, r.comm, whole);
+	fprintf(stderr, "dwarf %s off-cpu: %lu us blocked in vfork, %lu us of it whole (%.1f%%)\n",
+		what, v.whole, w.whole, v.whole ? 100.0 * w.whole / v.whole : 0.0);
+	print_user_stacks_line(what, r.err);
+	ck_assert_msg(v.whole > 0, "%s: no off-CPU time in vfork:\n%s", what, r.out);
+	ck_assert_msg(w.whole >= WHOLE_MIN * v.whole, "%s: %lu of %lu us in vfork whole:\n%s",
+		      what, w.whole, v.whole, not_whole_text(&r.f, r.comm, whole, 12));
+	run_free(&r);
+}
+END_TEST
+
+/*
+ * LD_BIND_NOT=1: every PLT call goes through _dl_runtime_resolve_xsavec,
+ * whose CFA is in %rbx, a non-leaf frame under _dl_fixup and the symbol
+ * lookup. The walk carries rbx up from the leaf through the frames that
+ * save it. Measured: before, 83% of the samples under the resolver were
+ * whole (the rest "unsupported rule" there), 100% after (4 builds, about
+ * 380 samples each): RESOLVE_WHOLE_MIN lies between.
+ */
+#define RESOLVE_WHOLE_MIN	0.97
+
+START_TEST(test_lazy_binding_rbx_cfa)
+{
+	static const char *const pats[] = { START ";call_many;~*|K", NULL };
+	static const char *const in_resolve[] = { "~*;_dl_runtime_resolve*;~*|K", NULL };
+	static const char *const resolve_whole[] = {
+		START ";call_many;_dl_runtime_resolve*;~*|K", NULL };
+	const char *variant = variants[_i];
+	char path[4096], what[64];
+	const char *argv[] = { path, RUN_STR, NULL };
+	struct tally t, w;
+	struct run r;
+
+	nofp_path("lazy", variant, path, sizeof(path));
+	snprintf(what, sizeof(what), "lazy-%s", variant);
+	/* the fixture inherits it from probe-load (this test's own process:
+	 * check forks one per test), and is the command itself, so that its
+	 * table is loaded before it starts, not reported later */
+	ck_assert_int_eq(setenv("LD_BIND_NOT", "1", 1), 0);
+	profile_command(NULL, argv, &r);
+	unsetenv("LD_BIND_NOT");
+	assert_whole(what, &r, pats);
+	t = count_whole(&r.f, r.comm, in_resolve);
+	w = count_whole(&r.f, r.comm, resolve_whole);
+	fprintf(stderr, "  %s: %lu samples in _dl_runtime_resolve, %lu of them whole\n", what,
+		t.whole, w.whole);
+	ck_assert_msg(t.whole * 2 >= t.total, "%s: only %lu of %lu samples under "
+		      "_dl_runtime_resolve: is binding lazy?", what, t.whole, t.total);
+	ck_assert_msg(w.whole >= RESOLVE_WHOLE_MIN * t.whole, "%s: %lu of %lu samples under "
+		      "_dl_runtime_resolve whole:\n%s", what, w.whole, t.whole,
+		      not_whole_text(&r.f, r.comm, resolve_whole, 12));
+	run_free(&r);
+}
+END_TEST
+
 /* 250 frames of recursion, 254 user frames with _start..main: within the
  * unwinder's 256, so whole. */
 START_TEST(test_recurse_whole)
@@ -1120,6 +1198,11 @@ Suite *suite_dwarf(void)
 	tcase_add_loop_test(tc, test_rust_whole, 0, 2);
 	tcase_add_test(tc, test_python_whole);
 	tcase_add_test(tc, test_node_whole);
+
+	/* rules that need registers carried from the leaf */
+	tc = pk_e2e_tcase(s, "registers", 60);
+	tcase_add_loop_test(tc, test_vfork_ra_in_register, 0, NVARIANTS);
+	tcase_add_loop_test(tc, test_lazy_binding_rbx_cfa, 0, NVARIANTS);
 
 	tc = pk_e2e_tcase(s, "tables_at_run_time", 60);
 	tcase_add_loop_test(tc, test_dlopen_after_start, 0, NVARIANTS);

@@ -80,6 +80,32 @@ void pk_summary_no_table(FILE *f, const struct pk_reader_stats *st)
 	fputc('\n', f);
 }
 
+/* The walks that ended "unsupported rule", by what was not supported. */
+void pk_summary_unsupported(FILE *f, const __u64 cnt[PK_CNT__MAX])
+{
+	static const struct {
+		enum pk_counter cnt;
+		const char *name;
+	} kinds[] = {
+		{ PK_CNT_UNSUP_CFA, "CFA expression" },
+		{ PK_CNT_UNSUP_CFA_REG, "CFA register not known" },
+		{ PK_CNT_UNSUP_RA, "return-address rule" },
+		{ PK_CNT_UNSUP_RA_REG, "return-address register not known" },
+		{ PK_CNT_UNSUP_NO_RULE, "no rule in the maps" },
+	};
+	const char *sep = "unsupported rules:";
+
+	for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		if (!cnt[kinds[i].cnt])
+			continue;
+		fprintf(f, "%s %llu %s", sep, (unsigned long long)cnt[kinds[i].cnt],
+			kinds[i].name);
+		sep = ",";
+	}
+	if (*sep == ',')
+		fputc('\n', f);
+}
+
 static double pct(__u64 part, __u64 whole)
 {
 	return whole ? 100.0 * part / whole : 0.0;
@@ -127,6 +153,8 @@ void pk_summary_print(FILE *f, const struct pk_reader *reader, int counters_fd,
 	}
 	pk_summary_events(f, &st, events, nevents, keep);
 	pk_summary_ustack_ends(f, &st);
+	if (!ret)
+		pk_summary_unsupported(f, cnt);
 	pk_summary_no_table(f, &st);
 	pk_summary_symbols(f, &st);
 	if (!ret && cnt[PK_CNT_MAPPING_LOST])

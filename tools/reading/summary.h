@@ -35,6 +35,11 @@ void pk_summary_events(FILE *f, const struct pk_reader_stats *st,
  * some did, in enum order. Nothing when no sample had a DWARF walk. */
 void pk_summary_ustack_ends(FILE *f, const struct pk_reader_stats *st);
 
+/* "unsupported rules: 12 CFA expression, 3 return-address register not
+ * known": the session's walks that ended "unsupported rule", by what was
+ * not supported (the counters, CNT). Nothing when none did. */
+void pk_summary_unsupported(FILE *f, const __u64 cnt[PK_CNT__MAX]);
+
 /* "unwind tables: 3 files reported without one, 2 added, 1 gone (process
  * exited)": nothing when no file was reported. */
 void pk_summary_no_table(FILE *f, const struct pk_reader_stats *st);

@@ -89,7 +89,10 @@ START_TEST(test_step_whole_stack)
 	ck_assert_uint_eq(f.pc, 0x401100);
 	ck_assert_uint_eq(f.sp, at(3));
 	ck_assert_uint_eq(f.regs[PK_DWARF_RBP], at(5));	/* unchanged: callee kept it */
-	ck_assert_uint_eq(f.valid, PK_UNWIND_REG(PK_DWARF_RBP));
+	/* the callee-saved registers keep the leaf's values, the others are
+	 * the callee's to clobber */
+	ck_assert_uint_eq(f.valid, PK_UNWIND_CALLEE_SAVED);
+	ck_assert_uint_eq(f.regs[PK_DWARF_RBX], 0x1000 + PK_DWARF_RBX);
 	ck_assert_uint_eq(f.exact_pc, 0);
 
 	ck_assert_int_eq(pk_unwind_rule_step(&f, &mid, &mem), PK_STEP_OK);
@@ -152,6 +155,91 @@ START_TEST(test_step_frame_pointer)
 }
 END_TEST
 
+/*
+ * Callee-saved registers through frames: mid saved the caller's rbx at
+ * CFA-24 and r12 at CFA-16 (push r12; push rbx), top saved nothing, and
+ * top's caller has its CFA in rbx (glibc's _dl_runtime_resolve_xsavec
+ * realigns the stack so: mov rsp, rbx). Stack:
+ *   w[0] mid's saved rbx (CFA-24), w[1] mid's saved r12 (CFA-16),
+ *   w[2] RA into top, w[3] RA into resolve's caller (top: CFA rsp+8),
+ *   w[9] RA of the frame whose CFA is rbx + 8 (rbx: at(9)).
+ */
+START_TEST(test_step_callee_saved)
+{
+	struct fake_stack s = { 0 };
+	struct pk_unwind_mem mem = { fake_read, &s };
+	struct pk_unwind_regs f;
+	struct pk_unwind_rule mid = rsp_rule(24), top = rsp_rule(8);
+	struct pk_unwind_rule by_rbx = { .cfa_type = PK_CFA_REG, .cfa_reg = PK_DWARF_RBX,
+					 .cfa_offset = 8, .ra_offset = -8 };
+
+	mid.saved[0] = -3;	/* rbx at CFA - 24 */
+	mid.saved[1] = -2;	/* r12 at CFA - 16 */
+	s.w[0] = at(9);		/* the caller's rbx: its frame base */
+	s.w[1] = 0x1212;
+	s.w[2] = 0x401100;
+	s.w[3] = 0x401200;
+	s.w[9] = 0x401300;
+	leaf_at(&f, 0x401000, at(0), 0);
+	ck_assert_int_eq(pk_unwind_rule_step(&f, &mid, &mem), PK_STEP_OK);
+	ck_assert_uint_eq(f.regs[PK_DWARF_RBX], at(9));
+	ck_assert_uint_eq(f.regs[12], 0x1212);
+	ck_assert_uint_eq(f.regs[13], 0x1000 + 13);	/* not saved: the leaf's */
+	ck_assert(f.valid & PK_UNWIND_REG(PK_DWARF_RBX));
+	ck_assert(!(f.valid & PK_UNWIND_REG(5)));	/* rdi: caller-saved */
+
+	ck_assert_int_eq(pk_unwind_rule_step(&f, &top, &mem), PK_STEP_OK);
+	ck_assert_uint_eq(f.pc, 0x401200);
+	ck_assert_uint_eq(f.regs[PK_DWARF_RBX], at(9));	/* kept through top */
+
+	/* a non-leaf frame whose CFA is rbx-based: rbx is known here */
+	ck_assert_int_eq(pk_unwind_rule_step(&f, &by_rbx, &mem), PK_STEP_OK);
+	ck_assert_uint_eq(f.pc, 0x401300);
+	ck_assert_uint_eq(f.sp, at(10));
+
+	/* a saved slot that cannot be read: that register is unknown, the
+	 * step still goes on */
+	leaf_at(&f, 0x401000, at(0), 0);
+	mid.saved[0] = 100;	/* CFA + 800: off the fake stack */
+	ck_assert_int_eq(pk_unwind_rule_step(&f, &mid, &mem), PK_STEP_OK);
+	ck_assert(!(f.valid & PK_UNWIND_REG(PK_DWARF_RBX)));
+	ck_assert_int_eq(pk_unwind_rule_step(&f, &by_rbx, &mem), PK_STEP_UNSUP_CFA_REG);
+	/* an unknown rule makes it unknown too */
+	leaf_at(&f, 0x401000, at(0), 0);
+	mid.saved[0] = PK_SAVED_UNKNOWN;
+	ck_assert_int_eq(pk_unwind_rule_step(&f, &mid, &mem), PK_STEP_OK);
+	ck_assert(!(f.valid & PK_UNWIND_REG(PK_DWARF_RBX)));
+}
+END_TEST
+
+/* glibc's __vfork: pop %rdi; syscall; push %rdi; ret. After the pop, CFA =
+ * rsp + 0 (nothing of the call left on the stack) and the RA is in rdi:
+ * known in the leaf, unknown above it. */
+START_TEST(test_step_ra_in_register)
+{
+	struct fake_stack s = { 0 };
+	struct pk_unwind_mem mem = { fake_read, &s };
+	struct pk_unwind_regs f;
+	struct pk_unwind_rule vfork = { .cfa_type = PK_CFA_RSP, .cfa_reg = PK_DWARF_RSP,
+					.cfa_offset = 0, .ra_type = PK_RA_REGISTER,
+					.ra_reg = 5 };
+
+	leaf_at(&f, 0x7f0000001000, at(4), 0);
+	f.regs[5] = 0x401700;
+	ck_assert_int_eq(pk_unwind_rule_step(&f, &vfork, &mem), PK_STEP_OK);
+	ck_assert_uint_eq(f.pc, 0x401700);
+	ck_assert_uint_eq(f.sp, at(4));
+	ck_assert_uint_eq(f.exact_pc, 0);
+	/* the caller does not know rdi */
+	ck_assert_int_eq(pk_unwind_rule_step(&f, &vfork, &mem), PK_STEP_UNSUP_RA_REG);
+	ck_assert_uint_eq(f.pc, 0x401700);
+	/* a CFA below RSP is still a loop */
+	leaf_at(&f, 0x7f0000001000, at(4), 0);
+	vfork.cfa_offset = -8;
+	ck_assert_int_eq(pk_unwind_rule_step(&f, &vfork, &mem), PK_STEP_LOOP);
+}
+END_TEST
+
 /* A register other than RSP/RBP is known in the leaf only. */
 START_TEST(test_step_register_cfa_leaf_only)
 {
@@ -199,6 +287,10 @@ START_TEST(test_step_signal)
 	struct pk_unwind_regs f;
 	struct pk_unwind_rule sig = { .cfa_type = PK_CFA_SIGNAL };
 
+	/* every general register of the interrupted frame, at the user
+	 * ABI's offsets: struct sigcontext_64 from r8 on */
+	for (int i = 0; i < 16; i++)
+		s.w[PK_SIGFRAME_MCONTEXT / 8 + i] = 0x5c00 + i;
 	s.w[PK_SIGFRAME_RBP / 8] = at(50);
 	s.w[PK_SIGFRAME_RSP / 8] = at(40);
 	s.w[PK_SIGFRAME_RIP / 8] = 0x401600;
@@ -210,6 +302,15 @@ START_TEST(test_step_signal)
 	ck_assert_uint_eq(f.sp, at(40));
 	ck_assert_uint_eq(f.regs[PK_DWARF_RBP], at(50));
 	ck_assert_uint_eq(f.exact_pc, 1);	/* an interrupted PC, not a return address */
+	ck_assert_uint_eq(f.valid, PK_UNWIND_GPRS);
+	ck_assert_uint_eq(f.regs[8], 0x5c00);		/* r8, first */
+	ck_assert_uint_eq(f.regs[15], 0x5c07);		/* r15 */
+	ck_assert_uint_eq(f.regs[5], 0x5c08);		/* rdi */
+	ck_assert_uint_eq(f.regs[4], 0x5c09);		/* rsi */
+	ck_assert_uint_eq(f.regs[PK_DWARF_RBX], 0x5c0b);
+	ck_assert_uint_eq(f.regs[1], 0x5c0c);		/* rdx */
+	ck_assert_uint_eq(f.regs[0], 0x5c0d);		/* rax */
+	ck_assert_uint_eq(f.regs[2], 0x5c0e);		/* rcx */
 }
 END_TEST
 
@@ -249,6 +350,8 @@ Suite *suite_eh_step(void)
 	tcase_add_test(tc, test_step_whole_stack);
 	tcase_add_test(tc, test_step_frame_pointer);
 	tcase_add_test(tc, test_step_register_cfa_leaf_only);
+	tcase_add_test(tc, test_step_callee_saved);
+	tcase_add_test(tc, test_step_ra_in_register);
 	tcase_add_test(tc, test_step_deref);
 	tcase_add_test(tc, test_step_signal);
 	tcase_add_test(tc, test_step_stops);

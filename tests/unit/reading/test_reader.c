@@ -591,6 +591,27 @@ static void check_summary(void (*print)(FILE *, const struct pk_reader_stats *),
 	free(buf);
 }
 
+/* The walks that stopped at an unsupported rule, by kind: only the kinds
+ * some walk met, in the counters' order; nothing when none did. */
+START_TEST(test_unsupported_kinds)
+{
+	__u64 cnt[PK_CNT__MAX] = { 0 };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	pk_summary_unsupported(f, cnt);
+	cnt[PK_CNT_UNSUP_CFA] = 3;
+	cnt[PK_CNT_UNSUP_RA_REG] = 1;
+	cnt[PK_CNT_END_UNSUPPORTED] = 4;
+	pk_summary_unsupported(f, cnt);
+	fclose(f);
+	ck_assert_str_eq(buf, "unsupported rules: 3 CFA expression, 1 return-address register "
+			 "not known\n");
+	free(buf);
+}
+END_TEST
+
 /* How walks ended, counted per sample that had one; old and fp samples are
  * not walks. */
 START_TEST(test_walk_ends)
@@ -915,6 +936,7 @@ Suite *suite_reader(void)
 	tcase_add_test(tc, test_keep_event);
 	tcase_add_test(tc, test_incomplete_walks);
 	tcase_add_test(tc, test_walk_ends);
+	tcase_add_test(tc, test_unsupported_kinds);
 	tcase_add_test(tc, test_walk_ends_line);
 	tcase_add_test(tc, test_no_table_events);
 	tcase_add_test(tc, test_kernel_mappings);
