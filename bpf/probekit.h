@@ -75,7 +75,8 @@ enum pk_sample_flags {
 /* How a DWARF walk of the user stack ended (pk_sample.ustack_end). */
 enum pk_ustack_end {
 	PK_END_NONE = 0,	/* no walk: --unwind fp, or no user context (kernel thread) */
-	PK_END_COMPLETE,	/* an END row or an undefined return address: outermost frame */
+	PK_END_COMPLETE,	/* an undefined return address (outermost frame), or a
+				 * zero one (the end of a JIT's frame chain) */
 	PK_END_DEPTH,		/* PK_MAX_USTACK_DEPTH frames and more to go */
 	PK_END_NO_TABLE,	/* stopped in a file whose table is not loaded (yet) */
 	PK_END_UNSUPPORTED,	/* a rule the unwinder cannot evaluate here */
@@ -110,7 +111,7 @@ struct pk_sample {
 	/* Since layout 2 (frames_off >= 96); with PK_SAMPLE_USTACK_DWARF only: */
 	__u8  ustack_end;	/* enum pk_ustack_end */
 	__u8  __pad2;
-	__u16 fp_frames;	/* user frames without a table (PK_CNT_FP_FRAMES) */
+	__u16 fp_frames;	/* user frames without a rule (PK_CNT_FP_FRAMES) */
 	__u32 __pad3;
 	__u64 fp_mask[PK_MAX_USTACK_DEPTH / 64]; /* bit i: user frame i (0: the
 						  * interrupted PC) is the return
@@ -195,8 +196,9 @@ enum pk_counter {
 	PK_CNT_END_LOOP,
 	PK_CNT_END_FP_FALLBACK,
 	/* ... and frames, samples dropped or not */
-	PK_CNT_FP_FRAMES,	/* user frames without a table: unwound by a
-				 * frame-pointer step (or stopped there) */
+	PK_CNT_FP_FRAMES,	/* user frames without a rule (no table, or no FDE
+				 * at the PC): unwound by a frame-pointer step
+				 * (or stopped there) */
 	PK_CNT_NO_TABLE_FRAMES,	/* of those, in a file with no table yet */
 	PK_CNT_NO_TABLE_EVENTS,	/* pk_no_table events sent */
 	PK_CNT_NO_TABLE_LOST,	/* pk_no_table events the ring buffer had no room for */
