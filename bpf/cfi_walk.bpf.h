@@ -358,16 +358,15 @@ static __always_inline long uw_find_rule(struct uw_state *st, __u64 vaddr)
 	return id;
 }
 
-/* A frame-pointer step from st->f's frame, for code without a rule (no
- * table, or no FDE at the PC): 0, or STOP, how the walk ends in this frame.
- * Counted whether it succeeds or not. */
+/* A frame-pointer step from st->f's frame, for code without a rule (JIT,
+ * anonymous code, a file refused a table, or no FDE at the PC; never a
+ * file whose table is not loaded yet, where uw_step stops): 0, or STOP,
+ * how the walk ends in this frame. Counted whether it succeeds or not. */
 static __always_inline int uw_fp_step(struct uw_state *st, int stop)
 {
 	int ret;
 
 	st->fp_frames++;
-	if (st->vma.kind == VMA_MISSING)
-		st->missing_frames++;
 	ret = pk_unwind_fp_step(&st->f, &st->win);
 	if (ret == PK_STEP_OK) {
 		st->fp_stop = stop;
@@ -458,6 +457,17 @@ static long uw_step(__u32 i, void *ctx)
 		return 1;
 	}
 	st->fp_stop = 0;
+	if (st->vma.kind == VMA_MISSING) {
+		/* A file whose table is not in the kernel yet: its code may
+		 * have no frame pointers, and a step through RBP would invent
+		 * callers. Stop, and leave the registers and the stack to
+		 * user space (pk_ustack_copy_attach), which finishes the walk once it
+		 * has the table. */
+		st->fp_frames++;
+		st->missing_frames++;
+		st->end = PK_END_NO_TABLE;
+		return 1;
+	}
 	if (st->vma.kind == VMA_TABLE) {
 		rule = uw_find_rule(st, lookup + st->vma.delta);
 		if (rule < 0) {
@@ -473,8 +483,7 @@ static long uw_step(__u32 i, void *ctx)
 			by_fp = true;
 		}
 	} else {
-		end = uw_fp_step(st, st->vma.kind == VMA_MISSING ? PK_END_NO_TABLE :
-								   PK_END_FP_FALLBACK);
+		end = uw_fp_step(st, PK_END_FP_FALLBACK);
 		by_fp = true;
 	}
 	if (end) {
@@ -532,6 +541,121 @@ static __always_inline __u32 pk_unwind_user(struct pk_sample_buf *b, __u32 kbase
 		count_add(PK_CNT_NO_TABLE_FRAMES, st->missing_frames);
 	}
 	return st->n < PK_MAX_USTACK_DEPTH ? st->n : PK_MAX_USTACK_DEPTH;
+}
+
+/*
+ * The sample with the rest of its user stack: where the walk stopped in a
+ * file with no table yet (PK_END_NO_TABLE), the registers of that frame and
+ * up to PK_USTACK_COPY_MAX bytes of stack from its RSP up (never past the
+ * end of the VMA that holds RSP), after the frames, so that user space can
+ * finish the walk once it has the file's table. Assembled per CPU: one
+ * contiguous record for bpf_ringbuf_output, too big for the sample scratch
+ * (which off-cpu slots hold a copy of).
+ */
+struct uw_copy_buf {
+	__u8 data[sizeof(struct pk_sample_buf) + sizeof(struct pk_ustack_copy) +
+		  PK_USTACK_COPY_MAX];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct uw_copy_buf);
+} uw_copy_bufs SEC(".maps");
+
+/* The record to send for the sample in B (*SIZE bytes) as its walk left
+ * it: B itself, or the per-CPU copy buffer with the stack copy appended
+ * (*SIZE updated) when the walk stopped for want of a table. Call right
+ * after the walk, on the thread it walked. */
+static __always_inline const void *pk_ustack_copy_attach(const struct pk_sample_buf *b,
+							 __u32 *size)
+{
+	__u32 zero = 0, off = *size, len = 0, total;
+	struct uw_state *st = uw_state_get();
+	struct uw_copy_buf *cb = bpf_map_lookup_elem(&uw_copy_bufs, &zero);
+	struct vm_area_struct *vma;
+	struct pk_ustack_copy *c;
+	struct pk_sample *s;
+	__u64 top;
+
+	if (!dwarf || b->s.ustack_end != PK_END_NO_TABLE || !st || !cb)
+		return b;
+	off = (off + 7) & ~7u;	/* frames are 8 bytes: already aligned */
+	if (off > sizeof(struct pk_sample_buf) || bpf_probe_read_kernel(cb->data, off, b))
+		return b;
+	c = (struct pk_ustack_copy *)&cb->data[off];
+	/* the frame's registers as the walk knows them (the leaf: all) */
+	c->flags = st->f.exact_pc ? PK_COPY_EXACT_PC : 0;
+	for (int i = 0; i < PK_UNWIND_NREGS; i++)
+		c->regs[i] = st->f.regs[i];
+	c->regs[PK_DWARF_RSP] = st->f.sp;
+	c->regs[PK_DWARF_RIP] = st->f.pc;
+	c->regs_valid = st->f.valid | PK_UNWIND_REG(PK_DWARF_RSP) | PK_UNWIND_REG(PK_DWARF_RIP);
+	c->__pad = 0;
+	vma = vma_lookup(&st->vma, st->f.sp);
+	if (vma) {
+		top = BPF_CORE_READ(vma, vm_end);
+		len = top - st->f.sp > PK_USTACK_COPY_MAX ? PK_USTACK_COPY_MAX : top - st->f.sp;
+		if (top - st->f.sp > PK_USTACK_COPY_MAX)
+			c->flags |= PK_COPY_TRUNC;
+	}
+	/* the verifier's bounds, which the lines above keep */
+	if (len > PK_USTACK_COPY_MAX)
+		len = PK_USTACK_COPY_MAX;
+	if (len && bpf_probe_read_user(&cb->data[off + sizeof(*c)], len, (const void *)st->f.sp)) {
+		/* a page above not resident: RSP's own page at least */
+		c->flags |= PK_COPY_TRUNC;
+		top = PK_PAGE_SIZE - (st->f.sp & (PK_PAGE_SIZE - 1));
+		len = top < len ? top : len;
+		if (len > PK_USTACK_COPY_MAX ||
+		    bpf_probe_read_user(&cb->data[off + sizeof(*c)], len, (const void *)st->f.sp))
+			len = 0;
+	}
+	c->len = len;
+	if (!len)
+		c->flags |= PK_COPY_TRUNC;
+	total = off + sizeof(*c) + len;
+	if (total > sizeof(*cb))
+		return b;
+	s = (struct pk_sample *)cb->data;
+	s->hdr.flags |= PK_SAMPLE_USTACK_COPY;
+	s->hdr.size = total;
+	s->copy_off = off;
+	*size = total;
+	return cb;
+}
+
+/* VM_EXEC, include/linux/mm.h (a #define: not in BTF). */
+#define UW_VM_EXEC		0x00000004
+
+/*
+ * The current process has just mapped code at ADDR (exec, mmap): report the
+ * mapping, and its file when it has no table yet, now rather than at the
+ * first sample that goes through it, so that probe-read loads the table
+ * within milliseconds and the walks that stop for want of it (each with a
+ * copy of the stack) last no longer. Not while this CPU builds a sample
+ * (the walk's state is in use): the caller holds busy_cpu.
+ */
+static __always_inline void pk_report_code(__u64 addr)
+{
+	struct uw_state *st = uw_state_get();
+	struct vm_area_struct *vma;
+	struct pk_file_info *fi;
+	struct pk_file_key key;
+	struct file *f;
+
+	if (!dwarf || !st)
+		return;
+	vma = vma_lookup(&st->vma, addr);
+	if (!vma || !(BPF_CORE_READ(vma, vm_flags) & UW_VM_EXEC))
+		return;
+	if (vma_at(&st->vma, addr, &key, &f) <= 0 || !f)
+		return;
+	fi = bpf_map_lookup_elem(&unwind_files, &key);
+	report_mapping(&st->vma, f, &key, fi ? fi->table : PK_TABLE_NONE);
+	if (!fi)
+		report_missing(&st->vma, &key);
 }
 
 /* PF_KTHREAD, include/linux/sched.h (a #define: not in BTF). */

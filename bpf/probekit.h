@@ -70,6 +70,10 @@ enum pk_sample_flags {
 	PK_SAMPLE_USTACK_TRUNC	= 1u << 3, /* user stack deeper than PK_MAX_STACK_DEPTH */
 	PK_SAMPLE_USTACK_DWARF	= 1u << 4, /* user stack from the DWARF walk:
 					    * ustack_end and fp_mask are set */
+	PK_SAMPLE_USTACK_COPY	= 1u << 5, /* layout 4: the walk stopped in a
+					    * file with no table yet (ustack_end
+					    * PK_END_NO_TABLE) and a struct
+					    * pk_ustack_copy is at copy_off */
 };
 
 /* How a DWARF walk of the user stack ended (pk_sample.ustack_end). */
@@ -78,7 +82,11 @@ enum pk_ustack_end {
 	PK_END_COMPLETE,	/* an undefined return address (outermost frame), or a
 				 * zero one (the end of a JIT's frame chain) */
 	PK_END_DEPTH,		/* PK_MAX_USTACK_DEPTH frames and more to go */
-	PK_END_NO_TABLE,	/* stopped in a file whose table is not loaded (yet) */
+	PK_END_NO_TABLE,	/* stopped in a file whose table is not loaded
+				 * (yet): no frame-pointer step there, which
+				 * would invent frames in code built without
+				 * them; the sample may carry the rest of the
+				 * stack (PK_SAMPLE_USTACK_COPY) */
 	PK_END_UNSUPPORTED,	/* a rule the unwinder cannot evaluate here */
 	PK_END_READ_FAULT,	/* user memory could not be read (not resident, bad pointer) */
 	PK_END_LOOP,		/* the CFA did not move up the stack */
@@ -124,12 +132,45 @@ struct pk_sample {
 				 * in N sampled: N) */
 	__u16 event;		/* index into event_list */
 	__u16 __pad4[3];
+	/* Since layout 4 (frames_off >= 120): */
+	__u16 copy_off;		/* with PK_SAMPLE_USTACK_COPY: offset of the
+				 * struct pk_ustack_copy after the frames */
+	__u16 __pad5[3];
 	/* __u64 frames[kstack_len + ustack_len] at frames_off */
+	/* struct pk_ustack_copy at copy_off, with PK_SAMPLE_USTACK_COPY */
+};
+
+/*
+ * What a walk that stopped in a file with no table yet leaves for user
+ * space to finish it with, once it has the file's table: the registers of
+ * the last user frame (the sample's last user address, regs[PK_DWARF_RIP])
+ * and the user stack from its RSP up, as perf's --call-graph dwarf copies
+ * it. len bytes of stack follow the struct.
+ */
+#define PK_USTACK_COPY_MAX	16384	/* bytes of stack copied at most */
+
+enum pk_ustack_copy_flags {
+	PK_COPY_EXACT_PC	= 1u << 0, /* regs[RIP] is where execution stopped
+					    * (the leaf, a signal frame), not a
+					    * return address */
+	PK_COPY_TRUNC		= 1u << 1, /* the stack went on past the copy */
+};
+
+struct pk_ustack_copy {
+	__u64 regs[17];		/* DWARF numbering, 0..PK_DWARF_RIP (16) */
+	__u32 regs_valid;	/* bit r: regs[r] is known (the leaf: all) */
+	__u32 flags;		/* enum pk_ustack_copy_flags */
+	__u32 len;		/* bytes of stack from regs[RSP] after the struct */
+	__u32 __pad;
+	/* __u8 stack[len] */
 };
 
 #define PK_SAMPLE_MAX_SIZE \
 	(sizeof(struct pk_sample) + \
 	 (PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH) * sizeof(__u64))
+/* With the stack copy: what a record can hold (hdr.size is 16 bits). */
+#define PK_SAMPLE_COPY_MAX_SIZE \
+	(PK_SAMPLE_MAX_SIZE + sizeof(struct pk_ustack_copy) + PK_USTACK_COPY_MAX)
 
 /* A file-backed executable mapping whose file has no table: sent once per
  * file (unwind_seen), so that probe-read can build and load its table. The
@@ -214,6 +255,13 @@ enum pk_counter {
 	PK_CNT_UNSUP_RA,	/* a return-address rule of no class */
 	PK_CNT_UNSUP_RA_REG,	/* an RA in a register this frame does not know */
 	PK_CNT_UNSUP_NO_RULE,	/* the unwind maps had no rule where the table said */
+	/* Layout 4: samples sent with a copy of the user stack (the ones the
+	 * ring buffer had no room for are in PK_CNT_RINGBUF_FULL), their
+	 * bytes, and the exec reports. */
+	PK_CNT_USTACK_COPIES,
+	PK_CNT_USTACK_COPY_BYTES,
+	PK_CNT_EXEC_EVENTS,	/* pk_exec_event events sent */
+	PK_CNT_EXEC_LOST,	/* pk_exec_event events the ring buffer had no room for */
 	PK_CNT__MAX,
 };
 

@@ -145,6 +145,7 @@ static __always_inline __u32 build_sample(void *ctx, struct pk_sample_buf *b,
 	b->s.hdr.flags = 0;
 	b->s.ustack_end = PK_END_NONE;
 	b->s.fp_frames = 0;
+	b->s.copy_off = 0;
 	if (!dwarf) {
 		ret = bpf_get_stack(ctx, &b->frames[kn], PK_MAX_STACK_DEPTH * sizeof(__u64),
 				    BPF_F_USER_STACK);
@@ -172,14 +173,21 @@ static __always_inline __u32 build_sample(void *ctx, struct pk_sample_buf *b,
 	return size;
 }
 
-/* Send the sample built in B (SIZE bytes) and count it. */
-static __always_inline void send_sample(const struct pk_sample_buf *b, __u32 size)
+/* Send the sample built in B (SIZE bytes) and count it. COPY: B was just
+ * built on the current thread, whose stack can still be copied when its
+ * walk stopped for want of a table (not so an off-cpu sample sent later). */
+static __always_inline void send_sample(const struct pk_sample_buf *b, __u32 size, bool copy)
 {
 	__u32 event = b->s.event;
+	const void *data = b;
 
 	if (size > sizeof(*b))
 		return;	/* cannot happen; tells the verifier the bound */
-	if (bpf_ringbuf_output(&events, (void *)b, size,
+	if (copy)
+		data = pk_ustack_copy_attach(b, &size);
+	if (size > sizeof(struct uw_copy_buf))
+		return;	/* cannot happen; tells the verifier the bound */
+	if (bpf_ringbuf_output(&events, (void *)data, size,
 			       bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
 			       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP)) {
 		count(PK_CNT_RINGBUF_FULL);
@@ -188,6 +196,10 @@ static __always_inline void send_sample(const struct pk_sample_buf *b, __u32 siz
 	}
 	count(PK_CNT_SAMPLES);
 	event_count(event, PK_ECNT_SAMPLES);
+	if (data != (const void *)b) {
+		count(PK_CNT_USTACK_COPIES);
+		count_add(PK_CNT_USTACK_COPY_BYTES, size);
+	}
 	if (b->s.ustack_end != PK_END_NONE)
 		count(pk_end_counter(b->s.ustack_end));
 	if (b->s.hdr.flags & PK_SAMPLE_KSTACK_ERR)
@@ -259,7 +271,7 @@ static __always_inline int sample_now(void *ctx, const struct pt_regs *ctx_regs,
 	struct pk_sample_buf *b = sample_begin(event);
 
 	if (b) {
-		send_sample(b, build_sample(ctx, b, ctx_regs, 0, event, weight));
+		send_sample(b, build_sample(ctx, b, ctx_regs, 0, event, weight), true);
 		sample_end();
 	}
 	return 0;
@@ -352,7 +364,7 @@ int BPF_PROG(pk_offcpu, bool preempt, struct task_struct *prev, struct task_stru
 			event_count(event, PK_ECNT_SHORT);
 		} else {
 			slot->b.s.weight = blocked;
-			send_sample(&slot->b, slot->size);
+			send_sample(&slot->b, slot->size, false);
 		}
 	}
 
@@ -406,6 +418,50 @@ int BPF_PROG(pk_forget_exit, struct task_struct *task)
 	(void)ctx;	/* BPF_PROG's, the raw arguments: not needed here */
 	if (BPF_CORE_READ(task, signal, live.counter) == 0)
 		bpf_map_delete_elem(&targets, &tgid);
+	return 0;
+}
+
+/* The code reports (pk_report_code) of a target, unless this CPU is
+ * building a sample, whose walk state they would clobber. */
+static __always_inline void report_code_at(__u64 addr)
+{
+	__u32 zero = 0, tgid = bpf_get_current_pid_tgid() >> 32;
+	__u32 *busy = bpf_map_lookup_elem(&busy_cpu, &zero);
+
+	if (!busy || *busy || (filter_pids && !bpf_map_lookup_elem(&targets, &tgid)))
+		return;
+	*busy = 1;
+	pk_report_code(addr);
+	*busy = 0;
+}
+
+/* A target exec'd (--unwind dwarf): its new program's text (mm->start_code)
+ * and its interpreter's (where it starts: the user PC) get their tables
+ * now, ahead of its first samples. */
+SEC("tp_btf/sched_process_exec")
+int BPF_PROG(pk_exec_report, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct pt_regs *regs = (struct pt_regs *)bpf_task_pt_regs(task);
+	__u64 code = BPF_CORE_READ(task, mm, start_code);
+
+	(void)ctx;	/* BPF_PROG's, the raw arguments: not needed here */
+	(void)p;
+	(void)old_pid;
+	(void)bprm;
+	if (code)
+		report_code_at(code);
+	report_code_at(BPF_CORE_READ(regs, ip));
+	return 0;
+}
+
+/* A target mapped a file (--unwind dwarf): when it is code (ld.so maps a
+ * library's text with its own mmap), its table now. */
+SEC("tracepoint/syscalls/sys_exit_mmap")
+int pk_mmap_report(struct trace_event_raw_sys_exit *ctx)
+{
+	if (ctx->ret > 0 && ctx->ret < (long)(1ull << 47))
+		report_code_at(ctx->ret);
 	return 0;
 }
 

@@ -185,6 +185,10 @@ static int configure(struct load *l)
 	/* Without targets there is nothing for the fork/exit programs to do. */
 	bpf_program__set_autoload(skel->progs.pk_follow_fork, follow);
 	bpf_program__set_autoload(skel->progs.pk_forget_exit, follow);
+	/* Code mapped by exec and mmap reported as it is mapped: tables
+	 * before the first samples need them (the DWARF walk only). */
+	bpf_program__set_autoload(skel->progs.pk_exec_report, o->dwarf);
+	bpf_program__set_autoload(skel->progs.pk_mmap_report, o->dwarf);
 	return 0;
 }
 
@@ -293,6 +297,24 @@ static int attach_follow(struct load *l)
 	return 0;
 }
 
+/* The code reports, with --unwind dwarf (autoloaded then only). */
+static int attach_code_reports(struct load *l)
+{
+	struct profile_bpf *skel = l->skel;
+
+	if (!l->opts->dwarf)
+		return 0;
+	skel->links.pk_exec_report = bpf_program__attach(skel->progs.pk_exec_report);
+	if (!skel->links.pk_exec_report)
+		return pk_err(l->err, -errno, "cannot attach to sched_process_exec: %s",
+			      strerror(errno));
+	skel->links.pk_mmap_report = bpf_program__attach(skel->progs.pk_mmap_report);
+	if (!skel->links.pk_mmap_report)
+		return pk_err(l->err, -errno, "cannot attach to syscalls:sys_exit_mmap: %s",
+			      strerror(errno));
+	return 0;
+}
+
 static __u64 clock_ns(clockid_t clock)
 {
 	struct timespec ts;
@@ -342,6 +364,12 @@ static int pin_all(struct load *l)
 	if (!ret && skel->links.pk_forget_exit)
 		ret = pk_pins_add(p, bpf_link__fd(skel->links.pk_forget_exit),
 				  PK_PIN_LINKS_DIR "/exit", l->err);
+	if (!ret && skel->links.pk_exec_report)
+		ret = pk_pins_add(p, bpf_link__fd(skel->links.pk_exec_report),
+				  PK_PIN_LINKS_DIR "/exec", l->err);
+	if (!ret && skel->links.pk_mmap_report)
+		ret = pk_pins_add(p, bpf_link__fd(skel->links.pk_mmap_report),
+				  PK_PIN_LINKS_DIR "/mmap", l->err);
 	if (!ret)
 		ret = pk_pins_add(p, bpf_map__fd(skel->maps.events), PK_PIN_EVENTS, l->err);
 	if (!ret)
@@ -464,6 +492,8 @@ static int load(const struct pk_load_opts *o)
 	if (ret)
 		goto cleanup;
 	ret = attach_follow(l);
+	if (!ret)
+		ret = attach_code_reports(l);
 	if (ret)
 		goto cleanup;
 	drop_exited_targets(l);

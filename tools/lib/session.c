@@ -122,6 +122,11 @@ int pk_counters_read(int counters_fd, __u64 out[PK_CNT__MAX])
 		return -ENOMEM;
 	for (__u32 i = 0; i < PK_CNT__MAX; i++) {
 		if (bpf_map_lookup_elem(counters_fd, &i, percpu)) {
+			/* a session of an older probe-load has fewer counters */
+			if (errno == ENOENT) {
+				out[i] = 0;
+				continue;
+			}
 			ret = -errno;
 			break;
 		}

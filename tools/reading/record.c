@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "reading/record.h"
+#include "eh_frame/unwind_table.h"
 
 /* Where each layout's fields end: a sample whose frames start there or
  * later has them. */
@@ -15,8 +16,13 @@
 _Static_assert(PK_SAMPLE_V1_SIZE == 56, "layout 1 samples have their frames at 56");
 _Static_assert(PK_SAMPLE_V2_END == 96 && PK_SAMPLE_V2_SIZE == 96,
 	       "layout 2 samples have their frames at 96");
+#define PK_SAMPLE_V4_END \
+	(offsetof(struct pk_sample, __pad5) + sizeof(((struct pk_sample *)0)->__pad5))
+
 _Static_assert(PK_SAMPLE_V3_END == 112, "layout 3 samples have their frames at 112");
-_Static_assert(PK_SAMPLE_V3_END == sizeof(struct pk_sample), "layout 3 ends the sample");
+_Static_assert(PK_SAMPLE_V4_END == 120, "layout 4 samples have their frames at 120");
+_Static_assert(PK_SAMPLE_V4_END == sizeof(struct pk_sample), "layout 4 ends the sample");
+_Static_assert(sizeof(struct pk_ustack_copy) == 152, "the stack copy's header is 152 bytes");
 
 /* Layout 2's fields, when the record has them and the walk was DWARF.
  * False when they contradict the frames (more frame-pointer frames than
@@ -51,6 +57,39 @@ static bool parse_walk(const struct pk_event_hdr *hdr, const void *data, __u16 f
 	out->ustack_end = s.ustack_end;
 	out->fp_frames = s.fp_frames;
 	memcpy(out->fp_mask, s.fp_mask, sizeof(out->fp_mask));
+	return true;
+}
+
+/* Layout 4's stack copy, when the flag says there is one: after the frames,
+ * within the record, and of the walk's last frame. False when it
+ * contradicts the rest. */
+static bool parse_copy(const struct pk_event_hdr *hdr, const void *data, __u16 frames_off,
+		       size_t frames_end, struct pk_record_sample *out)
+{
+	__u16 copy_off;
+
+	memset(&out->copy, 0, sizeof(out->copy));
+	out->stack = NULL;
+	if (frames_off < PK_SAMPLE_V4_END) {
+		out->flags &= ~PK_SAMPLE_USTACK_COPY;	/* no such flag before */
+		return true;
+	}
+	if (!(hdr->flags & PK_SAMPLE_USTACK_COPY))
+		return true;
+	if (!(out->flags & PK_SAMPLE_USTACK_DWARF) || out->ustack_end != PK_END_NO_TABLE ||
+	    !out->ustack_len)
+		return false;
+	memcpy(&copy_off, (const char *)data + offsetof(struct pk_sample, copy_off),
+	       sizeof(copy_off));
+	if (copy_off < frames_end || copy_off > hdr->size ||
+	    (size_t)(hdr->size - copy_off) < sizeof(out->copy))
+		return false;
+	memcpy(&out->copy, (const char *)data + copy_off, sizeof(out->copy));
+	if (out->copy.len > (size_t)(hdr->size - copy_off) - sizeof(out->copy) ||
+	    out->copy.regs[PK_DWARF_RIP] !=
+	    pk_record_frame(out, (size_t)out->kstack_len + out->ustack_len - 1))
+		return false;
+	out->stack = (const char *)data + copy_off + sizeof(out->copy);
 	return true;
 }
 
@@ -97,6 +136,8 @@ static enum pk_record_kind parse_sample(const struct pk_event_hdr *hdr, const vo
 		       sizeof(out->event));
 	}
 	out->frames = (const char *)data + s.frames_off;
+	if (!parse_copy(hdr, data, s.frames_off, s.frames_off + frames_bytes, out))
+		return PK_RECORD_BAD;
 	return PK_RECORD_SAMPLE;
 }
 

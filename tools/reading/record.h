@@ -9,7 +9,10 @@
  * fp_frames, fp_mask) and layout 3 (frames_off 112: weight, event). All
  * parse into the same struct, the fields an older layout lacks left as "no
  * DWARF walk" and "event 0, weight unknown" (before events, every sample
- * was one cpu-clock sample at the session's frequency).
+ * was one cpu-clock sample at the session's frequency). Layout 4
+ * (frames_off 120) adds copy_off: with PK_SAMPLE_USTACK_COPY, the registers
+ * and the user stack a walk stopped for want of a table left after the
+ * frames.
  */
 #ifndef PK_RECORD_H
 #define PK_RECORD_H
@@ -53,6 +56,12 @@ struct pk_record_sample {
 	__u64 weight;		/* in the event's unit; 0: not known */
 	__u16 event;		/* index into the session's event_list */
 	const void *frames;	/* kstack_len then ustack_len __u64, maybe unaligned */
+	/* With PK_SAMPLE_USTACK_COPY in flags (layout 4, a DWARF walk that
+	 * ended PK_END_NO_TABLE): the registers of the last user frame
+	 * (regs[PK_DWARF_RIP] is it) and copy.len bytes of its stack from
+	 * regs[PK_DWARF_RSP] up at stack, maybe unaligned. Else zeros. */
+	struct pk_ustack_copy copy;
+	const void *stack;
 };
 
 /* A validated struct pk_no_table: vm_start < vm_end. */

@@ -266,8 +266,10 @@ START_TEST(test_load_pins_settings_unload)
 		snprintf(name, sizeof(name), "links/e0-cpu%d", cpu);
 		ck_assert_int_eq(pinned(name), online[cpu]);
 	}
-	/* No targets: nothing to follow, no fork/exit programs. */
+	/* No targets: nothing to follow, no fork/exit programs. The DWARF
+	 * walk's code reports (exec, mmap) are there. */
 	ck_assert(!pinned("links/fork") && !pinned("links/exit"));
+	ck_assert(pinned("links/exec") && pinned("links/mmap"));
 
 	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
 	ck_assert_int_ge(fds.events, 0);
@@ -296,7 +298,7 @@ START_TEST(test_load_pins_settings_unload)
 	ck_assert_uint_eq(c[PK_CNT_FILTERED], 0);
 
 	nlinks = pinned_link_ids(ids, PK_MAX_CPUS + 2);
-	ck_assert_int_eq(nlinks, ncpus);
+	ck_assert_int_eq(nlinks, ncpus + 2);
 	for (int i = 0; i < nlinks; i++)
 		ck_assert(link_exists(ids[i]));
 
@@ -812,6 +814,8 @@ START_TEST(test_unwind_tables_and_fp)
 	free(err);
 	for (int i = 0; i < PK_UNWIND_NMAPS; i++)
 		ck_assert_msg(!pinned(pk_unwind_pins[i]), "%s pinned", pk_unwind_pins[i]);
+	/* nor the code reports, which serve the tables */
+	ck_assert(!pinned("links/exec") && !pinned("links/mmap"));
 	ck_assert_int_eq(pk_unwind_fds_open(dir, &ufds), -ENOENT);
 	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
 	pk_session_close(&fds);

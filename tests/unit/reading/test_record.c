@@ -14,6 +14,8 @@
 /* Layout 2 (ustack_end, fp_frames, fp_mask) and layout 3 (weight, event). */
 #define V2_FRAMES_OFF	96
 #define V3_FRAMES_OFF	112
+/* Layout 4 (copy_off). */
+#define V4_FRAMES_OFF	120
 
 /* A sample record with K kernel and U user frames at FRAMES_OFF (layout 1:
  * V1_FRAMES_OFF, only the fields before ustack_end written), frames
@@ -96,6 +98,101 @@ static size_t make_no_table(unsigned char *buf, __u64 start, __u64 end)
 	memcpy(buf, &e, sizeof(e));
 	return sizeof(e);
 }
+
+/* Layout 4: a DWARF walk of K kernel and U user frames that stopped for
+ * want of a table, with LEN bytes of stack 0xa0, 0xa1... after the frames;
+ * the copy's regs[RIP] the last user frame (K + U). */
+static size_t make_copy(unsigned char *buf, __u16 k, __u16 u, __u32 len)
+{
+	size_t off = make_sample_at(buf, k, u, V4_FRAMES_OFF,
+				    PK_SAMPLE_USTACK_DWARF | PK_SAMPLE_USTACK_COPY);
+	struct pk_ustack_copy c = { .regs_valid = 0x1ffff, .flags = PK_COPY_EXACT_PC, .len = len };
+
+	buf[offsetof(struct pk_sample, ustack_end)] = PK_END_NO_TABLE;
+	for (int r = 0; r < 17; r++)
+		c.regs[r] = 1000 + r;
+	c.regs[16] = (__u64)k + u;
+	set16(buf, offsetof(struct pk_sample, copy_off), off);
+	memcpy(buf + off, &c, sizeof(c));
+	for (__u32 i = 0; i < len; i++)
+		buf[off + sizeof(c) + i] = 0xa0 + i;
+	set16(buf, offsetof(struct pk_event_hdr, size), off + sizeof(c) + len);
+	return off + sizeof(c) + len;
+}
+
+START_TEST(test_copy)
+{
+	static unsigned char buf[PK_SAMPLE_COPY_MAX_SIZE];
+	struct pk_record rec;
+	size_t size = make_copy(buf, 2, 3, 40);
+
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+	ck_assert(rec.sample.flags & PK_SAMPLE_USTACK_COPY);
+	ck_assert_uint_eq(rec.sample.ustack_end, PK_END_NO_TABLE);
+	ck_assert_uint_eq(rec.sample.copy.len, 40);
+	ck_assert_uint_eq(rec.sample.copy.regs[7], 1007);
+	ck_assert_uint_eq(rec.sample.copy.regs[16], 5);
+	ck_assert_uint_eq(rec.sample.copy.flags, PK_COPY_EXACT_PC);
+	ck_assert_ptr_eq(rec.sample.stack, buf + V4_FRAMES_OFF + 5 * 8 + sizeof(struct pk_ustack_copy));
+	ck_assert_uint_eq(((const unsigned char *)rec.sample.stack)[39], 0xa0 + 39);
+	ck_assert_uint_eq(pk_record_frame(&rec.sample, 4), 5);
+
+	/* the biggest copy a record holds */
+	size = make_copy(buf, PK_MAX_STACK_DEPTH, PK_MAX_USTACK_DEPTH, PK_USTACK_COPY_MAX);
+	ck_assert_uint_le(size, 65535);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+	ck_assert_uint_eq(rec.sample.copy.len, PK_USTACK_COPY_MAX);
+
+	/* a layout 4 sample without the flag has no copy */
+	size = make_sample_at(buf, 1, 1, V4_FRAMES_OFF, PK_SAMPLE_USTACK_DWARF);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+	ck_assert(!(rec.sample.flags & PK_SAMPLE_USTACK_COPY));
+	ck_assert_ptr_null(rec.sample.stack);
+
+	/* layout 3 had no such flag: whatever the bit says, no copy */
+	size = make_dwarf(buf, 1, 1, PK_END_NO_TABLE);
+	set16(buf, offsetof(struct pk_event_hdr, flags),
+	      PK_SAMPLE_USTACK_DWARF | PK_SAMPLE_USTACK_COPY);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+	ck_assert(!(rec.sample.flags & PK_SAMPLE_USTACK_COPY));
+	ck_assert_ptr_null(rec.sample.stack);
+}
+END_TEST
+
+/* A copy that contradicts the record is never read past or trusted. */
+START_TEST(test_copy_bad)
+{
+	static unsigned char buf[PK_SAMPLE_COPY_MAX_SIZE];
+	size_t frames_end = V4_FRAMES_OFF + 5 * 8, size;
+	struct pk_record rec;
+
+	/* the copy's length past the record */
+	size = make_copy(buf, 2, 3, 40);
+	ck_assert_int_eq(pk_record_parse(buf, size - 1, &rec), PK_RECORD_BAD);
+	set16(buf, offsetof(struct pk_event_hdr, size), size - 1);
+	ck_assert_int_eq(pk_record_parse(buf, size - 1, &rec), PK_RECORD_BAD);
+	/* the copy over the frames, or its header past the end */
+	size = make_copy(buf, 2, 3, 40);
+	set16(buf, offsetof(struct pk_sample, copy_off), frames_end - 8);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	set16(buf, offsetof(struct pk_sample, copy_off), size - 8);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	/* registers of another frame than the last */
+	size = make_copy(buf, 2, 3, 40);
+	set64(buf, frames_end + offsetof(struct pk_ustack_copy, regs[16]), 4);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	/* a walk that did not stop for want of a table, or no walk */
+	size = make_copy(buf, 2, 3, 40);
+	buf[offsetof(struct pk_sample, ustack_end)] = PK_END_COMPLETE;
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	size = make_copy(buf, 2, 3, 40);
+	set16(buf, offsetof(struct pk_event_hdr, flags), PK_SAMPLE_USTACK_COPY);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	/* no user frame to go on from */
+	size = make_copy(buf, 2, 0, 40);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+}
+END_TEST
 
 START_TEST(test_valid)
 {
@@ -558,8 +655,9 @@ START_TEST(test_random_bytes)
 		/* Mostly samples with nearly right sizes, of either layout and
 		 * walk: the interesting part of the space. */
 		if (size >= sizeof(struct pk_sample) && round % 4) {
-			static const __u16 bases[] = { V1_FRAMES_OFF, V2_FRAMES_OFF, V3_FRAMES_OFF };
-			__u16 base = bases[round % 3];
+			static const __u16 bases[] = { V1_FRAMES_OFF, V2_FRAMES_OFF, V3_FRAMES_OFF,
+						       V4_FRAMES_OFF };
+			__u16 base = bases[(round / 4) % 4];
 
 			set16(buf, offsetof(struct pk_event_hdr, type), PK_EVENT_SAMPLE);
 			set16(buf, offsetof(struct pk_event_hdr, size), size - rand_r(&seed) % 16);
@@ -594,10 +692,12 @@ Suite *suite_record(void)
 	tcase_add_test(tc, test_unknown_type);
 	tcase_add_test(tc, test_no_table);
 	tcase_add_test(tc, test_mapping);
+	tcase_add_test(tc, test_copy);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("invalid");
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_dwarf_bad);
+	tcase_add_test(tc, test_copy_bad);
 	tcase_add_test(tc, test_truncated);
 	tcase_add_test(tc, test_lying_sizes);
 	tcase_add_test(tc, test_random_bytes);
