@@ -548,17 +548,24 @@ static __always_inline __u32 pk_unwind_user(struct pk_sample_buf *b, __u32 kbase
  * file with no table yet (PK_END_NO_TABLE), the registers of that frame and
  * up to PK_USTACK_COPY_MAX bytes of stack from its RSP up (never past the
  * end of the VMA that holds RSP), after the frames, so that user space can
- * finish the walk once it has the file's table. Assembled per CPU: one
- * contiguous record for bpf_ringbuf_output, too big for the sample scratch
- * (which off-cpu slots hold a copy of).
+ * finish the walk once it has the file's table. Assembled per CPU (under
+ * busy_cpu, as the sample): one contiguous record for bpf_ringbuf_output,
+ * too big for the sample scratch (which off-cpu slots hold a copy of).
  */
 struct uw_copy_buf {
+	/* a page more than a record holds: room for the verifier to see */
 	__u8 data[sizeof(struct pk_sample_buf) + sizeof(struct pk_ustack_copy) +
-		  PK_USTACK_COPY_MAX];
+		  PK_USTACK_COPY_MAX + PK_PAGE_SIZE];
 };
 
+/* Set by probe-load (--stack-copy): bytes of stack copied at most, <=
+ * PK_USTACK_COPY_MAX; 0: the walk stops without a copy. */
+const volatile __u32 stack_copy = PK_STACK_COPY_DEFAULT;
+
+/* One per CPU, indexed by CPU: a per-CPU map's value may not pass 32 KiB.
+ * probe-load sizes it to the possible CPUs (--unwind dwarf). */
 struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, 1);
 	__type(key, __u32);
 	__type(value, struct uw_copy_buf);
@@ -571,15 +578,15 @@ struct {
 static __always_inline const void *pk_ustack_copy_attach(const struct pk_sample_buf *b,
 							 __u32 *size)
 {
-	__u32 zero = 0, off = *size, len = 0, total;
+	__u32 cpu = bpf_get_smp_processor_id(), off = *size, len = 0, total;
 	struct uw_state *st = uw_state_get();
-	struct uw_copy_buf *cb = bpf_map_lookup_elem(&uw_copy_bufs, &zero);
+	struct uw_copy_buf *cb = bpf_map_lookup_elem(&uw_copy_bufs, &cpu);
 	struct vm_area_struct *vma;
 	struct pk_ustack_copy *c;
 	struct pk_sample *s;
 	__u64 top;
 
-	if (!dwarf || b->s.ustack_end != PK_END_NO_TABLE || !st || !cb)
+	if (!dwarf || !stack_copy || b->s.ustack_end != PK_END_NO_TABLE || !st || !cb)
 		return b;
 	off = (off + 7) & ~7u;	/* frames are 8 bytes: already aligned */
 	if (off > sizeof(struct pk_sample_buf) || bpf_probe_read_kernel(cb->data, off, b))
@@ -592,31 +599,46 @@ static __always_inline const void *pk_ustack_copy_attach(const struct pk_sample_
 	c->regs[PK_DWARF_RSP] = st->f.sp;
 	c->regs[PK_DWARF_RIP] = st->f.pc;
 	c->regs_valid = st->f.valid | PK_UNWIND_REG(PK_DWARF_RSP) | PK_UNWIND_REG(PK_DWARF_RIP);
-	c->__pad = 0;
 	vma = vma_lookup(&st->vma, st->f.sp);
 	if (vma) {
 		top = BPF_CORE_READ(vma, vm_end);
-		len = top - st->f.sp > PK_USTACK_COPY_MAX ? PK_USTACK_COPY_MAX : top - st->f.sp;
-		if (top - st->f.sp > PK_USTACK_COPY_MAX)
+		len = top - st->f.sp > stack_copy ? stack_copy : top - st->f.sp;
+		if (top - st->f.sp > stack_copy)
 			c->flags |= PK_COPY_TRUNC;
 	}
 	/* the verifier's bounds, which the lines above keep */
 	if (len > PK_USTACK_COPY_MAX)
 		len = PK_USTACK_COPY_MAX;
-	if (len && bpf_probe_read_user(&cb->data[off + sizeof(*c)], len, (const void *)st->f.sp)) {
-		/* a page above not resident: RSP's own page at least */
-		c->flags |= PK_COPY_TRUNC;
-		top = PK_PAGE_SIZE - (st->f.sp & (PK_PAGE_SIZE - 1));
-		len = top < len ? top : len;
-		if (len > PK_USTACK_COPY_MAX ||
-		    bpf_probe_read_user(&cb->data[off + sizeof(*c)], len, (const void *)st->f.sp))
-			len = 0;
+	/* Page by page: a page of a big frame that was never touched cannot
+	 * be read (it is not there), and one such page must not lose the
+	 * rest. It is left zero and marked. */
+	c->holes = 0;
+	for (__u32 i = 0, done = 0; i < PK_USTACK_COPY_MAX / PK_PAGE_SIZE + 1; i++) {
+		__u64 addr = st->f.sp + done;
+		__u32 chunk = PK_PAGE_SIZE - (addr & (PK_PAGE_SIZE - 1));
+
+		if (done >= len || done > PK_USTACK_COPY_MAX)
+			break;
+		if (chunk > len - done)
+			chunk = len - done;
+		/* <= PK_PAGE_SIZE already; the mask (after the barrier, so
+		 * that the compiler keeps it) tells the verifier */
+		barrier_var(chunk);
+		chunk &= 2 * PK_PAGE_SIZE - 1;
+		if (chunk > PK_PAGE_SIZE)
+			break;
+		if (bpf_probe_read_user(&cb->data[off + sizeof(*c) + done], chunk,
+					(const void *)addr))
+			c->holes |= 1u << (i & 31);
+		done += chunk;
 	}
+	if (c->holes)
+		c->flags |= PK_COPY_HOLES;
 	c->len = len;
 	if (!len)
 		c->flags |= PK_COPY_TRUNC;
 	total = off + sizeof(*c) + len;
-	if (total > sizeof(*cb))
+	if (total > PK_SAMPLE_COPY_MAX_SIZE)
 		return b;
 	s = (struct pk_sample *)cb->data;
 	s->hdr.flags |= PK_SAMPLE_USTACK_COPY;

@@ -147,13 +147,16 @@ struct pk_sample {
  * and the user stack from its RSP up, as perf's --call-graph dwarf copies
  * it. len bytes of stack follow the struct.
  */
-#define PK_USTACK_COPY_MAX	16384	/* bytes of stack copied at most */
+/* bytes of stack copied at most (probe-load --stack-copy: 32 KiB unless
+ * told); what a record's 16-bit size leaves beside the deepest stacks */
+#define PK_USTACK_COPY_MAX	61440
 
 enum pk_ustack_copy_flags {
 	PK_COPY_EXACT_PC	= 1u << 0, /* regs[RIP] is where execution stopped
 					    * (the leaf, a signal frame), not a
 					    * return address */
 	PK_COPY_TRUNC		= 1u << 1, /* the stack went on past the copy */
+	PK_COPY_HOLES		= 1u << 2, /* holes is not 0 */
 };
 
 struct pk_ustack_copy {
@@ -161,7 +164,9 @@ struct pk_ustack_copy {
 	__u32 regs_valid;	/* bit r: regs[r] is known (the leaf: all) */
 	__u32 flags;		/* enum pk_ustack_copy_flags */
 	__u32 len;		/* bytes of stack from regs[RSP] after the struct */
-	__u32 __pad;
+	__u32 holes;		/* bit i: the bytes of the copy in the i-th page
+				 * from RSP's (RSP's own: 0) could not be read
+				 * (never touched, not resident): zeros */
 	/* __u8 stack[len] */
 };
 

@@ -27,6 +27,9 @@
 #define PK_UNWIND_FILES_MAX	16384	/* distinct inodes */
 #define PK_UNWIND_SEEN_MAX	4096	/* no-table reports remembered */
 #define PK_MAPPINGS_SEEN_MAX	16384	/* (process, mapping) reports remembered */
+/* Bytes of user stack a walk that stops for want of a table copies unless
+ * --stack-copy says otherwise (at most PK_USTACK_COPY_MAX, bpf/probekit.h). */
+#define PK_STACK_COPY_DEFAULT	32768u
 /* kprobe:FUNC events attached by fentry: one program each. */
 #define PK_FENTRY_PROGS		8
 

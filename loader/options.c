@@ -46,6 +46,9 @@ const char pk_load_usage[] =
 "                         with frame pointers\n"
 "      --table-rows N     also at most N rows; K, M suffixes (default: no limit\n"
 "                         but --table-memory)\n"
+"      --stack-copy N     where a file has no table yet, copy up to N bytes of\n"
+"                         user stack (K suffix; default 32K, at most 60K, 0:\n"
+"                         none) for probe-read to finish the walk with\n"
 "  -j, --jobs N           build up to N unwind tables at once (default: one\n"
 "                         per online CPU)\n"
 "      --unload           stop: detach and remove every pin under DIR\n"
@@ -72,6 +75,7 @@ enum {
 	OPT_TABLE_ROWS,
 	OPT_TABLE_MEMORY,
 	OPT_MIN_BLOCK,
+	OPT_STACK_COPY,
 };
 
 static const struct option long_opts[] = {
@@ -85,6 +89,7 @@ static const struct option long_opts[] = {
 	{ "unwind",		required_argument, NULL, OPT_UNWIND },
 	{ "table-rows",		required_argument, NULL, OPT_TABLE_ROWS },
 	{ "table-memory",	required_argument, NULL, OPT_TABLE_MEMORY },
+	{ "stack-copy",		required_argument, NULL, OPT_STACK_COPY },
 	{ "jobs",		required_argument, NULL, 'j' },
 	{ "event",		required_argument, NULL, 'e' },
 	{ "min-block",		required_argument, NULL, OPT_MIN_BLOCK },
@@ -203,6 +208,11 @@ static int parse_one(struct pk_load_opts *o, int c, const char *arg,
 			return pk_err(err, -EINVAL, "--table-memory %s: not a number of bytes from 1M to 64G", arg);
 		o->table_memory = size;
 		return 0;
+	case OPT_STACK_COPY:
+		if (!parse_size(arg, &size) || size > PK_USTACK_COPY_MAX)
+			return pk_err(err, -EINVAL, "--stack-copy %s: not a number of bytes from 0 to 60K", arg);
+		o->stack_copy = size;
+		return 0;
 	case 'j':
 		if (!pk_cli_parse_long(arg, 1, 4096, &v))
 			return pk_err(err, -EINVAL, "-j %s: not a number of jobs (1 to 4096)", arg);
@@ -267,6 +277,7 @@ int pk_load_opts_parse(struct pk_load_opts *o, int argc, char **argv,
 	o->ringbuf_bytes = PK_RINGBUF_DEFAULT;
 	o->dwarf = true;
 	o->table_memory = PK_TABLE_MEMORY_DEFAULT;
+	o->stack_copy = PK_STACK_COPY_DEFAULT;
 	o->min_block_us = PK_MIN_BLOCK_US_DEFAULT;
 	err[0] = '\0';
 
@@ -279,8 +290,9 @@ int pk_load_opts_parse(struct pk_load_opts *o, int argc, char **argv,
 		load_option |= c == 'p' || c == 'C' || c == 'F' ||
 			       c == OPT_SKIP_IDLE || c == OPT_RINGBUF_SIZE || c == OPT_UNWIND ||
 			       c == OPT_TABLE_ROWS || c == OPT_TABLE_MEMORY || c == 'j' ||
-			       c == 'e' || c == 'c' || c == OPT_MIN_BLOCK;
-		table_option |= c == OPT_TABLE_ROWS || c == OPT_TABLE_MEMORY || c == 'j';
+			       c == 'e' || c == 'c' || c == OPT_MIN_BLOCK || c == OPT_STACK_COPY;
+		table_option |= c == OPT_TABLE_ROWS || c == OPT_TABLE_MEMORY || c == 'j' ||
+				c == OPT_STACK_COPY;
 		ret = parse_one(o, c, optarg, err);
 		if (ret)
 			return ret;
@@ -298,7 +310,7 @@ int pk_load_opts_parse(struct pk_load_opts *o, int argc, char **argv,
 	if (o->unload && (load_option || o->cmd))
 		return pk_err(err, -EINVAL, "--unload takes no other option than --pin-dir and -v");
 	if (!o->dwarf && table_option)
-		return pk_err(err, -EINVAL, "--table-memory, --table-rows and -j are for --unwind dwarf");
+		return pk_err(err, -EINVAL, "--table-memory, --table-rows, --stack-copy and -j are for --unwind dwarf");
 	return check_event_options(o, err);
 }
 

@@ -32,6 +32,7 @@ struct pk_load_opts {
 	bool dwarf;		/* --unwind dwarf (default) or fp */
 	__u32 table_rows;	/* --table-rows; 0: no limit but table_memory */
 	__u64 table_memory;	/* --table-memory, bytes */
+	__u32 stack_copy;	/* --stack-copy: bytes, <= PK_USTACK_COPY_MAX */
 	unsigned int jobs;	/* -j: tables built at once; 0: online CPUs */
 	struct pk_event_spec *events;	/* -e, in order given; none: CPU sampling */
 	size_t nevents;

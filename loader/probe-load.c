@@ -162,6 +162,7 @@ static int configure(struct load *l)
 	skel->rodata->skip_idle = o->skip_idle;
 	skel->rodata->target_cpu = o->cpu;
 	skel->rodata->dwarf = o->dwarf;
+	skel->rodata->stack_copy = o->stack_copy;
 	/* A quarter full: the reader, polling every 100 ms, still has three
 	 * quarters of room to catch up at any rate. */
 	skel->rodata->wakeup_bytes = o->ringbuf_bytes / 4;
@@ -173,6 +174,15 @@ static int configure(struct load *l)
 		return pk_err(l->err, ret, "ring buffer size: %s", strerror(-ret));
 	if (o->dwarf && (ret = size_unwind_maps(l)))
 		return ret;
+	/* The stack copies of walks that stop for want of a table: one
+	 * buffer per CPU. */
+	if (o->dwarf) {
+		ret = libbpf_num_possible_cpus();
+		if (ret > 0)
+			ret = bpf_map__set_max_entries(skel->maps.uw_copy_bufs, ret);
+		if (ret < 0)
+			return pk_err(l->err, ret, "uw_copy_bufs: %s", strerror(-ret));
+	}
 	/* Mapping reports name the frames of processes gone before they are
 	 * read: the DWARF walk sends them; with fp, the same VMA lookup does
 	 * where the kernel has it (the maple tree, 6.1). */

@@ -16,11 +16,13 @@
 #include "reading/reader.h"
 #include "reading/record.h"
 #include "reading/stack_agg.h"
+#include "reading/ustack_finish.h"
 #include "symbolization/symbolizer.h"
 
 struct pk_reader {
 	struct pk_stack_agg *agg;
 	struct pk_symbolizer *sym;
+	struct pk_ustack_finisher *finish;	/* walks the copied stacks on */
 	struct pk_reader_stats stats;
 	char *proc_root;
 	struct pk_table_sink tables;	/* add NULL: none */
@@ -79,7 +81,9 @@ struct pk_reader *pk_reader_new(const struct pk_reader_opts *opts)
 	r->proc_root = strdup(opts && opts->proc_root ? opts->proc_root : "/proc");
 	r->agg = pk_stack_agg_new();
 	r->sym = pk_symbolizer_new(&sopts);
-	if (!r->agg || !r->sym || !r->proc_root) {
+	r->finish = pk_ustack_finisher_new(&(struct pk_ustack_finisher_opts){
+		.proc_root = r->proc_root, .cache_dir = opts ? opts->cache_dir : NULL });
+	if (!r->agg || !r->sym || !r->proc_root || !r->finish) {
 		pk_reader_free(r);
 		return NULL;
 	}
@@ -100,6 +104,7 @@ void pk_reader_free(struct pk_reader *r)
 	}
 	pk_stack_agg_free(r->agg);
 	pk_symbolizer_free(r->sym);
+	pk_ustack_finisher_free(r->finish);
 	pk_u64map_free(&r->merged);
 	free(r->samples);
 	free(r->taken);
@@ -181,13 +186,49 @@ static int log_sample(struct pk_reader *r, const struct pk_record_sample *rec,
 	return 0;
 }
 
+/* A walk the kernel stopped for want of a table, with the stack copied:
+ * walked on here with the file's table, into FRAMES (the sample's, then
+ * the callers found) and *OUT, which points there. */
+static int finish_walk(struct pk_reader *r, const struct pk_record_sample *rec,
+		       __u64 frames[PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH],
+		       struct pk_record_sample *out)
+{
+	size_t n = (size_t)rec->kstack_len + rec->ustack_len;
+	struct pk_finish_result res;
+	int ret;
+
+	r->stats.copies++;
+	for (size_t i = 0; i < n; i++)
+		frames[i] = pk_record_frame(rec, i);
+	ret = pk_ustack_finisher_walk(r->finish, rec, &frames[n],
+				      PK_MAX_USTACK_DEPTH - rec->ustack_len, &res);
+	if (ret)
+		return ret;
+	*out = *rec;
+	if (res.end == PK_END_NO_TABLE && !res.n)
+		return 0;	/* no table to go on with: as the kernel sent it */
+	out->frames = frames;
+	out->ustack_len += res.n;
+	out->ustack_end = res.end;
+	out->fp_frames += res.fp_frames;
+	if (res.end == PK_END_DEPTH)
+		out->flags |= PK_SAMPLE_USTACK_TRUNC;
+	r->stats.finished++;
+	r->stats.finished_frames += res.n;
+	return 0;
+}
+
 /* A stack is kept with the frames found however its walk ended: a
  * truncated stack still tells where the time went. */
-static int handle_sample(struct pk_reader *r, const struct pk_record_sample *rec)
+static int handle_sample(struct pk_reader *r, const struct pk_record_sample *sample)
 {
+	__u64 frames[PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH];
+	const struct pk_record_sample *rec = sample;
+	struct pk_record_sample finished;
 	const struct stack_rec *st;
 	struct pk_stack *s;
 	bool is_new;
+	int ret;
 
 	/* An event the session does not have: nothing to name it by. */
 	if (rec->event >= r->nevents) {
@@ -202,6 +243,12 @@ static int handle_sample(struct pk_reader *r, const struct pk_record_sample *rec
 	if (r->keep_event && rec->event != r->keep_event - 1) {
 		r->stats.filtered++;
 		return 0;
+	}
+	if (rec->flags & PK_SAMPLE_USTACK_COPY) {
+		ret = finish_walk(r, sample, frames, &finished);
+		if (ret)
+			return ret;
+		rec = &finished;
 	}
 	if (rec->flags & PK_SAMPLE_USTACK_DWARF) {
 		r->stats.dwarf++;
@@ -259,6 +306,11 @@ static int handle_mapping(struct pk_reader *r, const struct pk_record_mapping *e
 	int ret;
 
 	r->stats.mappings++;
+	ret = pk_ustack_finisher_add_mapping(r->finish, &(struct pk_finish_mapping){
+		.pid = ev->pid, .vdso = m.vdso, .start = ev->vm_start, .end = ev->vm_end,
+		.pgoff = m.pgoff, .dev = ev->dev, .ino = ev->ino, .path = m.path });
+	if (ret < 0)
+		return ret;
 	m.build_id_len = table_build_id(r, ev->table, id);
 	ret = pk_symbolizer_add_mapping(r->sym, &m);
 	if (ret < 0)

@@ -51,6 +51,8 @@ struct pk_reader_opts {
 	unsigned int keep_event;	/* index + 1 of the only event whose
 					 * samples are kept (--event), the others
 					 * counted only; 0: every event's */
+	const char *cache_dir;		/* the eh2table cache the copied stacks
+					 * are finished with; NULL: its default */
 };
 
 struct pk_reader_stats {
@@ -61,7 +63,13 @@ struct pk_reader_stats {
 	__u64 stacks;		/* distinct raw stacks */
 	__u64 dwarf;		/* samples whose user stack is a DWARF walk */
 	__u64 ends[PK_END__MAX]; /* of those, by how the walk ended (a newer
-				  * writer's unknown reason: in dwarf only) */
+				  * writer's unknown reason: in dwarf only);
+				  * a walk finished here counts as it ended */
+	__u64 copies;		/* samples whose walk stopped for want of a
+				 * table, with the stack copied ... */
+	__u64 finished;		/* ... of those, walked on here with the
+				 * file's table (finished in user space) */
+	__u64 finished_frames;	/* the frames those walks added */
 	__u64 no_table;		/* PK_EVENT_NO_TABLE records */
 	__u64 tables_added;	/* files given a table (or refused by the store) */
 	__u64 tables_gone;	/* files whose process exited first (no map_files) */

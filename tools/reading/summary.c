@@ -63,6 +63,10 @@ void pk_summary_ustack_ends(FILE *f, const struct pk_reader_stats *st)
 		sep = ",";
 	}
 	/* only walks that ended in no way this reader knows: no line */
+	if (*sep && st->copies)
+		fprintf(f, "; %.1f%% finished in user space (%llu of %llu copied stacks)",
+			100.0 * st->finished / st->dwarf, (unsigned long long)st->finished,
+			(unsigned long long)st->copies);
 	if (*sep)
 		fputc('\n', f);
 }
@@ -157,6 +161,10 @@ void pk_summary_print(FILE *f, const struct pk_reader *reader, int counters_fd,
 		pk_summary_unsupported(f, cnt);
 	pk_summary_no_table(f, &st);
 	pk_summary_symbols(f, &st);
+	if (!ret && cnt[PK_CNT_USTACK_COPIES])
+		fprintf(f, "probe-read: %llu samples sent with their user stack copied (no table yet), %.1f KiB each on average\n",
+			(unsigned long long)cnt[PK_CNT_USTACK_COPIES],
+			cnt[PK_CNT_USTACK_COPY_BYTES] / 1024.0 / cnt[PK_CNT_USTACK_COPIES]);
 	if (!ret && cnt[PK_CNT_MAPPING_LOST])
 		fprintf(f, "probe-read: %llu mapping reports lost (ring buffer full): frames of processes that exited before they were read may be unnamed\n",
 			(unsigned long long)cnt[PK_CNT_MAPPING_LOST]);

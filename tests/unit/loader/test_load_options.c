@@ -106,11 +106,23 @@ START_TEST(test_unwind_options)
 	ck_refused(PARSE("--jobs", "two"), "-j two: not a number of jobs (1 to 4096)");
 	ck_refused(PARSE("-j"), "option -j needs an argument");
 	ck_refused(PARSE("--unwind", "fp", "--table-rows", "4M"),
-		   "--table-memory, --table-rows and -j are for --unwind dwarf");
+		   "--table-memory, --table-rows, --stack-copy and -j are for --unwind dwarf");
 	ck_refused(PARSE("--unwind", "fp", "--table-memory", "4M"),
-		   "--table-memory, --table-rows and -j are for --unwind dwarf");
+		   "--table-memory, --table-rows, --stack-copy and -j are for --unwind dwarf");
 	ck_refused(PARSE("-j", "2", "--unwind", "fp"),
-		   "--table-memory, --table-rows and -j are for --unwind dwarf");
+		   "--table-memory, --table-rows, --stack-copy and -j are for --unwind dwarf");
+	ck_refused(PARSE("--stack-copy", "8K", "--unwind", "fp"),
+		   "--table-memory, --table-rows, --stack-copy and -j are for --unwind dwarf");
+	/* the stack copy: 32 KiB unless told, 0 (none) to 60 KiB */
+	ck_assert_int_eq(PARSE("-j", "1"), 0);
+	ck_assert_uint_eq(o.stack_copy, 32768);
+	ck_assert_int_eq(PARSE("--stack-copy", "0"), 0);
+	ck_assert_uint_eq(o.stack_copy, 0);
+	ck_assert_int_eq(PARSE("--stack-copy", "60K"), 0);
+	ck_assert_uint_eq(o.stack_copy, 61440);
+	ck_refused(PARSE("--stack-copy", "61441"),
+		   "--stack-copy 61441: not a number of bytes from 0 to 60K");
+	ck_refused(PARSE("--stack-copy", "x"), "--stack-copy x: not a number of bytes from 0 to 60K");
 	ck_refused(PARSE("--unload", "--unwind", "fp"),
 		   "--unload takes no other option than --pin-dir and -v");
 	ck_refused(PARSE("--unload", "-j", "2"),
