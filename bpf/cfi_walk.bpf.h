@@ -599,11 +599,15 @@ static __always_inline const void *pk_ustack_copy_attach(const struct pk_sample_
 	c->regs[PK_DWARF_RSP] = st->f.sp;
 	c->regs[PK_DWARF_RIP] = st->f.pc;
 	c->regs_valid = st->f.valid | PK_UNWIND_REG(PK_DWARF_RSP) | PK_UNWIND_REG(PK_DWARF_RIP);
+	/* from the red zone up, within the VMA that holds RSP */
+	c->start = st->f.sp;
 	vma = vma_lookup(&st->vma, st->f.sp);
 	if (vma) {
 		top = BPF_CORE_READ(vma, vm_end);
-		len = top - st->f.sp > stack_copy ? stack_copy : top - st->f.sp;
-		if (top - st->f.sp > stack_copy)
+		if (st->f.sp - PK_USTACK_COPY_BELOW >= BPF_CORE_READ(vma, vm_start))
+			c->start = st->f.sp - PK_USTACK_COPY_BELOW;
+		len = top - c->start > stack_copy ? stack_copy : top - c->start;
+		if (top - c->start > stack_copy)
 			c->flags |= PK_COPY_TRUNC;
 	}
 	/* the verifier's bounds, which the lines above keep */
@@ -614,7 +618,7 @@ static __always_inline const void *pk_ustack_copy_attach(const struct pk_sample_
 	 * rest. It is left zero and marked. */
 	c->holes = 0;
 	for (__u32 i = 0, done = 0; i < PK_USTACK_COPY_MAX / PK_PAGE_SIZE + 1; i++) {
-		__u64 addr = st->f.sp + done;
+		__u64 addr = c->start + done;
 		__u32 chunk = PK_PAGE_SIZE - (addr & (PK_PAGE_SIZE - 1));
 
 		if (done >= len || done > PK_USTACK_COPY_MAX)

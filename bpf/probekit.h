@@ -163,12 +163,19 @@ struct pk_ustack_copy {
 	__u64 regs[17];		/* DWARF numbering, 0..PK_DWARF_RIP (16) */
 	__u32 regs_valid;	/* bit r: regs[r] is known (the leaf: all) */
 	__u32 flags;		/* enum pk_ustack_copy_flags */
-	__u32 len;		/* bytes of stack from regs[RSP] after the struct */
+	__u64 start;		/* user address of stack[0]: RSP less the red
+				 * zone (PK_USTACK_COPY_BELOW), where an
+				 * epilogue leaves registers its CFI may still
+				 * say are saved */
+	__u32 len;		/* bytes of stack from start after the struct */
 	__u32 holes;		/* bit i: the bytes of the copy in the i-th page
-				 * from RSP's (RSP's own: 0) could not be read
+				 * from start's (its own: 0) could not be read
 				 * (never touched, not resident): zeros */
 	/* __u8 stack[len] */
 };
+
+/* The x86-64 ABI's red zone: the bytes below RSP a copy starts at. */
+#define PK_USTACK_COPY_BELOW	128
 
 #define PK_SAMPLE_MAX_SIZE \
 	(sizeof(struct pk_sample) + \

@@ -22,7 +22,7 @@ _Static_assert(PK_SAMPLE_V2_END == 96 && PK_SAMPLE_V2_SIZE == 96,
 _Static_assert(PK_SAMPLE_V3_END == 112, "layout 3 samples have their frames at 112");
 _Static_assert(PK_SAMPLE_V4_END == 120, "layout 4 samples have their frames at 120");
 _Static_assert(PK_SAMPLE_V4_END == sizeof(struct pk_sample), "layout 4 ends the sample");
-_Static_assert(sizeof(struct pk_ustack_copy) == 152, "the stack copy's header is 152 bytes");
+_Static_assert(sizeof(struct pk_ustack_copy) == 160, "the stack copy's header is 160 bytes");
 
 /* Layout 2's fields, when the record has them and the walk was DWARF.
  * False when they contradict the frames (more frame-pointer frames than
@@ -86,6 +86,7 @@ static bool parse_copy(const struct pk_event_hdr *hdr, const void *data, __u16 f
 		return false;
 	memcpy(&out->copy, (const char *)data + copy_off, sizeof(out->copy));
 	if (out->copy.len > (size_t)(hdr->size - copy_off) - sizeof(out->copy) ||
+	    out->copy.start > out->copy.regs[PK_DWARF_RSP] ||
 	    out->copy.regs[PK_DWARF_RIP] !=
 	    pk_record_frame(out, (size_t)out->kstack_len + out->ustack_len - 1))
 		return false;

@@ -390,7 +390,7 @@ int pk_ustack_finisher_walk(struct pk_ustack_finisher *f, const struct pk_record
 			    __u64 *out, size_t max, struct pk_finish_result *res)
 {
 	const struct pk_ustack_copy *c = &s->copy;
-	struct copy_mem cm = { .base = c->regs[PK_DWARF_RSP], .bytes = s->stack, .len = c->len,
+	struct copy_mem cm = { .base = c->start, .bytes = s->stack, .len = c->len,
 			       .holes = c->holes };
 	struct pk_unwind_mem mem = { .read = copy_read, .arg = &cm };
 	struct pk_unwind_regs regs = {

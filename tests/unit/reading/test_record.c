@@ -112,6 +112,7 @@ static size_t make_copy(unsigned char *buf, __u16 k, __u16 u, __u32 len)
 	for (int r = 0; r < 17; r++)
 		c.regs[r] = 1000 + r;
 	c.regs[16] = (__u64)k + u;
+	c.start = c.regs[7] - PK_USTACK_COPY_BELOW;
 	set16(buf, offsetof(struct pk_sample, copy_off), off);
 	memcpy(buf + off, &c, sizeof(c));
 	for (__u32 i = 0; i < len; i++)
@@ -131,6 +132,7 @@ START_TEST(test_copy)
 	ck_assert_uint_eq(rec.sample.ustack_end, PK_END_NO_TABLE);
 	ck_assert_uint_eq(rec.sample.copy.len, 40);
 	ck_assert_uint_eq(rec.sample.copy.regs[7], 1007);
+	ck_assert_uint_eq(rec.sample.copy.start, 1007 - 128);
 	ck_assert_uint_eq(rec.sample.copy.regs[16], 5);
 	ck_assert_uint_eq(rec.sample.copy.flags, PK_COPY_EXACT_PC);
 	ck_assert_ptr_eq(rec.sample.stack, buf + V4_FRAMES_OFF + 5 * 8 + sizeof(struct pk_ustack_copy));
@@ -180,6 +182,10 @@ START_TEST(test_copy_bad)
 	/* registers of another frame than the last */
 	size = make_copy(buf, 2, 3, 40);
 	set64(buf, frames_end + offsetof(struct pk_ustack_copy, regs[16]), 4);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	/* a copy that starts above the frame's RSP */
+	size = make_copy(buf, 2, 3, 40);
+	set64(buf, frames_end + offsetof(struct pk_ustack_copy, start), 1008);
 	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
 	/* a walk that did not stop for want of a table, or no walk */
 	size = make_copy(buf, 2, 3, 40);
