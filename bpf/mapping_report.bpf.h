@@ -53,6 +53,32 @@ struct {
 #define REPORT_PATH_BUF		512
 #define REPORT_PATH_DEPTH	32	/* components, mount points included */
 
+/* ELF64, as the x86-64 ABI lays it out: what the build-id note is found
+ * by (the kernel's uapi/linux/elf.h; BTF does not carry it). */
+#define ELF_PT_NOTE		4
+#define ELF_NT_GNU_BUILD_ID	3
+#define ELF_PHDR_SIZE		56	/* sizeof(Elf64_Phdr) */
+#define REPORT_PHDRS_MAX	16	/* program headers looked at */
+#define REPORT_NOTES_BUF	512	/* bytes of a PT_NOTE read */
+#define REPORT_NOTES_MAX	8	/* notes of it looked at */
+/* Reports of a mapping whose build-id could not be read yet: the first
+ * and this many more at later samples. */
+#define REPORT_BUILD_ID_TRIES	4
+
+struct report_elf_hdr {		/* Elf64_Ehdr */
+	__u8 ident[16];
+	__u16 type, machine;
+	__u32 version;
+	__u64 entry, phoff, shoff;
+	__u32 flags;
+	__u16 ehsize, phentsize, phnum, shentsize, shnum, shstrndx;
+};
+
+struct report_elf_phdr {	/* Elf64_Phdr */
+	__u32 type, flags;
+	__u64 offset, vaddr, paddr, filesz, memsz, align;
+};
+
 /* Per CPU: the records under assembly are too big for the BPF stack. */
 struct report_state {
 	struct pk_no_table ev;		/* a PK_EVENT_NO_TABLE under assembly */
@@ -61,6 +87,11 @@ struct report_state {
 	__u32 path_pos;
 	__u32 path_done;
 	char pathbuf[REPORT_PATH_BUF + PK_MAPPING_PATH_MAX];	/* built backwards */
+	/* report_build_id's look at the mapped ELF */
+	__u64 elf_base;
+	struct report_elf_hdr eh;
+	struct report_elf_phdr ph;
+	__u8 notes[REPORT_NOTES_BUF + 64];
 	/* pk_note_mappings' walk: the user frames at scratch's frames[kbase...] */
 	__u32 note_kbase;
 	__u32 __pad;
@@ -190,6 +221,85 @@ static __always_inline void report_file_path(struct report_state *rs, struct fil
 	rs->mev.path[len] = '\0';
 }
 
+/* The GNU build-id note in RS->notes (SIZE bytes) into rs->mev. */
+static __always_inline void report_scan_notes(struct report_state *rs, __u32 size)
+{
+	__u32 off = 0;
+
+	for (int k = 0; k < REPORT_NOTES_MAX; k++) {
+		__u32 namesz, descsz, type, name, desc;
+
+		if (off + 12 > size || off > REPORT_NOTES_BUF)
+			return;
+		namesz = *(__u32 *)&rs->notes[off & (REPORT_NOTES_BUF - 1)];
+		descsz = *(__u32 *)&rs->notes[(off + 4) & (REPORT_NOTES_BUF - 1)];
+		type = *(__u32 *)&rs->notes[(off + 8) & (REPORT_NOTES_BUF - 1)];
+		if (namesz > REPORT_NOTES_BUF || descsz > REPORT_NOTES_BUF)
+			return;
+		name = off + 12;
+		desc = name + ((namesz + 3) & ~3u);
+		if (type == ELF_NT_GNU_BUILD_ID && namesz == 4 && descsz &&
+		    descsz <= PK_MAPPING_BUILD_ID_MAX && desc + descsz <= size &&
+		    *(__u32 *)&rs->notes[name & (REPORT_NOTES_BUF - 1)] == 0x00554e47 /* "GNU" */) {
+			/* <= PK_MAPPING_BUILD_ID_MAX already; the verifier's bound */
+			barrier_var(descsz);
+			descsz &= 2 * PK_MAPPING_BUILD_ID_MAX - 1;
+			if (descsz > PK_MAPPING_BUILD_ID_MAX ||
+			    bpf_probe_read_kernel(rs->mev.build_id, descsz,
+						  &rs->notes[desc & (REPORT_NOTES_BUF - 1)]))
+				return;
+			rs->mev.build_id_len = descsz;
+			return;
+		}
+		off = desc + ((descsz + 3) & ~3u);
+	}
+}
+
+/* bpf_loop body of report_build_id: program header I, a PT_NOTE? */
+static long report_phdr_step(__u32 i, void *ctx)
+{
+	struct report_state *rs = report_state_get();
+	__u32 size;
+
+	(void)ctx;
+	if (!rs || i >= rs->eh.phnum || rs->mev.build_id_len)
+		return 1;
+	if (bpf_probe_read_user(&rs->ph, sizeof(rs->ph),
+				(const void *)(rs->elf_base + rs->eh.phoff + (__u64)i * ELF_PHDR_SIZE)))
+		return 1;
+	if (rs->ph.type != ELF_PT_NOTE)
+		return 0;
+	size = rs->ph.filesz > REPORT_NOTES_BUF ? REPORT_NOTES_BUF : rs->ph.filesz;
+	barrier_var(size);
+	size &= 2 * REPORT_NOTES_BUF - 1;
+	if (size > REPORT_NOTES_BUF || !size ||
+	    bpf_probe_read_user(rs->notes, size, (const void *)(rs->elf_base + rs->ph.offset)))
+		return 0;
+	report_scan_notes(rs, size);
+	return 0;
+}
+
+/*
+ * The build-id of the file V maps, from its ELF note as the process has it
+ * mapped: the ELF header at V's start less its file offset (the first
+ * segments of an ELF map at offset == address; a file that does not is not
+ * an ELF there and is left without), its program headers, the PT_NOTE.
+ * No page is faulted in: one not resident leaves the build-id unread.
+ */
+static __always_inline void report_build_id(struct report_state *rs, const struct vma_cursor *v)
+{
+	rs->mev.build_id_len = 0;
+	rs->elf_base = v->vm_start - (v->vm_pgoff << PK_PAGE_SHIFT);
+	if (v->vm_pgoff << PK_PAGE_SHIFT > v->vm_start ||
+	    bpf_probe_read_user(&rs->eh, sizeof(rs->eh), (const void *)rs->elf_base))
+		return;
+	if (rs->eh.ident[0] != 0x7f || rs->eh.ident[1] != 'E' || rs->eh.ident[2] != 'L' ||
+	    rs->eh.ident[3] != 'F' || rs->eh.ident[4] != 2 /* ELFCLASS64 */ ||
+	    rs->eh.phentsize != ELF_PHDR_SIZE)
+		return;
+	bpf_loop(REPORT_PHDRS_MAX, report_phdr_step, NULL, 0);
+}
+
 /* Tell user space once per process where the file KEY (F; NULL: the vDSO)
  * is mapped, V's VMA, before the sample that goes through it. */
 static __always_inline void report_mapping(const struct vma_cursor *v, struct file *f,
@@ -200,14 +310,18 @@ static __always_inline void report_mapping(const struct vma_cursor *v, struct fi
 		.pid = bpf_get_current_pid_tgid() >> 32,
 		.vm_start = v->vm_start, .vm_pgoff = v->vm_pgoff, .file = *key,
 	};
-	__u8 one = 1;
+	__u8 one = 1, *tries = bpf_map_lookup_elem(&mappings_seen, &mk);
 
-	if (bpf_map_lookup_elem(&mappings_seen, &mk) ||
-	    bpf_map_update_elem(&mappings_seen, &mk, &one, BPF_NOEXIST))
-		return;		/* sent already (or the map is busy) */
+	/* 1: sent with its build-id (or none to read); more: sent tries - 1
+	 * times without, tried again until REPORT_BUILD_ID_TRIES */
+	if (tries && (*tries == 1 || *tries > REPORT_BUILD_ID_TRIES))
+		return;		/* sent already */
+	if (!tries && bpf_map_update_elem(&mappings_seen, &mk, &one, BPF_NOEXIST))
+		return;		/* the map is busy */
 	rs = report_state_get();
 	if (!rs) {
-		bpf_map_delete_elem(&mappings_seen, &mk);
+		if (!tries)
+			bpf_map_delete_elem(&mappings_seen, &mk);
 		return;
 	}
 	rs->mev.hdr.type = PK_EVENT_MAPPING;
@@ -222,14 +336,26 @@ static __always_inline void report_mapping(const struct vma_cursor *v, struct fi
 	rs->mev.ino = key->ino;
 	rs->mev.path_len = 0;
 	rs->mev.path[0] = '\0';
-	if (f)
+	rs->mev.build_id_len = 0;
+	rs->mev.__pad2 = 0;
+	if (f) {
 		report_file_path(rs, f);
+		report_build_id(rs, v);
+	}
 	if (bpf_ringbuf_output(&events, &rs->mev, sizeof(rs->mev), 0)) {
-		bpf_map_delete_elem(&mappings_seen, &mk);
+		if (!tries)
+			bpf_map_delete_elem(&mappings_seen, &mk);
 		count(PK_CNT_MAPPING_LOST);
 		return;
 	}
 	count(PK_CNT_MAPPING_EVENTS);
+	if (f && !rs->mev.build_id_len) {
+		__u8 next = tries ? *tries + 1 : 2;
+
+		bpf_map_update_elem(&mappings_seen, &mk, &next, BPF_ANY);
+	} else if (tries) {
+		bpf_map_update_elem(&mappings_seen, &mk, &one, BPF_ANY);
+	}
 }
 
 /* bpf_loop body of pk_note_mappings: report the mapping of user frame I. */

@@ -209,6 +209,7 @@ struct pk_no_table {
  * path. A reader checks it against dev and ino before trusting it.
  */
 #define PK_MAPPING_PATH_MAX	256
+#define PK_MAPPING_BUILD_ID_MAX	32	/* GNU's SHA-1 is 20 */
 
 enum pk_mapping_flags {
 	PK_MAPPING_VDSO		= 1u << 0, /* the vDSO: dev, ino and path unset */
@@ -229,7 +230,18 @@ struct pk_mapping_event {
 	__u16 path_len;		/* bytes of path before its NUL */
 	__u16 __pad[3];
 	char path[PK_MAPPING_PATH_MAX];	/* NUL-terminated */
+	/* Since hdr.size >= PK_MAPPING_BUILD_ID_END: the file's GNU build-id,
+	 * read from its ELF note in the process's memory at report time, so
+	 * that the file can be named by any copy of it once it is deleted or
+	 * its process gone. 0: not read (the ELF header's page not resident
+	 * yet: the report is sent again, a few times, until it is). */
+	__u32 build_id_len;
+	__u32 __pad2;
+	__u8 build_id[PK_MAPPING_BUILD_ID_MAX];
 };
+
+/* A mapping event with the build-id fields is at least this big. */
+#define PK_MAPPING_BUILD_ID_END	(sizeof(struct pk_mapping_event))
 
 /* Indices into the per-CPU counters map: every sample that is not delivered
  * is counted under exactly one reason, so nothing is lost silently. */

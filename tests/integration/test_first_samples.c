@@ -17,9 +17,12 @@
  * program's or none, are not counted, nor those that stop at a rule the
  * walk does not evaluate yet (stops_at_known_rule).
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "integration/profile_session.h"
 #include "test_util.h"
@@ -281,6 +284,99 @@ START_TEST(test_shell_loop)
 }
 END_TEST
 
+/* FROM's bytes into a new file TO. */
+static void copy_to(const char *from, const char *to, mode_t mode)
+{
+	size_t len;
+	char *data = pk_test_read_file(from, &len);
+	int fd = open(to, O_WRONLY | O_CREAT | O_TRUNC, mode);
+
+	ck_assert_ptr_nonnull(data);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, data, len), (ssize_t)len);
+	close(fd);
+	free(data);
+}
+
+/* PATH's GNU build-id in hex, as readelf -n prints it. */
+static void readelf_build_id(const char *path, char *hex, size_t len)
+{
+	char *argv[] = { "readelf", "-n", (char *)path, NULL }, *out = NULL, *p;
+
+	ck_assert_int_eq(pk_test_run(argv, &out, NULL), 0);
+	p = out ? strstr(out, "Build ID: ") : NULL;
+	ck_assert_msg(p, "%s has no build-id", path);
+	snprintf(hex, len, "%.*s", (int)strspn(p + 10, "0123456789abcdef"), p + 10);
+	free(out);
+}
+
+/*
+ * A program exec'd after load (so without a table), deleted while it runs,
+ * its process gone before probe-read starts: no path, no /proc, no table.
+ * The kernel read its build-id from the ELF note in the process's memory
+ * when it reported the mapping, and that finds a copy in a --debug-dir
+ * (DIR/.build-id/xx/yyyy.debug). Without the copy (the control), its
+ * frames are [file+0xOFF]. Loop index: 1 with the copy, 0 without.
+ */
+START_TEST(test_deleted_after_exec_by_build_id)
+{
+	char dir[] = "/tmp/pk-gone-XXXXXX", bin[4200], sub[4300], dbg[4500], src[4096];
+	char hex[129], frame[4300];
+	const char *load[] = { "-F", "199", "--", "sh", "-c", "exec \"$0\" 2", bin, NULL };
+	const char *read_with[] = { "-d", "0.5", "--debug-dir", dir, NULL };
+	const char *read_without[] = { "-d", "0.5", NULL };
+	unsigned long total = 0, named = 0;
+	char *out = NULL, *err = NULL;
+	struct pk_folded f = { 0 };
+	const char *bad = NULL;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	pk_e2e_fixture_nofp("chain5-gcc-pie", src, sizeof(src));
+	snprintf(bin, sizeof(bin), "%s/chain5-gone", dir);
+	copy_to(src, bin, 0755);
+	readelf_build_id(src, hex, sizeof(hex));
+	snprintf(sub, sizeof(sub), "%s/.build-id", dir);
+	ck_assert_int_eq(mkdir(sub, 0755), 0);
+	snprintf(sub, sizeof(sub), "%s/.build-id/%.2s", dir, hex);
+	ck_assert_int_eq(mkdir(sub, 0755), 0);
+	snprintf(dbg, sizeof(dbg), "%s/%s.debug", sub, hex + 2);
+	copy_to(src, dbg, 0644);
+
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	/* deleted once it runs (has used some CPU), then gone */
+	ck_assert_int_eq(pk_e2e_wait_targets_cpu(0.3, 60), 0);
+	ck_assert_int_eq(unlink(bin), 0);
+	ck_assert_int_eq(pk_e2e_wait_targets_exit(60), 0);
+	ck_assert_int_eq(pk_e2e_read(_i ? read_with : read_without, &out, &err), 0);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	ck_assert_msg(pk_folded_parse(out, &f, &bad), "not folded: '%s'", bad);
+	/* chain5-gone's user frames in its own file: named, or [chain5-gone+0x...] */
+	snprintf(frame, sizeof(frame), "[chain5-gone+0x");
+	for (size_t i = 0; i < f.n; i++) {
+		if (strncmp(f.lines[i].stack, "chain5-gone;", 12) || strstr(f.lines[i].stack, "execve"))
+			continue;
+		total += f.lines[i].count;
+		if (!strstr(f.lines[i].stack, frame) && strstr(f.lines[i].stack, ";f"))
+			named += f.lines[i].count;
+	}
+	fprintf(stderr, "deleted after exec, %s --debug-dir: %lu samples, %lu named\n",
+		_i ? "with" : "without", total, named);
+	ck_assert_msg(total >= 100, "only %lu samples:\n%s", total, err);
+	if (_i)
+		ck_assert_msg(named == total, "%lu of %lu samples named:\n%s", named, total, out);
+	else
+		ck_assert_msg(named == 0, "%lu samples named without the copy:\n%s", named, out);
+	pk_folded_free(&f);
+	free(out);
+	free(err);
+	unlink(dbg);
+	rmdir(sub);
+	snprintf(sub, sizeof(sub), "%s/.build-id", dir);
+	rmdir(sub);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 Suite *suite_first_samples(void)
 {
 	Suite *s = suite_create("first_samples");
@@ -293,5 +389,7 @@ Suite *suite_first_samples(void)
 	tcase_add_loop_test(tc, test_gcc, 0, 2);
 	tcase_add_loop_test(tc, test_python, 0, 2);
 	tcase_add_loop_test(tc, test_shell_loop, 0, 2);
+	tc = pk_e2e_tcase(s, "identity", 120);
+	tcase_add_loop_test(tc, test_deleted_after_exec_by_build_id, 0, 2);
 	return s;
 }

@@ -311,7 +311,13 @@ static int handle_mapping(struct pk_reader *r, const struct pk_record_mapping *e
 		.pgoff = m.pgoff, .dev = ev->dev, .ino = ev->ino, .path = m.path });
 	if (ret < 0)
 		return ret;
-	m.build_id_len = table_build_id(r, ev->table, id);
+	/* the build-id the kernel read from the mapped ELF, else its table's */
+	if (ev->build_id_len) {
+		memcpy(id, ev->build_id, ev->build_id_len);
+		m.build_id_len = ev->build_id_len;
+	} else {
+		m.build_id_len = table_build_id(r, ev->table, id);
+	}
 	ret = pk_symbolizer_add_mapping(r->sym, &m);
 	if (ret < 0)
 		return ret;

@@ -166,10 +166,15 @@ static enum pk_record_kind parse_mapping(const struct pk_event_hdr *hdr, const v
 					 struct pk_record_mapping *out)
 {
 	struct pk_mapping_event e;
+	/* before the build-id: the event up to its path */
+	size_t v1 = offsetof(struct pk_mapping_event, build_id_len);
 
-	if (hdr->size < sizeof(e))
+	if (hdr->size < v1)
 		return PK_RECORD_BAD;
-	memcpy(&e, data, sizeof(e));
+	memset(&e, 0, sizeof(e));
+	memcpy(&e, data, hdr->size < sizeof(e) ? v1 : sizeof(e));
+	if (e.build_id_len > sizeof(e.build_id))
+		return PK_RECORD_BAD;
 	if (e.vm_start >= e.vm_end || e.path_len >= sizeof(e.path) ||
 	    e.path[e.path_len] != '\0' || memchr(e.path, '\0', e.path_len))
 		return PK_RECORD_BAD;
@@ -182,6 +187,8 @@ static enum pk_record_kind parse_mapping(const struct pk_event_hdr *hdr, const v
 	out->dev = e.dev;
 	out->ino = e.ino;
 	memcpy(out->path, e.path, e.path_len + 1);
+	out->build_id_len = e.build_id_len;
+	memcpy(out->build_id, e.build_id, sizeof(out->build_id));
 	return PK_RECORD_MAPPING;
 }
 

@@ -80,6 +80,8 @@ struct pk_record_mapping {
 	__u64 vm_start, vm_end, vm_pgoff;
 	__u64 dev, ino;		/* the kernel's dev_t */
 	char path[PK_MAPPING_PATH_MAX];
+	__u32 build_id_len;	/* 0: none read (or a writer before it) */
+	__u8 build_id[PK_MAPPING_BUILD_ID_MAX];
 };
 
 struct pk_record {

@@ -449,8 +449,14 @@ int pk_symbolizer_add_mapping(struct pk_symbolizer *sym, const struct pk_kernel_
 		const struct kmap *o = &p->kmaps[hi];
 
 		if (o->start == km.start && o->end == km.end && o->pgoff == km.pgoff &&
-		    o->dev == km.dev && o->ino == km.ino && o->vdso == km.vdso)
+		    o->dev == km.dev && o->ino == km.ino && o->vdso == km.vdso) {
+			/* reported again with the build-id it lacked */
+			if (!o->build_id_len && km.build_id_len) {
+				memcpy(p->kmaps[hi].build_id, km.build_id, km.build_id_len);
+				p->kmaps[hi].build_id_len = km.build_id_len;
+			}
 			return 0;
+		}
 		if (o->dev != km.dev || o->ino != km.ino || o->vdso != km.vdso ||
 		    o->start - o->pgoff != km.start - km.pgoff)
 			changed = true;

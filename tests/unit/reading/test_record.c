@@ -576,6 +576,27 @@ START_TEST(test_mapping)
 	/* every cut short of the whole record */
 	size = make_mapping(buf, "/x", 2);
 	check_cuts(buf, size);
+
+	/* the build-id the kernel read */
+	size = make_mapping(buf, "/x", 2);
+	set64(buf, offsetof(struct pk_mapping_event, build_id_len), 20);
+	for (int i = 0; i < 20; i++)
+		buf[offsetof(struct pk_mapping_event, build_id) + i] = 0xb0 + i;
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_MAPPING);
+	ck_assert_uint_eq(rec.mapping.build_id_len, 20);
+	ck_assert_uint_eq(rec.mapping.build_id[19], 0xb0 + 19);
+	/* no longer than its array */
+	set64(buf, offsetof(struct pk_mapping_event, build_id_len), PK_MAPPING_BUILD_ID_MAX + 1);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	/* a writer from before the build-id: its record ends at the path */
+	size = offsetof(struct pk_mapping_event, build_id_len);
+	set16(buf, offsetof(struct pk_event_hdr, size), size);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_MAPPING);
+	ck_assert_uint_eq(rec.mapping.build_id_len, 0);
+	ck_assert_str_eq(rec.mapping.path, "/x");
+	ck_assert_int_eq(pk_record_parse(buf, size - 1, &rec), PK_RECORD_BAD);
+	set16(buf, offsetof(struct pk_event_hdr, size), size - 1);
+	ck_assert_int_eq(pk_record_parse(buf, size - 1, &rec), PK_RECORD_BAD);
 }
 END_TEST
 
