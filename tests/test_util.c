@@ -164,6 +164,19 @@ int pk_test_wait(pid_t pid)
 	return status;
 }
 
+void pk_test_copy_file(const char *from, const char *to, mode_t mode)
+{
+	size_t len;
+	char *data = pk_test_read_file(from, &len);
+	int fd = open(to, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+
+	ck_assert_ptr_nonnull(data);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, data, len), (ssize_t)len);
+	close(fd);
+	free(data);
+}
+
 char *pk_test_read_file(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "re");

@@ -39,6 +39,8 @@ int pk_test_wait(pid_t pid);
 
 /* Read a whole file into a malloc'ed NUL-terminated buffer, NULL on error. */
 char *pk_test_read_file(const char *path, size_t *len);
+/* FROM's bytes into a new file TO with MODE (check assertions on failure). */
+void pk_test_copy_file(const char *from, const char *to, mode_t mode);
 
 /* Room for element N of array V that holds N elements of SIZE bytes, its
  * capacity the next power of two: only a full array (N a power of two, or

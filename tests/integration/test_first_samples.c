@@ -17,7 +17,6 @@
  * program's or none, are not counted, nor those that stop at a rule the
  * walk does not evaluate yet (stops_at_known_rule).
  */
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -284,20 +283,6 @@ START_TEST(test_shell_loop)
 }
 END_TEST
 
-/* FROM's bytes into a new file TO. */
-static void copy_to(const char *from, const char *to, mode_t mode)
-{
-	size_t len;
-	char *data = pk_test_read_file(from, &len);
-	int fd = open(to, O_WRONLY | O_CREAT | O_TRUNC, mode);
-
-	ck_assert_ptr_nonnull(data);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, data, len), (ssize_t)len);
-	close(fd);
-	free(data);
-}
-
 /* PATH's GNU build-id in hex, as readelf -n prints it. */
 static void readelf_build_id(const char *path, char *hex, size_t len)
 {
@@ -333,14 +318,14 @@ START_TEST(test_deleted_after_exec_by_build_id)
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	pk_e2e_fixture_nofp("chain5-gcc-pie", src, sizeof(src));
 	snprintf(bin, sizeof(bin), "%s/chain5-gone", dir);
-	copy_to(src, bin, 0755);
+	pk_test_copy_file(src, bin, 0755);
 	readelf_build_id(src, hex, sizeof(hex));
 	snprintf(sub, sizeof(sub), "%s/.build-id", dir);
 	ck_assert_int_eq(mkdir(sub, 0755), 0);
 	snprintf(sub, sizeof(sub), "%s/.build-id/%.2s", dir, hex);
 	ck_assert_int_eq(mkdir(sub, 0755), 0);
 	snprintf(dbg, sizeof(dbg), "%s/%s.debug", sub, hex + 2);
-	copy_to(src, dbg, 0644);
+	pk_test_copy_file(src, dbg, 0644);
 
 	ck_assert_int_eq(pk_e2e_load(load), 0);
 	/* deleted once it runs (has used some CPU), then gone */

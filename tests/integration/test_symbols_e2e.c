@@ -184,19 +184,6 @@ static void build_id_hex(const char *path, char *hex, size_t len)
 	ck_assert_msg(found, "%s has no build-id", path);
 }
 
-static void copy_file(const char *from, const char *to, mode_t mode)
-{
-	size_t len;
-	char *data = pk_test_read_file(from, &len);
-	int fd = open(to, O_WRONLY | O_CREAT | O_TRUNC, mode);
-
-	ck_assert_ptr_nonnull(data);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, data, len), (ssize_t)len);
-	close(fd);
-	free(data);
-}
-
 /*
  * A binary deleted while its process ran, and the process gone before
  * probe-read starts: no path, no /proc. The kernel reported the mapping
@@ -218,14 +205,14 @@ START_TEST(test_deleted_binary_by_build_id)
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	pk_e2e_fixture_nofp("chain5-gcc-pie", src, sizeof(src));
 	snprintf(bin, sizeof(bin), "%s/chain5-deleted", dir);
-	copy_file(src, bin, 0755);
+	pk_test_copy_file(src, bin, 0755);
 	build_id_hex(src, hex, sizeof(hex));
 	snprintf(sub, sizeof(sub), "%s/.build-id/%.2s", dir, hex);
 	snprintf(dbg, sizeof(dbg), "%s/.build-id", dir);
 	ck_assert_int_eq(mkdir(dbg, 0755), 0);
 	ck_assert_int_eq(mkdir(sub, 0755), 0);
 	snprintf(dbg, sizeof(dbg), "%s/%s.debug", sub, hex + 2);
-	copy_file(src, dbg, 0644);
+	pk_test_copy_file(src, dbg, 0644);
 
 	for (int with = 1; with >= 0; with--) {
 		/* probe-load -- BIN loads BIN's table first: its build-id is
@@ -262,7 +249,7 @@ START_TEST(test_deleted_binary_by_build_id)
 		free(out);
 		free(err);
 		out = err = NULL;
-		copy_file(src, bin, 0755);	/* for the next round */
+		pk_test_copy_file(src, bin, 0755);	/* for the next round */
 	}
 	unlink(bin);
 	unlink(dbg);
