@@ -17,6 +17,7 @@
  * program's or none, are not counted, nor those that stop at a rule the
  * walk does not evaluate yet (stops_at_known_rule).
  */
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -116,7 +117,7 @@ static bool stops_at_known_rule(const char *frame)
 
 struct tally {
 	unsigned long samples, counted, whole, rule_stops;
-	char example[512];	/* an incomplete stack, for the message */
+	char example[2048];	/* incomplete stacks, for the message */
 };
 
 /* Count the folded stacks of F: whole, of those not inside execve/exit. */
@@ -147,8 +148,10 @@ static void tally_whole(const struct pk_folded *f, struct tally *t)
 			t->counted += f->lines[i].count;
 			if (first_user && is_root(first_user))
 				t->whole += f->lines[i].count;
-			else if (!t->example[0])
-				snprintf(t->example, sizeof(t->example), "%s", f->lines[i].stack);
+			else if (strlen(t->example) < sizeof(t->example) / 2)
+				snprintf(t->example + strlen(t->example),
+					 sizeof(t->example) - strlen(t->example), "\n  %.300s",
+					 f->lines[i].stack);
 		}
 		free(copy);
 	}
@@ -172,17 +175,19 @@ static double finished_share(const char *err)
  * (AFTER false) or started only once it has exited (AFTER true), and check
  * that its stacks are whole.
  */
-static void profile_whole(const char *what, const char *const *cmd, bool after)
+static void profile_whole(const char *what, const char *const *cmd, bool after,
+			  const char *stack_copy)
 {
 	/* Without a reader the copies wait in the ring buffer: room for them. */
-	const char *load[32] = { "-F", "499", "--ringbuf-size", after ? "64M" : "8M", "--" };
+	const char *load[32] = { "-F", "499", "--ringbuf-size", after ? "64M" : "8M",
+				 "--stack-copy", stack_copy ? stack_copy : "32K", "--" };
 	const char *read[] = { "-d", "120", NULL };
 	struct pk_e2e_summary sum;
 	struct pk_folded f = { 0 };
 	char *out = NULL, *err = NULL;
 	const char *bad = NULL;
 	struct tally t;
-	int n = 5, rc;
+	int n = 7, rc;
 
 	for (int i = 0; cmd[i] && n < 31; i++)
 		load[n++] = cmd[i];
@@ -206,7 +211,7 @@ static void profile_whole(const char *what, const char *const *cmd, bool after)
 	ck_assert_msg(sum.lost == 0, "%s: %llu samples lost:\n%s", what, sum.lost, err);
 	ck_assert_msg(t.counted >= MIN_SAMPLES, "%s: only %lu samples:\n%s", what, t.counted, err);
 	ck_assert_msg(t.whole >= WHOLE_MIN * t.counted,
-		      "%s: %lu of %lu stacks whole (%.1f%%), e.g. %s\n%s", what, t.whole,
+		      "%s: %lu of %lu stacks whole (%.1f%%), e.g.%s\n%s", what, t.whole,
 		      t.counted, 100.0 * t.whole / t.counted, t.example, err);
 	/* Read after the command, no table of its new files was in the
 	 * kernel: the stacks are whole because they were finished here. */
@@ -249,7 +254,10 @@ START_TEST(test_gcc)
 	const char *argv[16];
 
 	gcc_cmd(argv, paths, script, sizeof(script));
-	profile_whole("gcc -O2 -c", argv, _i);
+	/* cc1's ranger recurses ~70 KiB deep: more than the default copy (and
+	 * than perf's 8 KiB), so that samples read after the command need the
+	 * most a copy may be */
+	profile_whole("gcc -O2 -c", argv, _i, _i ? "60K" : NULL);
 }
 END_TEST
 
@@ -266,7 +274,7 @@ START_TEST(test_python)
 		NULL,
 	};
 
-	profile_whole("env python3", argv, _i);
+	profile_whole("env python3", argv, _i, NULL);
 }
 END_TEST
 
@@ -279,7 +287,77 @@ START_TEST(test_shell_loop)
 		NULL,
 	};
 
-	profile_whole("sh -c 'ls; cat | wc' loop", argv, _i);
+	profile_whole("sh -c 'ls; cat | wc' loop", argv, _i, NULL);
+}
+END_TEST
+
+/*
+ * The exact frames, finished in user space: chain5 (main -> f1 ... f5, no
+ * frame pointers, junk in %rbp below f3, frames of different sizes; its
+ * chain checked with perf --call-graph dwarf and gdb, test_dwarf.c) exec'd
+ * by sh after load, read once it exited: every sample's walk stopped in
+ * chain5's first frame and was finished from its copy. The user frames
+ * must be exactly _start;__libc_start_main;__libc_start_call_main;main;
+ * f1;f2;f3;f4;f5, as the BPF walk gives them with the table. Loop index:
+ * gcc PIE, clang non-PIE.
+ */
+START_TEST(test_chain5_finished)
+{
+	static const char *const variants[] = { "chain5-gcc-pie", "chain5-clang-nopie" };
+	static const char *const chain[] = {
+		"_start", "__libc_start_main*", "__libc_start_call_main", "main",
+		"f1", "f2", "f3", "f4", "f5", NULL,
+	};
+	char path[4096];
+	const char *load[] = { "-F", "499", "--ringbuf-size", "64M", "--", "sh", "-c",
+			       "exec \"$0\" 2", path, NULL };
+	const char *read[] = { "-d", "0.5", NULL };
+	unsigned long total = 0, exact = 0;
+	char *out = NULL, *err = NULL, example[512] = "";
+	struct pk_folded f = { 0 };
+	const char *bad = NULL;
+
+	pk_e2e_fixture_nofp(variants[_i], path, sizeof(path));
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	ck_assert_int_eq(pk_e2e_wait_targets_exit(60), 0);
+	ck_assert_int_eq(pk_e2e_read(read, &out, &err), 0);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	ck_assert_msg(pk_folded_parse(out, &f, &bad), "not folded: '%s'", bad);
+	for (size_t i = 0; i < f.n; i++) {
+		char *copy = strdup(f.lines[i].stack), *save = NULL, *p;
+		bool ok = true;
+		int k = 0;
+
+		ck_assert_ptr_nonnull(copy);
+		p = strtok_r(copy, ";", &save);
+		if (strcmp(p, variants[_i] + 0) && strncmp(p, variants[_i], 15)) {
+			free(copy);
+			continue;	/* sh, or a comm cut to 15 bytes: the prefix */
+		}
+		if (strstr(f.lines[i].stack, "execve") || strstr(f.lines[i].stack, "do_exit")) {
+			free(copy);
+			continue;
+		}
+		total += f.lines[i].count;
+		for (p = strtok_r(NULL, ";", &save); p && !is_kernel(p); p = strtok_r(NULL, ";", &save))
+			ok &= chain[k] && !fnmatch(chain[k++], p, 0);
+		ok &= !chain[k];
+		if (ok)
+			exact += f.lines[i].count;
+		else if (!example[0])
+			snprintf(example, sizeof(example), "%s", f.lines[i].stack);
+		free(copy);
+	}
+	fprintf(stderr, "%s exec'd after load, read after: %lu samples, %lu exact (%.1f%%), "
+		"%.1f%% finished in user space\n", variants[_i], total, exact,
+		total ? 100.0 * exact / total : 0.0, finished_share(err));
+	ck_assert_msg(total >= 100, "only %lu samples:\n%s", total, err);
+	ck_assert_msg(exact >= WHOLE_MIN * total, "%lu of %lu exact, e.g. %s\n%s", exact, total,
+		      example, err);
+	ck_assert_msg(finished_share(err) > 90, "not finished in user space:\n%s", err);
+	pk_folded_free(&f);
+	free(out);
+	free(err);
 }
 END_TEST
 
@@ -374,6 +452,7 @@ Suite *suite_first_samples(void)
 	tcase_add_loop_test(tc, test_gcc, 0, 2);
 	tcase_add_loop_test(tc, test_python, 0, 2);
 	tcase_add_loop_test(tc, test_shell_loop, 0, 2);
+	tcase_add_loop_test(tc, test_chain5_finished, 0, 2);
 	tc = pk_e2e_tcase(s, "identity", 120);
 	tcase_add_loop_test(tc, test_deleted_after_exec_by_build_id, 0, 2);
 	return s;
