@@ -17,6 +17,7 @@
  * program's or none, are not counted, nor those that stop at a rule the
  * walk does not evaluate yet (stops_at_known_rule).
  */
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "harness/oracles.h"
 #include "integration/profile_session.h"
 #include "test_util.h"
 
@@ -291,30 +293,99 @@ START_TEST(test_shell_loop)
 }
 END_TEST
 
+/* chain5's user frames, outermost first, as perf and gdb find them. */
+static const char *const chain5[] = {
+	"_start", "__libc_start_main*", "__libc_start_call_main", "main",
+	"f1", "f2", "f3", "f4", "f5", NULL,
+};
+
+/* The samples of F whose comm starts with COMM (perf cuts it to 15 bytes)
+ * outside execve and exit, into *TOTAL, and how many of them have exactly
+ * chain5's user frames from chain5[FIRST] on (what comes before it not
+ * looked at); an example of one that has not in EXAMPLE. */
+static unsigned long count_chain5(const struct pk_folded *f, const char *comm, int first,
+				  unsigned long *total, char *example, size_t len)
+{
+	unsigned long exact = 0;
+
+	*total = 0;
+	for (size_t i = 0; i < f->n; i++) {
+		char *copy = strdup(f->lines[i].stack), *save = NULL, *p;
+		bool ok = true;
+		int k = 0;
+
+		ck_assert_ptr_nonnull(copy);
+		p = strtok_r(copy, ";", &save);
+		if (strncmp(p, comm, 15) || strstr(f->lines[i].stack, "execve") ||
+		    strstr(f->lines[i].stack, "do_exit")) {
+			free(copy);
+			continue;
+		}
+		*total += f->lines[i].count;
+		p = strtok_r(NULL, ";", &save);
+		while (first && p && fnmatch(chain5[first], p, 0))
+			p = strtok_r(NULL, ";", &save);
+		for (k = first; p && !is_kernel(p); p = strtok_r(NULL, ";", &save))
+			ok &= chain5[k] && !fnmatch(chain5[k++], p, 0);
+		ok &= !chain5[k];
+		if (ok)
+			exact += f->lines[i].count;
+		else if (!example[0])
+			snprintf(example, len, "%s", f->lines[i].stack);
+		free(copy);
+	}
+	return exact;
+}
+
+/* perf record --call-graph dwarf of ARGV, folded by stackcollapse-perf. */
+static void perf_folded(const char *const *argv, struct pk_folded *f)
+{
+	char data[] = "/tmp/pk-perf-XXXXXX", text[64], *folded = NULL, *out = NULL;
+	const char *rec[32] = { "perf", "record", "-q", "-F", "499", "--call-graph", "dwarf",
+				"-o", data, "--" };
+	char *script[] = { "perf", "script", "-i", data, NULL };
+	const char *bad = NULL;
+	int n = 10, fd;
+
+	close(mkstemp(data));
+	for (int i = 0; argv[i] && n < 31; i++)
+		rec[n++] = argv[i];
+	rec[n] = NULL;
+	ck_assert_int_eq(pk_test_run((char *const *)rec, NULL, NULL), 0);
+	ck_assert_int_eq(pk_test_run(script, &out, NULL), 0);
+	snprintf(text, sizeof(text), "%s.txt", data);
+	fd = open(text, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, out, strlen(out)), (ssize_t)strlen(out));
+	close(fd);
+	ck_assert_int_eq(pk_test_stackcollapse_perf(text, &folded), 0);
+	ck_assert_msg(pk_folded_parse(folded, f, &bad), "perf's stacks not folded: '%s'", bad);
+	unlink(data);
+	unlink(text);
+	free(out);
+	free(folded);
+}
+
 /*
  * The exact frames, finished in user space: chain5 (main -> f1 ... f5, no
- * frame pointers, junk in %rbp below f3, frames of different sizes; its
- * chain checked with perf --call-graph dwarf and gdb, test_dwarf.c) exec'd
+ * frame pointers, junk in %rbp below f3, frames of different sizes) exec'd
  * by sh after load, read once it exited: every sample's walk stopped in
  * chain5's first frame and was finished from its copy. The user frames
- * must be exactly _start;__libc_start_main;__libc_start_call_main;main;
- * f1;f2;f3;f4;f5, as the BPF walk gives them with the table. Loop index:
- * gcc PIE, clang non-PIE.
+ * must be exactly chain5's, as perf --call-graph dwarf finds them for the
+ * same command (the oracle, run after; from __libc_start_call_main, where
+ * its folding starts). Loop index: gcc PIE, clang non-PIE.
  */
 START_TEST(test_chain5_finished)
 {
 	static const char *const variants[] = { "chain5-gcc-pie", "chain5-clang-nopie" };
-	static const char *const chain[] = {
-		"_start", "__libc_start_main*", "__libc_start_call_main", "main",
-		"f1", "f2", "f3", "f4", "f5", NULL,
-	};
 	char path[4096];
+	const char *cmd[] = { "sh", "-c", "exec \"$0\" 2", path, NULL };
 	const char *load[] = { "-F", "499", "--ringbuf-size", "64M", "--", "sh", "-c",
 			       "exec \"$0\" 2", path, NULL };
 	const char *read[] = { "-d", "0.5", NULL };
-	unsigned long total = 0, exact = 0;
-	char *out = NULL, *err = NULL, example[512] = "";
-	struct pk_folded f = { 0 };
+	unsigned long total, exact, ptotal, pexact;
+	char *out = NULL, *err = NULL, example[512] = "", pexample[512] = "";
+	struct pk_folded f = { 0 }, pf = { 0 };
 	const char *bad = NULL;
 
 	pk_e2e_fixture_nofp(variants[_i], path, sizeof(path));
@@ -323,39 +394,25 @@ START_TEST(test_chain5_finished)
 	ck_assert_int_eq(pk_e2e_read(read, &out, &err), 0);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
 	ck_assert_msg(pk_folded_parse(out, &f, &bad), "not folded: '%s'", bad);
-	for (size_t i = 0; i < f.n; i++) {
-		char *copy = strdup(f.lines[i].stack), *save = NULL, *p;
-		bool ok = true;
-		int k = 0;
-
-		ck_assert_ptr_nonnull(copy);
-		p = strtok_r(copy, ";", &save);
-		if (strcmp(p, variants[_i] + 0) && strncmp(p, variants[_i], 15)) {
-			free(copy);
-			continue;	/* sh, or a comm cut to 15 bytes: the prefix */
-		}
-		if (strstr(f.lines[i].stack, "execve") || strstr(f.lines[i].stack, "do_exit")) {
-			free(copy);
-			continue;
-		}
-		total += f.lines[i].count;
-		for (p = strtok_r(NULL, ";", &save); p && !is_kernel(p); p = strtok_r(NULL, ";", &save))
-			ok &= chain[k] && !fnmatch(chain[k++], p, 0);
-		ok &= !chain[k];
-		if (ok)
-			exact += f.lines[i].count;
-		else if (!example[0])
-			snprintf(example, sizeof(example), "%s", f.lines[i].stack);
-		free(copy);
-	}
+	exact = count_chain5(&f, variants[_i], 0, &total, example, sizeof(example));
+	perf_folded(cmd, &pf);
+	/* stackcollapse-perf leaves out _start and glibc's inlined
+	 * __libc_start_main_impl: perf's chain from __libc_start_call_main */
+	pexact = count_chain5(&pf, variants[_i], 2, &ptotal, pexample, sizeof(pexample));
 	fprintf(stderr, "%s exec'd after load, read after: %lu samples, %lu exact (%.1f%%), "
-		"%.1f%% finished in user space\n", variants[_i], total, exact,
-		total ? 100.0 * exact / total : 0.0, finished_share(err));
-	ck_assert_msg(total >= 100, "only %lu samples:\n%s", total, err);
+		"%.1f%% finished in user space; perf: %lu samples, %lu exact (%.1f%%)\n",
+		variants[_i], total, exact, total ? 100.0 * exact / total : 0.0,
+		finished_share(err), ptotal, pexact, ptotal ? 100.0 * pexact / ptotal : 0.0);
+	ck_assert_msg(total >= 100 && ptotal >= 100, "only %lu samples (perf: %lu):\n%s", total,
+		      ptotal, err);
+	/* the oracle finds the chain: the fixture and its pattern are right */
+	ck_assert_msg(pexact >= WHOLE_MIN * ptotal, "perf: %lu of %lu exact, e.g. %s", pexact,
+		      ptotal, pexample);
 	ck_assert_msg(exact >= WHOLE_MIN * total, "%lu of %lu exact, e.g. %s\n%s", exact, total,
 		      example, err);
 	ck_assert_msg(finished_share(err) > 90, "not finished in user space:\n%s", err);
 	pk_folded_free(&f);
+	pk_folded_free(&pf);
 	free(out);
 	free(err);
 }
