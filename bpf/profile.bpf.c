@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The sampler: a perf_event program run on every CPU at the sampling rate
- * that sends one struct pk_sample per sample to the ring buffer, and two
+ * that sends one struct pk_sample per sample to the ring buffer, two
  * scheduler tracepoints that keep the set of target processes up to date as
- * they fork and exit. probe-load sets the `const volatile` knobs and map sizes
+ * they fork and exit, and (--unwind dwarf) two that report code as exec and
+ * mmap map it. probe-load sets the `const volatile` knobs and map sizes
  * before loading; see bpf/probekit.h for what user space reads.
  */
 #include "vmlinux/vmlinux.h"
