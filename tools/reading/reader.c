@@ -453,6 +453,7 @@ static void trim_to_take(struct pk_reader *r)
 		r->stats.files_freed = st.files_freed;
 	}
 	pk_u64map_free(&pids);
+	pk_ustack_finisher_sweep(r->finish);
 	/* what was freed goes back to the system, not only to malloc: an
 	 * interval's peak is not held for the rest of the run */
 	malloc_trim(0);

@@ -33,6 +33,7 @@ struct fin_proc {
 	struct fin_map *v;
 	size_t n, cap;
 	bool maps_read;		/* /proc/PID/maps read once already */
+	bool used;		/* since the last sweep */
 };
 
 /* A file's table, looked for once. */
@@ -100,14 +101,35 @@ static struct fin_proc *get_proc(struct pk_ustack_finisher *f, __u32 pid)
 {
 	struct fin_proc *p = pk_u64map_get(&f->procs, pid);
 
-	if (p)
-		return p;
-	p = calloc(1, sizeof(*p));
-	if (!p || pk_u64map_put(&f->procs, pid, p)) {
-		free(p);
-		return NULL;
+	if (!p) {
+		p = calloc(1, sizeof(*p));
+		if (!p || pk_u64map_put(&f->procs, pid, p)) {
+			free(p);
+			return NULL;
+		}
 	}
+	p->used = true;
 	return p;
+}
+
+size_t pk_ustack_finisher_sweep(struct pk_ustack_finisher *f)
+{
+	char path[PATH_MAX];
+	size_t n = 0;
+
+	pk_u64map_for_each(&f->procs, it) {
+		struct fin_proc *p = it.val;
+
+		snprintf(path, sizeof(path), "%s/%llu", f->proc_root, (unsigned long long)it.key);
+		if (!p->used && access(path, F_OK)) {
+			proc_free(pk_u64map_del(&f->procs, it.key));
+			n++;
+		} else {
+			p->used = false;
+		}
+	}
+	pk_u64map_shrink(&f->procs);
+	return n;
 }
 
 /* M into P in place of what it overlaps. */

@@ -61,4 +61,9 @@ int pk_ustack_finisher_add_mapping(struct pk_ustack_finisher *f,
 int pk_ustack_finisher_walk(struct pk_ustack_finisher *f, const struct pk_record_sample *sample,
 			    __u64 *out, size_t max, struct pk_finish_result *res);
 
+/* Forget the processes that are gone and that no call used since the last
+ * sweep (their copied samples were read), so that a reader that runs for
+ * days holds the mappings of the processes that live. How many. */
+size_t pk_ustack_finisher_sweep(struct pk_ustack_finisher *f);
+
 #endif

@@ -124,9 +124,9 @@ START_TEST(test_own_stack)
 	for (size_t i = 0; i < res.n; i++)
 		ck_assert(out[i] == (__u64)(uintptr_t)s->bt[top + i]);
 
-	/* and with its first page a hole: nothing can be read */
+	/* and with every page a hole: nothing can be read */
 	rec.copy.len = s->copy.len;
-	rec.copy.holes = 1;
+	rec.copy.holes = ~0u;
 	ck_assert_int_eq(pk_ustack_finisher_walk(f, &rec, out, PK_MAX_USTACK_DEPTH, &res), 0);
 	ck_assert_uint_eq(res.n, 0);
 	ck_assert_uint_eq(res.end, PK_END_READ_FAULT);
@@ -137,6 +137,20 @@ START_TEST(test_own_stack)
 	ck_assert_uint_eq(res.n, 2);
 	ck_assert_uint_eq(res.end, PK_END_DEPTH);
 
+	/* a process gone is forgotten at the second sweep that finds it
+	 * unused (pid_max is no pid), a live one never */
+	{
+		char *pm = pk_test_read_file("/proc/sys/kernel/pid_max", NULL);
+		struct pk_finish_mapping m = { .start = 0x1000, .end = 0x2000, .path = "/x" };
+
+		ck_assert_ptr_nonnull(pm);
+		m.pid = (__u32)strtoul(pm, NULL, 10);
+		free(pm);
+		ck_assert_int_eq(pk_ustack_finisher_add_mapping(f, &m), 0);
+		ck_assert_uint_eq(pk_ustack_finisher_sweep(f), 0);
+		ck_assert_uint_eq(pk_ustack_finisher_sweep(f), 1);
+		ck_assert_uint_eq(pk_ustack_finisher_sweep(f), 0);
+	}
 	pk_ustack_finisher_free(f);
 	pk_ustack_finisher_free(NULL);
 	ck_assert_int_eq(pk_test_run(rm, NULL, NULL), 0);
