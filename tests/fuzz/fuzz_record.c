@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Ring-buffer records: a reader must survive records from a newer, older
- * (layouts 1 and 2) or broken producer. A sample that validates must have all its
+ * (layouts 1 to 3) or broken producer. A sample that validates must have all its
  * frames inside the input, which reading every one of them under ASan
  * checks, and must keep the promises record.h makes about its fields.
  */
@@ -20,7 +20,6 @@ static void check_sample(const struct pk_record_sample *s, const uint8_t *data)
 
 	for (size_t i = 0; i < (size_t)s->kstack_len + s->ustack_len; i++)
 		sink += pk_record_frame(s, i);
-	(void)sink;
 	if (memchr(s->comm, '\0', sizeof(s->comm)) == NULL)
 		abort();
 	if (s->kstack_len > PK_MAX_STACK_DEPTH || s->ustack_len > PK_MAX_USTACK_DEPTH)
@@ -42,8 +41,22 @@ static void check_sample(const struct pk_record_sample *s, const uint8_t *data)
 		abort();
 	/* before layout 3 (frames at 112): event 0, weight not known */
 	memcpy(&frames_off, data + offsetof(struct pk_sample, frames_off), sizeof(frames_off));
-	if (frames_off < sizeof(struct pk_sample) && (s->event || s->weight))
+	if (frames_off < offsetof(struct pk_sample, copy_off) && (s->event || s->weight))
 		abort();
+	/* a stack copy (layout 4) lies inside the input, after the frames,
+	 * of a walk that stopped for want of a table, from its last frame */
+	if (s->flags & PK_SAMPLE_USTACK_COPY) {
+		if (frames_off < sizeof(struct pk_sample) || !s->stack ||
+		    !(s->flags & PK_SAMPLE_USTACK_DWARF) || s->ustack_end != PK_END_NO_TABLE ||
+		    !s->ustack_len || s->copy.start > s->copy.regs[7] ||
+		    s->copy.regs[16] != pk_record_frame(s, (size_t)s->kstack_len + s->ustack_len - 1))
+			abort();
+		for (size_t i = 0; i < s->copy.len; i++)
+			sink += ((const volatile uint8_t *)s->stack)[i];
+	} else if (s->stack) {
+		abort();
+	}
+	(void)sink;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
