@@ -11,7 +11,8 @@
  * A stack is whole when its outermost user frame is where the thread
  * began: the program's entry point (`_start`, or in a stripped program
  * `[FILE+0xADDR]` where ADDR is the call in _start, found from its ELF
- * header's entry point with readelf -h and objdump -d), ld.so's
+ * header's entry point with readelf -h and objdump -d, or the entry point
+ * itself for a sample at the first instruction), ld.so's
  * (`_dl_start_user`), or a thread's (`clone3`...).
  * Samples taken inside execve or exit, whose user stack is the old
  * program's or none, are not counted, nor those that stop at a rule the
@@ -33,20 +34,18 @@
 #define WHOLE_MIN	0.99
 #define MIN_SAMPLES	100
 
-/* Where _start's call returns to (its only call: __libc_start_main) in
- * the program called NAME, a stripped one whose frames name it by
- * address: from its ELF entry point (readelf -h) and the instructions
- * there (objdump -d). 0 when there is no such program or call. */
-static unsigned long long start_return_of(const char *name)
+/* The ELF entry point of the program called NAME (readelf -h), its path
+ * into PATH; 0 when there is no such program. */
+static unsigned long long entry_at(const char *name, char *path, size_t len)
 {
 	static const char *const dirs[] = { "/usr/bin", "/usr/sbin", "/bin" };
-	unsigned long long entry = 0, ret = 0;
-	char path[4096], lo[64], hi[64], *out = NULL, *line;
+	unsigned long long entry = 0;
+	char *out = NULL, *line;
 
 	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && !entry; i++) {
 		char *argv[] = { "readelf", "-h", path, NULL };
 
-		snprintf(path, sizeof(path), "%s/%s", dirs[i], name);
+		snprintf(path, len, "%s/%s", dirs[i], name);
 		free(out);
 		out = NULL;
 		if (pk_test_run(argv, &out, NULL) != 0 || !out)
@@ -56,7 +55,27 @@ static unsigned long long start_return_of(const char *name)
 			entry = strtoull(line + strlen("Entry point address:"), NULL, 16);
 	}
 	free(out);
-	out = NULL;
+	return entry;
+}
+
+/* A stripped program's entry point: a sample at its first instruction. */
+static unsigned long long entry_of(const char *name)
+{
+	char path[4096];
+
+	return entry_at(name, path, sizeof(path));
+}
+
+/* Where _start's call returns to (its only call: __libc_start_main) in
+ * the program called NAME, a stripped one whose frames name it by
+ * address: from its ELF entry point (readelf -h) and the instructions
+ * there (objdump -d). 0 when there is no such program or call. */
+static unsigned long long start_return_of(const char *name)
+{
+	unsigned long long entry, ret = 0;
+	char path[4096], lo[64], hi[64], *out = NULL, *line;
+
+	entry = entry_at(name, path, sizeof(path));
 	if (!entry)
 		return 0;
 	snprintf(lo, sizeof(lo), "--start-address=%#llx", entry);
@@ -84,6 +103,7 @@ static bool is_root(const char *frame)
 		"start_thread", NULL,
 	};
 	const char *plus = strstr(frame, "+0x");
+	unsigned long long addr;
 	char name[256];
 
 	for (int i = 0; roots[i]; i++)
@@ -94,7 +114,8 @@ static bool is_root(const char *frame)
 	if (frame[0] != '[' || !plus || (size_t)(plus - frame - 1) >= sizeof(name))
 		return false;
 	snprintf(name, sizeof(name), "%.*s", (int)(plus - frame - 1), frame + 1);
-	return strtoull(plus + 1, NULL, 16) + 1 == start_return_of(name);
+	addr = strtoull(plus + 1, NULL, 16);
+	return addr + 1 == start_return_of(name) || addr == entry_of(name);
 }
 
 static bool is_kernel(const char *frame)
