@@ -82,7 +82,9 @@ struct pk_reader *pk_reader_new(const struct pk_reader_opts *opts)
 	r->agg = pk_stack_agg_new();
 	r->sym = pk_symbolizer_new(&sopts);
 	r->finish = pk_ustack_finisher_new(&(struct pk_ustack_finisher_opts){
-		.proc_root = r->proc_root, .cache_dir = opts ? opts->cache_dir : NULL });
+		.proc_root = r->proc_root, .cache_dir = opts ? opts->cache_dir : NULL,
+		.debug_dirs = opts ? opts->debug_dirs : NULL,
+		.ndebug_dirs = opts ? opts->ndebug_dirs : 0 });
 	if (!r->agg || !r->sym || !r->proc_root || !r->finish) {
 		pk_reader_free(r);
 		return NULL;
@@ -306,11 +308,6 @@ static int handle_mapping(struct pk_reader *r, const struct pk_record_mapping *e
 	int ret;
 
 	r->stats.mappings++;
-	ret = pk_ustack_finisher_add_mapping(r->finish, &(struct pk_finish_mapping){
-		.pid = ev->pid, .vdso = m.vdso, .start = ev->vm_start, .end = ev->vm_end,
-		.pgoff = m.pgoff, .dev = ev->dev, .ino = ev->ino, .path = m.path });
-	if (ret < 0)
-		return ret;
 	/* the build-id the kernel read from the mapped ELF, else its table's */
 	if (ev->build_id_len) {
 		memcpy(id, ev->build_id, ev->build_id_len);
@@ -318,6 +315,12 @@ static int handle_mapping(struct pk_reader *r, const struct pk_record_mapping *e
 	} else {
 		m.build_id_len = table_build_id(r, ev->table, id);
 	}
+	ret = pk_ustack_finisher_add_mapping(r->finish, &(struct pk_finish_mapping){
+		.pid = ev->pid, .vdso = m.vdso, .start = ev->vm_start, .end = ev->vm_end,
+		.pgoff = m.pgoff, .dev = ev->dev, .ino = ev->ino, .path = m.path,
+		.build_id = id, .build_id_len = m.build_id_len });
+	if (ret < 0)
+		return ret;
 	ret = pk_symbolizer_add_mapping(r->sym, &m);
 	if (ret < 0)
 		return ret;

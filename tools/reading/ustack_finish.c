@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "eh_frame/eh_table.h"
+#include "eh_frame/hex.h"
 #include "eh_frame/unwind_step.h"
 #include "lib/exec_segs.h"
 #include "lib/proc_maps.h"
@@ -17,6 +18,7 @@
 #include "lib/util/u64map.h"
 #include "lib/vdso_image.h"
 #include "reading/ustack_finish.h"
+#include "symbolization/symfile.h"
 
 /* The pages pk_ustack_copy.holes counts: x86-64's. */
 #define PK_COPY_PAGE	4096
@@ -26,6 +28,8 @@ struct fin_map {
 	__u64 dev, ino;		/* kernel dev_t */
 	bool vdso, anon;
 	char *path;		/* may be NULL */
+	__u8 build_id_len;
+	__u8 build_id[PK_MAPPING_BUILD_ID_MAX];
 };
 
 /* A process's mappings, sorted by start, not overlapping. */
@@ -48,6 +52,8 @@ struct fin_file {
 struct pk_ustack_finisher {
 	char *proc_root;
 	char *cache_dir;
+	char **debug_dirs;		/* NULL: /usr/lib/debug */
+	size_t ndebug_dirs;
 	struct pk_u64map procs;		/* pid -> struct fin_proc */
 	struct fin_file *files;		/* few: the files mapped after load */
 	size_t nfiles, files_cap;
@@ -68,6 +74,18 @@ struct pk_ustack_finisher *pk_ustack_finisher_new(const struct pk_ustack_finishe
 	if (!f->proc_root || (opts && opts->cache_dir && !f->cache_dir)) {
 		pk_ustack_finisher_free(f);
 		return NULL;
+	}
+	if (opts && opts->debug_dirs && opts->ndebug_dirs) {
+		f->debug_dirs = calloc(opts->ndebug_dirs, sizeof(*f->debug_dirs));
+		if (!f->debug_dirs) {
+			pk_ustack_finisher_free(f);
+			return NULL;
+		}
+		for (size_t i = 0; i < opts->ndebug_dirs; i++, f->ndebug_dirs++)
+			if (!(f->debug_dirs[i] = strdup(opts->debug_dirs[i]))) {
+				pk_ustack_finisher_free(f);
+				return NULL;
+			}
 	}
 	return f;
 }
@@ -92,6 +110,9 @@ void pk_ustack_finisher_free(struct pk_ustack_finisher *f)
 	free(f->files);
 	if (f->vdso_fd >= 0)
 		close(f->vdso_fd);
+	for (size_t i = 0; i < f->ndebug_dirs; i++)
+		free(f->debug_dirs[i]);
+	free(f->debug_dirs);
 	free(f->proc_root);
 	free(f->cache_dir);
 	free(f);
@@ -164,6 +185,10 @@ int pk_ustack_finisher_add_mapping(struct pk_ustack_finisher *f,
 
 	if (!p)
 		return -ENOMEM;
+	if (m->build_id && m->build_id_len && m->build_id_len <= sizeof(fm.build_id)) {
+		memcpy(fm.build_id, m->build_id, m->build_id_len);
+		fm.build_id_len = m->build_id_len;
+	}
 	if (m->path && !(fm.path = strdup(m->path)))
 		return -ENOMEM;
 	if (proc_add(p, &fm)) {
@@ -235,8 +260,8 @@ static const struct fin_map *find_map(struct pk_ustack_finisher *f, __u32 pid, _
 static int file_path(struct pk_ustack_finisher *f, __u32 pid, const struct fin_map *m,
 		     char *buf, size_t len)
 {
+	char err[PK_ERR_LEN], key[2 * PK_MAPPING_BUILD_ID_MAX + 8], want[sizeof(key)];
 	struct stat sb;
-	char err[PK_ERR_LEN];
 
 	if (m->vdso) {
 		if (f->vdso_fd < 0)
@@ -255,6 +280,15 @@ static int file_path(struct pk_ustack_finisher *f, __u32 pid, const struct fin_m
 		snprintf(buf, len, "%s", m->path);
 		return 0;
 	}
+	/* gone: a copy with its build-id, checked (the cache keys a table by
+	 * the build-id of the file read) */
+	if (!m->build_id_len || eh_hex(m->build_id, m->build_id_len, want, sizeof(want)))
+		return -EAGAIN;
+	for (size_t i = 0; i < (f->debug_dirs ? f->ndebug_dirs : 1); i++)
+		if (!pk_build_id_debug_path(f->debug_dirs ? f->debug_dirs[i] : "/usr/lib/debug",
+					    m->build_id, m->build_id_len, buf, len) &&
+		    !eh_cache_key(buf, key, sizeof(key), err) && !strcmp(key, want))
+			return 0;
 	return -EAGAIN;
 }
 

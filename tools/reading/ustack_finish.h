@@ -11,7 +11,9 @@
  * kernel reported (PK_EVENT_MAPPING, at exec, mmap and sample time), which
  * last after the process, else /proc/PID/maps while it lives. A file is
  * read through /proc/PID/map_files while its process lives, else at the
- * path the kernel reported when that path still holds the same inode.
+ * path the kernel reported when that path still holds the same inode, else
+ * (deleted, or in another mount namespace) as the copy of its build-id in
+ * a debug directory.
  */
 #ifndef PK_USTACK_FINISH_H
 #define PK_USTACK_FINISH_H
@@ -25,6 +27,10 @@
 struct pk_ustack_finisher_opts {
 	const char *proc_root;		/* NULL: "/proc" */
 	const char *cache_dir;		/* the eh2table cache; NULL: its default */
+	const char *const *debug_dirs;	/* .build-id trees where a file gone is
+					 * found by its build-id; NULL:
+					 * /usr/lib/debug */
+	size_t ndebug_dirs;
 };
 
 /* A mapping of a process, as PK_EVENT_MAPPING reports it. */
@@ -35,6 +41,8 @@ struct pk_finish_mapping {
 	__u64 pgoff;			/* file offset of start, in bytes */
 	__u64 dev, ino;			/* the kernel's dev_t (MAJOR << 20 | MINOR) */
 	const char *path;		/* may be NULL */
+	const __u8 *build_id;		/* may be NULL */
+	size_t build_id_len;
 };
 
 /* What a walk did: the frames appended to the sample's, and how it ended. */

@@ -540,19 +540,30 @@ static struct symdata *try_source(struct pk_symfiles *files, const char *path,
 	return adopt(files, d);
 }
 
+int pk_build_id_debug_path(const char *dir, const __u8 *id, size_t len, char *buf,
+			   size_t buflen)
+{
+	char hex[2 * PK_BUILD_ID_MAX + 1];
+	int n;
+
+	if (len < 2 || len > PK_BUILD_ID_MAX || eh_hex(id, len, hex, sizeof(hex)))
+		return -EINVAL;
+	n = snprintf(buf, buflen, "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2);
+	return n < 0 || (size_t)n >= buflen ? -EINVAL : 0;
+}
+
 /* DIR/.build-id/xx/yyyy.debug, as gdb, perf and debuginfod lay them out. */
 static struct symdata *try_build_id_dirs(struct pk_symfiles *files, const __u8 *id, size_t len)
 {
 	static const char *const def[] = { "/usr/lib/debug" };
 	const char *const *dirs = files->debug_dirs ? (const char *const *)files->debug_dirs : def;
 	size_t n = files->debug_dirs ? files->ndebug_dirs : 1;
-	char path[4096], hex[2 * PK_BUILD_ID_MAX + 1];
+	char path[4096];
 	struct symdata *d;
 
-	if (len < 2 || eh_hex(id, len, hex, sizeof(hex)))
-		return NULL;
 	for (size_t i = 0; i < n; i++) {
-		snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", dirs[i], hex, hex + 2);
+		if (pk_build_id_debug_path(dirs[i], id, len, path, sizeof(path)))
+			return NULL;
 		d = try_source(files, path, id, len);
 		if (d) {
 			files->stats.by_build_id++;

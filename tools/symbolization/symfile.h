@@ -54,6 +54,12 @@ struct pk_symfile *pk_symfiles_add(struct pk_symfiles *files, __u64 dev, __u64 i
  * kernel module): named, with an id among the files'. NULL: no memory. */
 const struct pk_module *pk_symfiles_named(struct pk_symfiles *files, const char *name);
 
+/* DIR/.build-id/xx/yyyy.debug, where gdb, perf and debuginfod keep the
+ * file of build-id ID (LEN bytes), into BUF. 0, or -EINVAL (no id, or it
+ * does not fit). */
+int pk_build_id_debug_path(const char *dir, const __u8 *id, size_t len, char *buf,
+			   size_t buflen);
+
 /* Directories holding .build-id/xx/yyyy.debug trees, searched in order
  * (the list is copied); NULL: "/usr/lib/debug". 0 or -ENOMEM. */
 int pk_symfiles_set_debug_dirs(struct pk_symfiles *files, const char *const *dirs, size_t n);
