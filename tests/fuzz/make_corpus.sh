@@ -10,8 +10,8 @@
 # corpus/cache/NAME: cache files eh2table writes for some fixtures.
 # corpus/record/NAME: ring-buffer records as bpf/probekit.h lays them out:
 #   samples of layout 1 (frames at 56), layout 2 (frames at 96, with and
-#   without a DWARF walk) and layout 3 (frames at 112: weight and event),
-#   and no-table events.
+#   without a DWARF walk), layout 3 (frames at 112: weight and event) and
+#   layout 4 (frames at 120, a stack copy after them), and no-table events.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${1:-build}
@@ -108,6 +108,30 @@ sample() {
 	} > "$OUT/record/$name"
 }
 
+# sample_copy NAME "KERNEL" "USER" LEN: layout 4, a DWARF walk that stopped
+# for want of a table (PK_END_NO_TABLE) with the last user frame's registers
+# (RSP 0x7ffd10000100) and LEN bytes of stack from RSP - 128 after the frames.
+sample_copy() {
+	local name=$1 k=($2) u=($3) len=$4 off=120 a r copy_off
+	local last=${u[${#u[@]} - 1]}
+
+	copy_off=$((off + 8 * (${#k[@]} + ${#u[@]})))
+	{ le 2 1; le 2 $((copy_off + 160 + len)); le 4 48
+	  le 8 123456789; le 4 42; le 4 43; le 4 1
+	  le 2 ${#k[@]}; le 2 ${#u[@]}; le 2 $off; le 6 0
+	  printf 'fp_chain'; le 8 0
+	  le 1 3; le 1 0; le 2 0; le 4 0; le 8 0; le 8 0; le 8 0; le 8 0
+	  le 8 1; le 2 0; le 6 0
+	  le 2 "$copy_off"; le 6 0
+	  for a in "${k[@]}" "${u[@]}"; do le 8 "$a"; done
+	  for r in $(seq 0 16); do
+		case $r in 7) le 8 0x7ffd10000100;; 16) le 8 "$last";; *) le 8 $((r + 1));; esac
+	  done
+	  le 4 0x1ffff; le 4 1; le 8 $((0x7ffd10000100 - 128)); le 4 "$len"; le 4 0
+	  for ((a = 0; a < len; a += 8)); do le 8 0x555555554080; done
+	} > "$OUT/record/$name"
+}
+
 # no_table NAME DEV INO START END PGOFF PID
 no_table() {
 	{ le 2 2; le 2 56; le 4 0
@@ -129,6 +153,8 @@ sample sample_dwarf_empty 2 18 5 0 "0 0 0 0" "" ""
 # (event 3, one in 10 sampled) with frame pointers
 sample sample_offcpu 3 16 1 0 "0 0 0 0" "$kern" "$user6" 2500000 1
 sample sample_probe 3 0 0 0 "0 0 0 0" "$kern" "$user4" 10 3
+# layout 4: the walk stopped at its third user frame, 256 bytes of stack
+sample_copy sample_copy "$kern" "0x555555554000 0x555555554020 0x555555554040" 256
 # the vDSO (dev 0, ino ~0) and a file on 8:3
 no_table no_table 0x800003 1234 0x7fabcdef0000 0x7fabcdef3000 5 42
 no_table no_table_vdso 0 -1 0x7ffd1000 0x7ffd3000 0 42
