@@ -30,6 +30,7 @@
 #include "bpf/sample.bpf.h"
 #include "bpf/vma.bpf.h"
 #include "bpf/mapping_report.bpf.h"
+#include "bpf/walk_end.h"
 
 /* The walk reads x86-64 registers (pt_regs, DWARF numbers, the signal
  * frame); another architecture needs its own. */
@@ -364,19 +365,13 @@ static __always_inline long uw_find_rule(struct uw_state *st, __u64 vaddr)
  * how the walk ends in this frame. Counted whether it succeeds or not. */
 static __always_inline int uw_fp_step(struct uw_state *st, int stop)
 {
-	int ret;
+	int end;
 
 	st->fp_frames++;
-	ret = pk_unwind_fp_step(&st->f, &st->win);
-	if (ret == PK_STEP_OK) {
+	end = pk_walk_fp_end(pk_unwind_fp_step(&st->f, &st->win), stop);
+	if (!end)
 		st->fp_stop = stop;
-		return 0;
-	}
-	/* A zero return address ends some runtimes' (JITs') frame-pointer
-	 * chains; but code of a file without CFI at that PC proves nothing. */
-	if (ret == PK_STEP_OUTERMOST && stop != PK_END_NO_CFI)
-		return PK_END_COMPLETE;
-	return stop;
+	return end;
 }
 
 /* An unsupported end, counted by what was not supported. */
@@ -390,29 +385,15 @@ static __always_inline int uw_unsupported(__u32 why)
 static __always_inline int uw_rule_step(struct uw_state *st, __u32 rule_idx)
 {
 	struct pk_unwind_rule *r = uw_rule_get(rule_idx);
+	int step, end;
 
 	if (!r)
 		return uw_unsupported(PK_CNT_UNSUP_NO_RULE);
-	switch (pk_unwind_rule_step(&st->f, r, &st->win)) {
-	case PK_STEP_OK:
-		return 0;
-	case PK_STEP_NO_CFI:
-		return PK_END_NO_CFI;
-	case PK_STEP_OUTERMOST:
-		return PK_END_COMPLETE;
-	case PK_STEP_READ_FAULT:
-		return PK_END_READ_FAULT;
-	case PK_STEP_LOOP:
-		return PK_END_LOOP;
-	case PK_STEP_UNSUP_CFA_REG:
-		return uw_unsupported(PK_CNT_UNSUP_CFA_REG);
-	case PK_STEP_UNSUP_RA:
-		return uw_unsupported(PK_CNT_UNSUP_RA);
-	case PK_STEP_UNSUP_RA_REG:
-		return uw_unsupported(PK_CNT_UNSUP_RA_REG);
-	default:
-		return uw_unsupported(PK_CNT_UNSUP_CFA);
-	}
+	step = pk_unwind_rule_step(&st->f, r, &st->win);
+	end = pk_walk_rule_end(step);
+	if (end == PK_END_UNSUPPORTED)
+		return uw_unsupported(pk_walk_unsupported_counter(step));
+	return end;
 }
 
 /* bpf_loop body: record st->f.pc as user frame n, then find its caller. */

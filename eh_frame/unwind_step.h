@@ -61,19 +61,7 @@ struct pk_unwind_regs {
 	__u8 __pad[3];
 };
 
-/* How a step went. Nonzero: the walk stops in this frame. */
-enum pk_unwind_step_result {
-	PK_STEP_OK = 0,		/* the registers are the caller's */
-	PK_STEP_NO_CFI,		/* an END row: no FDE covers the PC */
-	PK_STEP_OUTERMOST,	/* the return address is undefined (_start) */
-	PK_STEP_READ_FAULT,	/* a word of the frame could not be read */
-	PK_STEP_LOOP,		/* the CFA did not move up the stack */
-	PK_STEP_NO_FP,		/* no frame pointer to step by */
-	PK_STEP_UNSUP_CFA,	/* a CFA rule of no class we evaluate */
-	PK_STEP_UNSUP_CFA_REG,	/* the CFA's register is not known in this frame */
-	PK_STEP_UNSUP_RA,	/* a return-address rule of no class we evaluate */
-	PK_STEP_UNSUP_RA_REG,	/* the RA's register is not known in this frame */
-};
+/* How a step went: enum pk_unwind_step_result, in unwind_table.h. */
 
 /* rt_sigframe: a signal handler returns into __restore_rt with RSP at the
  * ucontext, and the interrupted registers are in its uc_mcontext: offsets

@@ -128,4 +128,21 @@ enum pk_unwind_flags {
 	PK_UNWIND_NO_BUILD_ID		= 1u << 2, /* keyed by content hash */
 };
 
+/* How one step of a walk by a rule or a frame pointer went
+ * (eh_frame/unwind_step.h). Nonzero: the walk stops in this frame. Here,
+ * with the rules, so that what a walk makes of it (bpf/walk_end.h) needs
+ * no more than the format. */
+enum pk_unwind_step_result {
+	PK_STEP_OK = 0,		/* the registers are the caller's */
+	PK_STEP_NO_CFI,		/* an END row: no FDE covers the PC */
+	PK_STEP_OUTERMOST,	/* the return address is undefined (_start) */
+	PK_STEP_READ_FAULT,	/* a word of the frame could not be read */
+	PK_STEP_LOOP,		/* the CFA did not move up the stack */
+	PK_STEP_NO_FP,		/* no frame pointer to step by */
+	PK_STEP_UNSUP_CFA,	/* a CFA rule of no class we evaluate */
+	PK_STEP_UNSUP_CFA_REG,	/* the CFA's register is not known in this frame */
+	PK_STEP_UNSUP_RA,	/* a return-address rule of no class we evaluate */
+	PK_STEP_UNSUP_RA_REG,	/* the RA's register is not known in this frame */
+};
+
 #endif /* PK_UNWIND_TABLE_H */

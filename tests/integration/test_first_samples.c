@@ -15,8 +15,9 @@
  * itself for a sample at the first instruction), ld.so's
  * (`_dl_start_user`), or a thread's (`clone3`...).
  * Samples taken inside execve or exit, whose user stack is the old
- * program's or none, are not counted, nor those that stop at a rule the
- * walk does not evaluate yet (stops_at_known_rule).
+ * program's or none, are not counted. Those in __vfork (its return
+ * address in %rdi) and in _dl_runtime_resolve_* (an rbx-based CFA above
+ * the leaf) are, as any other: the walk evaluates their rules.
  */
 #include <fcntl.h>
 #include <fnmatch.h>
@@ -125,21 +126,8 @@ static bool is_kernel(const char *frame)
 	return len > 4 && !strcmp(frame + len - 4, "_[k]");
 }
 
-/*
- * Walks that stop at a rule the unwinder does not evaluate yet, with or
- * without a table (issue 16's fifth item): __vfork keeps its return
- * address in %rdi, and _dl_runtime_resolve_* (lazy binding, at the first
- * call of each function of a short command) has an rbx-based CFA above
- * the leaf. Their stacks end in that frame: counted apart, not as stacks
- * that lacked a table. Drop this when the walk evaluates those rules.
- */
-static bool stops_at_known_rule(const char *frame)
-{
-	return !strcmp(frame, "__vfork") || !strncmp(frame, "_dl_runtime_resolve_", 20);
-}
-
 struct tally {
-	unsigned long samples, counted, whole, rule_stops;
+	unsigned long samples, counted, whole;
 	char example[2048];	/* incomplete stacks, for the message */
 };
 
@@ -165,9 +153,7 @@ static void tally_whole(const struct pk_folded *f, struct tally *t)
 				first_user = p;
 			}
 		}
-		if (!excused && first_user && stops_at_known_rule(first_user)) {
-			t->rule_stops += f->lines[i].count;
-		} else if (!excused) {
+		if (!excused) {
 			t->counted += f->lines[i].count;
 			if (first_user && is_root(first_user))
 				t->whole += f->lines[i].count;
@@ -226,10 +212,9 @@ static void profile_whole(const char *what, const char *const *cmd, bool after,
 	ck_assert_msg(!strstr(err, "bad records"), "%s: records probe-read could not read:\n%s",
 		      what, err);
 	tally_whole(&f, &t);
-	fprintf(stderr, "%s%s: %lu samples, %lu outside execve/exit (and %lu stopped by "
-		"vfork's or lazy binding's rules), %lu whole (%.1f%%), "
+	fprintf(stderr, "%s%s: %lu samples, %lu outside execve/exit, %lu whole (%.1f%%), "
 		"%.1f%% finished in user space, %llu lost\n", what,
-		after ? " (read after)" : "", t.samples, t.counted, t.rule_stops, t.whole,
+		after ? " (read after)" : "", t.samples, t.counted, t.whole,
 		t.counted ? 100.0 * t.whole / t.counted : 0.0, finished_share(err), sum.lost);
 	ck_assert_msg(sum.lost == 0, "%s: %llu samples lost:\n%s", what, sum.lost, err);
 	ck_assert_msg(t.counted >= MIN_SAMPLES, "%s: only %lu samples:\n%s", what, t.counted, err);

@@ -10,6 +10,7 @@
 
 #include "eh_frame/eh_table.h"
 #include "eh_frame/hex.h"
+#include "bpf/walk_end.h"
 #include "eh_frame/unwind_step.h"
 #include "lib/exec_segs.h"
 #include "lib/proc_maps.h"
@@ -385,61 +386,59 @@ static int copy_read(void *arg, __u64 *dst, __u64 addr)
 	return 1;
 }
 
-/* How the BPF walk ends on a step's result (bpf/cfi_walk.bpf.h). */
-static __u8 step_end(int step, bool by_fp)
+/* A frame-pointer step where the walk would otherwise end STOP, as the
+ * BPF walk takes it (uw_fp_step): 0 or how the walk ends. */
+static int fp_step(struct pk_unwind_regs *regs, struct pk_unwind_mem *mem, int stop, int *fp_stop)
 {
-	if (by_fp)
-		return PK_END_FP_FALLBACK;
-	switch (step) {
-	case PK_STEP_NO_CFI:
-	case PK_STEP_OUTERMOST:
-		return PK_END_COMPLETE;
-	case PK_STEP_READ_FAULT:
-		return PK_END_READ_FAULT;
-	case PK_STEP_LOOP:
-		return PK_END_LOOP;
-	default:
-		return PK_END_UNSUPPORTED;
-	}
+	int end = pk_walk_fp_end(pk_unwind_fp_step(regs, mem), stop);
+
+	if (!end)
+		*fp_stop = stop;
+	return end;
 }
 
-/* One frame: *by_fp when it took a frame-pointer step; else a step
- * result, or -1 when PC's file has no table yet. */
+/*
+ * One frame, as the BPF walk steps it (bpf/cfi_walk.bpf.h uw_step): 0 with
+ * REGS the caller's, *FP_STOP nonzero when a frame-pointer step found it;
+ * how the walk ends (enum pk_ustack_end); or -1 when the PC's file has no
+ * table yet. *DROP: the frame is no frame (a frame-pointer step led out of
+ * every mapping) and the walk ends before it.
+ */
 static int frame_step(struct pk_ustack_finisher *f, __u32 pid, struct pk_unwind_regs *regs,
-		      struct pk_unwind_mem *mem, bool *by_fp)
+		      struct pk_unwind_mem *mem, int *fp_stop, bool *drop)
 {
 	__u64 lookup = regs->exact_pc ? regs->pc : regs->pc - 1, off, vaddr;
 	const struct pk_unwind_rule *rule;
 	const struct fin_map *m = find_map(f, pid, lookup);
+	int prev_stop = *fp_stop, end;
 	struct fin_file *ff;
 
-	*by_fp = false;
-	if (!m)
-		return PK_STEP_READ_FAULT;	/* no mapping holds it, as in BPF */
-	if (m->anon) {
-		*by_fp = true;
-		return pk_unwind_fp_step(regs, mem);
+	*fp_stop = 0;
+	*drop = false;
+	if (!m) {
+		*drop = prev_stop != 0;
+		return prev_stop ? prev_stop : PK_END_READ_FAULT;
 	}
+	if (m->anon)
+		return fp_step(regs, mem, PK_END_FP_FALLBACK, fp_stop);
 	ff = get_file(f, pid, m);
 	if (!ff || ff->status == -EAGAIN)
 		return -1;
-	if (ff->status) {
-		/* refused (no CFI, not an ELF): as the kernel does */
-		*by_fp = true;
-		return pk_unwind_fp_step(regs, mem);
-	}
+	if (ff->status)		/* refused (no CFI, not an ELF): as the kernel does */
+		return fp_step(regs, mem, PK_END_FP_FALLBACK, fp_stop);
 	off = lookup - m->start + (m->vdso ? 0 : m->pgoff);
 	for (__u32 i = 0; i < ff->nsegs; i++) {
 		if (off < ff->segs[i].off || off >= ff->segs[i].end)
 			continue;
 		vaddr = off + ff->segs[i].bias;
 		rule = table_rule(ff->t, vaddr);
-		if (!rule)
-			return PK_STEP_NO_CFI;
-		return pk_unwind_rule_step(regs, rule, mem);
+		end = rule ? pk_walk_rule_end(pk_unwind_rule_step(regs, rule, mem)) : PK_END_NO_CFI;
+		if (end == PK_END_NO_CFI)
+			return fp_step(regs, mem, PK_END_NO_CFI, fp_stop);
+		return end;
 	}
-	*by_fp = true;		/* in no executable segment */
-	return pk_unwind_fp_step(regs, mem);
+	/* in the file but in no executable segment */
+	return fp_step(regs, mem, PK_END_FP_FALLBACK, fp_stop);
 }
 
 int pk_ustack_finisher_walk(struct pk_ustack_finisher *f, const struct pk_record_sample *s,
@@ -454,17 +453,21 @@ int pk_ustack_finisher_walk(struct pk_ustack_finisher *f, const struct pk_record
 		.valid = c->regs_valid & PK_UNWIND_ALL_REGS,
 		.exact_pc = !!(c->flags & PK_COPY_EXACT_PC),
 	};
-	bool by_fp;
-	int step;
+	int fp_stop = 0, end;
+	bool drop;
 
 	memcpy(regs.regs, c->regs, sizeof(regs.regs));
 	*res = (struct pk_finish_result){ .end = PK_END_NO_TABLE };
 	for (;;) {
-		step = frame_step(f, s->pid, &regs, &mem, &by_fp);
-		if (step < 0)
+		end = frame_step(f, s->pid, &regs, &mem, &fp_stop, &drop);
+		if (end < 0)
 			return 0;	/* PK_END_NO_TABLE: kept as the kernel sent it */
-		if (step) {
-			res->end = step_end(step, by_fp);
+		if (drop && res->n) {
+			res->n--;
+			res->fp_frames--;
+		}
+		if (end) {
+			res->end = end;
 			return 0;
 		}
 		if (!regs.pc) {		/* a zeroed return address ends the stack */
@@ -476,6 +479,6 @@ int pk_ustack_finisher_walk(struct pk_ustack_finisher *f, const struct pk_record
 			return 0;
 		}
 		out[res->n++] = regs.pc;
-		res->fp_frames += by_fp;
+		res->fp_frames += fp_stop != 0;
 	}
 }
