@@ -177,6 +177,45 @@ void pk_test_copy_file(const char *from, const char *to, mode_t mode)
 	free(data);
 }
 
+void pk_test_readelf_build_id(const char *file, char *hex, size_t len)
+{
+	char *out = NULL, *p;
+	size_t n;
+
+	ck_assert_int_eq(pk_test_run((char *const[]){ "readelf", "-n", (char *)file, NULL },
+				     &out, NULL), 0);
+	p = out ? strstr(out, "Build ID: ") : NULL;
+	ck_assert_msg(p, "readelf -n %s: no build-id", file);
+	p += strlen("Build ID: ");
+	n = strspn(p, "0123456789abcdef");
+	ck_assert_msg(n >= 2 && n < len, "readelf -n %s: a build-id of %zu digits", file, n);
+	snprintf(hex, len, "%.*s", (int)n, p);
+	free(out);
+}
+
+void pk_test_build_id_path(const char *dir, const char *hex, char *path, size_t len)
+{
+	snprintf(path, len, "%s/.build-id", dir);
+	ck_assert(mkdir(path, 0755) == 0 || errno == EEXIST);
+	snprintf(path, len, "%s/.build-id/%.2s", dir, hex);
+	ck_assert(mkdir(path, 0755) == 0 || errno == EEXIST);
+	ck_assert_int_lt(snprintf(path, len, "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2),
+			 (int)len);
+}
+
+void pk_test_build_id_remove(const char *dir, const char *path)
+{
+	char sub[4096];
+	const char *slash = strrchr(path, '/');
+
+	unlink(path);
+	ck_assert_ptr_nonnull(slash);
+	snprintf(sub, sizeof(sub), "%.*s", (int)(slash - path), path);
+	rmdir(sub);
+	snprintf(sub, sizeof(sub), "%s/.build-id", dir);
+	rmdir(sub);
+}
+
 char *pk_test_read_file(const char *path, size_t *len)
 {
 	FILE *f = fopen(path, "re");

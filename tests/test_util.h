@@ -42,6 +42,16 @@ char *pk_test_read_file(const char *path, size_t *len);
 /* FROM's bytes into a new file TO with MODE (check assertions on failure). */
 void pk_test_copy_file(const char *from, const char *to, mode_t mode);
 
+/* The build-id of FILE in hex, as readelf -n prints it (the oracle: not
+ * our ELF code), into HEX. */
+void pk_test_readelf_build_id(const char *file, char *hex, size_t len);
+/* Where a debug directory DIR holds the file of build-id HEX,
+ * DIR/.build-id/xx/yyyy.debug, into PATH; its folders are made. */
+void pk_test_build_id_path(const char *dir, const char *hex, char *path, size_t len);
+/* Remove PATH (from pk_test_build_id_path) and the folders made for it:
+ * DIR is left as it was. */
+void pk_test_build_id_remove(const char *dir, const char *path);
+
 /* Room for element N of array V that holds N elements of SIZE bytes, its
  * capacity the next power of two: only a full array (N a power of two, or
  * 0) grows, to twice N. NULL when out of memory, V untouched. */

@@ -425,17 +425,6 @@ START_TEST(test_chain5_finished)
 END_TEST
 
 /* PATH's GNU build-id in hex, as readelf -n prints it. */
-static void readelf_build_id(const char *path, char *hex, size_t len)
-{
-	char *argv[] = { "readelf", "-n", (char *)path, NULL }, *out = NULL, *p;
-
-	ck_assert_int_eq(pk_test_run(argv, &out, NULL), 0);
-	p = out ? strstr(out, "Build ID: ") : NULL;
-	ck_assert_msg(p, "%s has no build-id", path);
-	snprintf(hex, len, "%.*s", (int)strspn(p + 10, "0123456789abcdef"), p + 10);
-	free(out);
-}
-
 /*
  * A program exec'd after load (so without a table), deleted while it runs,
  * its process gone before probe-read starts: no path, no /proc, no table.
@@ -447,7 +436,7 @@ static void readelf_build_id(const char *path, char *hex, size_t len)
  */
 START_TEST(test_deleted_after_exec_by_build_id)
 {
-	char dir[] = "/tmp/pk-gone-XXXXXX", bin[4200], sub[4300], dbg[4500], src[4096];
+	char dir[] = "/tmp/pk-gone-XXXXXX", bin[4200], dbg[4500], src[4096];
 	char hex[129], frame[4300];
 	const char *load[] = { "-F", "199", "--", "sh", "-c", "exec \"$0\" 2", bin, NULL };
 	const char *read_with[] = { "-d", "0.5", "--debug-dir", dir, NULL };
@@ -461,12 +450,8 @@ START_TEST(test_deleted_after_exec_by_build_id)
 	pk_e2e_fixture_nofp("chain5-gcc-pie", src, sizeof(src));
 	snprintf(bin, sizeof(bin), "%s/chain5-gone", dir);
 	pk_test_copy_file(src, bin, 0755);
-	readelf_build_id(src, hex, sizeof(hex));
-	snprintf(sub, sizeof(sub), "%s/.build-id", dir);
-	ck_assert_int_eq(mkdir(sub, 0755), 0);
-	snprintf(sub, sizeof(sub), "%s/.build-id/%.2s", dir, hex);
-	ck_assert_int_eq(mkdir(sub, 0755), 0);
-	snprintf(dbg, sizeof(dbg), "%s/%s.debug", sub, hex + 2);
+	pk_test_readelf_build_id(src, hex, sizeof(hex));
+	pk_test_build_id_path(dir, hex, dbg, sizeof(dbg));
 	pk_test_copy_file(src, dbg, 0644);
 
 	ck_assert_int_eq(pk_e2e_load(load), 0);
@@ -505,10 +490,7 @@ START_TEST(test_deleted_after_exec_by_build_id)
 	pk_folded_free(&f);
 	free(out);
 	free(err);
-	unlink(dbg);
-	rmdir(sub);
-	snprintf(sub, sizeof(sub), "%s/.build-id", dir);
-	rmdir(sub);
+	pk_test_build_id_remove(dir, dbg);
 	ck_assert_int_eq(rmdir(dir), 0);
 }
 END_TEST

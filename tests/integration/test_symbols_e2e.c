@@ -9,8 +9,6 @@
 #include <errno.h>
 #include <fnmatch.h>
 #include <fcntl.h>
-#include <gelf.h>
-#include <libelf.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -148,42 +146,6 @@ START_TEST(test_exited_before_read)
 }
 END_TEST
 
-/* The build-id of ELF file PATH as hex, into HEX. */
-static void build_id_hex(const char *path, char *hex, size_t len)
-{
-	int fd = open(path, O_RDONLY);
-	Elf *elf;
-	Elf_Scn *scn = NULL;
-	bool found = false;
-
-	ck_assert_int_ge(fd, 0);
-	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ, NULL);
-	ck_assert_ptr_nonnull(elf);
-	while (!found && (scn = elf_nextscn(elf, scn))) {
-		GElf_Shdr sh;
-		Elf_Data *d;
-		GElf_Nhdr nh;
-		size_t off = 0, name_off, desc_off;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE || !(d = elf_getdata(scn, NULL)))
-			continue;
-		while ((off = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0)
-			if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
-			    !memcmp((char *)d->d_buf + name_off, "GNU", 4)) {
-				ck_assert_uint_lt(2 * nh.n_descsz, len);
-				for (size_t i = 0; i < nh.n_descsz; i++)
-					sprintf(hex + 2 * i, "%02x",
-						((unsigned char *)d->d_buf)[desc_off + i]);
-				found = true;
-				break;
-			}
-	}
-	elf_end(elf);
-	close(fd);
-	ck_assert_msg(found, "%s has no build-id", path);
-}
-
 /*
  * A binary deleted while its process ran, and the process gone before
  * probe-read starts: no path, no /proc. The kernel reported the mapping
@@ -193,7 +155,7 @@ static void build_id_hex(const char *path, char *hex, size_t len)
  */
 START_TEST(test_deleted_binary_by_build_id)
 {
-	char dir[] = "/tmp/pk-deleted-XXXXXX", bin[4200], dbg[4500], sub[4300];
+	char dir[] = "/tmp/pk-deleted-XXXXXX", bin[4200], dbg[4500];
 	char src[4096], hex[129];
 	const char *load[] = { "-F", FREQ_STR, "--", bin, "1", NULL };
 	const char *read_with[] = { "-d", "0.5", "--debug-dir", dir, NULL };
@@ -206,12 +168,8 @@ START_TEST(test_deleted_binary_by_build_id)
 	pk_e2e_fixture_nofp("chain5-gcc-pie", src, sizeof(src));
 	snprintf(bin, sizeof(bin), "%s/chain5-deleted", dir);
 	pk_test_copy_file(src, bin, 0755);
-	build_id_hex(src, hex, sizeof(hex));
-	snprintf(sub, sizeof(sub), "%s/.build-id/%.2s", dir, hex);
-	snprintf(dbg, sizeof(dbg), "%s/.build-id", dir);
-	ck_assert_int_eq(mkdir(dbg, 0755), 0);
-	ck_assert_int_eq(mkdir(sub, 0755), 0);
-	snprintf(dbg, sizeof(dbg), "%s/%s.debug", sub, hex + 2);
+	pk_test_readelf_build_id(src, hex, sizeof(hex));
+	pk_test_build_id_path(dir, hex, dbg, sizeof(dbg));
 	pk_test_copy_file(src, dbg, 0644);
 
 	for (int with = 1; with >= 0; with--) {
@@ -252,10 +210,7 @@ START_TEST(test_deleted_binary_by_build_id)
 		pk_test_copy_file(src, bin, 0755);	/* for the next round */
 	}
 	unlink(bin);
-	unlink(dbg);
-	rmdir(sub);
-	snprintf(sub, sizeof(sub), "%s/.build-id", dir);
-	rmdir(sub);
+	pk_test_build_id_remove(dir, dbg);
 	ck_assert_int_eq(rmdir(dir), 0);
 }
 END_TEST

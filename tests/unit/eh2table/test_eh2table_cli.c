@@ -162,7 +162,7 @@ START_TEST(test_line_format)
 	ck_assert_str_eq(err, "");
 	ck_assert_int_eq(count_lines(out), 1);
 	parse_line(out, &l);
-	eh_readelf_build_id(f, id, sizeof(id));
+	pk_test_readelf_build_id(f, id, sizeof(id));
 	ck_assert_str_eq(l.key, id);
 	ck_assert_uint_gt(l.rows, 10);
 	ck_assert_str_eq(l.status, "built");

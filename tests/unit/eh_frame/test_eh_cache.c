@@ -112,7 +112,7 @@ START_TEST(test_key_is_build_id)
 	char key[160], want[160];
 	char err[PK_ERR_LEN];
 
-	eh_readelf_build_id(EH_TEST_LIBC, want, sizeof(want));
+	pk_test_readelf_build_id(EH_TEST_LIBC, want, sizeof(want));
 	ck_assert_int_eq(eh_cache_key(EH_TEST_LIBC, key, sizeof(key), err), 0);
 	ck_assert_str_eq(key, want);
 }

@@ -389,7 +389,7 @@ END_TEST
 START_TEST(test_separate_debug_file)
 {
 	struct eh_unwind_build_opts opts = { .sz = sizeof(opts), .debug_root = dir };
-	char bin[200], dbg[200], id_dir[300], id_file[512], rule[64], id[129];
+	char bin[200], dbg[200], id_file[512], rule[64], id[129];
 	__u64 main_pc;
 	__u16 flags;
 
@@ -405,12 +405,8 @@ START_TEST(test_separate_debug_file)
 	ck_assert_uint_eq(flags, PK_UNWIND_HAS_EH_FRAME | PK_UNWIND_HAS_DEBUG_FRAME);
 
 	/* readelf, not our code, names the build-id path */
-	eh_readelf_build_id(bin, id, sizeof(id));
-	snprintf(id_dir, sizeof(id_dir), "%s/.build-id", dir);
-	ck_assert_int_eq(mkdir(id_dir, 0755), 0);
-	snprintf(id_dir, sizeof(id_dir), "%s/.build-id/%.2s", dir, id);
-	ck_assert_int_eq(mkdir(id_dir, 0755), 0);
-	snprintf(id_file, sizeof(id_file), "%s/%s.debug", id_dir, id + 2);
+	pk_test_readelf_build_id(bin, id, sizeof(id));
+	pk_test_build_id_path(dir, id, id_file, sizeof(id_file));
 	ck_assert_int_eq(rename(dbg, id_file), 0);
 	rule_of(bin, &opts, main_pc, rule, sizeof(rule), &flags);
 	ck_assert_str_eq(rule, "rsp+8 u c-8 u u u u u");

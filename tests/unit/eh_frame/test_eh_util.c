@@ -277,19 +277,6 @@ int eh_count_files(const char *dir)
 	return nfiles_found;
 }
 
-void eh_readelf_build_id(const char *file, char *buf, size_t len)
-{
-	char *out = NULL, *p, id[2 * PK_UNWIND_BUILD_ID_MAX + 1];
-
-	pk_test_run((char *const[]){ "readelf", "-n", (char *)file, NULL }, &out, NULL);
-	ck_assert_ptr_nonnull(out);
-	p = strstr(out, "Build ID: ");
-	ck_assert_msg(p, "readelf -n %s: no build-id", file);
-	ck_assert_int_eq(sscanf(p, "Build ID: %128s", id), 1);
-	free(out);
-	ck_assert_int_lt(snprintf(buf, len, "%s", id), (int)len);
-}
-
 void eh_copy_file(const char *src, const char *dst, size_t max)
 {
 	size_t len;

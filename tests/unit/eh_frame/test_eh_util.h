@@ -116,9 +116,6 @@ void eh_expect_rows(const struct cfi_blob *b, bool eh_frame, const char *want);
 void eh_tmpdir(char *buf, size_t len);
 /* rm -r */
 void eh_rmtree(const char *path);
-/* FILE's GNU build-id in hex as readelf -n prints it (an implementation
- * independent of ours), into BUF of LEN bytes. */
-void eh_readelf_build_id(const char *file, char *buf, size_t len);
 /* Regular files under DIR (0 if it does not exist). */
 int eh_count_files(const char *dir);
 /* Copy at most MAX bytes of SRC to DST (mode 0644). */

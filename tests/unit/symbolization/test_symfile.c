@@ -193,11 +193,7 @@ START_TEST(test_found_by_build_id)
 
 	snprintf(dir, sizeof(dir), "%s/debug", pk_fx_dir());
 	ck_assert_int_eq(mkdir(dir, 0755), 0);
-	snprintf(path, sizeof(path), "%s/.build-id", dir);
-	ck_assert_int_eq(mkdir(path, 0755), 0);
-	snprintf(path, sizeof(path), "%s/.build-id/%.2s", dir, hex);
-	ck_assert_int_eq(mkdir(path, 0755), 0);
-	snprintf(path, sizeof(path), "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2);
+	pk_test_build_id_path(dir, hex, path, sizeof(path));
 	copy(prog, path);
 	ck_assert_int_eq(pk_symfiles_set_debug_dirs(files, dirs, 1), 0);
 
