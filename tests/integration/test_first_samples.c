@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "harness/oracles.h"
@@ -131,10 +132,21 @@ struct tally {
 	char example[2048];	/* incomplete stacks, for the message */
 };
 
-/* Count the folded stacks of F: whole, of those not inside execve/exit. */
-static void tally_whole(const struct pk_folded *f, struct tally *t)
+/* Is COMM one of COMMS (NULL-terminated; NULL: any)? */
+static bool comm_in(const char *comm, const char *const *comms)
 {
-	memset(t, 0, sizeof(*t));
+	if (!comms)
+		return true;
+	for (; *comms; comms++)
+		if (!strcmp(comm, *comms))
+			return true;
+	return false;
+}
+
+/* Add the folded stacks of F whose comm is one of COMMS (NULL: all) to T:
+ * whole, of those not inside execve/exit. */
+static void tally_add(const struct pk_folded *f, const char *const *comms, struct tally *t)
+{
 	for (size_t i = 0; i < f->n; i++) {
 		char *copy = strdup(f->lines[i].stack), *save = NULL;
 		const char *first_user = NULL;
@@ -142,10 +154,13 @@ static void tally_whole(const struct pk_folded *f, struct tally *t)
 		int k = 0;
 
 		ck_assert_ptr_nonnull(copy);
-		t->samples += f->lines[i].count;
 		for (char *p = strtok_r(copy, ";", &save); p; p = strtok_r(NULL, ";", &save), k++) {
-			if (k == 0)
-				continue;	/* the comm */
+			if (k == 0) {	/* the comm */
+				if (!comm_in(p, comms))
+					break;
+				t->samples += f->lines[i].count;
+				continue;
+			}
 			if (is_kernel(p)) {
 				excused |= strstr(p, "execve") || strstr(p, "do_exit") ||
 					   strstr(p, "do_group_exit");
@@ -153,7 +168,7 @@ static void tally_whole(const struct pk_folded *f, struct tally *t)
 				first_user = p;
 			}
 		}
-		if (!excused) {
+		if (k > 0 && !excused) {
 			t->counted += f->lines[i].count;
 			if (first_user && is_root(first_user))
 				t->whole += f->lines[i].count;
@@ -179,6 +194,55 @@ static double finished_share(const char *err)
 	return strtod(p, NULL);
 }
 
+/* Read the session with probe-read READ; add its stacks of COMMS (NULL:
+ * all) to T and its lost samples to *LOST. Its stderr, for messages, in
+ * *ERR (the caller's, freed first). */
+static void read_tally(const char *what, const char *const *read, const char *const *comms,
+		       struct tally *t, unsigned long long *lost, char **err)
+{
+	struct pk_e2e_summary sum;
+	struct pk_folded f = { 0 };
+	char *out = NULL;
+	const char *bad = NULL;
+	int rc;
+
+	free(*err);
+	*err = NULL;
+	rc = pk_e2e_read(read, &out, err);
+	ck_assert_msg(rc == 0, "%s: probe-read exited %d: %s", what, rc, *err);
+	ck_assert_msg(pk_folded_parse(out, &f, &bad), "%s: not folded: '%s'", what, bad);
+	ck_assert(pk_e2e_parse_summary(*err, &sum));
+	ck_assert_msg(!strstr(*err, "bad records"), "%s: records probe-read could not read:\n%s",
+		      what, *err);
+	tally_add(&f, comms, t);
+	*lost += sum.lost;
+	pk_folded_free(&f);
+	free(out);
+}
+
+/* The bar: no sample lost, enough of them, WHOLE_MIN of them whole; read
+ * AFTER the command, more than MIN_FINISHED percent finished in user
+ * space (no table of its new files was in the kernel: its stacks are whole
+ * because they were finished there). ERR: probe-read's stderr. */
+static void assert_whole(const char *what, bool after, const struct tally *t,
+			 unsigned long long lost, const char *err, double min_finished)
+{
+	fprintf(stderr, "%s%s: %lu samples, %lu outside execve/exit, %lu whole (%.1f%%), "
+		"%.1f%% finished in user space, %llu lost\n", what,
+		after ? " (read after)" : "", t->samples, t->counted, t->whole,
+		t->counted ? 100.0 * t->whole / t->counted : 0.0, finished_share(err), lost);
+	ck_assert_msg(lost == 0, "%s: %llu samples lost:\n%s", what, lost, err);
+	ck_assert_msg(t->counted >= MIN_SAMPLES, "%s: only %lu samples:\n%s", what, t->counted,
+		      err);
+	ck_assert_msg(t->whole >= WHOLE_MIN * t->counted,
+		      "%s: %lu of %lu stacks whole (%.1f%%), e.g.%s\n%s", what, t->whole,
+		      t->counted, 100.0 * t->whole / t->counted, t->example, err);
+	if (after)
+		ck_assert_msg(finished_share(err) > min_finished, "%s: %.1f%% finished in user "
+			      "space, not more than %.0f%%:\n%s", what, finished_share(err),
+			      min_finished, err);
+}
+
 /*
  * Profile CMD from its first instruction, with probe-read running during it
  * (AFTER false) or started only once it has exited (AFTER true), and check
@@ -191,12 +255,10 @@ static void profile_whole(const char *what, const char *const *cmd, bool after,
 	const char *load[32] = { "-F", "499", "--ringbuf-size", after ? "64M" : "8M",
 				 "--stack-copy", stack_copy ? stack_copy : "32K", "--" };
 	const char *read[] = { "-d", "120", NULL };
-	struct pk_e2e_summary sum;
-	struct pk_folded f = { 0 };
-	char *out = NULL, *err = NULL;
-	const char *bad = NULL;
-	struct tally t;
-	int n = 7, rc;
+	unsigned long long lost = 0;
+	struct tally t = { 0 };
+	char *err = NULL;
+	int n = 7;
 
 	for (int i = 0; cmd[i] && n < 31; i++)
 		load[n++] = cmd[i];
@@ -204,30 +266,9 @@ static void profile_whole(const char *what, const char *const *cmd, bool after,
 	ck_assert_int_eq(pk_e2e_load(load), 0);
 	if (after)
 		ck_assert_int_eq(pk_e2e_wait_targets_exit(120), 0);
-	rc = pk_e2e_read(read, &out, &err);
+	read_tally(what, read, NULL, &t, &lost, &err);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
-	ck_assert_msg(rc == 0, "%s: probe-read exited %d: %s", what, rc, err);
-	ck_assert_msg(pk_folded_parse(out, &f, &bad), "%s: not folded: '%s'", what, bad);
-	ck_assert(pk_e2e_parse_summary(err, &sum));
-	ck_assert_msg(!strstr(err, "bad records"), "%s: records probe-read could not read:\n%s",
-		      what, err);
-	tally_whole(&f, &t);
-	fprintf(stderr, "%s%s: %lu samples, %lu outside execve/exit, %lu whole (%.1f%%), "
-		"%.1f%% finished in user space, %llu lost\n", what,
-		after ? " (read after)" : "", t.samples, t.counted, t.whole,
-		t.counted ? 100.0 * t.whole / t.counted : 0.0, finished_share(err), sum.lost);
-	ck_assert_msg(sum.lost == 0, "%s: %llu samples lost:\n%s", what, sum.lost, err);
-	ck_assert_msg(t.counted >= MIN_SAMPLES, "%s: only %lu samples:\n%s", what, t.counted, err);
-	ck_assert_msg(t.whole >= WHOLE_MIN * t.counted,
-		      "%s: %lu of %lu stacks whole (%.1f%%), e.g.%s\n%s", what, t.whole,
-		      t.counted, 100.0 * t.whole / t.counted, t.example, err);
-	/* Read after the command, no table of its new files was in the
-	 * kernel: the stacks are whole because they were finished here. */
-	if (after)
-		ck_assert_msg(finished_share(err) > 50, "%s: the copied stacks were not finished "
-			      "in user space:\n%s", what, err);
-	pk_folded_free(&f);
-	free(out);
+	assert_whole(what, after, &t, lost, err, 50);
 	free(err);
 }
 
@@ -296,6 +337,93 @@ START_TEST(test_shell_loop)
 	};
 
 	profile_whole("sh -c 'ls; cat | wc' loop", argv, _i, NULL);
+}
+END_TEST
+
+/*
+ * A system-wide session (no -p, no command), then `make -j2` of real C
+ * files of this tree: make, sh, gcc, cc1 and as all start after the load.
+ * Loop index: 0, one probe-read runs while make does (make waits for it to
+ * start, and stops it with SIGTERM when done); 1, it starts once make has
+ * exited. Only the samples of make's programs count: the machine's other
+ * processes are not this test's.
+ */
+START_TEST(test_make_systemwide)
+{
+	static const char *const comms[] = { "make", "sh", "gcc", "cc1", "as", NULL };
+	static char paths[8][4096];
+	static char script[16384];
+	const char *load[] = { "-F", "499", "--skip-idle", "--ringbuf-size", "64M", NULL };
+	/* during make, -d is only a bound (make stops the reader); after it,
+	 * -d 2 reads what the ring buffer holds */
+	const char *read[] = { "-d", _i ? "2" : "600", NULL };
+	char dir[] = "/tmp/pk-make-XXXXXX", mk[64], cc[64], done[64], *err = NULL;
+	char reader[4200], run[8800], *status_text;
+	char *driver[] = { "sh", "-c", run, NULL };
+	const char *argv[16];
+	unsigned long long lost = 0;
+	struct tally t = { 0 };
+	int nfiles;
+	pid_t pid;
+	FILE *f;
+
+	/* the compiler line and files of test_gcc, one make target each */
+	gcc_cmd(argv, paths, script, sizeof(script));
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(cc, sizeof(cc), "%s/cc.sh", dir);
+	f = fopen(cc, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "%s\n", script);
+	ck_assert_int_eq(fclose(f), 0);
+	snprintf(mk, sizeof(mk), "%s/Makefile", dir);
+	f = fopen(mk, "w");
+	ck_assert_ptr_nonnull(f);
+	for (nfiles = 0; argv[4 + nfiles]; nfiles++)
+		;
+	fprintf(f, "all:");
+	for (int i = 0; i < nfiles; i++)
+		fprintf(f, " %s/%d.o", dir, i);
+	fprintf(f, "\n");
+	for (int i = 0; i < nfiles; i++)
+		fprintf(f, "%s/%d.o: %s\n\tsh %s $<\n\ttouch $@\n", dir, i, argv[4 + i], cc);
+	ck_assert_int_eq(fclose(f), 0);
+	snprintf(done, sizeof(done), "%s/status", dir);
+	/* this session's reader, and no other's: by its pin directory */
+	snprintf(reader, sizeof(reader), "probe-read --pin-dir %s ", pk_e2e_pin_dir());
+	if (_i)
+		snprintf(run, sizeof(run), "make -s -j2 -f %s; echo $? > %s", mk, done);
+	else
+		snprintf(run, sizeof(run), "until pgrep -f -- '%s' > /dev/null; do sleep 0.05; done; "
+			 "make -s -j2 -f %s; echo $? > %s; pkill -TERM -f -- '%s'", reader, mk,
+			 done, reader);
+
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	pid = pk_test_spawn(driver, NULL);
+	ck_assert_int_gt(pid, 0);
+	if (_i)
+		pk_test_wait(pid);
+	read_tally("system-wide make -j2", read, comms, &t, &lost, &err);
+	if (!_i)
+		pk_test_wait(pid);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	status_text = pk_test_read_file(done, NULL);
+	ck_assert_msg(status_text && atoi(status_text) == 0, "make failed: %s",
+		      status_text ? status_text : "(no status)");
+	free(status_text);
+	/* read after: cc1, as and the compiler's libraries had no table (no
+	 * process mapped them at load), and cc1 takes most of the time */
+	assert_whole("system-wide make -j2", _i, &t, lost, err, 25);
+	free(err);
+	for (int i = 0; i < nfiles; i++) {
+		char obj[96];
+
+		snprintf(obj, sizeof(obj), "%s/%d.o", dir, i);
+		unlink(obj);
+	}
+	unlink(mk);
+	unlink(cc);
+	unlink(done);
+	ck_assert_int_eq(rmdir(dir), 0);
 }
 END_TEST
 
@@ -508,6 +636,8 @@ Suite *suite_first_samples(void)
 	tcase_add_loop_test(tc, test_python, 0, 2);
 	tcase_add_loop_test(tc, test_shell_loop, 0, 2);
 	tcase_add_loop_test(tc, test_chain5_finished, 0, 2);
+	tc = pk_e2e_tcase(s, "systemwide", 240);
+	tcase_add_loop_test(tc, test_make_systemwide, 0, 2);
 	tc = pk_e2e_tcase(s, "identity", 120);
 	tcase_add_loop_test(tc, test_deleted_after_exec_by_build_id, 0, 2);
 	return s;
