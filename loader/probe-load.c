@@ -290,21 +290,26 @@ static void drop_exited_targets(struct load *l)
 			bpf_map_delete_elem(fd, &l->tgids[i]);
 }
 
+/* Attach PROG into *LINK, WHAT naming its hook in the message. */
+static int attach_one(struct load *l, struct bpf_program *prog, struct bpf_link **link,
+		      const char *what)
+{
+	*link = bpf_program__attach(prog);
+	if (!*link)
+		return pk_err(l->err, -errno, "cannot attach to %s: %s", what, strerror(errno));
+	return 0;
+}
+
 static int attach_follow(struct load *l)
 {
 	struct profile_bpf *skel = l->skel;
 
 	if (!l->ntgids)
 		return 0;
-	skel->links.pk_follow_fork = bpf_program__attach(skel->progs.pk_follow_fork);
-	if (!skel->links.pk_follow_fork)
-		return pk_err(l->err, -errno, "cannot attach to sched_process_fork: %s",
-			      strerror(errno));
-	skel->links.pk_forget_exit = bpf_program__attach(skel->progs.pk_forget_exit);
-	if (!skel->links.pk_forget_exit)
-		return pk_err(l->err, -errno, "cannot attach to sched_process_exit: %s",
-			      strerror(errno));
-	return 0;
+	return attach_one(l, skel->progs.pk_follow_fork, &skel->links.pk_follow_fork,
+			  "sched_process_fork") ?:
+	       attach_one(l, skel->progs.pk_forget_exit, &skel->links.pk_forget_exit,
+			  "sched_process_exit");
 }
 
 /* The code reports, with --unwind dwarf (autoloaded then only). */
@@ -314,15 +319,10 @@ static int attach_code_reports(struct load *l)
 
 	if (!l->opts->dwarf)
 		return 0;
-	skel->links.pk_exec_report = bpf_program__attach(skel->progs.pk_exec_report);
-	if (!skel->links.pk_exec_report)
-		return pk_err(l->err, -errno, "cannot attach to sched_process_exec: %s",
-			      strerror(errno));
-	skel->links.pk_mmap_report = bpf_program__attach(skel->progs.pk_mmap_report);
-	if (!skel->links.pk_mmap_report)
-		return pk_err(l->err, -errno, "cannot attach to syscalls:sys_exit_mmap: %s",
-			      strerror(errno));
-	return 0;
+	return attach_one(l, skel->progs.pk_exec_report, &skel->links.pk_exec_report,
+			  "sched_process_exec") ?:
+	       attach_one(l, skel->progs.pk_mmap_report, &skel->links.pk_mmap_report,
+			  "syscalls:sys_exit_mmap");
 }
 
 static __u64 clock_ns(clockid_t clock)
