@@ -54,5 +54,5 @@ awk -v n="$n" -v t="$tables" -v r="$rows" -v u="$rules" -v b="$bytes" -v a="$add
 	printf "| %d | %d | %d | %d | %d | **%.2f** | %.1f | %.1f | %.1f |\n", n, t, r, u, b,
 		b / r, a, nr, f }'
 echo
-echo "Files: ${files[*]}. Bytes: each table's array (6 bytes a row, 16 a rule, in 4 KiB pages)"
+echo "Files: ${files[*]}. Bytes: each table's array (6 bytes a row, 24 a rule, in 4 KiB pages)"
 echo "and the page the kernel puts before an mmapable array's values, as fdinfo's memlock counts."

@@ -11,7 +11,7 @@
 
 /* Unwind tables (--unwind dwarf). Each table has an array of its own
  * (bpf/probekit.h): what limits them is the kernel memory they take, at most
- * --table-memory bytes (about 6 bytes a row: 6 per row, 16 per distinct
+ * --table-memory bytes (about 6 bytes a row: 6 per row, 24 per distinct
  * rule, a page more per table). The default, about 40 M rows, holds what
  * `clang -O2 -c` maps (2.5 M rows, 15 MB: libclang-cpp 1.0 M, libLLVM
  * 0.95 M) many times over, and so LLVM, a browser-sized library and the rest
