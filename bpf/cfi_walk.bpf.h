@@ -168,6 +168,7 @@ struct uw_state {
 				 * 0: st->f.pc was found by a rule */
 	__u8 __pad[2];
 	__u16 fp_frames, missing_frames;
+	__u64 start_stack;	/* the process's initial SP (pk_walk_entry_frame) */
 	struct vma_cursor vma;	/* the mapping of the last PC, and the walk's */
 	struct uw_window win;	/* uw_read's copy of the user stack */
 	__u64 fp_mask[PK_MAX_USTACK_DEPTH / 64];
@@ -367,6 +368,8 @@ static __always_inline int uw_fp_step(struct uw_state *st, int stop)
 {
 	int end;
 
+	if (pk_walk_entry_frame(st->f.sp, st->start_stack))
+		return PK_END_COMPLETE;
 	st->fp_frames++;
 	end = pk_walk_fp_end(pk_unwind_fp_step(&st->f, &st->win), stop);
 	if (!end)
@@ -499,6 +502,7 @@ static __always_inline __u32 pk_unwind_user(struct pk_sample_buf *b, __u32 kbase
 	st->n = 0;
 	st->end = PK_END_NONE;
 	st->fp_stop = 0;
+	st->start_stack = BPF_CORE_READ(bpf_get_current_task_btf(), mm, start_stack);
 	vma_cursor_reset(&st->vma);
 	st->fp_frames = 0;
 	st->missing_frames = 0;
@@ -580,6 +584,7 @@ static __always_inline const void *pk_ustack_copy_attach(const struct pk_sample_
 	c->regs[PK_DWARF_RSP] = st->f.sp;
 	c->regs[PK_DWARF_RIP] = st->f.pc;
 	c->regs_valid = st->f.valid | PK_UNWIND_REG(PK_DWARF_RSP) | PK_UNWIND_REG(PK_DWARF_RIP);
+	c->start_stack = st->start_stack;
 	/* from the red zone up, within the VMA that holds RSP */
 	c->start = st->f.sp;
 	vma = vma_lookup(&st->vma, st->f.sp);

@@ -171,6 +171,9 @@ struct pk_ustack_copy {
 	__u32 holes;		/* bit i: the bytes of the copy in the i-th page
 				 * from start's (its own: 0) could not be read
 				 * (never touched, not resident): zeros */
+	__u64 start_stack;	/* the process's initial stack pointer
+				 * (mm->start_stack, where the kernel left
+				 * argc): the SP of its entry frame */
 	/* __u8 stack[len] */
 };
 

@@ -51,6 +51,15 @@ static inline int pk_walk_unsupported_counter(int step)
 	}
 }
 
+/* Whether a frame no rule unwinds is the process's entry frame (ld.so's
+ * _start has no FDE): its SP is the initial stack pointer START_STACK,
+ * where the kernel left argc, and it has no caller. Only the main thread's
+ * first frame can have that SP. */
+static inline int pk_walk_entry_frame(__u64 sp, __u64 start_stack)
+{
+	return start_stack && sp == start_stack;
+}
+
 /* After a frame-pointer step taken where the walk would otherwise end
  * STOP (PK_END_NO_CFI in a gap of a file's CFI, PK_END_FP_FALLBACK in code
  * with no table): 0 to go on, or how the walk ends. A zero return address

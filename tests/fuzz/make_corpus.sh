@@ -110,13 +110,14 @@ sample() {
 
 # sample_copy NAME "KERNEL" "USER" LEN: layout 4, a DWARF walk that stopped
 # for want of a table (PK_END_NO_TABLE) with the last user frame's registers
-# (RSP 0x7ffd10000100) and LEN bytes of stack from RSP - 128 after the frames.
+# (RSP 0x7ffd10000100), the initial SP 0x7ffd10001000, and LEN bytes of
+# stack from RSP - 128 after the frames.
 sample_copy() {
 	local name=$1 k=($2) u=($3) len=$4 off=120 a r copy_off
 	local last=${u[${#u[@]} - 1]}
 
 	copy_off=$((off + 8 * (${#k[@]} + ${#u[@]})))
-	{ le 2 1; le 2 $((copy_off + 160 + len)); le 4 48
+	{ le 2 1; le 2 $((copy_off + 168 + len)); le 4 48
 	  le 8 123456789; le 4 42; le 4 43; le 4 1
 	  le 2 ${#k[@]}; le 2 ${#u[@]}; le 2 $off; le 6 0
 	  printf 'fp_chain'; le 8 0
@@ -128,6 +129,7 @@ sample_copy() {
 		case $r in 7) le 8 0x7ffd10000100;; 16) le 8 "$last";; *) le 8 $((r + 1));; esac
 	  done
 	  le 4 0x1ffff; le 4 1; le 8 $((0x7ffd10000100 - 128)); le 4 "$len"; le 4 0
+	  le 8 0x7ffd10001000
 	  for ((a = 0; a < len; a += 8)); do le 8 0x555555554080; done
 	} > "$OUT/record/$name"
 }

@@ -387,11 +387,16 @@ static int copy_read(void *arg, __u64 *dst, __u64 addr)
 }
 
 /* A frame-pointer step where the walk would otherwise end STOP, as the
- * BPF walk takes it (uw_fp_step): 0 or how the walk ends. */
-static int fp_step(struct pk_unwind_regs *regs, struct pk_unwind_mem *mem, int stop, int *fp_stop)
+ * BPF walk takes it (uw_fp_step): 0 or how the walk ends. START_STACK: the
+ * process's initial SP (pk_walk_entry_frame). */
+static int fp_step(struct pk_unwind_regs *regs, struct pk_unwind_mem *mem, int stop,
+		   __u64 start_stack, int *fp_stop)
 {
-	int end = pk_walk_fp_end(pk_unwind_fp_step(regs, mem), stop);
+	int end;
 
+	if (pk_walk_entry_frame(regs->sp, start_stack))
+		return PK_END_COMPLETE;
+	end = pk_walk_fp_end(pk_unwind_fp_step(regs, mem), stop);
 	if (!end)
 		*fp_stop = stop;
 	return end;
@@ -404,8 +409,9 @@ static int fp_step(struct pk_unwind_regs *regs, struct pk_unwind_mem *mem, int s
  * table yet. *DROP: the frame is no frame (a frame-pointer step led out of
  * every mapping) and the walk ends before it.
  */
-static int frame_step(struct pk_ustack_finisher *f, __u32 pid, struct pk_unwind_regs *regs,
-		      struct pk_unwind_mem *mem, int *fp_stop, bool *drop)
+static int frame_step(struct pk_ustack_finisher *f, __u32 pid, __u64 start_stack,
+		      struct pk_unwind_regs *regs, struct pk_unwind_mem *mem, int *fp_stop,
+		      bool *drop)
 {
 	__u64 lookup = regs->exact_pc ? regs->pc : regs->pc - 1, off, vaddr;
 	const struct pk_unwind_rule *rule;
@@ -420,12 +426,12 @@ static int frame_step(struct pk_ustack_finisher *f, __u32 pid, struct pk_unwind_
 		return prev_stop ? prev_stop : PK_END_READ_FAULT;
 	}
 	if (m->anon)
-		return fp_step(regs, mem, PK_END_FP_FALLBACK, fp_stop);
+		return fp_step(regs, mem, PK_END_FP_FALLBACK, start_stack, fp_stop);
 	ff = get_file(f, pid, m);
 	if (!ff || ff->status == -EAGAIN)
 		return -1;
 	if (ff->status)		/* refused (no CFI, not an ELF): as the kernel does */
-		return fp_step(regs, mem, PK_END_FP_FALLBACK, fp_stop);
+		return fp_step(regs, mem, PK_END_FP_FALLBACK, start_stack, fp_stop);
 	off = lookup - m->start + (m->vdso ? 0 : m->pgoff);
 	for (__u32 i = 0; i < ff->nsegs; i++) {
 		if (off < ff->segs[i].off || off >= ff->segs[i].end)
@@ -434,11 +440,11 @@ static int frame_step(struct pk_ustack_finisher *f, __u32 pid, struct pk_unwind_
 		rule = table_rule(ff->t, vaddr);
 		end = rule ? pk_walk_rule_end(pk_unwind_rule_step(regs, rule, mem)) : PK_END_NO_CFI;
 		if (end == PK_END_NO_CFI)
-			return fp_step(regs, mem, PK_END_NO_CFI, fp_stop);
+			return fp_step(regs, mem, PK_END_NO_CFI, start_stack, fp_stop);
 		return end;
 	}
 	/* in the file but in no executable segment */
-	return fp_step(regs, mem, PK_END_FP_FALLBACK, fp_stop);
+	return fp_step(regs, mem, PK_END_FP_FALLBACK, start_stack, fp_stop);
 }
 
 int pk_ustack_finisher_walk(struct pk_ustack_finisher *f, const struct pk_record_sample *s,
@@ -459,7 +465,7 @@ int pk_ustack_finisher_walk(struct pk_ustack_finisher *f, const struct pk_record
 	memcpy(regs.regs, c->regs, sizeof(regs.regs));
 	*res = (struct pk_finish_result){ .end = PK_END_NO_TABLE };
 	for (;;) {
-		end = frame_step(f, s->pid, &regs, &mem, &fp_stop, &drop);
+		end = frame_step(f, s->pid, c->start_stack, &regs, &mem, &fp_stop, &drop);
 		if (end < 0)
 			return 0;	/* PK_END_NO_TABLE: kept as the kernel sent it */
 		if (drop && res->n) {
