@@ -461,7 +461,7 @@ int BPF_PROG(pk_exec_report, struct task_struct *p, pid_t old_pid, struct linux_
 SEC("tracepoint/syscalls/sys_exit_mmap")
 int pk_mmap_report(struct trace_event_raw_sys_exit *ctx)
 {
-	if (ctx->ret > 0 && ctx->ret < (long)(1ull << 47))
+	if (ctx->ret > 0)	/* an address; an error is a negative errno */
 		report_code_at(ctx->ret);
 	return 0;
 }
