@@ -353,7 +353,10 @@ START_TEST(test_make_systemwide)
 	static const char *const comms[] = { "make", "sh", "gcc", "cc1", "as", NULL };
 	static char paths[8][4096];
 	static char script[16384];
-	const char *load[] = { "-F", "499", "--skip-idle", "--ringbuf-size", "64M", NULL };
+	/* cc1's ranger recurses ~70 KiB deep: the most a copy may be, as
+	 * test_gcc's samples read after the command need */
+	const char *load[] = { "-F", "499", "--skip-idle", "--ringbuf-size", "64M",
+			       "--stack-copy", "60K", NULL };
 	/* during make, -d is only a bound (make stops the reader); after it,
 	 * -d 2 reads what the ring buffer holds */
 	const char *read[] = { "-d", _i ? "2" : "600", NULL };
