@@ -63,7 +63,8 @@ const char pk_load_usage[] =
 "                         \"probekit: profiling pid PID\". probe-read stops when\n"
 "                         it and its children have exited.\n"
 "\n"
-"Needs root (CAP_BPF and CAP_PERFMON), kernel BTF and Linux >= 5.15.\n"
+"Needs root (CAP_BPF and CAP_PERFMON), kernel BTF and Linux >= 6.1 (5.15 with\n"
+"--unwind fp).\n"
 "Exit status: 0 loaded (or unloaded), 1 error, 2 bad usage.\n";
 
 enum {

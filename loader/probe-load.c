@@ -81,7 +81,7 @@ static int preflight(struct load *l)
 	if (ret)
 		return ret;
 	uname(&uts);
-	ret = pk_check_kernel_release(uts.release, l->err);
+	ret = pk_check_kernel_release(uts.release, l->opts->dwarf, l->err);
 	if (ret)
 		return ret;
 	ret = pk_check_btf(PK_BTF_VMLINUX, l->err);

@@ -14,8 +14,11 @@
  * on after probe-load exits. */
 #define MIN_MAJOR	5
 #define MIN_MINOR	15
+/* The DWARF walk finds a PC's VMA in the mm's maple tree (bpf/vma.bpf.h). */
+#define DWARF_MIN_MAJOR	6
+#define DWARF_MIN_MINOR	1
 
-int pk_check_kernel_release(const char *release, char err[PK_ERR_LEN])
+int pk_check_kernel_release(const char *release, bool dwarf, char err[PK_ERR_LEN])
 {
 	unsigned int major, minor;
 
@@ -25,6 +28,11 @@ int pk_check_kernel_release(const char *release, char err[PK_ERR_LEN])
 		return pk_err(err, -EOPNOTSUPP,
 			      "Linux %u.%u is too old: probekit needs %d.%d or newer (BPF perf_event links)",
 			      major, minor, MIN_MAJOR, MIN_MINOR);
+	if (dwarf && (major < DWARF_MIN_MAJOR ||
+		      (major == DWARF_MIN_MAJOR && minor < DWARF_MIN_MINOR)))
+		return pk_err(err, -EOPNOTSUPP,
+			      "Linux %u.%u is too old for --unwind dwarf (the default): it needs %d.%d or newer (the maple tree of VMAs); --unwind fp needs %d.%d",
+			      major, minor, DWARF_MIN_MAJOR, DWARF_MIN_MINOR, MIN_MAJOR, MIN_MINOR);
 	return 0;
 }
 

@@ -17,8 +17,9 @@
 #define PK_MAX_CPUS		4096
 #define PK_BTF_VMLINUX		"/sys/kernel/btf/vmlinux"
 
-/* 0 when RELEASE (uname -r) is Linux 5.15 or newer, else -EOPNOTSUPP. */
-int pk_check_kernel_release(const char *release, char err[PK_ERR_LEN]);
+/* 0 when RELEASE (uname -r) is Linux 5.15 or newer, and 6.1 or newer for
+ * the DWARF walk (DWARF), else -EOPNOTSUPP. */
+int pk_check_kernel_release(const char *release, bool dwarf, char err[PK_ERR_LEN]);
 /* 0 when the kernel BTF file PATH exists, else -ENOENT. */
 int pk_check_btf(const char *path, char err[PK_ERR_LEN]);
 /* Whether the running kernel's BTF has struct NAME ("maple_tree": 6.1+). */

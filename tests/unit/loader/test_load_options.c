@@ -301,14 +301,20 @@ END_TEST
 
 START_TEST(test_kernel_release)
 {
-	ck_assert_int_eq(pk_check_kernel_release("6.18.44-fc-v657", err), 0);
-	ck_assert_int_eq(pk_check_kernel_release("5.15.0-91-generic", err), 0);
-	ck_assert_int_eq(pk_check_kernel_release("10.0", err), 0);
-	ck_assert_int_eq(pk_check_kernel_release("5.14.21-150400", err), -EOPNOTSUPP);
+	ck_assert_int_eq(pk_check_kernel_release("6.18.44-fc-v657", true, err), 0);
+	ck_assert_int_eq(pk_check_kernel_release("6.1.0-27-amd64", true, err), 0);
+	ck_assert_int_eq(pk_check_kernel_release("5.15.0-91-generic", false, err), 0);
+	ck_assert_int_eq(pk_check_kernel_release("10.0", true, err), 0);
+	/* the DWARF walk needs the maple tree of VMAs: 6.1 */
+	ck_assert_int_eq(pk_check_kernel_release("5.15.0-91-generic", true, err), -EOPNOTSUPP);
+	ck_assert_str_eq(err, "Linux 5.15 is too old for --unwind dwarf (the default): it needs "
+			 "6.1 or newer (the maple tree of VMAs); --unwind fp needs 5.15");
+	ck_assert_int_eq(pk_check_kernel_release("6.0.19", true, err), -EOPNOTSUPP);
+	ck_assert_int_eq(pk_check_kernel_release("5.14.21-150400", false, err), -EOPNOTSUPP);
 	ck_assert_str_eq(err, "Linux 5.14 is too old: probekit needs 5.15 or newer (BPF perf_event links)");
-	ck_assert_int_eq(pk_check_kernel_release("4.19.0", err), -EOPNOTSUPP);
+	ck_assert_int_eq(pk_check_kernel_release("4.19.0", true, err), -EOPNOTSUPP);
 	ck_assert_str_eq(err, "Linux 4.19 is too old: probekit needs 5.15 or newer (BPF perf_event links)");
-	ck_assert_int_eq(pk_check_kernel_release("weird", err), -EOPNOTSUPP);
+	ck_assert_int_eq(pk_check_kernel_release("weird", false, err), -EOPNOTSUPP);
 	ck_assert_str_eq(err, "cannot tell the kernel version from 'weird'");
 }
 END_TEST
