@@ -840,20 +840,6 @@ static void done(void *arg, int i)
 	it->t = NULL;
 }
 
-/* The vDSO's memfd, made when first needed; its path into BUF. */
-static int vdso_path(struct pk_unwind_store *s, char *buf, size_t len, char err[PK_ERR_LEN])
-{
-	if (s->vdso_fd < 0) {
-		int fd = pk_vdso_memfd(&s->vdso_size, err);
-
-		if (fd < 0)
-			return fd;
-		s->vdso_fd = fd;
-	}
-	snprintf(buf, len, "/proc/self/fd/%d", s->vdso_fd);
-	return 0;
-}
-
 static void stats_add(struct pk_unwind_stats *st, const struct pk_unwind_stats *add)
 {
 	st->files += add->files;
@@ -899,7 +885,7 @@ int pk_unwind_store_add(struct pk_unwind_store *s, const struct pk_unwind_file *
 		if (it->skip || !is_vdso)
 			continue;
 		if (!vdso[0] && !vdso_err[0])
-			vdso_path(s, vdso, sizeof(vdso), vdso_err);
+			pk_vdso_path(&s->vdso_fd, &s->vdso_size, vdso, sizeof(vdso), vdso_err);
 		it->path = vdso;
 		if (!vdso[0]) {
 			it->status = -ENOENT;

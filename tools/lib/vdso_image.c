@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/auxv.h>
 #include <sys/mman.h>
@@ -43,4 +44,17 @@ int pk_vdso_memfd(size_t *size, char err[PK_ERR_LEN])
 	/* what is read later is what was written now */
 	fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL);
 	return fd;
+}
+
+int pk_vdso_path(int *fd, size_t *size, char *buf, size_t len, char err[PK_ERR_LEN])
+{
+	if (*fd < 0) {
+		int made = pk_vdso_memfd(size, err);
+
+		if (made < 0)
+			return made;
+		*fd = made;
+	}
+	snprintf(buf, len, "/proc/self/fd/%d", *fd);
+	return 0;
 }

@@ -14,4 +14,9 @@
  * errno with one line in ERR (-ENOENT: no vDSO). */
 int pk_vdso_memfd(size_t *size, char err[PK_ERR_LEN]);
 
+/* The path of this process's vDSO image as a file (/proc/self/fd/N) into
+ * BUF: the memfd *FD, made at the first call (*FD -1) with its *SIZE, and
+ * the caller's to close. 0, or a negative errno with one line in ERR. */
+int pk_vdso_path(int *fd, size_t *size, char *buf, size_t len, char err[PK_ERR_LEN]);
+
 #endif

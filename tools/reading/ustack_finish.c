@@ -264,14 +264,8 @@ static int file_path(struct pk_ustack_finisher *f, __u32 pid, const struct fin_m
 	char err[PK_ERR_LEN], key[2 * PK_MAPPING_BUILD_ID_MAX + 8], want[sizeof(key)];
 	struct stat sb;
 
-	if (m->vdso) {
-		if (f->vdso_fd < 0)
-			f->vdso_fd = pk_vdso_memfd(&f->vdso_size, err);
-		if (f->vdso_fd < 0)
-			return -ENOENT;
-		snprintf(buf, len, "/proc/self/fd/%d", f->vdso_fd);
-		return 0;
-	}
+	if (m->vdso)
+		return pk_vdso_path(&f->vdso_fd, &f->vdso_size, buf, len, err) ? -ENOENT : 0;
 	if (!pk_map_files_path(buf, len, f->proc_root, pid, m->start, m->end) &&
 	    !stat(buf, &sb) && sb.st_ino == m->ino &&
 	    pk_kernel_dev(major(sb.st_dev), minor(sb.st_dev)) == m->dev)
