@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# boot.sh KERNEL_DIR OUT_DIR JOB: boot a kernel fetch.sh prepared, run the
+# bash script JOB inside, on the host's own tree, and exit with its status.
+# Its output is OUT_DIR/job.log, the kernel's console OUT_DIR/console.log.
+#
+# KVM when /dev/kvm works, TCG otherwise. PK_GUEST_CPUS and PK_GUEST_MEM
+# size the guest (default 2 CPUs, 4 GiB, the tmpfs the guest writes to
+# included); PK_GUEST_TIMEOUT (seconds, default 3600) ends a guest that
+# hangs.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+kdir=$(cd "${1:?usage: boot.sh KERNEL_DIR OUT_DIR JOB}" && pwd)
+out=${2:?usage: boot.sh KERNEL_DIR OUT_DIR JOB}
+job=${3:?usage: boot.sh KERNEL_DIR OUT_DIR JOB}
+mkdir -p "$out"
+out=$(cd "$out" && pwd)
+rm -f "$out/status" "$out/job.log" "$out/console.log" "$out/up"
+cp "$job" "$out/job"
+
+# KVM when it really runs a CPU: under nested virtualisation /dev/kvm may
+# open and still fail at the first register write, so the probe is a
+# stopped guest that must stay up for two seconds.
+# TCG runs one thread for all the guest's CPUs: with a thread each
+# (MTTCG), a CPU can run code another has just patched with int3 while the
+# kernel patches its text (static keys at boot, tracepoints as BPF attaches)
+# and die of the stale breakpoint, as 6.12 did in one boot of four.
+accel=tcg
+accel_opts=,thread=single
+cpu=max
+if [ -w /dev/kvm ]; then
+	probe=$(exec 2>/dev/null; timeout 2 qemu-system-x86_64 -accel kvm \
+		-cpu host -display none -monitor none -nodefaults -S >/dev/null
+		echo $?)
+	if [ "$probe" = 124 ]; then
+		accel=kvm
+		accel_opts=
+		cpu=host
+	fi
+fi
+echo "$accel" > "$out/accel"
+
+kver=$(cat "$kdir/release")
+rc=0
+timeout --foreground -k 10 "${PK_GUEST_TIMEOUT:-3600}" \
+qemu-system-x86_64 -accel "$accel$accel_opts" -cpu "$cpu" \
+	-smp "${PK_GUEST_CPUS:-2}" -m "${PK_GUEST_MEM:-4G}" \
+	-display none -monitor none -no-reboot -nodefaults \
+	-serial "file:$out/console.log" \
+	-kernel "$kdir/vmlinuz" -initrd "$kdir/initrd.img" \
+	-append "console=ttyS0 panic=-1 loglevel=4 mitigations=off pkguest=$here/guest.sh pkout=$out pkmods=$kdir/modules/$kver" \
+	-virtfs "local,path=/,mount_tag=pkroot,security_model=none,readonly=on,multidevs=remap" \
+	-virtfs "local,path=$out,mount_tag=pkout,security_model=none,multidevs=remap" \
+	|| rc=$?
+if [ ! -s "$out/status" ]; then
+	echo "boot.sh: the guest ($kver) ended without a status (qemu $rc);" \
+		"its console: $out/console.log" >&2
+	tail -n 5 "$out/console.log" >&2 || true
+	exit 125
+fi
+exit "$(cat "$out/status")"

@@ -1,0 +1,47 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# PID 1 of a matrix guest, on the host's tree (see init.sh): mount what a
+# profiler needs as a machine booted normally has it, run the job boot.sh
+# left in the shared output folder, keep its status there, and power off.
+# Named on the kernel command line by boot.sh: pkout= (the output folder,
+# shared read-write at the same path) and pkmods= (the kernel's modules).
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+export HOME=/root TERM=dumb LANG=C.UTF-8
+
+off() {
+	sync
+	echo o > /proc/sysrq-trigger
+	sleep 60
+}
+trap off EXIT
+
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+mkdir -p /dev/pts /dev/shm
+mount -t devpts -o newinstance,ptmxmode=0666 devpts /dev/pts
+mount -t tmpfs tmpfs /dev/shm
+mount -t tmpfs tmpfs /run
+mount -t tmpfs tmpfs /tmp
+mount -t bpf bpf /sys/fs/bpf
+mount -t tracefs tracefs /sys/kernel/tracing
+mount -t debugfs debugfs /sys/kernel/debug
+mount -t cgroup2 cgroup2 /sys/fs/cgroup 2>/dev/null
+ip link set lo up 2>/dev/null
+hostname pk-guest
+
+for arg in $(cat /proc/cmdline); do
+	case $arg in
+	pkout=*) out=${arg#pkout=} ;;
+	pkmods=*) mods=${arg#pkmods=} ;;
+	esac
+done
+mkdir -p "/lib/modules/$(uname -r)"
+mount --bind "$mods" "/lib/modules/$(uname -r)"
+mkdir -p "$out"
+mount -t 9p -o trans=virtio,version=9p2000.L,msize=1048576 pkout "$out" || {
+	echo "guest: cannot mount the output folder" >&2; exit 1; }
+
+echo "$(uname -r) up in $(cut -d' ' -f1 /proc/uptime) s" > "$out/up"
+cd "$out"
+bash "$out/job" > "$out/job.log" 2>&1 < /dev/null
+echo $? > "$out/status.tmp" && mv "$out/status.tmp" "$out/status"

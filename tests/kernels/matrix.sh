@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# matrix.sh BUILD OUT [NAME[:SUITE,...]...]: the kernel matrix behind
+# `make check-kernels`. For each kernel NAME of kernels.list (all when none
+# is named; "host" is this machine's own kernel, run natively), boot it
+# (boot.sh) and run there,
+# against the programs and test runner in BUILD:
+#   - one load of the BPF programs per kind of event, whose refusal shows
+#     the verifier's last lines;
+#   - the check suites kernels.list names for it (or those after the colon),
+#     one runner per suite.
+# It prints one line per kernel and step, keeps every log under OUT/NAME/,
+# and exits non-zero when any step failed.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+build=$(cd "${1:?usage: matrix.sh BUILD OUT [NAME...]}" && pwd)
+out=${2:?usage: matrix.sh BUILD OUT [NAME...]}
+shift 2
+mkdir -p "$out" && out=$(cd "$out" && pwd)
+cache=${KERNEL_CACHE:-/var/cache/probekit-kernels}
+
+# The suites that load real BPF: the rest test user-space code on files and
+# synthetic input, the same on every kernel, and run on the host only.
+bpf_suites="load_session unwind_files unwind_store bpf_cost
+dwarf first_samples event_sources profile_e2e symbols_e2e formats_e2e
+inline_e2e perf_oracle"
+
+names=("$@")
+if [ ${#names[@]} -eq 0 ]; then
+	mapfile -t names < <(awk '!/^#/ && NF { print $1 }' "$here/kernels.list")
+	names+=(host)
+fi
+
+suites_of() {
+	local s
+	if [ "$1" = host ]; then
+		s=bpf
+	else
+		s=$(awk -v n="$1" '!/^#/ && $1 == n { print $4 }' "$here/kernels.list")
+	fi
+	if [ -z "$s" ]; then
+		echo "matrix.sh: kernel '$1' is not in $here/kernels.list" >&2
+		return 1
+	fi
+	[ "$s" = bpf ] && s=$bpf_suites
+	echo "$s" | tr ',' ' '
+}
+
+# The job each kernel runs, guest or host: a bash script with the paths
+# baked in (the guest sees the host's tree at the same paths).
+write_job() {
+	local suites=$1 dir=$2
+	cat > "$dir/job.sh" <<JOB
+cd "$dir"
+export CI=true PROBEKIT_BUILD="$build" PROBEKIT_SRC="$src"
+export CK_TIMEOUT_MULTIPLIER=\${CK_TIMEOUT_MULTIPLIER:-1}
+bash "$here/load_events.sh" "$build" "$dir" > "$dir/load.results" 2>&1
+for suite in $suites; do
+	start=\$(date +%s)
+	CK_RUN_SUITE=\$suite "$build/tests/check_probekit" > "$dir/suite-\$suite.log" 2>&1
+	rc=\$?
+	echo "\$suite \$rc \$(( \$(date +%s) - start ))" >> "$dir/suite.results"
+done
+JOB
+}
+
+# The verifier's last words before a refusal, from libbpf's log.
+verifier_tail() {
+	awk '/BEGIN PROG LOAD LOG/ { n = 0; keep = 1; next }
+	     /END PROG LOAD LOG/ { keep = 0 }
+	     keep { buf[n++ % 12] = $0 }
+	     /failed to load/ && !done { for (i = (n > 12 ? n - 12 : 0); i < n; i++)
+			print "         " buf[i % 12]; print "         " $0; done = 1 }' "$1"
+}
+
+# One kernel's run, host or guest, in the background: its result is the
+# files under its folder.
+run_kernel() {
+	local name=$1 dir=$2 start=$(date +%s) kdir rc
+	if [ "$name" = host ]; then
+		uname -r > "$dir/release"
+		echo native > "$dir/accel"
+		(bash "$dir/job.sh") > "$dir/job.log" 2>&1
+		rc=$?
+	elif ! kdir=$("$here/fetch.sh" "$name" "$cache" 2> "$dir/qemu.log"); then
+		rc=125
+	else
+		cp "$kdir/release" "$dir/release"
+		# TCG runs the guest 5-20 times slower than the host: the suites'
+		# CPU budgets hold, their timeouts are wall-clock.
+		CK_TIMEOUT_MULTIPLIER=${CK_TIMEOUT_MULTIPLIER:-8} \
+			"$here/boot.sh" "$kdir" "$dir" "$dir/job.sh" > "$dir/qemu.log" 2>&1
+		rc=$?
+	fi
+	echo "$rc $(( $(date +%s) - start ))" > "$dir/ran"
+}
+
+failed=0
+declare -A suites_for
+for arg in "${names[@]}"; do
+	name=${arg%%:*}
+	if [ "$arg" != "$name" ]; then
+		suites=$(echo "${arg#*:}" | tr ',' ' ')
+	else
+		suites=$(suites_of "$name") || { failed=1; continue; }
+	fi
+	dir=$out/$name
+	rm -rf "$dir" && mkdir -p "$dir"
+	write_job "$suites" "$dir"
+	suites_for[$name]=$suites
+	# Kernels run side by side: TCG gives each guest one host thread.
+	run_kernel "$name" "$dir" &
+done
+wait
+
+printf '%-6s %-16s %s\n' kernel step result
+for arg in "${names[@]}"; do
+	name=${arg%%:*}
+	[ -n "${suites_for[$name]:-}" ] || continue
+	dir=$out/$name
+	read -r rc secs < "$dir/ran"
+	if [ ! -s "$dir/suite.results" ]; then
+		printf '%-6s %-16s FAIL: the job did not run (status %s): %s\n' \
+			"$name" boot "$rc" "$(tail -n 1 "$dir/qemu.log")"
+		failed=1
+		continue
+	fi
+	printf '%-6s %-16s %s, %s, %d s in all\n' "$name" kernel \
+		"$(cat "$dir/release")" "$(cat "$dir/accel")" "$secs"
+	while read -r what status detail; do
+		if [ "$status" = ok ]; then
+			printf '%-6s %-16s ok\n' "$name" "load $what"
+		elif [ "$status" = refused ]; then
+			printf '%-6s %-16s refused as expected: %s\n' "$name" "load $what" "$detail"
+		else
+			failed=1
+			printf '%-6s %-16s FAIL: %s\n' "$name" "load $what" "$detail"
+			verifier_tail "$dir/load-$what.log"
+		fi
+	done < "$dir/load.results"
+	while read -r suite src_rc secs_s; do
+		log=$dir/suite-$suite.log
+		summary=$(grep -E '^[0-9]+%: Checks' "$log" | tail -n 1)
+		if [ "$src_rc" = 0 ]; then
+			printf '%-6s %-16s ok: %s, %d s\n' "$name" "$suite" "$summary" "$secs_s"
+		else
+			failed=1
+			printf '%-6s %-16s FAIL: %s, %d s\n' "$name" "$suite" "${summary:-no summary}" "$secs_s"
+			grep -E ':[FE]:' "$log" | head -n 10 | sed 's/^/         /'
+			verifier_tail "$log"
+		fi
+	done < "$dir/suite.results"
+done
+exit $failed
