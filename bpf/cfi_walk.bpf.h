@@ -27,6 +27,7 @@
 #include <bpf/bpf_core_read.h>
 #include "bpf/probekit.h"
 #include "eh_frame/unwind_table.h"
+#include "bpf/kernel_fields.bpf.h"
 #include "bpf/sample.bpf.h"
 #include "bpf/vma.bpf.h"
 #include "bpf/mapping_report.bpf.h"
@@ -672,10 +673,6 @@ static __always_inline void pk_report_code(__u64 addr)
 
 /* PF_KTHREAD, include/linux/sched.h (a #define: not in BTF). */
 #define UW_PF_KTHREAD		0x00200000
-/* The privilege level in CS: 3 in user mode (user_mode(),
- * arch/x86/include/asm/ptrace.h; SEGMENT_RPL_MASK). */
-#define UW_SEGMENT_RPL_MASK	3
-
 /*
  * The user registers of the current task: the sample's own when it
  * interrupted user mode (CTX_REGS), else the ones saved at kernel entry.
@@ -687,7 +684,7 @@ static __always_inline bool pk_user_regs(const struct pt_regs *ctx_regs, struct 
 
 	if (task->flags & UW_PF_KTHREAD)
 		return false;
-	if (ctx_regs && (BPF_CORE_READ(ctx_regs, cs) & UW_SEGMENT_RPL_MASK)) {
+	if (ctx_regs && pk_regs_user_mode(ctx_regs)) {
 		return bpf_probe_read_kernel(out, sizeof(*out), ctx_regs) == 0;
 	}
 	return bpf_probe_read_kernel(out, sizeof(*out), (void *)bpf_task_pt_regs(task)) == 0;

@@ -1,0 +1,53 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The kernel-field readers of bpf/kernel_fields.bpf.h, loaded on their own
+ * by tests/unit/bpf/test_core.c, and beside them one read written the way
+ * the readers exist to avoid: a field of the newer layout (pt_regs.csx,
+ * Linux 6.9) with no bpf_core_field_exists() guard. On a kernel without it
+ * libbpf cannot relocate that read and the kernel refuses the program: the
+ * matrix sees it fail there, and only there.
+ */
+#include "vmlinux/vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+#include <bpf/bpf_core_read.h>
+#include "bpf/kernel_fields.bpf.h"
+
+const volatile __u32 target_tgid;
+
+__u64 guarded_user, guarded_kernel;
+__u64 unguarded_user, unguarded_kernel;
+
+static __always_inline bool is_target(void)
+{
+	return bpf_get_current_pid_tgid() >> 32 == target_tgid;
+}
+
+/* sys_enter's registers are the task's own at the syscall: user mode. */
+SEC("tp_btf/sys_enter")
+int BPF_PROG(canary_guarded, struct pt_regs *regs)
+{
+	(void)ctx;	/* BPF_PROG's, the raw arguments: not needed here */
+	if (!is_target())
+		return 0;
+	if (pk_regs_user_mode(regs))
+		__sync_fetch_and_add(&guarded_user, 1);
+	else
+		__sync_fetch_and_add(&guarded_kernel, 1);
+	return 0;
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(canary_unguarded, struct pt_regs *regs)
+{
+	(void)ctx;	/* BPF_PROG's, the raw arguments: not needed here */
+	if (!is_target())
+		return 0;
+	if (BPF_CORE_READ(regs, csx) & PK_SEGMENT_RPL_MASK)
+		__sync_fetch_and_add(&unguarded_user, 1);
+	else
+		__sync_fetch_and_add(&unguarded_kernel, 1);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * bpf/kernel_fields.bpf.h on the running kernel: each reader of a field
+ * whose type changed between kernels loads and reads the right value, on
+ * either side of the change; and a read of the newer layout with no CO-RE
+ * guard (tests/bpf/core_canary.bpf.c) is refused exactly where the kernel
+ * lacks the field. Which side this kernel is on comes from its own BTF,
+ * the independent oracle, never from its version. make check-kernels runs
+ * this on 6.1 (before FRED's pt_regs) and on 6.12 and the host (after).
+ */
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "test_util.h"
+#include "tests/bpf/core_canary.skel.h"
+
+#define SYSCALLS	200
+
+static char libbpf_log[1 << 16];
+static size_t libbpf_log_len;
+
+static int keep_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	int n;
+
+	if (libbpf_log_len >= sizeof(libbpf_log) - 1)
+		return 0;
+	n = vsnprintf(libbpf_log + libbpf_log_len, sizeof(libbpf_log) - libbpf_log_len,
+		      fmt, ap);
+	if (n > 0)
+		libbpf_log_len += (size_t)n;
+	if (libbpf_log_len >= sizeof(libbpf_log))
+		libbpf_log_len = sizeof(libbpf_log) - 1;
+	return 0;
+}
+
+/* Whether the running kernel's struct NAME has a member MEMBER, at any
+ * depth of anonymous structs and unions, as CO-RE would find it. */
+static bool btf_has_member(const struct btf *btf, __u32 id, const char *member)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	const struct btf_member *m;
+
+	while (t && (btf_is_mod(t) || btf_is_typedef(t)))
+		t = btf__type_by_id(btf, t->type);
+	if (!t || !btf_is_composite(t))
+		return false;
+	m = btf_members(t);
+	for (int i = 0; i < btf_vlen(t); i++, m++) {
+		const char *name = btf__name_by_offset(btf, m->name_off);
+
+		if (name && !strcmp(name, member))
+			return true;
+		if ((!name || !*name) && btf_has_member(btf, m->type, member))
+			return true;
+	}
+	return false;
+}
+
+static bool kernel_has_member(const char *type, const char *member)
+{
+	struct btf *btf = btf__load_vmlinux_btf();
+	__s32 id;
+	bool has;
+
+	ck_assert_msg(btf, "cannot read the kernel's BTF");
+	id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
+	ck_assert_msg(id > 0, "the kernel's BTF has no struct %s", type);
+	has = btf_has_member(btf, id, member);
+	btf__free(btf);
+	return has;
+}
+
+/* Open the canary with only PROG to load; the load's result, libbpf's log
+ * kept. */
+static struct core_canary_bpf *canary_open(const char *prog, int *err)
+{
+	struct core_canary_bpf *skel = core_canary_bpf__open();
+	struct bpf_program *p;
+
+	ck_assert_msg(skel, "cannot open the canary object");
+	skel->rodata->target_tgid = getpid();
+	bpf_object__for_each_program(p, skel->obj)
+		bpf_program__set_autoload(p, !strcmp(bpf_program__name(p), prog));
+	libbpf_log_len = 0;
+	libbpf_log[0] = '\0';
+	libbpf_set_print(keep_log);
+	*err = core_canary_bpf__load(skel);
+	libbpf_set_print(NULL);
+	return skel;
+}
+
+static void some_syscalls(void)
+{
+	for (int i = 0; i < SYSCALLS; i++)
+		syscall(SYS_getppid);
+}
+
+START_TEST(test_regs_user_mode)
+{
+	int err;
+	struct core_canary_bpf *skel = canary_open("canary_guarded", &err);
+
+	ck_assert_msg(err == 0, "pk_regs_user_mode refused (%d) on a kernel %s pt_regs.csx:\n%s",
+		      err, kernel_has_member("pt_regs", "csx") ? "with" : "without", libbpf_log);
+	ck_assert_int_eq(core_canary_bpf__attach(skel), 0);
+	some_syscalls();
+	core_canary_bpf__detach(skel);
+	/* every syscall of this process, ours and the test runner's own */
+	ck_assert_msg(skel->bss->guarded_user >= SYSCALLS, "%llu of %d syscalls seen in user mode",
+		      (unsigned long long)skel->bss->guarded_user, SYSCALLS);
+	ck_assert_uint_eq(skel->bss->guarded_kernel, 0);
+	core_canary_bpf__destroy(skel);
+}
+END_TEST
+
+START_TEST(test_unguarded_read_refused_where_missing)
+{
+	bool has_csx = kernel_has_member("pt_regs", "csx");
+	int err;
+	struct core_canary_bpf *skel = canary_open("canary_unguarded", &err);
+
+	if (has_csx) {
+		ck_assert_msg(err == 0, "pt_regs.csx exists here, yet the read was refused (%d):\n%s",
+			      err, libbpf_log);
+		ck_assert_int_eq(core_canary_bpf__attach(skel), 0);
+		some_syscalls();
+		core_canary_bpf__detach(skel);
+		ck_assert_uint_ge(skel->bss->unguarded_user, SYSCALLS);
+		ck_assert_uint_eq(skel->bss->unguarded_kernel, 0);
+	} else {
+		ck_assert_msg(err != 0, "this kernel has no pt_regs.csx, yet the unguarded read loaded");
+		/* refused for the relocation, not for anything else */
+		ck_assert_msg(strstr(libbpf_log, "csx") &&
+			      strstr(libbpf_log, "failed to resolve CO-RE relocation"),
+			      "refused, but not for pt_regs.csx:\n%s", libbpf_log);
+	}
+	core_canary_bpf__destroy(skel);
+}
+END_TEST
+
+Suite *suite_core(void)
+{
+	Suite *s = suite_create("core");
+	TCase *tc = tcase_create("pt_regs");
+
+	if (!pk_test_need_root(s, "loads BPF programs"))
+		return s;
+	tcase_add_test(tc, test_regs_user_mode);
+	tcase_add_test(tc, test_unguarded_read_refused_where_missing);
+	suite_add_tcase(s, tc);
+	return s;
+}
