@@ -835,6 +835,22 @@ struct delivered {
 	pid_t pid;
 };
 
+/* What a sample's header must say its size is: its frames, and after them,
+ * where the walk reached a file whose table was not loaded yet (a slow
+ * machine's first samples), the registers and the user stack it copied. */
+static size_t sample_size(const struct pk_sample *s)
+{
+	size_t frames_end = s->frames_off + (s->kstack_len + s->ustack_len) * 8;
+	const struct pk_ustack_copy *c;
+
+	if (!(s->hdr.flags & PK_SAMPLE_USTACK_COPY))
+		return frames_end;
+	if (s->copy_off < frames_end || s->copy_off + sizeof(*c) > s->hdr.size)
+		return 0;
+	c = (const void *)((const char *)s + s->copy_off);
+	return s->copy_off + sizeof(*c) + c->len;
+}
+
 static int on_sample(void *ctx, void *data, size_t size)
 {
 	struct delivered *d = ctx;
@@ -860,9 +876,8 @@ static int on_sample(void *ctx, void *data, size_t size)
 	d->n++;
 	d->sizes += size;
 	if (s->hdr.type != PK_EVENT_SAMPLE || s->frames_off != sizeof(*s) ||
-	    s->hdr.size != s->frames_off + (s->kstack_len + s->ustack_len) * 8 ||
-	    s->hdr.size > size || s->kstack_len > PK_MAX_STACK_DEPTH ||
-	    s->ustack_len > PK_MAX_STACK_DEPTH)
+	    s->hdr.size > size || s->hdr.size != sample_size(s) ||
+	    s->kstack_len > PK_MAX_STACK_DEPTH || s->ustack_len > PK_MAX_STACK_DEPTH)
 		d->bad_size++;
 	/* cpu-clock's weight is its period: a frequency's, some nanoseconds */
 	d->bad_event += s->event != 0 || s->weight == 0;
