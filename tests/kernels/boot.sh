@@ -48,7 +48,7 @@ qemu-system-x86_64 -accel "$accel$accel_opts" -cpu "$cpu" \
 	-display none -monitor none -no-reboot -nodefaults \
 	-serial "file:$out/console.log" \
 	-kernel "$kdir/vmlinuz" -initrd "$kdir/initrd.img" \
-	-append "console=ttyS0 panic=-1 loglevel=4 mitigations=off pkguest=$here/guest.sh pkout=$out pkmods=$kdir/modules/$kver" \
+	-append "console=ttyS0 panic=-1 loglevel=4 mitigations=off pkguest=$here/guest.sh pkout=$out" \
 	-virtfs "local,path=/,mount_tag=pkroot,security_model=none,readonly=on,multidevs=remap" \
 	-virtfs "local,path=$out,mount_tag=pkout,security_model=none,multidevs=remap" \
 	|| rc=$?

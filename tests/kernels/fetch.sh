@@ -6,8 +6,8 @@
 # there is) and is kept, so a second run costs nothing.
 #
 # The initramfs holds busybox, the modules that reach the host's root file
-# system over virtio-9p (and overlayfs, to make it writable in the guest),
-# and init.sh. The modules come from the package itself, in the order
+# system over virtio-9p, overlayfs (for the tests of files on it: the host
+# has no /lib/modules of the guest's kernel), and init.sh. The modules come from the package itself, in the order
 # depmod gives them, decompressed because busybox's insmod reads plain .ko.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -25,7 +25,10 @@ for tool in apt-get dpkg-deb depmod modprobe busybox xz; do
 		echo "fetch.sh: $tool is missing (make deps installs it)" >&2; exit 2; }
 done
 
-dir=$cache/$name-$version
+# The folder is named by the recipe too: a change to this script or to
+# init.sh builds a new initramfs.
+recipe=$(cat "$here/fetch.sh" "$here/init.sh" | md5sum | cut -c1-8)
+dir=$cache/$name-$version-$recipe
 if [ -s "$dir/vmlinuz" ] && [ -s "$dir/initrd.img" ]; then
 	echo "$dir"
 	exit 0
@@ -77,12 +80,10 @@ modprobe -d "$tmp/pkg" -S "$kver" -a --show-depends \
 cp "$here/init.sh" "$ird/init"
 chmod 0755 "$ird/init"
 
-mkdir -p "$tmp/out/modules"
+mkdir -p "$tmp/out"
 (cd "$ird" && find . | busybox cpio -o -H newc 2>/dev/null | gzip -1) > "$tmp/out/initrd.img"
 cp "$tmp/pkg/boot/vmlinuz-$kver" "$tmp/out/vmlinuz"
 cp "$tmp/pkg/boot/config-$kver" "$tmp/out/config"
-# the guest's /lib/modules/KVER: modprobe there finds what it needs
-mv "$tmp/pkg/lib/modules/$kver" "$tmp/out/modules/$kver"
 echo "$kver" > "$tmp/out/release"
 rm -rf "$dir"
 mv "$tmp/out" "$dir"

@@ -1,10 +1,11 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# PID 1 of a matrix guest, on the host's tree (see init.sh): mount what a
-# profiler needs as a machine booted normally has it, run the job boot.sh
-# left in the shared output folder, keep its status there, and power off.
-# Named on the kernel command line by boot.sh: pkout= (the output folder,
-# shared read-write at the same path) and pkmods= (the kernel's modules).
+# PID 1 of a matrix guest, on the host's tree, read-only (see init.sh):
+# mount what a profiler needs as a machine booted normally has it, tmpfs
+# where programs write, run the job boot.sh left in the shared output
+# folder, keep its status there, and power off.
+# Named on the kernel command line by boot.sh: pkout=, the output folder,
+# shared read-write at the same path.
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
 export HOME=/root TERM=dumb LANG=C.UTF-8
 
@@ -20,8 +21,6 @@ mount -t sysfs sysfs /sys
 mkdir -p /dev/pts /dev/shm
 mount -t devpts -o newinstance,ptmxmode=0666 devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
-mount -t tmpfs tmpfs /run
-mount -t tmpfs tmpfs /tmp
 mount -t bpf bpf /sys/fs/bpf
 mount -t tracefs tracefs /sys/kernel/tracing
 mount -t debugfs debugfs /sys/kernel/debug
@@ -32,11 +31,13 @@ hostname pk-guest
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	pkout=*) out=${arg#pkout=} ;;
-	pkmods=*) mods=${arg#pkmods=} ;;
 	esac
 done
-mkdir -p "/lib/modules/$(uname -r)"
-mount --bind "$mods" "/lib/modules/$(uname -r)"
+# where programs write: their temporary files, perf's ~/.debug, the unwind
+# table cache in /var/cache/probekit
+for d in /tmp /run /var/tmp /var/cache /root; do
+	mount -t tmpfs tmpfs "$d"
+done
 mkdir -p "$out"
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=1048576 pkout "$out" || {
 	echo "guest: cannot mount the output folder" >&2; exit 1; }
