@@ -4,6 +4,10 @@
 # bash script JOB inside, on the host's own tree, and exit with its status.
 # Its output is OUT_DIR/job.log, the kernel's console OUT_DIR/console.log.
 #
+# PK_GUEST_KEEP: folders (colon-separated) the job needs that may lie below
+# a folder the guest gives a tmpfs of its own (/tmp, /run, /var/tmp,
+# /var/cache, /root), as a clone in /tmp does.
+#
 # KVM when /dev/kvm works, TCG otherwise. PK_GUEST_CPUS and PK_GUEST_MEM
 # size the guest (default 2 CPUs, 4 GiB, the tmpfs the guest writes to
 # included); PK_GUEST_TIMEOUT (seconds, default 3600) ends a guest that
@@ -48,7 +52,7 @@ qemu-system-x86_64 -accel "$accel$accel_opts" -cpu "$cpu" \
 	-display none -monitor none -no-reboot -nodefaults \
 	-serial "file:$out/console.log" \
 	-kernel "$kdir/vmlinuz" -initrd "$kdir/initrd.img" \
-	-append "console=ttyS0 panic=-1 loglevel=4 mitigations=off pkguest=$here/guest.sh pkout=$out" \
+	-append "console=ttyS0 panic=-1 loglevel=4 mitigations=off pkguest=$here/guest.sh pkout=$out pkkeep=${PK_GUEST_KEEP:-}" \
 	-virtfs "local,path=/,mount_tag=pkroot,security_model=none,readonly=on,multidevs=remap" \
 	-virtfs "local,path=$out,mount_tag=pkout,security_model=none,multidevs=remap" \
 	|| rc=$?

@@ -31,12 +31,22 @@ hostname pk-guest
 for arg in $(cat /proc/cmdline); do
 	case $arg in
 	pkout=*) out=${arg#pkout=} ;;
+	pkkeep=*) keep=${arg#pkkeep=} ;;
 	esac
 done
-# where programs write: their temporary files, perf's ~/.debug, the unwind
-# table cache in /var/cache/probekit
+# Where programs write, tmpfs: their temporary files, perf's ~/.debug, the
+# unwind table cache in /var/cache/probekit. The host's tree stays at
+# /mnt/host, so that the folders the job needs (pkkeep=: the source and the
+# build, say a clone in /tmp) are put back in place over the tmpfs.
+mount -t tmpfs tmpfs /mnt
+mkdir /mnt/host
+mount --bind / /mnt/host
 for d in /tmp /run /var/tmp /var/cache /root; do
 	mount -t tmpfs tmpfs "$d"
+done
+for k in ${keep//:/ }; do
+	mkdir -p "$k" 2>/dev/null
+	mount --bind "/mnt/host$k" "$k" 2>/dev/null || true
 done
 mkdir -p "$out"
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=1048576 pkout "$out" || {

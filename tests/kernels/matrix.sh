@@ -89,7 +89,7 @@ run_kernel() {
 		cp "$kdir/release" "$dir/release"
 		# TCG runs the guest 5-20 times slower than the host: the suites'
 		# CPU budgets hold, their timeouts are wall-clock.
-		CK_TIMEOUT_MULTIPLIER=${CK_TIMEOUT_MULTIPLIER:-8} \
+		CK_TIMEOUT_MULTIPLIER=${CK_TIMEOUT_MULTIPLIER:-8} PK_GUEST_KEEP="$src:$build" \
 			"$here/boot.sh" "$kdir" "$dir" "$dir/job.sh" > "$dir/qemu.log" 2>&1
 		rc=$?
 	fi
