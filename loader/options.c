@@ -63,6 +63,11 @@ const char pk_load_usage[] =
 "                         \"probekit: profiling pid PID\". probe-read stops when\n"
 "                         it and its children have exited.\n"
 "\n"
+"A BPF program the kernel refuses is named in one line: the events it runs,\n"
+"the kernel and the verifier's reason (-v shows its whole log). Those events\n"
+"are left out and the others load; when none is left, or the program is one\n"
+"every session needs, nothing is loaded.\n"
+"\n"
 "Needs root (CAP_BPF and CAP_PERFMON), kernel BTF and Linux >= 6.1 (5.15 with\n"
 "--unwind fp).\n"
 "Exit status: 0 loaded (or unloaded), 1 error, 2 bad usage.\n";

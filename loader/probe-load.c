@@ -21,21 +21,41 @@
 #include "lib/pins.h"
 #include "lib/session.h"
 #include "lib/unwind_store.h"
+#include "lib/util/strbuf.h"
 #include "lib/version.h"
 #include "loader/command.h"
 #include "loader/events/events.h"
+#include "loader/load_log.h"
 #include "loader/options.h"
 #include "loader/system.h"
 #include "loader/unwind_files.h"
 
 static bool verbose;
+/* While the object loads: libbpf's warnings read for a refused program,
+ * and those about it held back, for one line to say it instead (-v shows
+ * them all as they come). */
+static struct pk_load_log *capture;
+static struct pk_strbuf held;
 
 /* libbpf's warnings are worth seeing; its progress chatter is not. */
 static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
+	char *msg;
+	int ret;
+
 	if (level != LIBBPF_WARN && !verbose)
 		return 0;
-	return vfprintf(stderr, fmt, ap);
+	if (!capture || level != LIBBPF_WARN)
+		return vfprintf(stderr, fmt, ap);
+	ret = vasprintf(&msg, fmt, ap);
+	if (ret < 0)
+		return ret;
+	if (pk_load_log_feed(capture, msg) && !verbose)
+		pk_strbuf_puts(&held, msg);
+	else
+		fputs(msg, stderr);
+	free(msg);
+	return ret;
 }
 
 struct load {
@@ -43,6 +63,7 @@ struct load {
 	sigset_t saved_mask;	/* before blocking the stop signals */
 	bool online[PK_MAX_CPUS];
 	char online_list[256];
+	char release[65];	/* uname -r */
 	pid_t *tgids;		/* distinct target processes */
 	int ntgids;
 	struct pk_command cmd;
@@ -81,6 +102,7 @@ static int preflight(struct load *l)
 	if (ret)
 		return ret;
 	uname(&uts);
+	snprintf(l->release, sizeof(l->release), "%s", uts.release);
 	ret = pk_check_kernel_release(uts.release, l->opts->dwarf, l->err);
 	if (ret)
 		return ret;
@@ -414,6 +436,118 @@ static void disconnect_links(struct load *l)
 		bpf_link__disconnect(l->skel->links.pk_forget_exit);
 }
 
+/* Open the BPF object afresh and configure it for the session's events. */
+static int open_object(struct load *l)
+{
+	int ret;
+
+	profile_bpf__destroy(l->skel);
+	l->skel = profile_bpf__open();
+	if (!l->skel)
+		return pk_err(l->err, -errno, "cannot open the BPF object: %s", strerror(errno));
+	ret = configure(l);
+	if (!ret && (ret = pk_events_configure(&l->events, l->skel, l->err)))
+		l->refused = ret == -EINVAL;
+	return ret;
+}
+
+/* Load the object, reading libbpf's account of it into LOG. */
+static int load_object(struct load *l, struct pk_load_log *log)
+{
+	char *held_text;
+	int ret;
+
+	memset(log, 0, sizeof(*log));
+	capture = log;
+	ret = profile_bpf__load(l->skel);
+	capture = NULL;
+	held_text = pk_strbuf_finish(&held);
+	/* said in one line instead, unless no program was named */
+	if (held_text && !(ret && log->refused))
+		fputs(held_text, stderr);
+	free(held_text);
+	return ret;
+}
+
+/* What a program no event runs is there for. */
+static const char *prog_role(const char *prog)
+{
+	static const struct { const char *prog, *role; } roles[] = {
+		{ "pk_exec_report", "dwarf unwinding (exec reports)" },
+		{ "pk_mmap_report", "dwarf unwinding (mmap reports)" },
+		{ "pk_follow_fork", "following the targets' forks" },
+		{ "pk_forget_exit", "following the targets' exits" },
+	};
+
+	for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++)
+		if (!strcmp(prog, roles[i].prog))
+			return roles[i].role;
+	return "the session";
+}
+
+/*
+ * The kernel refused LOG's program (libbpf stops at the first), said in one
+ * line: what it serves, the kernel, the program and the verifier's reason.
+ * A program that runs some of the session's events only is left out with
+ * that line as a warning, those events dropped, and 0 returned to load the
+ * object again (a failed load cannot be retried); one that the whole
+ * session needs, or that runs every event left, refuses the session.
+ */
+static int refused_program(struct load *l, const struct pk_load_log *log, int ret)
+{
+	struct bpf_program *prog = bpf_object__find_program_by_name(l->skel->obj, log->prog);
+	bool drop[PK_MAX_EVENTS] = {};
+	char what[256] = "";
+	unsigned int n = 0;
+
+	for (unsigned int i = 0; prog && i < l->events.n; i++) {
+		size_t len = strlen(what);
+
+		if (pk_events_prog(l->skel, &l->events.v[i]) != prog)
+			continue;
+		drop[i] = true;
+		n++;
+		snprintf(what + len, sizeof(what) - len, "%s%s", len ? ", " : "",
+			 l->events.v[i].desc.name);
+	}
+	if (!n)
+		snprintf(what, sizeof(what), "%s", prog_role(log->prog));
+	ret = pk_err(l->err, ret, "%s: Linux %s refused %s: %s%s", what, l->release, log->prog,
+		     log->why[0] ? log->why : strerror(-ret), verbose ? "" : log->has_log ? " (probe-load -v shows the verifier's log)" :
+		     " (probe-load -v shows libbpf's log)");
+	if (!n || n == l->events.n)
+		return ret;
+	fprintf(stderr, "probe-load: %s; the other events go on without it\n", l->err);
+	for (unsigned int i = l->events.n; i-- > 0;)
+		if (drop[i])
+			pk_events_drop(&l->events, i);
+	return 0;
+}
+
+/* Open, configure and load the object, without the programs the kernel
+ * refuses where the session can do without them. */
+static int load_programs(struct load *l)
+{
+	struct pk_load_log log;
+	int ret;
+
+	for (;;) {
+		ret = open_object(l);
+		if (ret)
+			return ret;
+		ret = load_object(l, &log);
+		if (!ret)
+			return 0;
+		if (!log.refused)
+			return pk_err(l->err, ret, "cannot load the BPF programs: %s%s",
+				      strerror(-ret),
+				      verbose ? "" : " (probe-load -v shows libbpf's log)");
+		ret = refused_program(l, &log, ret);
+		if (ret)
+			return ret;
+	}
+}
+
 /*
  * Ctrl-C (or a TERM, HUP, QUIT) in the middle of a load must not leave half
  * a session pinned: they are held off while loading and, if one came, the
@@ -479,22 +613,9 @@ static int load(const struct pk_load_opts *o)
 		l->tgids[l->ntgids++] = l->cmd.pid;
 	}
 
-	l->skel = profile_bpf__open();
-	if (!l->skel) {
-		ret = pk_err(l->err, -errno, "cannot open the BPF object: %s", strerror(errno));
-		goto cleanup;
-	}
-	ret = configure(l);
-	if (!ret && (ret = pk_events_configure(&l->events, l->skel, l->err)))
-		l->refused = ret == -EINVAL;
+	ret = load_programs(l);
 	if (ret)
 		goto cleanup;
-	ret = profile_bpf__load(l->skel);
-	if (ret) {
-		ret = pk_err(l->err, ret, "cannot load the BPF programs: %s%s", strerror(-ret),
-			     verbose ? "" : " (probe-load -v shows libbpf's log)");
-		goto cleanup;
-	}
 	ret = add_targets(l);
 	if (ret)
 		goto cleanup;

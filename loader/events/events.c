@@ -244,7 +244,7 @@ int pk_events_configure(struct pk_events *evs, struct profile_bpf *skel, char er
 	return 0;
 }
 
-static struct bpf_program *event_prog(struct profile_bpf *skel, const struct pk_event *ev)
+struct bpf_program *pk_events_prog(struct profile_bpf *skel, const struct pk_event *ev)
 {
 	switch (ev->desc.kind) {
 	case PK_EVK_PERF:	return skel->progs.pk_perf_event;
@@ -259,7 +259,7 @@ static struct bpf_program *event_prog(struct profile_bpf *skel, const struct pk_
 static struct bpf_link *attach_site(struct profile_bpf *skel, struct pk_event *ev,
 				    __u64 cookie, size_t i)
 {
-	struct bpf_program *prog = event_prog(skel, ev);
+	struct bpf_program *prog = pk_events_prog(skel, ev);
 	struct bpf_link *link;
 
 	switch (ev->desc.kind) {
@@ -336,7 +336,7 @@ int pk_events_attach(struct pk_events *evs, struct profile_bpf *skel, char err[P
 			}
 			ev->nlinks++;
 		}
-		ev->desc.prog_ids[0] = prog_id(event_prog(skel, ev));
+		ev->desc.prog_ids[0] = prog_id(pk_events_prog(skel, ev));
 		if (bpf_map_update_elem(list_fd, &i, &ev->desc, BPF_ANY))
 			return pk_err(err, -errno, "cannot write the event list: %s", strerror(errno));
 	}
@@ -374,18 +374,27 @@ void pk_events_disconnect(struct pk_events *evs)
 			bpf_link__disconnect(evs->v[i].links[j]);
 }
 
+static void event_free(struct pk_event *ev)
+{
+	for (size_t j = 0; j < ev->nlinks; j++)
+		bpf_link__destroy(ev->links[j]);
+	free(ev->links);
+	pk_perf_events_close(&ev->pe);
+	free(ev->path);
+	free(ev->sites);
+}
+
+void pk_events_drop(struct pk_events *evs, unsigned int i)
+{
+	event_free(&evs->v[i]);
+	memmove(&evs->v[i], &evs->v[i + 1], (evs->n - i - 1) * sizeof(evs->v[0]));
+	memset(&evs->v[--evs->n], 0, sizeof(evs->v[0]));
+}
+
 void pk_events_free(struct pk_events *evs)
 {
-	for (unsigned int i = 0; i < evs->n; i++) {
-		struct pk_event *ev = &evs->v[i];
-
-		for (size_t j = 0; j < ev->nlinks; j++)
-			bpf_link__destroy(ev->links[j]);
-		free(ev->links);
-		pk_perf_events_close(&ev->pe);
-		free(ev->path);
-		free(ev->sites);
-	}
+	for (unsigned int i = 0; i < evs->n; i++)
+		event_free(&evs->v[i]);
 	memset(evs, 0, sizeof(*evs));
 }
 

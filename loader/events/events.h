@@ -23,6 +23,7 @@
 #include "loader/events/kernel_probes.h"
 #include "loader/events/perf_events.h"
 
+struct bpf_program;
 struct profile_bpf;
 
 struct pk_event {
@@ -59,6 +60,11 @@ int pk_events_resolve(struct pk_events *evs, const struct pk_events_params *o,
 /* Before load: the knobs and programs the events need. */
 int pk_events_configure(struct pk_events *evs, struct profile_bpf *skel,
 			char err[PK_ERR_LEN]);
+/* The program that runs EV (what pk_events_configure autoloads for it). */
+struct bpf_program *pk_events_prog(struct profile_bpf *skel, const struct pk_event *ev);
+/* Forget event I, before the object is loaded again without its program:
+ * the events after it move down one. */
+void pk_events_drop(struct pk_events *evs, unsigned int i);
 /* After load: attach every event, and write event_list. */
 int pk_events_attach(struct pk_events *evs, struct profile_bpf *skel, char err[PK_ERR_LEN]);
 /* Pin every link under links/. */

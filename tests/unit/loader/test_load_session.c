@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -1003,6 +1004,171 @@ START_TEST(test_tiny_ringbuf_counts_losses)
 }
 END_TEST
 
+/* --- a program the kernel refuses ---------------------------------------- */
+
+/*
+ * Every program of the object loads on the kernels probekit supports, so
+ * the kernel is made to refuse one: tests/preload/refuse_prog.so sends the
+ * programs PK_REFUSE_PROG names to the kernel as one `exit` that leaves R0
+ * unset, which every verifier refuses with "R0 !read_ok".
+ */
+static int load_refusing(const char *prog, const char **args, char **out, char **err)
+{
+	char path[4096], preload[4200], refuse[128], asan[512], load[4096];
+	const char *argv[40] = { "env" };
+	const char *prev = getenv("ASAN_OPTIONS");
+	int n = 1, status;
+
+	snprintf(preload, sizeof(preload), "LD_PRELOAD=%s",
+		 pk_test_build_path("preload/refuse_prog.so", path, sizeof(path)));
+	ck_assert_msg(access(path, R_OK) == 0, "%s: not built", path);
+	snprintf(refuse, sizeof(refuse), "PK_REFUSE_PROG=%s", prog);
+	/* the sanitizers' runtime no longer comes first */
+	snprintf(asan, sizeof(asan), "ASAN_OPTIONS=%s%sverify_asan_link_order=0", prev ? prev : "",
+		 prev && *prev ? ":" : "");
+	argv[n++] = preload;
+	argv[n++] = refuse;
+	argv[n++] = asan;
+	argv[n++] = pk_test_build_path("probe-load", load, sizeof(load));
+	argv[n++] = "--pin-dir";
+	argv[n++] = dir;
+	while (*args && n < 39)
+		argv[n++] = *args++;
+	status = pk_test_run((char *const *)argv, out, err);
+	ck_assert_msg(WIFEXITED(status), "probe-load did not exit normally");
+	return WEXITSTATUS(status);
+}
+
+#define LOAD_REFUSING(prog, out, err, ...) \
+	load_refusing(prog, (const char *[]){ __VA_ARGS__, NULL }, out, err)
+
+static const char *release(void)
+{
+	static struct utsname uts;
+
+	ck_assert_int_eq(uname(&uts), 0);
+	return uts.release;
+}
+
+/* Whether TEXT ends with FMT, its %s the kernel release. */
+static bool ends_with(const char *text, const char *fmt)
+{
+	char line[512];
+	size_t n = snprintf(line, sizeof(line), fmt, release()), len = strlen(text);
+
+	return len >= n && !strcmp(text + len - n, line);
+}
+
+/* Off-CPU refused beside cpu-clock: one line says so, and cpu-clock is
+ * sampled alone, its links pinned as event 0. (--unwind fp: the refusal
+ * does not depend on the mode, and frame pointers load faster in a TCG
+ * guest of the kernel matrix.) */
+START_TEST(test_refused_program_left_out)
+{
+	struct pk_event_desc ev[PK_MAX_EVENTS];
+	struct pk_session_fds fds;
+	struct pk_session info;
+	char *out, *err, line[512], name[32];
+	bool online[PK_MAX_CPUS];
+	unsigned int nev;
+	__u64 c[PK_CNT__MAX];
+	size_t len;
+	int rc;
+
+	online_cpus(online, line, sizeof(line));
+	rc = LOAD_REFUSING("pk_offcpu", &out, &err, "--unwind", "fp", "-e", "cpu-clock", "-e",
+			   "off-cpu");
+	ck_assert_msg(rc == 0, "probe-load exited %d: %s", rc, err);
+	len = snprintf(line, sizeof(line), "probe-load: off-cpu: Linux %s refused pk_offcpu: "
+		       "R0 !read_ok (probe-load -v shows the verifier's log); the other events "
+		       "go on without it\n", release());
+	ck_assert_msg(!strncmp(err, line, len), "stderr: %s", err);
+	ck_assert_str_eq(err + len, "");
+	ck_assert_str_eq(out, "");
+	free(out);
+	free(err);
+
+	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
+	ck_assert_uint_eq(info.nevents, 1);
+	ck_assert_int_eq(pk_event_list_read(dir, &info, ev, &nev), 0);
+	ck_assert_uint_eq(nev, 1);
+	ck_assert_str_eq(ev[0].name, "cpu-clock");
+	ck_assert_uint_eq(ev[0].kind, PK_EVK_PERF);
+	pk_session_close(&fds);
+	for (int cpu = 0; cpu < PK_MAX_CPUS; cpu++) {
+		snprintf(name, sizeof(name), "links/e0-cpu%d", cpu);
+		ck_assert_int_eq(pinned(name), online[cpu]);
+	}
+	ck_assert(!pinned("links/e1"));
+	wait_counter(PK_CNT_SAMPLES, c);
+	LOAD_OK("--unload");
+	ck_assert(!dir_exists());
+}
+END_TEST
+
+/* The one event asked for refused: the line alone, exit 1, nothing pinned. */
+START_TEST(test_refused_last_event)
+{
+	char *out, *err, line[512];
+	int rc;
+
+	rc = LOAD_REFUSING("pk_offcpu", &out, &err, "--unwind", "fp", "-e", "off-cpu");
+	snprintf(line, sizeof(line), "probe-load: off-cpu: Linux %s refused pk_offcpu: "
+		 "R0 !read_ok (probe-load -v shows the verifier's log)\n", release());
+	ck_assert_int_eq(rc, 1);
+	ck_assert_str_eq(err, line);
+	ck_assert_str_eq(out, "");
+	ck_assert(!dir_exists());
+	free(out);
+	free(err);
+}
+END_TEST
+
+/* A program every DWARF session needs refuses it, whatever its events;
+ * --unwind fp does without it. */
+START_TEST(test_refused_needed_program)
+{
+	char *out, *err, line[512];
+	int rc;
+
+	rc = LOAD_REFUSING("pk_exec_report", &out, &err, "-e", "cpu-clock");
+	snprintf(line, sizeof(line), "probe-load: dwarf unwinding (exec reports): Linux %s "
+		 "refused pk_exec_report: R0 !read_ok (probe-load -v shows the verifier's log)\n",
+		 release());
+	ck_assert_int_eq(rc, 1);
+	ck_assert_str_eq(err, line);
+	ck_assert(!dir_exists());
+	free(out);
+	free(err);
+
+	rc = LOAD_REFUSING("pk_exec_report", &out, &err, "--unwind", "fp");
+	ck_assert_msg(rc == 0, "probe-load exited %d: %s", rc, err);
+	ck_assert_str_eq(err, "");
+	free(out);
+	free(err);
+	LOAD_OK("--unload");
+}
+END_TEST
+
+/* The default event (cycles where there is a PMU) refused: -v shows the
+ * verifier's whole log, then the line. */
+START_TEST(test_refused_verbose)
+{
+	char *out, *err;
+	int rc;
+
+	rc = LOAD_REFUSING("pk_perf_event", &out, &err, "-v", "--unwind", "fp");
+	ck_assert_int_eq(rc, 1);
+	ck_assert_ptr_nonnull(strstr(err, "libbpf: prog 'pk_perf_event': -- BEGIN PROG LOAD LOG --\n"));
+	ck_assert_msg(ends_with(err, "\nprobe-load: cpu-clock: Linux %s refused pk_perf_event: R0 !read_ok\n") ||
+		      ends_with(err, "\nprobe-load: cycles: Linux %s refused pk_perf_event: R0 !read_ok\n"),
+		      "not the last line: %s", err);
+	ck_assert(!dir_exists());
+	free(out);
+	free(err);
+}
+END_TEST
+
 static TCase *root_case(Suite *s, const char *name)
 {
 	TCase *tc = tcase_create(name);
@@ -1035,6 +1201,12 @@ Suite *suite_load_session(void)
 	tcase_add_test(tc, test_failed_exec_leaves_nothing);
 	tcase_add_test(tc, test_interrupted_load_leaves_nothing);
 	tcase_add_test(tc, test_not_root);
+
+	tc = root_case(s, "refused_program");
+	tcase_add_test(tc, test_refused_program_left_out);
+	tcase_add_test(tc, test_refused_last_event);
+	tcase_add_test(tc, test_refused_needed_program);
+	tcase_add_test(tc, test_refused_verbose);
 
 	tc = root_case(s, "targets");
 	tcase_add_test(tc, test_targets_follow_fork_and_exit);
