@@ -41,4 +41,65 @@ static __always_inline bool pk_regs_user_mode(const struct pt_regs *regs)
 	return cs & PK_SEGMENT_RPL_MASK;
 }
 
+/*
+ * FMODE_BACKING (include/linux/fs.h, Linux 6.8+): the file is the `file` of
+ * a struct backing_file (fs/file_table.c), which overlayfs and FUSE
+ * passthrough, its only users, map in place of their own file
+ * (backing_file_mmap(), fs/backing-file.c): its f_path and f_inode are the
+ * layer's real file, its user_path the one the process opened. A #define,
+ * not in BTF, and it moved: (1 << 25) from 6.8 to 6.13, (1 << 24) since
+ * "fsnotify: opt-in for permission events at file open time" (6.14), which
+ * a 6.12 may carry as a backport: Debian's 6.12.117 ORs 0x21000000
+ * (FMODE_BACKING | FMODE_NOACCOUNT) into f_mode in
+ * alloc_empty_backing_file() without the rest of 6.14's series, so no type
+ * in BTF tells the two bits apart. The other bit is
+ * FMODE_DIO_PARALLEL_WRITE (6.8 to 6.10) or FMODE_NONOTIFY (since), both
+ * on plain files too. So a file with either bit is taken for a backing
+ * file only when its user_path holds a dentry of overlayfs or FUSE, by
+ * their magics (include/uapi/linux/magic.h): past a plain file lies
+ * another object, which would have to hold a pointer to such a dentry
+ * where user_path is.
+ */
+#define PK_FMODE_BACKING_ANY		((1u << 25) | (1u << 24))
+#define PK_OVERLAYFS_SUPER_MAGIC	0x794c7630
+#define PK_FUSE_SUPER_MAGIC		0x65735546
+
+/* The struct backing_file that holds F, if F is one (container_of). */
+static __always_inline const struct backing_file *pk_backing_file(const struct file *f)
+{
+	return (const void *)((const char *)f - bpf_core_field_offset(struct backing_file, file));
+}
+
+/* Whether F is a backing file (see above). Before 6.8 (no struct
+ * backing_file in BTF), never. */
+static __always_inline bool pk_file_is_backing(const struct file *f)
+{
+	unsigned long magic;
+
+	if (!bpf_core_type_exists(struct backing_file) ||
+	    !(BPF_CORE_READ(f, f_mode) & PK_FMODE_BACKING_ANY))
+		return false;
+	magic = BPF_CORE_READ(pk_backing_file(f), user_path.dentry, d_sb, s_magic);
+	return magic == PK_OVERLAYFS_SUPER_MAGIC || magic == PK_FUSE_SUPER_MAGIC;
+}
+
+/* The path the process opened F by, as file_user_path() has it
+ * (include/linux/fs.h): the one /proc/PID/map_files shows. */
+static __always_inline const struct path *pk_file_user_path(const struct file *f)
+{
+	if (pk_file_is_backing(f))
+		return &pk_backing_file(f)->user_path;
+	return &f->f_path;
+}
+
+/* F's inode as the process sees it, file_user_inode() (include/linux/fs.h):
+ * the device and inode /proc/PID/maps shows (fs/proc/task_mmu.c, since
+ * 6.8 as backing files). */
+static __always_inline struct inode *pk_file_user_inode(const struct file *f)
+{
+	if (pk_file_is_backing(f))
+		return BPF_CORE_READ(pk_backing_file(f), user_path.dentry, d_inode);
+	return BPF_CORE_READ(f, f_inode);
+}
+
 #endif /* PK_KERNEL_FIELDS_BPF_H */

@@ -200,10 +200,12 @@ static long report_path_step(__u32 i, void *ctx)
 
 static __always_inline void report_file_path(struct report_state *rs, struct file *f)
 {
+	/* the user's path (an overlay's), not its layer's */
+	const struct path *p = pk_file_user_path(f);
 	__u32 len;
 
-	rs->path_dentry = (__u64)BPF_CORE_READ(f, f_path.dentry);
-	rs->path_vfsmnt = (__u64)BPF_CORE_READ(f, f_path.mnt);
+	rs->path_dentry = (__u64)BPF_CORE_READ(p, dentry);
+	rs->path_vfsmnt = (__u64)BPF_CORE_READ(p, mnt);
 	rs->path_pos = REPORT_PATH_BUF;
 	rs->path_done = 0;
 	bpf_loop(REPORT_PATH_DEPTH, report_path_step, NULL, 0);

@@ -11,6 +11,7 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
 #include "bpf/probekit.h"
+#include "bpf/kernel_fields.bpf.h"
 
 /* PAGE_SHIFT of x86-64 (arch/x86/include/asm/page_types.h): vm_pgoff
  * counts pages of this size. Not in BTF. */
@@ -172,8 +173,12 @@ static __always_inline int vma_at(struct vma_cursor *v, __u64 addr, struct pk_fi
 	v->vm_pgoff = BPF_CORE_READ(vma, vm_pgoff);
 	*f = BPF_CORE_READ(vma, vm_file);
 	if (*f) {
-		key->ino = BPF_CORE_READ(*f, f_inode, i_ino);
-		key->dev = BPF_CORE_READ(*f, f_inode, i_sb, s_dev);
+		/* as /proc/PID/maps has it, which user space keys tables by:
+		 * not the layer's file that overlayfs maps */
+		struct inode *inode = pk_file_user_inode(*f);
+
+		key->ino = BPF_CORE_READ(inode, i_ino);
+		key->dev = BPF_CORE_READ(inode, i_sb, s_dev);
 		return 1;
 	}
 	if (v->vm_start == (__u64)BPF_CORE_READ(vma, vm_mm, context.vdso)) {
