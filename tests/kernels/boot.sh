@@ -45,17 +45,25 @@ fi
 echo "$accel" > "$out/accel"
 
 kver=$(cat "$kdir/release")
-rc=0
-timeout --foreground -k 10 "${PK_GUEST_TIMEOUT:-3600}" \
-qemu-system-x86_64 -accel "$accel$accel_opts" -cpu "$cpu" \
-	-smp "${PK_GUEST_CPUS:-2}" -m "${PK_GUEST_MEM:-4G}" \
-	-display none -monitor none -no-reboot -nodefaults \
-	-serial "file:$out/console.log" \
-	-kernel "$kdir/vmlinuz" -initrd "$kdir/initrd.img" \
-	-append "console=ttyS0 panic=-1 loglevel=4 mitigations=off pkguest=$here/guest.sh pkout=$out pkkeep=${PK_GUEST_KEEP:-}" \
-	-virtfs "local,path=/,mount_tag=pkroot,security_model=none,readonly=on,multidevs=remap" \
-	-virtfs "local,path=$out,mount_tag=pkout,security_model=none,multidevs=remap" \
-	|| rc=$?
+# A guest that dies before its job starts (no "up" file) is booted again,
+# twice at most: under TCG a boot now and then panics early ("IO-APIC +
+# timer doesn't work", a stale int3).
+for boot in 1 2 3; do
+	rc=0
+	timeout --foreground -k 10 "${PK_GUEST_TIMEOUT:-3600}" \
+	qemu-system-x86_64 -accel "$accel$accel_opts" -cpu "$cpu" \
+		-smp "${PK_GUEST_CPUS:-2}" -m "${PK_GUEST_MEM:-4G}" \
+		-display none -monitor none -no-reboot -nodefaults \
+		-serial "file:$out/console.log" \
+		-kernel "$kdir/vmlinuz" -initrd "$kdir/initrd.img" \
+		-append "console=ttyS0 panic=-1 loglevel=4 mitigations=off pkguest=$here/guest.sh pkout=$out pkkeep=${PK_GUEST_KEEP:-}" \
+		-virtfs "local,path=/,mount_tag=pkroot,security_model=none,readonly=on,multidevs=remap" \
+		-virtfs "local,path=$out,mount_tag=pkout,security_model=none,multidevs=remap" \
+		|| rc=$?
+	[ -s "$out/up" ] && break
+	echo "boot.sh: boot $boot of $kver died before its job: $(grep -m1 -i 'panic' "$out/console.log")" >&2
+	cp "$out/console.log" "$out/console-$boot.log" 2>/dev/null
+done
 if [ ! -s "$out/status" ]; then
 	echo "boot.sh: the guest ($kver) ended without a status (qemu $rc);" \
 		"its console: $out/console.log" >&2

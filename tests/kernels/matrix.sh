@@ -23,7 +23,7 @@ cache=${KERNEL_CACHE:-/var/cache/probekit-kernels}
 # The suites that load real BPF: the rest test user-space code on files and
 # synthetic input, the same on every kernel, and run on the host only.
 bpf_suites="core kallsyms event_list load_session unwind_files unwind_store
-bpf_cost dwarf first_samples event_sources profile_e2e symbols_e2e formats_e2e
+bpf_cost overlay dwarf first_samples event_sources profile_e2e symbols_e2e formats_e2e
 inline_e2e perf_oracle"
 
 names=("$@")
