@@ -10,8 +10,8 @@
 #
 # KVM when /dev/kvm works, TCG otherwise. PK_GUEST_CPUS and PK_GUEST_MEM
 # size the guest (default 2 CPUs, 4 GiB, the tmpfs the guest writes to
-# included); PK_GUEST_TIMEOUT (seconds, default 3600) ends a guest that
-# hangs.
+# included), PK_GUEST_DISK the ext4 disk of its /tmp (default 8G, sparse);
+# PK_GUEST_TIMEOUT (seconds, default 3600) ends a guest that hangs.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 kdir=$(cd "${1:?usage: boot.sh KERNEL_DIR OUT_DIR JOB}" && pwd)
@@ -45,6 +45,13 @@ fi
 echo "$accel" > "$out/accel"
 
 kver=$(cat "$kdir/release")
+# /tmp's disk: an empty ext4 image, sparse, thrown away with the guest.
+disk=$out/tmp.img
+rm -f "$disk"
+truncate -s "${PK_GUEST_DISK:-8G}" "$disk"
+mkfs.ext4 -q -F "$disk"
+trap 'rm -f "$disk"' EXIT
+
 # A guest that dies before its job starts (no "up" file) is booted again,
 # twice at most: under TCG a boot now and then panics early ("IO-APIC +
 # timer doesn't work", a stale int3).
@@ -59,6 +66,7 @@ for boot in 1 2 3; do
 		-append "console=ttyS0 panic=-1 loglevel=4 mitigations=off pkguest=$here/guest.sh pkout=$out pkkeep=${PK_GUEST_KEEP:-}" \
 		-virtfs "local,path=/,mount_tag=pkroot,security_model=none,readonly=on,multidevs=remap" \
 		-virtfs "local,path=$out,mount_tag=pkout,security_model=none,multidevs=remap" \
+		-drive "file=$disk,if=virtio,format=raw,cache=unsafe" \
 		|| rc=$?
 	[ -s "$out/up" ] && break
 	echo "boot.sh: boot $boot of $kver died before its job: $(grep -m1 -i 'panic' "$out/console.log")" >&2

@@ -7,7 +7,8 @@
 #
 # The initramfs holds busybox, the modules that reach the host's root file
 # system over virtio-9p, overlayfs (for the tests of files on it: the host
-# has no /lib/modules of the guest's kernel), and init.sh. The modules come from the package itself, in the order
+# has no /lib/modules of the guest's kernel), virtio-blk and ext4 (a disk
+# for /tmp: block I/O, major faults), and init.sh. The modules come from the package itself, in the order
 # depmod gives them, decompressed because busybox's insmod reads plain .ko.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -66,7 +67,7 @@ for a in $("$ird/bin/busybox" --list); do
 	[ "$a" = busybox ] || ln -s busybox "$ird/bin/$a"
 done
 modprobe -d "$tmp/pkg" -S "$kver" -a --show-depends \
-		virtio_pci 9pnet_virtio 9p overlay |
+		virtio_pci 9pnet_virtio 9p overlay virtio_blk ext4 |
 	awk '$1 == "insmod" && !seen[$2]++ { print $2 }' |
 	while read -r ko; do
 		ko_name=$(basename "$ko"); ko_name=${ko_name%.xz}; ko_name=${ko_name%.zst}
