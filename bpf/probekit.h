@@ -437,9 +437,12 @@ enum pk_event_kind {
 	PK_EVK_PERF = 1,	/* a perf event: cpu-clock, cycles, instructions,
 				 * cache-misses, page-faults, major-faults */
 	PK_EVK_OFFCPU,		/* off-cpu: from sched_switch, blocked time */
-	PK_EVK_KPROBE,		/* kprobe:FUNC, by fentry or a kprobe */
+	PK_EVK_KPROBE,		/* kprobe:FUNC, by fentry or a kprobe;
+				 * kretprobe:FUNC (PK_EVF_RETURN), by fexit
+				 * or a kretprobe */
 	PK_EVK_TRACEPOINT,	/* tracepoint:CATEGORY:NAME */
-	PK_EVK_UPROBE,		/* uprobe:PATH:SYMBOL */
+	PK_EVK_UPROBE,		/* uprobe:PATH:SYMBOL; uretprobe:PATH:SYMBOL
+				 * (PK_EVF_RETURN) */
 	PK_EVK_USDT,		/* usdt:PATH:PROVIDER:NAME */
 };
 
@@ -449,16 +452,19 @@ enum pk_event_unit {
 };
 
 enum pk_event_flags {
-	PK_EVF_FENTRY	= 1u << 0, /* kprobe:FUNC attached by fentry (else a kprobe) */
+	PK_EVF_FENTRY	= 1u << 0, /* kprobe:FUNC attached by fentry (else a kprobe),
+				    * kretprobe:FUNC by fexit (else a kretprobe) */
 	PK_EVF_FREQ	= 1u << 1, /* a perf event sampled at freq_hz (else every
 				    * sample_every occurrences) */
+	PK_EVF_RETURN	= 1u << 2, /* kretprobe, uretprobe: at the function's return,
+				    * with the stack it returns to */
 };
 
 struct pk_event_desc {
 	char name[PK_EVENT_NAME_MAX];	/* canonical: "cpu-clock", "off-cpu",
-					 * "kprobe:vfs_write",
+					 * "kprobe:vfs_write", "kretprobe:vfs_write",
 					 * "tracepoint:block:block_rq_issue",
-					 * "uprobe:/abs/path:sym",
+					 * "uprobe:/abs/path:sym", "uretprobe:...",
 					 * "usdt:/abs/path:prov:name" */
 	__u32 kind;		/* enum pk_event_kind */
 	__u32 unit;		/* enum pk_event_unit of pk_sample.weight */

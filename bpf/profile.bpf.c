@@ -34,6 +34,10 @@ const volatile __u64 sample_every[PK_MAX_EVENTS] = {};
 const volatile __u32 offcpu_event = 0;
 const volatile __u64 min_block_ns = 0;
 const volatile __u32 fentry_event[PK_FENTRY_PROGS] = {};
+/* The kernel frames above the probed function's in each fentry program's
+ * stacks: the program and its BPF trampoline; at fexit, the function too,
+ * which has returned (probe-load sets them). */
+const volatile __u32 fentry_kskip[PK_FENTRY_PROGS] = {};
 /* __traceiter_sched_switch: between sched_switch and this program when more
  * than one probe is attached to it; not where a thread sleeps. */
 const volatile __u64 traceiter_lo = 0, traceiter_hi = 0;
@@ -265,14 +269,15 @@ static __always_inline bool hit(__u32 event, __u32 tgid, __u32 tid, __u32 cpu)
 	return true;
 }
 
-/* Sample the current task for EVENT (a hit that passed), now. */
-static __always_inline int sample_now(void *ctx, const struct pt_regs *ctx_regs,
+/* Sample the current task for EVENT (a hit that passed), now, without its
+ * KSKIP first kernel frames. */
+static __always_inline int sample_now(void *ctx, const struct pt_regs *ctx_regs, __u32 kskip,
 				      __u32 event, __u64 weight)
 {
 	struct pk_sample_buf *b = sample_begin(event);
 
 	if (b) {
-		send_sample(b, build_sample(ctx, b, ctx_regs, 0, event, weight), true);
+		send_sample(b, build_sample(ctx, b, ctx_regs, kskip, event, weight), true);
 		sample_end();
 	}
 	return 0;
@@ -280,14 +285,14 @@ static __always_inline int sample_now(void *ctx, const struct pt_regs *ctx_regs,
 
 /* A hit of EVENT by the current task, sampled if it passes, weighing
  * WEIGHT (0: the hits the sample stands for, N of one in N). */
-static __always_inline int on_hit(void *ctx, const struct pt_regs *ctx_regs, __u32 event,
-				  __u64 weight)
+static __always_inline int on_hit(void *ctx, const struct pt_regs *ctx_regs, __u32 kskip,
+				  __u32 event, __u64 weight)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 
 	if (!hit(event, pid_tgid >> 32, (__u32)pid_tgid, bpf_get_smp_processor_id()))
 		return 0;
-	return sample_now(ctx, ctx_regs, event,
+	return sample_now(ctx, ctx_regs, kskip, event,
 			  weight ?: sample_every[event & (PK_MAX_EVENTS - 1)]);
 }
 
@@ -296,7 +301,7 @@ static __always_inline int on_hit(void *ctx, const struct pt_regs *ctx_regs, __u
 SEC("perf_event")
 int pk_perf_event(struct bpf_perf_event_data *ctx)
 {
-	return on_hit(ctx, (struct pt_regs *)&ctx->regs, bpf_get_attach_cookie(ctx),
+	return on_hit(ctx, (struct pt_regs *)&ctx->regs, 0, bpf_get_attach_cookie(ctx),
 		      ctx->sample_period ?: 1);
 }
 
@@ -304,7 +309,7 @@ int pk_perf_event(struct bpf_perf_event_data *ctx)
 SEC("tracepoint")
 int pk_tracepoint(void *ctx)
 {
-	return on_hit(ctx, NULL, bpf_get_attach_cookie(ctx), 0);
+	return on_hit(ctx, NULL, 0, bpf_get_attach_cookie(ctx), 0);
 }
 
 /* uprobe:PATH:SYMBOL and usdt:PATH:PROVIDER:NAME (a uprobe at the note's
@@ -312,23 +317,26 @@ int pk_tracepoint(void *ctx)
 SEC("uprobe")
 int pk_uprobe(struct pt_regs *ctx)
 {
-	return on_hit(ctx, ctx, bpf_get_attach_cookie(ctx), 0);
+	return on_hit(ctx, ctx, 0, bpf_get_attach_cookie(ctx), 0);
 }
 
-/* kprobe:FUNC where fentry cannot be used. */
+/* kprobe:FUNC where fentry cannot be used (or --no-fentry); attached as a
+ * kretprobe for kretprobe:FUNC, whose registers are those at the return
+ * address, so the stack is the one FUNC returns to. */
 SEC("kprobe")
 int pk_kprobe(struct pt_regs *ctx)
 {
-	return on_hit(ctx, ctx, bpf_get_attach_cookie(ctx), 0);
+	return on_hit(ctx, ctx, 0, bpf_get_attach_cookie(ctx), 0);
 }
 
-/* kprobe:FUNC by fentry: the target is fixed at load time, so one program
- * per function, each knowing its event by a constant. */
-#define PK_FENTRY_PROG(i)					\
-SEC("fentry")							\
-int pk_fentry##i(void *ctx)					\
-{								\
-	return on_hit(ctx, NULL, fentry_event[i], 0);		\
+/* kprobe:FUNC by fentry, kretprobe:FUNC by fexit (probe-load sets the
+ * attach type: the body reads no argument): the target is fixed at load
+ * time, so one program per function, each knowing its event by a constant. */
+#define PK_FENTRY_PROG(i)						\
+SEC("fentry")								\
+int pk_fentry##i(void *ctx)						\
+{									\
+	return on_hit(ctx, NULL, fentry_kskip[i], fentry_event[i], 0);	\
 }
 PK_FENTRY_PROG(0)
 PK_FENTRY_PROG(1)

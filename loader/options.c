@@ -26,12 +26,17 @@ const char pk_load_usage[] =
 "                         time at -F): cpu-clock, cycles, instructions,\n"
 "                         cache-misses, page-faults, major-faults, off-cpu\n"
 "                         (time blocked, from sched_switch), kprobe:FUNC,\n"
-"                         tracepoint:CATEGORY:NAME, uprobe:PATH:SYMBOL,\n"
-"                         usdt:PATH:PROVIDER:NAME\n"
+"                         kretprobe:FUNC, tracepoint:CATEGORY:NAME,\n"
+"                         uprobe:PATH:SYMBOL, uretprobe:PATH:SYMBOL,\n"
+"                         usdt:PATH:PROVIDER:NAME; a return probe's stack is\n"
+"                         the one the function returns to\n"
 "  -c N                   sample one hit in N of probes and tracepoints; the\n"
 "                         period of page-faults and hardware events\n"
 "      --min-block US     off-cpu: count blocks shorter than US microseconds\n"
 "                         without sampling them (default 1)\n"
+"      --no-fentry        attach kprobe: and kretprobe: as kprobes even where\n"
+"                         fentry and fexit work (default: those, 8 at most):\n"
+"                         any number of them, no BPF trampoline on FUNC\n"
 "      --skip-idle        do not sample the idle task\n"
 "      --pin-dir DIR      pin under DIR (default " PK_PIN_DIR_DEFAULT ")\n"
 "      --ringbuf-size N   ring buffer bytes: a power of two, at least the page\n"
@@ -82,6 +87,7 @@ enum {
 	OPT_TABLE_MEMORY,
 	OPT_MIN_BLOCK,
 	OPT_STACK_COPY,
+	OPT_NO_FENTRY,
 };
 
 static const struct option long_opts[] = {
@@ -99,6 +105,7 @@ static const struct option long_opts[] = {
 	{ "jobs",		required_argument, NULL, 'j' },
 	{ "event",		required_argument, NULL, 'e' },
 	{ "min-block",		required_argument, NULL, OPT_MIN_BLOCK },
+	{ "no-fentry",		no_argument,	   NULL, OPT_NO_FENTRY },
 	{ "verbose",		no_argument,	   NULL, 'v' },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ "version",		no_argument,	   NULL, 'V' },
@@ -237,6 +244,9 @@ static int parse_one(struct pk_load_opts *o, int c, const char *arg,
 		o->min_block_us = v;
 		o->min_block_given = true;
 		return 0;
+	case OPT_NO_FENTRY:
+		o->no_fentry = true;
+		return 0;
 	case 'v':
 		o->verbose = true;
 		return 0;
@@ -253,17 +263,20 @@ static int parse_one(struct pk_load_opts *o, int c, const char *arg,
 /* Options that only some events use, given without them. */
 static int check_event_options(const struct pk_load_opts *o, char err[PK_ERR_LEN])
 {
-	bool offcpu = false, counted = false;
+	bool offcpu = false, counted = false, kprobe = false;
 
 	for (size_t i = 0; i < o->nevents; i++) {
 		const struct pk_event_spec *e = &o->events[i];
 
 		offcpu |= e->kind == PK_EVK_OFFCPU;
+		kprobe |= e->kind == PK_EVK_KPROBE;
 		counted |= e->kind != PK_EVK_OFFCPU &&
 			   !(e->kind == PK_EVK_PERF && !strcmp(e->arg, "cpu-clock"));
 	}
 	if (o->min_block_given && !offcpu)
 		return pk_err(err, -EINVAL, "--min-block is for -e off-cpu");
+	if (o->no_fentry && !kprobe)
+		return pk_err(err, -EINVAL, "--no-fentry is for -e kprobe:FUNC and kretprobe:FUNC");
 	if (o->sample_every && !counted)
 		return pk_err(err, -EINVAL, "-c is for probes, tracepoints, page faults and hardware events (cpu-clock samples at -F)");
 	return 0;
@@ -296,7 +309,8 @@ int pk_load_opts_parse(struct pk_load_opts *o, int argc, char **argv,
 		load_option |= c == 'p' || c == 'C' || c == 'F' ||
 			       c == OPT_SKIP_IDLE || c == OPT_RINGBUF_SIZE || c == OPT_UNWIND ||
 			       c == OPT_TABLE_ROWS || c == OPT_TABLE_MEMORY || c == 'j' ||
-			       c == 'e' || c == 'c' || c == OPT_MIN_BLOCK || c == OPT_STACK_COPY;
+			       c == 'e' || c == 'c' || c == OPT_MIN_BLOCK || c == OPT_STACK_COPY ||
+			       c == OPT_NO_FENTRY;
 		table_option |= c == OPT_TABLE_ROWS || c == OPT_TABLE_MEMORY || c == 'j' ||
 				c == OPT_STACK_COPY;
 		ret = parse_one(o, c, optarg, err);

@@ -39,6 +39,7 @@ struct pk_load_opts {
 	__u64 sample_every;	/* -c; 0: not given */
 	__u64 min_block_us;	/* --min-block */
 	bool min_block_given;
+	bool no_fentry;		/* --no-fentry */
 };
 
 #define PK_MIN_BLOCK_US_DEFAULT	1

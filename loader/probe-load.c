@@ -596,6 +596,7 @@ static int load(const struct pk_load_opts *o)
 	ret = pk_events_resolve(&l->events, &(struct pk_events_params){
 		.events = o->events, .nevents = o->nevents, .freq = o->freq,
 		.sample_every = o->sample_every, .min_block_us = o->min_block_us,
+		.no_fentry = o->no_fentry,
 	}, l->online, PK_MAX_CPUS, l->err);
 	if (ret) {
 		l->refused = ret == -EINVAL;

@@ -22,13 +22,16 @@ static const struct {
 static const struct {
 	const char *prefix;
 	enum pk_event_kind kind;
+	bool ret;
 	int nparts;
 	const char *form;
 } probe_kinds[] = {
-	{ "kprobe",	PK_EVK_KPROBE,	   1, "kprobe:FUNC" },
-	{ "tracepoint", PK_EVK_TRACEPOINT, 2, "tracepoint:CATEGORY:NAME" },
-	{ "uprobe",	PK_EVK_UPROBE,	   2, "uprobe:PATH:SYMBOL" },
-	{ "usdt",	PK_EVK_USDT,	   3, "usdt:PATH:PROVIDER:NAME" },
+	{ "kprobe",	PK_EVK_KPROBE,	   false, 1, "kprobe:FUNC" },
+	{ "kretprobe",	PK_EVK_KPROBE,	   true,  1, "kretprobe:FUNC" },
+	{ "tracepoint", PK_EVK_TRACEPOINT, false, 2, "tracepoint:CATEGORY:NAME" },
+	{ "uprobe",	PK_EVK_UPROBE,	   false, 2, "uprobe:PATH:SYMBOL" },
+	{ "uretprobe",	PK_EVK_UPROBE,	   true,  2, "uretprobe:PATH:SYMBOL" },
+	{ "usdt",	PK_EVK_USDT,	   false, 3, "usdt:PATH:PROVIDER:NAME" },
 };
 
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
@@ -71,7 +74,7 @@ int pk_event_spec_parse(const char *arg, struct pk_event_spec *spec, char err[PK
 			for (i = 0; i < ARRAY_LEN(perf_names) && strcmp(arg, perf_names[i].name); i++)
 				;
 			if (i == ARRAY_LEN(perf_names))
-				return pk_err(err, -EINVAL, "-e %s: not an event (cpu-clock, cycles, instructions, cache-misses, page-faults, major-faults, off-cpu, kprobe:FUNC, tracepoint:CATEGORY:NAME, uprobe:PATH:SYMBOL, usdt:PATH:PROVIDER:NAME)",
+				return pk_err(err, -EINVAL, "-e %s: not an event (cpu-clock, cycles, instructions, cache-misses, page-faults, major-faults, off-cpu, kprobe:FUNC, kretprobe:FUNC, tracepoint:CATEGORY:NAME, uprobe:PATH:SYMBOL, uretprobe:PATH:SYMBOL, usdt:PATH:PROVIDER:NAME)",
 					      arg);
 			spec->kind = PK_EVK_PERF;
 			spec->perf_type = perf_names[i].type;
@@ -85,6 +88,8 @@ int pk_event_spec_parse(const char *arg, struct pk_event_spec *spec, char err[PK
 		if (strlen(probe_kinds[i].prefix) != plen || strncmp(arg, probe_kinds[i].prefix, plen))
 			continue;
 		spec->kind = probe_kinds[i].kind;
+		spec->ret = probe_kinds[i].ret;
+		spec->prefix = probe_kinds[i].prefix;
 		spec->arg = strdup(colon + 1);
 		if (!spec->arg)
 			return pk_err(err, -ENOMEM, "out of memory");
@@ -97,7 +102,7 @@ int pk_event_spec_parse(const char *arg, struct pk_event_spec *spec, char err[PK
 		}
 		return 0;
 	}
-	return pk_err(err, -EINVAL, "-e %s: unknown kind '%.*s' (kprobe, tracepoint, uprobe or usdt)",
+	return pk_err(err, -EINVAL, "-e %s: unknown kind '%.*s' (kprobe, kretprobe, tracepoint, uprobe, uretprobe or usdt)",
 		      arg, (int)plen, arg);
 }
 

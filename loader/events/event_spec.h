@@ -4,8 +4,12 @@
  * file or PMU exists is events.c's question).
  *
  *   cpu-clock | cycles | instructions | cache-misses | page-faults |
- *   major-faults | off-cpu | kprobe:FUNC | tracepoint:CATEGORY:NAME |
- *   uprobe:PATH:SYMBOL | usdt:PATH:PROVIDER:NAME
+ *   major-faults | off-cpu | kprobe:FUNC | kretprobe:FUNC |
+ *   tracepoint:CATEGORY:NAME | uprobe:PATH:SYMBOL | uretprobe:PATH:SYMBOL |
+ *   usdt:PATH:PROVIDER:NAME
+ *
+ * kretprobe and uretprobe are kprobe and uprobe at the function's return:
+ * the same kinds, with RET set.
  */
 #ifndef PK_EVENT_SPEC_H
 #define PK_EVENT_SPEC_H
@@ -22,8 +26,11 @@ struct pk_event_spec {
 	__u32 perf_type;
 	__u64 perf_config;
 	bool hardware;		/* needs a PMU */
+	/* probes: the kind as spelt ("kprobe", "kretprobe"...), a constant */
+	const char *prefix;
+	bool ret;		/* kretprobe, uretprobe: at the function's return */
 	/* the parts after the kind, pointing into the argument:
-	 * kprobe FUNC; tracepoint CATEGORY, NAME; uprobe PATH, SYMBOL;
+	 * k(ret)probe FUNC; tracepoint CATEGORY, NAME; u(ret)probe PATH, SYMBOL;
 	 * usdt PATH, PROVIDER, NAME */
 	char *part[3];
 	char *arg;		/* a copy of the argument, which part[] points into */

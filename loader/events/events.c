@@ -96,11 +96,13 @@ static int resolve_one(struct pk_event *ev, const struct pk_events_params *o, co
 	else if (sp && sp->kind == PK_EVK_OFFCPU)
 		snprintf(ev->desc.name, sizeof(ev->desc.name), "off-cpu");
 	else if (sp && sp->kind == PK_EVK_KPROBE)
-		snprintf(ev->desc.name, sizeof(ev->desc.name), "kprobe:%s", sp->part[0]);
+		snprintf(ev->desc.name, sizeof(ev->desc.name), "%s:%s", sp->prefix, sp->part[0]);
 	else if (sp && sp->kind == PK_EVK_TRACEPOINT)
 		snprintf(ev->desc.name, sizeof(ev->desc.name), "tracepoint:%s:%s", sp->part[0],
 			 sp->part[1]);
 
+	if (sp && sp->ret)
+		ev->desc.flags |= PK_EVF_RETURN;
 	switch (ev->desc.kind) {
 	case PK_EVK_PERF:
 		ev->desc.sample_every = 0;
@@ -111,12 +113,12 @@ static int resolve_one(struct pk_event *ev, const struct pk_events_params *o, co
 		ev->desc.min_block_ns = o->min_block_us * 1000;
 		return 0;
 	case PK_EVK_KPROBE:
-		ret = pk_kfunc_resolve(sp->part[0], &ev->kf, why);
+		ret = pk_kfunc_resolve(sp->part[0], sp->ret, o->no_fentry, &ev->kf, why);
 		if (ret)
 			return refuse(err, ev, why);
 		if (ev->kf.fentry) {
 			if (*fentry_slots == PK_FENTRY_PROGS) {
-				snprintf(why, sizeof(why), "more kprobe events than the %d fentry programs",
+				snprintf(why, sizeof(why), "more kprobe and kretprobe events than the %d fentry and fexit programs (--no-fentry attaches any number)",
 					 PK_FENTRY_PROGS);
 				return refuse(err, ev, why);
 			}
@@ -130,15 +132,13 @@ static int resolve_one(struct pk_event *ev, const struct pk_events_params *o, co
 	case PK_EVK_UPROBE:
 	case PK_EVK_USDT:
 		/* as given until the file is found, then by its absolute path */
-		snprintf(ev->desc.name, sizeof(ev->desc.name), "%s:%s:%s%s%s",
-			 ev->desc.kind == PK_EVK_UPROBE ? "uprobe" : "usdt", sp->part[0],
+		snprintf(ev->desc.name, sizeof(ev->desc.name), "%s:%s:%s%s%s", sp->prefix, sp->part[0],
 			 sp->part[1], sp->part[2] ? ":" : "", sp->part[2] ? sp->part[2] : "");
 		ret = resolve_file(ev, sp->part[0], err);
 		if (ret)
 			return ret;
-		if ((size_t)snprintf(ev->desc.name, sizeof(ev->desc.name), "%s:%s:%s%s%s",
-				     ev->desc.kind == PK_EVK_UPROBE ? "uprobe" : "usdt", ev->path,
-				     sp->part[1], sp->part[2] ? ":" : "",
+		if ((size_t)snprintf(ev->desc.name, sizeof(ev->desc.name), "%s:%s:%s%s%s", sp->prefix,
+				     ev->path, sp->part[1], sp->part[2] ? ":" : "",
 				     sp->part[2] ? sp->part[2] : "") >= sizeof(ev->desc.name))
 			return refuse(err, ev, "the file's path is too long");
 		if (ev->desc.kind == PK_EVK_UPROBE) {
@@ -188,6 +188,7 @@ static struct bpf_program *fentry_prog(struct profile_bpf *skel, int slot)
 int pk_events_configure(struct pk_events *evs, struct profile_bpf *skel, char err[PK_ERR_LEN])
 {
 	bool perf = false, tp = false, uprobe = false, kprobe = false, offcpu = false;
+	struct bpf_program *prog;
 	int ret;
 
 	for (int s = 0; s < PK_FENTRY_PROGS; s++)
@@ -220,10 +221,22 @@ int pk_events_configure(struct pk_events *evs, struct profile_bpf *skel, char er
 				kprobe = true;
 				break;
 			}
+			/* a slot's program is fentry or fexit: it reads no
+			 * argument, so one body does both */
 			skel->rodata->fentry_event[ev->fentry_slot] = i;
-			bpf_program__set_autoload(fentry_prog(skel, ev->fentry_slot), true);
-			ret = bpf_program__set_attach_target(fentry_prog(skel, ev->fentry_slot), 0,
-							     ev->spec->part[0]);
+			/* A trampoline program's kernel stack starts in the
+			 * program, then its trampoline, then the return
+			 * address into FUNC the trampoline was called with:
+			 * FUNC is the leaf at fentry as at a kprobe; at fexit
+			 * FUNC has returned, and the leaf is what it returns
+			 * to, as at a kretprobe. */
+			skel->rodata->fentry_kskip[ev->fentry_slot] = ev->spec->ret ? 3 : 2;
+			prog = fentry_prog(skel, ev->fentry_slot);
+			bpf_program__set_autoload(prog, true);
+			ret = bpf_program__set_expected_attach_type(prog, ev->spec->ret ?
+								    BPF_TRACE_FEXIT : BPF_TRACE_FENTRY);
+			if (!ret)
+				ret = bpf_program__set_attach_target(prog, 0, ev->spec->part[0]);
 			if (ret)
 				return refuse(err, ev, strerror(-ret));
 			break;
@@ -274,7 +287,7 @@ static struct bpf_link *attach_site(struct profile_bpf *skel, struct pk_event *e
 	case PK_EVK_OFFCPU:
 		return bpf_program__attach(prog);
 	case PK_EVK_KPROBE: {
-		LIBBPF_OPTS(bpf_kprobe_opts, ko, .bpf_cookie = cookie);
+		LIBBPF_OPTS(bpf_kprobe_opts, ko, .bpf_cookie = cookie, .retprobe = ev->spec->ret);
 
 		if (ev->fentry_slot >= 0)
 			return bpf_program__attach_trace(prog);
@@ -288,7 +301,7 @@ static struct bpf_link *attach_site(struct profile_bpf *skel, struct pk_event *e
 	}
 	default: {
 		LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = cookie,
-			    .ref_ctr_offset = ev->sites[i].ref_ctr_offset);
+			    .ref_ctr_offset = ev->sites[i].ref_ctr_offset, .retprobe = ev->spec->ret);
 
 		return bpf_program__attach_uprobe_opts(prog, -1, ev->path, ev->sites[i].offset, &uo);
 	}

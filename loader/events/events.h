@@ -31,7 +31,7 @@ struct pk_event {
 	const struct pk_event_spec *spec;	/* NULL: the default CPU sampling */
 	struct pk_perf_events pe;	/* PK_EVK_PERF: one per CPU */
 	struct pk_kfunc kf;		/* PK_EVK_KPROBE */
-	int fentry_slot;		/* PK_EVK_KPROBE by fentry: its program */
+	int fentry_slot;		/* PK_EVK_KPROBE by fentry or fexit: its program */
 	char *path;			/* uprobe, usdt: the file, absolute */
 	struct pk_probe_site *sites;	/* uprobe: 1; usdt: every note */
 	size_t nsites;
@@ -52,6 +52,7 @@ struct pk_events_params {
 	unsigned int freq;	/* -F */
 	__u64 sample_every;	/* -c; 0: not given */
 	__u64 min_block_us;	/* --min-block */
+	bool no_fentry;		/* --no-fentry: kprobes and kretprobes only */
 };
 
 /* Resolve O's events (or the default one) on the CPUs set in ONLINE[0..n). */

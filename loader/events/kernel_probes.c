@@ -72,15 +72,16 @@ static int find_ksym(const char *func, bool *exact, char clone[128], struct pk_s
 	return 0;
 }
 
-/* Load the smallest fentry program on BTF_ID: whether this kernel lets us. */
-static int try_fentry(__u32 btf_id)
+/* Load the smallest fentry (RET: fexit) program on BTF_ID: whether this
+ * kernel lets us. */
+static int try_fentry(__u32 btf_id, bool ret)
 {
 	struct bpf_insn insns[] = {
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
 		{ .code = BPF_JMP | BPF_EXIT },
 	};
 	LIBBPF_OPTS(bpf_prog_load_opts, opts,
-		.expected_attach_type = BPF_TRACE_FENTRY,
+		.expected_attach_type = ret ? BPF_TRACE_FEXIT : BPF_TRACE_FENTRY,
 		.attach_btf_id = btf_id,
 	);
 	int fd = bpf_prog_load(BPF_PROG_TYPE_TRACING, "pk_fentry_probe", "GPL", insns, 2, &opts);
@@ -105,8 +106,10 @@ static bool have_kprobes(void)
 	return !access(path, F_OK);
 }
 
-int pk_kfunc_resolve(const char *func, struct pk_kfunc *kf, char err[PK_ERR_LEN])
+int pk_kfunc_resolve(const char *func, bool ret_probe, bool no_fentry, struct pk_kfunc *kf,
+		     char err[PK_ERR_LEN])
 {
+	const char *tramp = ret_probe ? "fexit" : "fentry";
 	char close_names[256];
 	struct pk_suggest sug;
 	struct btf *btf;
@@ -127,26 +130,32 @@ int pk_kfunc_resolve(const char *func, struct pk_kfunc *kf, char err[PK_ERR_LEN]
 		return ret;
 	}
 	pk_suggest_free(&sug);
+	if (exact)
+		snprintf(kf->ksym, sizeof(kf->ksym), "%s", func);
+	if (no_fentry) {
+		if (have_kprobes())
+			return 0;
+		return pk_err(err, -EOPNOTSUPP, "--no-fentry, and this kernel has no kprobes (CONFIG_KPROBES)");
+	}
 	/* fentry needs FUNC in BTF under its own name; a clone has none */
 	btf = exact ? btf__load_vmlinux_btf() : NULL;
 	id = btf ? btf__find_by_name_kind(btf, func, BTF_KIND_FUNC) : -ENOENT;
 	btf__free(btf);
 	if (id > 0) {
-		fentry_ret = try_fentry(id);
+		fentry_ret = try_fentry(id, ret_probe);
 		if (!fentry_ret) {
 			kf->fentry = true;
 			kf->btf_id = id;
 			return 0;
 		}
 	}
-	if (exact)
-		snprintf(kf->ksym, sizeof(kf->ksym), "%s", func);
 	if (have_kprobes())
 		return 0;
 	if (id <= 0)
-		return pk_err(err, -EOPNOTSUPP, "not in the kernel's BTF (no fentry) and this kernel has no kprobes (CONFIG_KPROBES)");
-	return pk_err(err, -EOPNOTSUPP, "this kernel refuses fentry here (%s) and has no kprobes (CONFIG_KPROBES)",
-		      strerror(-fentry_ret));
+		return pk_err(err, -EOPNOTSUPP, "not in the kernel's BTF (no %s) and this kernel has no kprobes (CONFIG_KPROBES)",
+			      tramp);
+	return pk_err(err, -EOPNOTSUPP, "this kernel refuses %s here (%s) and has no kprobes (CONFIG_KPROBES)",
+		      tramp, strerror(-fentry_ret));
 }
 
 int pk_ksym_range(const char *name, __u64 *lo, __u64 *hi)

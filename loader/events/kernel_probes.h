@@ -13,17 +13,20 @@
 
 #include "eh_frame/errmsg.h"
 
-/* How kprobe:FUNC can be attached here. */
+/* How kprobe:FUNC (kretprobe:FUNC) can be attached here. */
 struct pk_kfunc {
-	bool fentry;		/* by fentry: btf_id is FUNC's */
+	bool fentry;		/* by fentry (fexit): btf_id is FUNC's */
 	__u32 btf_id;
 	char ksym[128];		/* else a kprobe on this kallsyms name (FUNC, or
 				 * a compiler's clone of it: FUNC.isra.0) */
 };
 
-/* Resolve FUNC. -ENOENT: no such function (close names in ERR); -EOPNOTSUPP:
- * this kernel can attach neither fentry nor a kprobe (why, in ERR). */
-int pk_kfunc_resolve(const char *func, struct pk_kfunc *kf, char err[PK_ERR_LEN]);
+/* Resolve FUNC: at its entry, or RET at its return; by fentry (fexit) where
+ * the kernel allows it on FUNC, unless NO_FENTRY, else by a kprobe
+ * (kretprobe). -ENOENT: no such function (close names in ERR); -EOPNOTSUPP:
+ * this kernel can attach neither (why, in ERR). */
+int pk_kfunc_resolve(const char *func, bool ret, bool no_fentry, struct pk_kfunc *kf,
+		     char err[PK_ERR_LEN]);
 
 /* The address range [*lo, *hi) of kernel function NAME (its kallsyms
  * address to the next symbol's). -ENOENT when there is none. */

@@ -37,7 +37,17 @@ START_TEST(test_spec_forms)
 	ck_assert_int_eq(sp.kind, PK_EVK_OFFCPU);
 	pk_event_spec_free(&sp);
 	ck_assert_int_eq(pk_event_spec_parse("kprobe:vfs_write", &sp, err), 0);
-	ck_assert(sp.kind == PK_EVK_KPROBE && !strcmp(sp.part[0], "vfs_write"));
+	ck_assert(sp.kind == PK_EVK_KPROBE && !strcmp(sp.part[0], "vfs_write") && !sp.ret &&
+		  !strcmp(sp.prefix, "kprobe"));
+	pk_event_spec_free(&sp);
+	/* the return probes: the same kinds, at the return */
+	ck_assert_int_eq(pk_event_spec_parse("kretprobe:vfs_write", &sp, err), 0);
+	ck_assert(sp.kind == PK_EVK_KPROBE && !strcmp(sp.part[0], "vfs_write") && sp.ret &&
+		  !strcmp(sp.prefix, "kretprobe"));
+	pk_event_spec_free(&sp);
+	ck_assert_int_eq(pk_event_spec_parse("uretprobe:/opt/a:b/bin:main", &sp, err), 0);
+	ck_assert(sp.kind == PK_EVK_UPROBE && !strcmp(sp.part[0], "/opt/a:b/bin") &&
+		  !strcmp(sp.part[1], "main") && sp.ret && !strcmp(sp.prefix, "uretprobe"));
 	pk_event_spec_free(&sp);
 	ck_assert_int_eq(pk_event_spec_parse("tracepoint:block:block_rq_issue", &sp, err), 0);
 	ck_assert_str_eq(sp.part[0], "block");
@@ -58,16 +68,18 @@ END_TEST
 START_TEST(test_spec_refused)
 {
 	static const struct { const char *arg, *msg; } bad[] = {
-		{ "cpuclock", "-e cpuclock: not an event (cpu-clock, cycles, instructions, cache-misses, page-faults, major-faults, off-cpu, kprobe:FUNC, tracepoint:CATEGORY:NAME, uprobe:PATH:SYMBOL, usdt:PATH:PROVIDER:NAME)" },
+		{ "cpuclock", "-e cpuclock: not an event (cpu-clock, cycles, instructions, cache-misses, page-faults, major-faults, off-cpu, kprobe:FUNC, kretprobe:FUNC, tracepoint:CATEGORY:NAME, uprobe:PATH:SYMBOL, uretprobe:PATH:SYMBOL, usdt:PATH:PROVIDER:NAME)" },
 		{ "kprobe:", "-e kprobe:: not of the form kprobe:FUNC" },
 		{ "kprobe:a:b", "-e kprobe:a:b: not of the form kprobe:FUNC" },
+		{ "kretprobe:a:b", "-e kretprobe:a:b: not of the form kretprobe:FUNC" },
+		{ "uretprobe:/bin/ls", "-e uretprobe:/bin/ls: not of the form uretprobe:PATH:SYMBOL" },
 		{ "tracepoint:sched", "-e tracepoint:sched: not of the form tracepoint:CATEGORY:NAME" },
 		{ "tracepoint:a:b:c", "-e tracepoint:a:b:c: not of the form tracepoint:CATEGORY:NAME" },
 		{ "uprobe:/bin/ls", "-e uprobe:/bin/ls: not of the form uprobe:PATH:SYMBOL" },
 		{ "uprobe::main", "-e uprobe::main: not of the form uprobe:PATH:SYMBOL" },
 		{ "usdt:/bin/x:prov", "-e usdt:/bin/x:prov: not of the form usdt:PATH:PROVIDER:NAME" },
 		{ "usdt:/bin/x:prov:", "-e usdt:/bin/x:prov:: not of the form usdt:PATH:PROVIDER:NAME" },
-		{ "kfunc:vfs_write", "-e kfunc:vfs_write: unknown kind 'kfunc' (kprobe, tracepoint, uprobe or usdt)" },
+		{ "kfunc:vfs_write", "-e kfunc:vfs_write: unknown kind 'kfunc' (kprobe, kretprobe, tracepoint, uprobe, uretprobe or usdt)" },
 	};
 	struct pk_event_spec sp;
 	char longname[PK_EVENT_NAME_MAX + 8];

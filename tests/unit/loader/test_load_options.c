@@ -451,6 +451,13 @@ START_TEST(test_event_options)
 	ck_assert_str_eq(err, "-c 0: not a count (one hit in N sampled: a positive number)");
 	ck_assert_int_eq(PARSE("-e", "off-cpu", "--min-block", "-1"), -EINVAL);
 	ck_assert_int_eq(PARSE("--unload", "-e", "off-cpu"), -EINVAL);
+	ck_assert_int_eq(PARSE("-e", "kretprobe:vfs_write", "--no-fentry"), 0);
+	ck_assert(o.no_fentry && o.events[0].kind == PK_EVK_KPROBE && o.events[0].ret);
+	ck_assert_int_eq(PARSE("-e", "kprobe:vfs_write"), 0);
+	ck_assert(!o.no_fentry);
+	ck_assert_int_eq(PARSE("-e", "tracepoint:a:b", "--no-fentry"), -EINVAL);
+	ck_assert_str_eq(err, "--no-fentry is for -e kprobe:FUNC and kretprobe:FUNC");
+	ck_assert_int_eq(PARSE("--unload", "--no-fentry"), -EINVAL);
 	{
 		/* PK_MAX_EVENTS of them are taken, one more is refused */
 		char *argv[2 * PK_MAX_EVENTS + 4] = { "probe-load" };
