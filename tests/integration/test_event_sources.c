@@ -359,12 +359,12 @@ START_TEST(test_tracepoint_write)
 }
 END_TEST
 
-/*
- * Exactly the 1000 writes, where the kernel can attach kprobe:vfs_write.
- * Where it cannot, probe-load must say so in one line, exit 2 and leave
- * nothing pinned -- and the kernel must really be unable: bpftrace cannot
- * attach the same kprobe either, and the kernel has no kprobes.
- */
+/* --- kprobes and kretprobes -------------------------------------------- */
+
+/* The running kernel's own answers, asked as probe-load does not: whether
+ * it has kprobes (a kprobe PMU or tracefs' kprobe_events), and whether it
+ * loads the smallest fentry (FEXIT: fexit) program on vfs_write from its
+ * BTF (0, or negative errno). */
 static bool kernel_has_kprobes(void)
 {
 	struct stat st;
@@ -374,8 +374,7 @@ static bool kernel_has_kprobes(void)
 	       !stat("/sys/kernel/debug/tracing/kprobe_events", &st);
 }
 
-/* The smallest fentry program on vfs_write: 0 loaded, or negative errno. */
-static int kernel_fentry(void)
+static int kernel_trampoline(bool fexit)
 {
 	struct bpf_insn insns[] = {
 		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0 },
@@ -383,7 +382,8 @@ static int kernel_fentry(void)
 	};
 	struct btf *btf = btf__load_vmlinux_btf();
 	int id = btf ? btf__find_by_name_kind(btf, "vfs_write", BTF_KIND_FUNC) : -ENOENT;
-	LIBBPF_OPTS(bpf_prog_load_opts, opts, .expected_attach_type = BPF_TRACE_FENTRY,
+	LIBBPF_OPTS(bpf_prog_load_opts, opts,
+		    .expected_attach_type = fexit ? BPF_TRACE_FEXIT : BPF_TRACE_FENTRY,
 		    .attach_btf_id = id > 0 ? id : 0);
 	int fd;
 
@@ -397,82 +397,229 @@ static int kernel_fentry(void)
 	return 0;
 }
 
-START_TEST(test_kprobe_write)
+/* How the kernel says the session's event I is attached, from its pinned
+ * link: BPF_TRACE_FENTRY or BPF_TRACE_FEXIT (a tracing link), -1 for a perf
+ * event link (a kprobe or kretprobe), -2 for anything else. */
+static int link_attach(unsigned int i)
 {
-	char path[4096], loader[4096];
-	char *argv[] = { loader, "--pin-dir", (char *)pk_e2e_pin_dir(), "-e", "kprobe:vfs_write",
-			 "--", path, NULL };
-	char *err = NULL;
-	int status, links = pk_e2e_perf_links();
+	struct bpf_link_info info;
+	__u32 len = sizeof(info);
+	char path[4200];
+	int fd, ret = -2;
 
-	fixture("ev_calls", _i, path, sizeof(path));
+	snprintf(path, sizeof(path), "%s/links/e%u", pk_e2e_pin_dir(), i);
+	fd = bpf_obj_get(path);
+	ck_assert_msg(fd >= 0, "%s: %s", path, strerror(errno));
+	memset(&info, 0, sizeof(info));
+	ck_assert_int_eq(bpf_obj_get_info_by_fd(fd, &info, &len), 0);
+	if (info.type == BPF_LINK_TYPE_TRACING)
+		ret = info.tracing.attach_type;
+	else if (info.type == BPF_LINK_TYPE_PERF_EVENT)
+		ret = -1;
+	close(fd);
+	return ret;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The lines of F holding CHAIN, each "STACK COUNT", sorted; LEAF (may be
+ * NULL) must end each stack and is cut off. */
+static char **chain_lines(const struct pk_folded *f, const char *chain, const char *leaf,
+			  size_t *n)
+{
+	char **v = calloc(f->n + 1, sizeof(*v));
+	size_t llen = leaf ? strlen(leaf) : 0;
+
+	ck_assert_ptr_nonnull(v);
+	*n = 0;
+	for (size_t i = 0; i < f->n; i++) {
+		const char *st = f->lines[i].stack;
+		size_t len = strlen(st);
+
+		if (!strstr(st, chain))
+			continue;
+		ck_assert_msg(len > llen && !strcmp(st + len - llen, leaf ? leaf : ""),
+			      "%s is not the leaf: %s", leaf, st);
+		ck_assert_int_gt(asprintf(&v[(*n)++], "%.*s %lu", (int)(len - llen), st,
+					  f->lines[i].count), 0);
+	}
+	qsort(v, *n, sizeof(*v), cmp_str);
+	return v;
+}
+
+/*
+ * kprobe:vfs_write and kretprobe:vfs_write in one session, with -c 1: by
+ * fentry and fexit where the kernel allows them (iterations 0, 1), by a
+ * kprobe and a kretprobe with --no-fentry (2, 3); the fixture started by
+ * probe-load (-- CMD: even iterations) or followed (-p: odd). Each event
+ * has exactly the fixture's 1000 writes, whole stacks in main;writer and
+ * nothing else; at entry the kernel part ends in vfs_write; at the return
+ * it is the same stack without vfs_write, the one vfs_write returns to.
+ * The kernel's own link says which way each is attached.
+ *
+ * Where the kernel cannot attach them (no kprobes, fentry refused: the
+ * host's 6.18), probe-load must say so in one line, exit 2 and leave
+ * nothing pinned -- and the kernel must really be unable.
+ */
+START_TEST(test_kprobe_kretprobe)
+{
+	static const char *const events[] = { "kprobe:vfs_write", "kretprobe:vfs_write" };
+	const bool no_fentry = _i >= 2, by_pid = _i & 1;
+	const int variant = _i % NVARIANTS;
+	const int fentry = kernel_trampoline(false), fexit = kernel_trampoline(true);
+	const bool kprobes = kernel_has_kprobes();
+	const bool can = kprobes || (!no_fentry && !fentry && !fexit);
+	char path[4096], loader[4096], pid[16], dir[] = "/tmp/pk-ev-XXXXXX", pattern[64];
+	char *argv[16] = { loader, "--pin-dir", (char *)pk_e2e_pin_dir(), "-c", "1", "-e",
+			   (char *)events[0], "-e", (char *)events[1] };
+	const char *read[] = { "-o", pattern, NULL };
+	struct pk_folded f[2] = { { 0 } };
+	const char *const kframes[] = { "entry_SYSCALL_64", NULL };
+	struct waiting w = { .pid = -1 };
+	char **lines[2], *err = NULL, *out = NULL;
+	size_t nlines[2];
+	int status, n = 9, links = pk_e2e_perf_links();
+
+	fixture("ev_calls", variant, path, sizeof(path));
 	pk_test_build_path("probe-load", loader, sizeof(loader));
+	if (no_fentry)
+		argv[n++] = "--no-fentry";
+	if (by_pid) {
+		w = start_waiting(path);
+		snprintf(pid, sizeof(pid), "%d", (int)w.pid);
+		argv[n++] = "-p";
+		argv[n++] = pid;
+	} else {
+		argv[n++] = "--";
+		argv[n++] = path;
+	}
 	status = pk_test_run(argv, NULL, &err);
 	ck_assert(WIFEXITED(status));
-	if (WEXITSTATUS(status) == 0) {
-		const char *read[] = { NULL };
-		const char *const kframes[] = { "vfs_write", "entry_SYSCALL_64", NULL };
-		struct pk_folded f = { 0 };
-		char *rerr = NULL;
-		struct sum s;
+	if (!can) {
+		/* the first event that cannot attach, and the kernel's reason */
+		const char *refused = no_fentry || fentry ? events[0] : events[1];
+		const char *why = no_fentry ? "--no-fentry, and this kernel has no kprobes" :
+					      strerror(-(fentry ? fentry : fexit));
+		char head[64];
 
-		read_folded(read, &f, &rerr);
-		s = sum_chain(&f, ";main;writer;", kframes);
-		ck_assert_msg(s.chain == EV_WRITES, "%s: %llu vfs_write hits in main;writer, want %d",
-			      variants[_i], s.chain, EV_WRITES);
-		ck_assert_uint_eq(s.broken, 0);
-		ck_assert_int_eq(pk_e2e_unload(), 0);
-		pk_folded_free(&f);
-		free(rerr);
-	} else {
-		int fentry = kernel_fentry();
-
-		ck_assert_int_eq(WEXITSTATUS(status), 2);
-		ck_assert_msg(pk_e2e_one_line(err) && !strncmp(err, "probe-load: kprobe:vfs_write: ", 30),
-			      "not one line naming the event: %s", err);
+		if (by_pid) {
+			close(w.release_fd);
+			kill(w.pid, SIGKILL);
+			waitpid(w.pid, NULL, 0);
+		}
+		snprintf(head, sizeof(head), "probe-load: %s: ", refused);
+		ck_assert_msg(WEXITSTATUS(status) == 2, "exit %d: %s", WEXITSTATUS(status), err);
+		ck_assert_msg(pk_e2e_one_line(err) && !strncmp(err, head, strlen(head)),
+			      "not one line naming %s: %s", refused, err);
+		ck_assert_msg(strstr(err, why), "the reason is not '%s': %s", why, err);
 		assert_unpinned();
 		ck_assert_int_eq(pk_e2e_perf_links(), links);
-		/* the kernel really cannot: no kprobes, and fentry refused */
-		ck_assert_msg(!kernel_has_kprobes() && fentry < 0,
-			      "refused (%s) but the kernel has kprobes (%d) or fentry (%d)", err,
-			      kernel_has_kprobes(), fentry);
-		ck_assert_msg(strstr(err, strerror(-fentry)), "the reason is not fentry's: %s", err);
-		fprintf(stderr, "kprobe:vfs_write: this kernel cannot attach it (%s); "
-			"refusal checked instead\n", strerror(-fentry));
+		fprintf(stderr, "%s%s: this kernel cannot attach it (kprobes %d, fentry %d, fexit %d); "
+			"refusal checked instead\n", no_fentry ? "--no-fentry " : "", refused,
+			kprobes, fentry, fexit);
+		free(err);
+		return;
 	}
+	/* a refused load prints the verifier's log: its end says why */
+	ck_assert_msg(WEXITSTATUS(status) == 0, "%s%s: exit %d on a kernel that can (kprobes %d, "
+		      "fentry %d, fexit %d): ...%s", no_fentry ? "--no-fentry " : "", events[0],
+		      WEXITSTATUS(status), kprobes, fentry, fexit,
+		      err + (strlen(err) > 300 ? strlen(err) - 300 : 0));
+	/* fentry and fexit where the kernel loads them, else kprobes */
+	ck_assert_int_eq(link_attach(0), no_fentry || fentry ? -1 : BPF_TRACE_FENTRY);
+	ck_assert_int_eq(link_attach(1), no_fentry || fexit ? -1 : BPF_TRACE_FEXIT);
+	free(err);
+	if (by_pid)
+		release(&w);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(pattern, sizeof(pattern), "%s/{event}.folded", dir);
+	ck_assert_int_eq(pk_e2e_read(read, &out, &err), 0);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	for (int e = 0; e < 2; e++) {
+		char file[128];
+		struct sum s;
+
+		snprintf(file, sizeof(file), "%s/%s.folded", dir, events[e]);
+		read_folded_file(file, &f[e]);
+		unlink(file);
+		s = sum_chain(&f[e], ";main;writer;", kframes);
+		fprintf(stderr, "%s%s %s %s: %llu in main;writer, %llu elsewhere (want %d, 0)\n",
+			no_fentry ? "--no-fentry " : "", events[e], by_pid ? "-p" : "--",
+			variants[variant], s.chain, s.other, EV_WRITES);
+		if (s.chain != EV_WRITES || s.other || s.broken)
+			show(&f[e], NULL);
+		ck_assert_msg(s.chain == EV_WRITES && s.other == 0,
+			      "%s: %llu in main;writer (and %llu elsewhere), want %d", events[e],
+			      s.chain, s.other, EV_WRITES);
+		ck_assert_uint_eq(s.broken, 0);
+		/* entry: vfs_write the leaf; return: the same stacks without it */
+		lines[e] = chain_lines(&f[e], ";main;writer;", e ? NULL : ";vfs_write_[k]",
+				       &nlines[e]);
+	}
+	ck_assert_int_eq(rmdir(dir), 0);
+	ck_assert_uint_eq(nlines[0], nlines[1]);
+	for (size_t i = 0; i < nlines[0]; i++)
+		ck_assert_msg(!strcmp(lines[0][i], lines[1][i]),
+			      "kretprobe: not the stack vfs_write returns to:\n  %s\n  want %s",
+			      lines[1][i], lines[0][i]);
+	for (int e = 0; e < 2; e++) {
+		for (size_t i = 0; i < nlines[e]; i++)
+			free(lines[e][i]);
+		free(lines[e]);
+		pk_folded_free(&f[e]);
+	}
+	free(out);
 	free(err);
 }
 END_TEST
 
-/* bpftrace, where installed, agrees that kprobe:vfs_write attaches or not. */
+/*
+ * bpftrace, where installed, agrees: it counts the same 1000 writes of the
+ * fixture by a kretprobe on vfs_write where probe-load --no-fentry attaches
+ * one, and cannot attach it where probe-load refuses. No time limit but the
+ * case's: bpftrace ends when the fixture does, and its start-up takes a
+ * minute in an emulated guest.
+ */
 START_TEST(test_kprobe_bpftrace_agrees)
 {
-	char loader[4096];
-	char *ours[] = { loader, "--pin-dir", (char *)pk_e2e_pin_dir(), "-e", "kprobe:vfs_write",
-			 NULL };
-	char *theirs[] = { "timeout", "20", "bpftrace", "-e", "kprobe:vfs_write { exit(); }", NULL };
+	char loader[4096], path[4096];
+	char *ours[] = { loader, "--pin-dir", (char *)pk_e2e_pin_dir(), "--no-fentry", "-e",
+			 "kretprobe:vfs_write", NULL };
+	char *theirs[] = { "bpftrace", "-e", "kretprobe:vfs_write /pid == cpid/ { @writes = count(); }",
+			   "-c", path, NULL };
 	char *which[] = { "sh", "-c", "command -v bpftrace", NULL };
+	char *out = NULL, *err = NULL;
 	int st_ours, st_theirs;
 
 	if (pk_test_run(which, NULL, NULL) != 0) {
 		ck_assert_msg(!ci(), "bpftrace is missing (CI=true)");
 		return;
 	}
+	fixture("ev_calls", 0, path, sizeof(path));
 	pk_test_build_path("probe-load", loader, sizeof(loader));
 	st_ours = pk_test_run(ours, NULL, NULL);
 	if (WIFEXITED(st_ours) && WEXITSTATUS(st_ours) == 0)
 		ck_assert_int_eq(pk_e2e_unload(), 0);
-	st_theirs = pk_test_run(theirs, NULL, NULL);
+	st_theirs = pk_test_run(theirs, &out, &err);
+	fprintf(stderr, "bpftrace kretprobe:vfs_write: exit %d, %s", WEXITSTATUS(st_theirs),
+		strstr(out, "@writes") ? strstr(out, "@writes") : "no count\n");
 	ck_assert_msg(WIFEXITED(st_ours) && WIFEXITED(st_theirs) &&
 		      (WEXITSTATUS(st_ours) == 0) == (WEXITSTATUS(st_theirs) == 0),
-		      "probe-load exited %d, bpftrace %d", WEXITSTATUS(st_ours),
-		      WEXITSTATUS(st_theirs));
+		      "probe-load exited %d, bpftrace %d: %s", WEXITSTATUS(st_ours),
+		      WEXITSTATUS(st_theirs), err);
+	if (WEXITSTATUS(st_theirs) == 0)
+		ck_assert_msg(strstr(out, "@writes: 1000\n"), "bpftrace counted: %s", out);
+	free(out);
+	free(err);
 }
 END_TEST
 
 /* The file {event} named in DIR for EVENT holds exactly WANT samples, all
- * whole stacks in CHAIN. */
-static void check_event_file(const char *dir, const char *event, const char *chain,
+ * whole stacks in CHAIN (LEAF: CHAIN ends each). */
+static void check_event_file(const char *dir, const char *event, const char *chain, bool leaf,
 			     unsigned long long want, int variant)
 {
 	const char *const none[] = { NULL };
@@ -494,20 +641,28 @@ static void check_event_file(const char *dir, const char *event, const char *cha
 		      "%s %s: %llu hits in %s (and %llu elsewhere), want %llu", variants[variant],
 		      event, s.chain, chain, s.other, want);
 	ck_assert_uint_eq(s.broken, 0);
+	for (size_t i = 0; i < f.n && leaf; i++) {
+		const char *st = f.lines[i].stack;
+		size_t len = strlen(st), clen = strlen(chain);
+
+		ck_assert_msg(len > clen && !strcmp(st + len - clen, chain),
+			      "%s: %s does not end the stack: %s", event, chain, st);
+	}
 	pk_folded_free(&f);
 	unlink(file);
 }
 
 /*
- * uprobe and USDT (with its semaphore: ev_calls reaches the probe only
- * while a tracer has set it), exactly the known number of hits each, read
- * in one pass into a file per event; then -c 7 samples exactly one call in
- * seven.
+ * uprobe, uretprobe and USDT (with its semaphore: ev_calls reaches the
+ * probe only while a tracer has set it), exactly the known number of hits
+ * each, read in one pass into a file per event: hot_fn's calls in
+ * main;caller;hot_fn, its returns in main;caller, the stack it returns to.
+ * Then -c 7 samples exactly one call in seven.
  */
 START_TEST(test_uprobe_usdt)
 {
-	char path[4096], up[4200], usdt[4200], dir[] = "/tmp/pk-ev-XXXXXX", pattern[64],
-	     every[16];
+	char path[4096], up[4200], uret[4200], usdt[4200], dir[] = "/tmp/pk-ev-XXXXXX",
+	     pattern[64], every[16];
 	const char *read[] = { "-o", pattern, NULL };
 	const char *const none[] = { NULL };
 	struct pk_folded f = { 0 };
@@ -516,19 +671,21 @@ START_TEST(test_uprobe_usdt)
 
 	fixture("ev_calls", _i, path, sizeof(path));
 	snprintf(up, sizeof(up), "uprobe:%s:hot_fn", path);
+	snprintf(uret, sizeof(uret), "uretprobe:%s:hot_fn", path);
 	snprintf(usdt, sizeof(usdt), "usdt:%s:probekit:tick", path);
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(pattern, sizeof(pattern), "%s/{event}.folded", dir);
 	{
-		const char *load[] = { "-e", up, "-e", usdt, "--", path, NULL };
+		const char *load[] = { "-e", up, "-e", uret, "-e", usdt, "--", path, NULL };
 
 		ck_assert_int_eq(pk_e2e_load(load), 0);
 	}
 	ck_assert_int_eq(pk_e2e_read(read, &out, &err), 0);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
 
-	check_event_file(dir, up, ";main;caller;hot_fn", EV_CALLS, _i);
-	check_event_file(dir, usdt, ";main;ticker", EV_TICKS, _i);
+	check_event_file(dir, up, ";main;caller;hot_fn", true, EV_CALLS, _i);
+	check_event_file(dir, uret, ";main;caller", true, EV_CALLS, _i);
+	check_event_file(dir, usdt, ";main;ticker", false, EV_TICKS, _i);
 	ck_assert_int_eq(rmdir(dir), 0);
 	free(out);
 	free(err);
@@ -875,12 +1032,13 @@ Suite *suite_event_sources(void)
 	tcase_add_loop_test(tc, test_offcpu_io, 0, NVARIANTS);
 	tc = pk_e2e_tcase(s, "probes", 120);
 	tcase_add_loop_test(tc, test_tracepoint_write, 0, NVARIANTS);
-	tcase_add_loop_test(tc, test_kprobe_write, 0, NVARIANTS);
-	tcase_add_test(tc, test_kprobe_bpftrace_agrees);
+	tcase_add_loop_test(tc, test_kprobe_kretprobe, 0, 4);
 	tcase_add_loop_test(tc, test_uprobe_usdt, 0, NVARIANTS);
 	tcase_add_loop_test(tc, test_page_faults, 0, NVARIANTS);
 	tcase_add_loop_test(tc, test_major_faults, 0, NVARIANTS);
 	tcase_add_loop_test(tc, test_block_rq_issue, 0, NVARIANTS);
+	tc = pk_e2e_tcase(s, "bpftrace", 600);
+	tcase_add_test(tc, test_kprobe_bpftrace_agrees);
 	tc = pk_e2e_tcase(s, "several", 120);
 	tcase_add_test(tc, test_two_events_pprof);
 	tc = pk_e2e_tcase(s, "refused", 120);
