@@ -21,7 +21,7 @@ try() {
 	"$build/probe-load" --unload --pin-dir "$pin" >/dev/null 2>&1
 	if [ $rc -eq 0 ]; then
 		echo "$what ok"
-	elif [ "$what" = kprobe ] && [ $kprobes = no ]; then
+	elif [ "$what" = kprobe -o "$what" = kretprobe ] && [ $kprobes = no ]; then
 		echo "$what refused this kernel has no kprobes: $(tail -n 1 "$dir/load-$what.log")"
 	else
 		echo "$what FAIL $(grep -v '^libbpf:' "$dir/load-$what.log" | tail -n 1)"
@@ -35,3 +35,4 @@ try page-faults -e page-faults
 try tracepoint -e tracepoint:syscalls:sys_enter_write
 try uprobe -e "uprobe:$libc:write"
 try kprobe -e kprobe:vfs_write
+try kretprobe -e kretprobe:vfs_write
