@@ -32,6 +32,13 @@ const char *pk_test_src_path(const char *rel, char *buf, size_t len)
 	return env_path("PROBEKIT_SRC", ".", rel, buf, len);
 }
 
+const char *pk_test_disk_path(const char *rel, char *buf, size_t len)
+{
+	if (getenv("PROBEKIT_DISK"))
+		return env_path("PROBEKIT_DISK", "build", rel, buf, len);
+	return pk_test_build_path(rel, buf, len);
+}
+
 START_TEST(test_root_required_in_ci)
 {
 	ck_abort_msg("integration tests need root and CI=true: a skip is a failure");

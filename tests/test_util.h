@@ -12,6 +12,10 @@
 const char *pk_test_build_path(const char *rel, char *buf, size_t len);
 /* $PROBEKIT_SRC/<rel> (the source tree), in BUF. */
 const char *pk_test_src_path(const char *rel, char *buf, size_t len);
+/* <rel> in a folder on a disk's file system, for block I/O and major page
+ * faults (a tmpfs has no disk): $PROBEKIT_DISK if set (the kernel matrix's
+ * guests, whose build is on a read-only 9p), else the build directory. */
+const char *pk_test_disk_path(const char *rel, char *buf, size_t len);
 
 /*
  * Integration tests need root (BPF, perf events). Suites that need it call

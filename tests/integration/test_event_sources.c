@@ -251,7 +251,7 @@ START_TEST(test_offcpu_io)
 {
 	char path[4096], dir[4096];
 	const char *load[] = { "-e", "off-cpu", "--", fixture("ev_calls", _i, path, sizeof(path)),
-			       "--odirect", pk_test_build_path("", dir, sizeof(dir)), NULL };
+			       "--odirect", pk_test_disk_path("", dir, sizeof(dir)), NULL };
 	const char *read[] = { NULL };
 	const char *const kframes[] = { "iomap_dio_rw_[k]", "io_schedule", "__schedule_[k]", NULL };
 	struct pk_folded f = { 0 };
@@ -762,9 +762,9 @@ START_TEST(test_major_faults)
 	char *err = NULL;
 	FILE *out;
 
-	/* on the build's filesystem (a disk): tmpfs pages fault minor */
+	/* on a disk's filesystem: tmpfs pages fault minor */
 	snprintf(page, sizeof(page), "fixture-major-%d", (int)getpid());
-	pk_test_build_path(page, file, sizeof(file));
+	pk_test_disk_path(page, file, sizeof(file));
 	memset(page, 'm', sizeof(page));
 	out = fopen(file, "w");
 	ck_assert_ptr_nonnull(out);
@@ -794,7 +794,7 @@ END_TEST
 
 /*
  * block:block_rq_issue while the fixture makes 16 writes of 1 MiB with
- * O_DIRECT to a file beside the build (a disk's filesystem; O_DIRECT
+ * O_DIRECT to a file on a disk's filesystem (pk_test_disk_path; O_DIRECT
  * bypasses the page cache, so the requests are issued from the writer's own
  * system calls): at least one request per write, under main;direct_writer.
  */
@@ -803,7 +803,7 @@ START_TEST(test_block_rq_issue)
 	char path[4096], dir[4096];
 	const char *load[] = { "-e", "tracepoint:block:block_rq_issue", "--",
 			       fixture("ev_calls", _i, path, sizeof(path)), "--odirect",
-			       pk_test_build_path("", dir, sizeof(dir)), NULL };
+			       pk_test_disk_path("", dir, sizeof(dir)), NULL };
 	const char *read[] = { NULL };
 	const char *const kframes[] = { "blk_", NULL };
 	struct pk_folded f = { 0 };
