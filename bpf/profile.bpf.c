@@ -185,14 +185,21 @@ static __always_inline void send_sample(const struct pk_sample_buf *b, __u32 siz
 {
 	__u32 event = b->s.event;
 	const void *data = b;
+	__u64 len;
 
 	if (size > sizeof(*b))
 		return;	/* cannot happen; tells the verifier the bound */
 	if (copy)
 		data = pk_ustack_copy_attach(b, &size);
-	if (size > sizeof(struct uw_copy_buf))
-		return;	/* cannot happen; tells the verifier the bound */
-	if (bpf_ringbuf_output(&events, (void *)data, size,
+	/* Cannot happen; tells the verifier the bound, on the very register
+	 * the helper gets: 64 bits wide, after a barrier, because clang
+	 * drops a check it can prove and 6.1's verifier does not carry a
+	 * bound from a 32-bit copy of a value to the value. */
+	len = size;
+	barrier_var(len);
+	if (len > sizeof(struct uw_copy_buf))
+		return;
+	if (bpf_ringbuf_output(&events, (void *)data, len,
 			       bpf_ringbuf_query(&events, BPF_RB_AVAIL_DATA) >= wakeup_bytes ?
 			       BPF_RB_FORCE_WAKEUP : BPF_RB_NO_WAKEUP)) {
 		count(PK_CNT_RINGBUF_FULL);
