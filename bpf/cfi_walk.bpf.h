@@ -605,10 +605,18 @@ static __always_inline const void *pk_ustack_copy_attach(const struct pk_sample_
 	 * rest. It is left zero and marked. */
 	c->holes = 0;
 	for (__u32 i = 0, done = 0; i < PK_USTACK_COPY_MAX / PK_PAGE_SIZE + 1; i++) {
-		__u64 addr = c->start + done;
+		__u64 addr = c->start + done, at = off + sizeof(*c) + done;
 		__u32 chunk = PK_PAGE_SIZE - (addr & (PK_PAGE_SIZE - 1));
 
 		if (done >= len || done > PK_USTACK_COPY_MAX)
+			break;
+		/* Where the chunk goes, bounded where it is used (a page of
+		 * cb is left for the chunk): 6.1's verifier does not carry
+		 * a test's bound to a copy spilled to the stack before the
+		 * test, and off, reloaded, was at most sizeof(struct
+		 * pk_sample_buf) + 7, its bound before the rounding down. */
+		barrier_var(at);
+		if (at > sizeof(cb->data) - PK_PAGE_SIZE)
 			break;
 		if (chunk > len - done)
 			chunk = len - done;
