@@ -487,6 +487,40 @@ static long uw_step(__u32 i, void *ctx)
 }
 
 /*
+ * The walk from the leaf frame in uw_states (f, kbase) into the sample
+ * scratch's frames[kbase...]; its result in uw_states. A global function:
+ * the verifier checks it once per program, on its own, rather than once
+ * for every state in which each program reaches it. Linux 6.1 verifies a
+ * bpf_loop callback anew at each such state, and off-cpu's (a raw
+ * tracepoint's stack, skipped twice) went past its million instructions.
+ * One unwinder for every program type. Always 0.
+ *
+ * Linux 6.1 verifies a global function even where no call reaches it:
+ * `dwarf`, a constant once loaded, makes its body dead code under
+ * --unwind fp.
+ */
+__noinline int pk_walk_user(void)
+{
+	struct uw_state *st = uw_state_get();
+
+	if (!dwarf || !st)
+		return 0;
+	st->n = 0;
+	st->end = PK_END_NONE;
+	st->fp_stop = 0;
+	st->start_stack = BPF_CORE_READ(bpf_get_current_task_btf(), mm, start_stack);
+	vma_cursor_reset(&st->vma);
+	st->fp_frames = 0;
+	st->missing_frames = 0;
+	st->fp_mask[0] = st->fp_mask[1] = st->fp_mask[2] = st->fp_mask[3] = 0;
+	st->win.base = 1;
+	bpf_loop(PK_MAX_USTACK_DEPTH + 1, uw_step, NULL, 0);
+	if (st->end == PK_END_NONE)	/* the loop ran out: cannot happen */
+		st->end = PK_END_DEPTH;
+	return 0;
+}
+
+/*
  * Walk the user stack whose registers are REGS (the user's, never a kernel
  * pt_regs) into b->frames[kbase...], B being the scratch sample; fills
  * b->s's user fields and flags. Returns the number of user frames.
@@ -500,18 +534,7 @@ static __always_inline __u32 pk_unwind_user(struct pk_sample_buf *b, __u32 kbase
 		return 0;
 	uw_regs_from(&st->f, regs);
 	st->kbase = kbase;
-	st->n = 0;
-	st->end = PK_END_NONE;
-	st->fp_stop = 0;
-	st->start_stack = BPF_CORE_READ(bpf_get_current_task_btf(), mm, start_stack);
-	vma_cursor_reset(&st->vma);
-	st->fp_frames = 0;
-	st->missing_frames = 0;
-	st->fp_mask[0] = st->fp_mask[1] = st->fp_mask[2] = st->fp_mask[3] = 0;
-	st->win.base = 1;
-	bpf_loop(PK_MAX_USTACK_DEPTH + 1, uw_step, NULL, 0);
-	if (st->end == PK_END_NONE)	/* the loop ran out: cannot happen */
-		st->end = PK_END_DEPTH;
+	pk_walk_user();
 
 	b->s.ustack_end = st->end;
 	b->s.fp_frames = st->fp_frames;
@@ -626,7 +649,7 @@ static __always_inline const void *pk_ustack_copy_attach(const struct pk_sample_
 		chunk &= 2 * PK_PAGE_SIZE - 1;
 		if (chunk > PK_PAGE_SIZE)
 			break;
-		if (bpf_probe_read_user(&cb->data[off + sizeof(*c) + done], chunk,
+		if (bpf_probe_read_user(&cb->data[at], chunk,
 					(const void *)addr))
 			c->holes |= 1u << (i & 31);
 		done += chunk;
