@@ -140,24 +140,26 @@ PK_UNWIND_INLINE void pk_unwind_restore_saved(struct pk_unwind_regs *f,
 PK_UNWIND_INLINE int pk_unwind_signal_step(struct pk_unwind_regs *f, void *ctx)
 {
 	__u64 sp = f->sp, v, ra, rsp;
-	__u32 valid = 0;
 
 	if (!PK_UNWIND_READ(ctx, &rsp, sp + PK_SIGFRAME_RSP) ||
 	    !PK_UNWIND_READ(ctx, &ra, sp + PK_SIGFRAME_RIP))
 		return PK_STEP_READ_FAULT;
+	/* The mask builds up in F, not in a local: the BPF verifier tracks a
+	 * local's value, and 15 reads that may each fail would make 2^15
+	 * states of it (Linux 6.1 went past its million instructions). */
+	f->valid = 0;
 	for (__u32 reg = 0; reg < PK_DWARF_RIP; reg++) {
 		if (reg == PK_DWARF_RSP)
 			continue;
 		if (!PK_UNWIND_READ(ctx, &v, sp + PK_SIGFRAME_REG(reg)))
 			continue;
 		f->regs[reg] = v;
-		valid |= PK_UNWIND_REG(reg);
+		f->valid |= PK_UNWIND_REG(reg);
 	}
 	/* A handler may run on another stack (sigaltstack): no "moves up"
 	 * check here; the walk's depth bounds a cycle. */
 	f->pc = ra;
 	f->sp = rsp;
-	f->valid = valid;
 	f->exact_pc = 1;
 	return PK_STEP_OK;
 }
