@@ -2,6 +2,7 @@
 #include <bpf/bpf.h>
 #include <errno.h>
 #include <ftw.h>
+#include <signal.h>
 #include <linux/bpf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -320,6 +321,27 @@ static bool used_cpu(const struct targets_now *t, double secs)
 int pk_e2e_wait_targets_cpu(double secs, double timeout)
 {
 	return wait_targets(used_cpu, secs, timeout);
+}
+
+int pk_e2e_signal_targets(int sig)
+{
+	char path[256];
+	__u32 key, next;
+	bool first = true;
+	int fd, n = 0;
+
+	snprintf(path, sizeof(path), "%s/%s", pk_e2e_pin_dir(), PK_PIN_TARGETS);
+	fd = bpf_obj_get(path);
+	if (fd < 0)
+		return -errno;
+	while (bpf_map_get_next_key(fd, first ? NULL : &key, &next) == 0) {
+		if (still_runs(next) && kill((pid_t)next, sig) == 0)
+			n++;
+		key = next;
+		first = false;
+	}
+	close(fd);
+	return n;
 }
 
 int pk_e2e_wait_cpu(pid_t pid, double secs, double timeout)

@@ -59,6 +59,9 @@ int pk_e2e_wait_targets_cpu(double secs, double timeout);
 /* The same for the one process PID (a session without targets): 0,
  * -ETIMEDOUT, or -ESRCH when it is gone first. */
 int pk_e2e_wait_cpu(pid_t pid, double secs, double timeout);
+/* Send SIG to each of the session's targets that still runs: how many, or
+ * a negative errno. */
+int pk_e2e_signal_targets(int sig);
 /* CPU time PID has used, all its threads, in seconds; -1 when it is gone. */
 double pk_e2e_cpu_s(pid_t pid);
 
