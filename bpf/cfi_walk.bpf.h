@@ -670,9 +670,6 @@ static __always_inline const void *pk_ustack_copy_attach(const struct pk_sample_
 	return cb;
 }
 
-/* VM_EXEC, include/linux/mm.h (a #define: not in BTF). */
-#define UW_VM_EXEC		0x00000004
-
 /*
  * The current process has just mapped code at ADDR (exec, mmap): report the
  * mapping, and its file when it has no table yet, now rather than at the
@@ -684,16 +681,13 @@ static __always_inline const void *pk_ustack_copy_attach(const struct pk_sample_
 static __always_inline void pk_report_code(__u64 addr)
 {
 	struct uw_state *st = uw_state_get();
-	struct vm_area_struct *vma;
 	struct pk_file_info *fi;
 	struct pk_file_key key;
 	struct file *f;
 
 	if (!dwarf || !st)
 		return;
-	vma = vma_lookup(&st->vma, addr);
-	if (!vma || !(BPF_CORE_READ(vma, vm_flags) & UW_VM_EXEC))
-		return;
+	/* code only: vma_at() refuses memory that is not executable */
 	if (vma_at(&st->vma, addr, &key, &f) <= 0 || !f)
 		return;
 	fi = bpf_map_lookup_elem(&unwind_files, &key);
