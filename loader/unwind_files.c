@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "lib/exec_segs.h"
+#include "lib/overlay.h"
 #include "lib/proc_maps.h"
 #include "lib/util/array.h"
 #include "loader/needed_libs.h"
@@ -213,18 +214,32 @@ static int shebang(const char *path, char *buf, size_t len)
 	return 0;
 }
 
-static int push_stat(struct pk_unwind_files *f, const char *path)
+static int push_path(struct pk_unwind_files *f, const char *path, const struct stat *st)
 {
-	struct stat st;
-	char *p;
+	char *p = strdup(path);
 
-	if (stat(path, &st))
-		return -errno;
-	p = strdup(path);
 	if (!p)
 		return -ENOMEM;
 	return push(f, p, NULL, (struct pk_file_key){
-		pk_kernel_dev(major(st.st_dev), minor(st.st_dev)), st.st_ino });
+		pk_kernel_dev(major(st->st_dev), minor(st->st_dev)), st->st_ino });
+}
+
+/* PATH keyed as stat() has it, and on an overlay also as its layer's file,
+ * which is what a kernel before 6.8 maps (lib/overlay.h): either way the
+ * walk finds its table. */
+static int push_stat(struct pk_unwind_files *f, const char *path)
+{
+	char layer[4096];
+	struct stat st, lst;
+	int ret;
+
+	if (stat(path, &st))
+		return -errno;
+	ret = push_path(f, path, &st);
+	if (!ret && !pk_overlay_layer_file(path, layer, sizeof(layer), &lst) &&
+	    (lst.st_dev != st.st_dev || lst.st_ino != st.st_ino))
+		ret = push_path(f, layer, &lst);
+	return ret;
 }
 
 static int push_lib(void *ctx, const char *path)

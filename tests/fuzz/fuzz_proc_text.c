@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * The two text formats probe-read parses: /proc/PID/maps (paths are any
- * bytes a process chose) and /proc/kallsyms. The first input byte picks the
- * parser; a parsed table must answer lookups anywhere.
+ * The text formats of /proc the tools parse: /proc/PID/maps (paths are any
+ * bytes a process chose), /proc/kallsyms and /proc/self/mountinfo (mount
+ * points and overlay options too). The first input byte picks the parser
+ * (0, 1, 2 modulo 3); a parsed table must answer lookups anywhere.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -10,6 +11,7 @@
 #include <string.h>
 
 #include "lib/kallsyms.h"
+#include "lib/overlay.h"
 #include "lib/proc_maps.h"
 #include "lib/symtab.h"
 
@@ -46,6 +48,16 @@ static void kallsyms(const char *text, size_t len)
 	}
 }
 
+static void mountinfo(const char *text)
+{
+	static const char *const paths[] = { "/", "/tmp/x", "/merged/a b/c", "" };
+	char buf[256];
+	struct stat st;
+
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		pk_overlay_layer_file_in(text, paths[i], buf, sizeof(buf), &st);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	char *text;
@@ -57,10 +69,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(text, data + 1, size - 1);
 	text[size - 1] = '\0';
-	if (data[0] & 1)
-		kallsyms(text, size - 1);
-	else
+	switch (data[0] % 3) {
+	case 0:
 		maps(text, size - 1);
+		break;
+	case 1:
+		kallsyms(text, size - 1);
+		break;
+	default:
+		mountinfo(text);
+	}
 	free(text);
 	return 0;
 }

@@ -10,12 +10,19 @@
  * must name the user's path, or a reader that comes after the process
  * exited finds no file to symbolize.
  *
+ * Before 6.8 (Debian 12's 6.1) the VMA holds the layer's file itself, which
+ * maps and the walk key by the layer's device, under the overlay's path,
+ * where stat() gives the overlay's device: the reader follows the path to
+ * the layer that provides it (lib/overlay.h) to name the frames of a
+ * process that exited, and probe-load -- FILE, which keys files by stat()
+ * before the command maps them, keys the layer's file too.
+ *
  * The test mounts an overlay of its own, in a mount namespace of its own
  * (unshare in check's forked test process: nothing of it outlives the
  * test), on a tmpfs: a copy of a fixture without frame pointers in its
  * lower layer. The fixture, run from the overlay and held stopped once its
- * files are mapped, is profiled with probe-load -p; the reader runs only
- * after it exited. The oracles: its /proc/PID/maps line (the key), the
+ * files are mapped, is profiled with probe-load -p, or run as probe-load's
+ * command; the reader runs only after it exited. The oracles: its /proc/PID/maps line (the key), the
  * pinned unwind_seen map (the files the BPF walk found no table for: none
  * may be), probe-read's walk ends (none "no table yet", no copied stack)
  * and the fixture's known chain (every sample whole and exact).
@@ -167,71 +174,30 @@ static bool chain5_whole(const char *stack, bool *in_f5, bool *user_frames)
 	return whole;
 }
 
-START_TEST(test_overlay_file_keyed_as_maps)
+/*
+ * After the fixture ran from the overlay and exited: the BPF walk found a
+ * table for every file it walked through (none reported without one), and
+ * the reader, which comes only now, names each sample's whole chain through
+ * the path the kernel reported. Reads, unloads and unmounts.
+ */
+static void assert_walked_and_named(struct overlay *o)
 {
-	char fixture[4096], pid_str[16], *out = NULL, *err = NULL;
-	const char *load[] = { "-F", "99", "-p", pid_str, NULL };
 	const char *read[] = { "-d", "60", NULL };
-	struct pk_file_key key, layer;
+	char *out = NULL, *err = NULL;
 	struct pk_unwind_fds ufds;
-	struct pk_file_info fi;
-	struct overlay o;
 	struct pk_folded f;
 	const char *bad = NULL;
 	unsigned long total = 0, whole = 0, in_f5 = 0;
-	struct stat st;
-	int status, reported, rc;
-	pid_t pid;
+	int reported, rc;
 
-	pk_e2e_fixture_nofp(FIXTURE, fixture, sizeof(fixture));
-	overlay_mount(&o, fixture);
-	{
-		char *argv[] = { "sh", "-c", "PK_FIXTURE_HOLD=1 exec \"$0\" " SPIN_STR,
-				 o.file, NULL };
-
-		pid = pk_test_spawn(argv, NULL);
-	}
-	ck_assert_int_gt(pid, 0);
-	ck_assert_msg(waitpid(pid, &status, WUNTRACED) == pid && WIFSTOPPED(status),
-		      "the fixture did not stop itself");
-	/* the key as /proc/PID/maps has it, and the layer's real file's: the
-	 * same before 6.8 (the VMA's file is the real one, its path the
-	 * overlay's), not since (maps shows the overlay's inode) */
-	key = maps_key(pid, o.file);
-	ck_assert_int_eq(stat(o.lower_file, &st), 0);
-	layer = (struct pk_file_key){ pk_kernel_dev(major(st.st_dev), minor(st.st_dev)),
-				      st.st_ino };
-	fprintf(stderr, "overlay: %s in maps as dev %u:%u ino %llu; its layer's file "
-		"dev %u:%u ino %llu\n", o.file, (unsigned int)(key.dev >> 20),
-		(unsigned int)(key.dev & 0xfffff), (unsigned long long)key.ino,
-		major(st.st_dev), minor(st.st_dev), (unsigned long long)layer.ino);
-
-	snprintf(pid_str, sizeof(pid_str), "%d", (int)pid);
-	rc = pk_e2e_load(load);
-	if (rc) {
-		kill(pid, SIGKILL);
-		pk_test_wait(pid);
-	}
-	ck_assert_int_eq(rc, 0);
 	ck_assert_int_eq(pk_unwind_fds_open(pk_e2e_pin_dir(), &ufds), 0);
-	/* probe-load gave the fixture's file a table, under the maps key */
-	ck_assert_msg(bpf_map_lookup_elem(ufds.files, &key, &fi) == 0,
-		      "no table under the maps key");
-	ck_assert_int_eq(kill(pid, SIGCONT), 0);
-	status = pk_test_wait(pid);
-	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
-		      "the fixture ended with status %#x", status);
-	/* the BPF walk looked the file up by the same key: it reported
-	 * nothing without a table (the layer's key, before the fix) */
 	reported = reported_without_table(ufds.seen);
 	pk_unwind_fds_close(&ufds);
 
-	/* the reader only now: the fixture's frames are named through the
-	 * path the kernel reported, the user's */
 	rc = pk_e2e_read(read, &out, &err);
 	ck_assert_msg(rc == 0, "probe-read exited %d: %s", rc, err);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
-	overlay_umount(&o);
+	overlay_umount(o);
 	fprintf(stderr, "overlay: %.*s\n", (int)strcspn(err, "\n"), err);
 	if (strstr(err, "user stacks:"))
 		fprintf(stderr, "overlay: %.*s\n", (int)strcspn(strstr(err, "user stacks:"), "\n"),
@@ -268,6 +234,81 @@ START_TEST(test_overlay_file_keyed_as_maps)
 	free(out);
 	free(err);
 }
+
+/* probe-load -p: the fixture's file keyed as /proc/PID/maps has it. */
+START_TEST(test_overlay_file_keyed_as_maps)
+{
+	char fixture[4096], pid_str[16];
+	const char *load[] = { "-F", "99", "-p", pid_str, NULL };
+	struct pk_file_key key, layer;
+	struct pk_unwind_fds ufds;
+	struct pk_file_info fi;
+	struct overlay o;
+	struct stat st;
+	int status, rc;
+	pid_t pid;
+
+	pk_e2e_fixture_nofp(FIXTURE, fixture, sizeof(fixture));
+	overlay_mount(&o, fixture);
+	{
+		char *argv[] = { "sh", "-c", "PK_FIXTURE_HOLD=1 exec \"$0\" " SPIN_STR,
+				 o.file, NULL };
+
+		pid = pk_test_spawn(argv, NULL);
+	}
+	ck_assert_int_gt(pid, 0);
+	ck_assert_msg(waitpid(pid, &status, WUNTRACED) == pid && WIFSTOPPED(status),
+		      "the fixture did not stop itself");
+	/* the key as /proc/PID/maps has it, and the layer's real file's: the
+	 * same before 6.8 (the VMA's file is the real one, its path the
+	 * overlay's), not since (maps shows the overlay's inode) */
+	key = maps_key(pid, o.file);
+	ck_assert_int_eq(stat(o.lower_file, &st), 0);
+	layer = (struct pk_file_key){ pk_kernel_dev(major(st.st_dev), minor(st.st_dev)),
+				      st.st_ino };
+	fprintf(stderr, "overlay: %s in maps as dev %u:%u ino %llu; its layer's file "
+		"dev %u:%u ino %llu\n", o.file, (unsigned int)(key.dev >> 20),
+		(unsigned int)(key.dev & 0xfffff), (unsigned long long)key.ino,
+		major(st.st_dev), minor(st.st_dev), (unsigned long long)layer.ino);
+
+	snprintf(pid_str, sizeof(pid_str), "%d", (int)pid);
+	rc = pk_e2e_load(load);
+	if (rc) {
+		kill(pid, SIGKILL);
+		pk_test_wait(pid);
+	}
+	ck_assert_int_eq(rc, 0);
+	ck_assert_int_eq(pk_unwind_fds_open(pk_e2e_pin_dir(), &ufds), 0);
+	/* probe-load gave the fixture's file a table, under the maps key */
+	ck_assert_msg(bpf_map_lookup_elem(ufds.files, &key, &fi) == 0,
+		      "no table under the maps key");
+	pk_unwind_fds_close(&ufds);
+	ck_assert_int_eq(kill(pid, SIGCONT), 0);
+	status = pk_test_wait(pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "the fixture ended with status %#x", status);
+	assert_walked_and_named(&o);
+}
+END_TEST
+
+/* probe-load -- FILE: keyed from stat() of the path, before the command
+ * runs, which before 6.8 is not the key the kernel walks by (the overlay's
+ * device, not the layer's): the loader keys the layer's file too. */
+START_TEST(test_overlay_command_keyed_as_kernel)
+{
+	char fixture[4096];
+	struct overlay o;
+
+	pk_e2e_fixture_nofp(FIXTURE, fixture, sizeof(fixture));
+	overlay_mount(&o, fixture);
+	{
+		const char *load[] = { "-F", "99", "--", o.file, SPIN_STR, NULL };
+
+		ck_assert_int_eq(pk_e2e_load(load), 0);
+	}
+	ck_assert_int_eq(pk_e2e_wait_targets_exit(600), 0);
+	assert_walked_and_named(&o);
+}
 END_TEST
 
 Suite *suite_overlay(void)
@@ -279,5 +320,6 @@ Suite *suite_overlay(void)
 		return s;
 	tc = pk_e2e_tcase(s, "overlay", 240);
 	tcase_add_test(tc, test_overlay_file_keyed_as_maps);
+	tcase_add_test(tc, test_overlay_command_keyed_as_kernel);
 	return s;
 }

@@ -157,7 +157,8 @@ int pk_maps_parse(const char *text, size_t len, bool exec_only, struct pk_maps *
 	return err;
 }
 
-/* /proc files report size 0: read until EOF. */
+/* /proc files report size 0: read until EOF (and end the text with a NUL
+ * the length does not count). */
 static int read_all(int fd, char **text, size_t *len)
 {
 	size_t cap = 0, n = 0;
@@ -183,24 +184,32 @@ static int read_all(int fd, char **text, size_t *len)
 			break;
 		n += r;
 	}
+	buf[n] = '\0';
 	*text = buf;
 	*len = n;
 	return 0;
+}
+
+int pk_proc_text_read(const char *path, char **text, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return -errno;
+	err = read_all(fd, text, len);
+	close(fd);
+	return err;
 }
 
 int pk_maps_read(const char *proc_root, pid_t pid, bool exec_only, struct pk_maps *out)
 {
 	char path[4096], *text = NULL;
 	size_t len = 0;	/* set by read_all(); gcc -O2 cannot see it */
-	int fd, err;
+	int err;
 
 	memset(out, 0, sizeof(*out));
 	snprintf(path, sizeof(path), "%s/%d/maps", proc_root ? proc_root : "/proc", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	err = read_all(fd, &text, &len);
-	close(fd);
+	err = pk_proc_text_read(path, &text, &len);
 	if (err)
 		return err;
 	err = pk_maps_parse(text, len, exec_only, out);

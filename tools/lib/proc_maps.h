@@ -50,6 +50,10 @@ int pk_maps_parse_line(const char *line, size_t len, struct pk_mapping *m);
  * *out is empty on error. */
 int pk_maps_parse(const char *text, size_t len, bool exec_only, struct pk_maps *out);
 
+/* The whole of a text file of /proc (which report size 0) into *TEXT,
+ * malloc()ed and NUL-ended, *LEN bytes: 0 or -errno. */
+int pk_proc_text_read(const char *path, char **text, size_t *len);
+
 /* Read /proc/PID/maps (PROC_ROOT: NULL for "/proc"). -ENOENT (or -ESRCH)
  * when the process is gone. */
 int pk_maps_read(const char *proc_root, pid_t pid, bool exec_only, struct pk_maps *out);

@@ -13,6 +13,7 @@
 #include "bpf/walk_end.h"
 #include "eh_frame/unwind_step.h"
 #include "lib/exec_segs.h"
+#include "lib/overlay.h"
 #include "lib/proc_maps.h"
 #include "lib/unwind_store.h"
 #include "lib/util/array.h"
@@ -262,16 +263,15 @@ static int file_path(struct pk_ustack_finisher *f, __u32 pid, const struct fin_m
 		     char *buf, size_t len)
 {
 	char err[PK_ERR_LEN], key[2 * PK_MAPPING_BUILD_ID_MAX + 8], want[sizeof(key)];
-	struct stat sb;
+	/* the kernel's dev_t, MAJOR << 20 | MINOR, as stat() has it */
+	dev_t dev = makedev(m->dev >> 20, m->dev & 0xfffff);
 
 	if (m->vdso)
 		return pk_vdso_path(&f->vdso_fd, &f->vdso_size, buf, len, err) ? -ENOENT : 0;
 	if (!pk_map_files_path(buf, len, f->proc_root, pid, m->start, m->end) &&
-	    !stat(buf, &sb) && sb.st_ino == m->ino &&
-	    pk_kernel_dev(major(sb.st_dev), minor(sb.st_dev)) == m->dev)
+	    pk_path_is_inode(buf, dev, m->ino))
 		return 0;
-	if (m->path && !stat(m->path, &sb) && sb.st_ino == m->ino &&
-	    pk_kernel_dev(major(sb.st_dev), minor(sb.st_dev)) == m->dev) {
+	if (m->path && pk_path_is_inode(m->path, dev, m->ino)) {
 		snprintf(buf, len, "%s", m->path);
 		return 0;
 	}

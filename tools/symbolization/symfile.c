@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "eh_frame/hex.h"
+#include "lib/overlay.h"
 #include "lib/symtab.h"
 #include "lib/util/array.h"
 #include "lib/util/text.h"
@@ -516,13 +517,6 @@ static struct symdata *adopt(struct pk_symfiles *files, struct symdata *d)
 	return d;
 }
 
-static bool same_inode(const char *path, __u64 dev, __u64 ino)
-{
-	struct stat st;
-
-	return stat(path, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
-}
-
 static struct symdata *try_source(struct pk_symfiles *files, const char *path,
 				  const __u8 *id, size_t len)
 {
@@ -629,7 +623,7 @@ struct pk_symfile *pk_symfiles_add(struct pk_symfiles *files, __u64 dev, __u64 i
 	}
 	files->stats.files++;
 	for (size_t i = 0; sources && sources[i].path && !f->data; i++) {
-		if (sources[i].check_inode && !same_inode(sources[i].path, dev, ino))
+		if (sources[i].check_inode && !pk_path_is_inode(sources[i].path, dev, ino))
 			continue;
 		f->data = try_source(files, sources[i].path, build_id, len);
 	}
