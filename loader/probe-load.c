@@ -113,9 +113,11 @@ static int preflight(struct load *l)
 	if (ret < 0)
 		return pk_err(l->err, ret, "cannot read the online CPUs: %s", strerror(-ret));
 	if (o->cpu >= 0) {
-		if (o->cpu >= PK_MAX_CPUS || !l->online[o->cpu])
+		if (o->cpu >= PK_MAX_CPUS || !l->online[o->cpu]) {
+			l->refused = true;	/* a bad value, as the parser's */
 			return pk_err(l->err, -EINVAL, "-C %d: no such CPU (online: %s)",
 				      o->cpu, l->online_list);
+		}
 		memset(l->online, 0, sizeof(l->online));
 		l->online[o->cpu] = true;
 	}

@@ -286,6 +286,7 @@ static int run(const struct pk_read_opts *o)
 		if (pk_format_binary(out->format) && !out->path && isatty(STDOUT_FILENO)) {
 			ret = pk_err(err, -EINVAL, "-f %s is binary: give -o FILE or redirect the output",
 				     pk_format_name(out->format));
+			status = PK_EXIT_USAGE;	/* options that do not go together */
 			goto cleanup;
 		}
 	}

@@ -430,6 +430,27 @@ START_TEST(test_program_usage)
 }
 END_TEST
 
+/* A CPU that is not online is a bad value, as the parser's are: exit 2,
+ * one line naming the online ones, nothing pinned (root: it is checked
+ * after the privileges). */
+START_TEST(test_program_offline_cpu)
+{
+	char dir[64], online[256] = "", cpu[16], want[PK_ERR_LEN + 64];
+	FILE *f = fopen("/sys/devices/system/cpu/online", "r");
+	long ncpus = sysconf(_SC_NPROCESSORS_CONF);
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(online, sizeof(online), f));
+	fclose(f);
+	online[strcspn(online, "\n")] = '\0';
+	snprintf(dir, sizeof(dir), "/sys/fs/bpf/probekit-test-cpu-%d", (int)getpid());
+	snprintf(cpu, sizeof(cpu), "%ld", ncpus);	/* one past the last */
+	snprintf(want, sizeof(want), "probe-load: -C %s: no such CPU (online: %s)\n", cpu, online);
+	RUN(2, "", want, "--pin-dir", dir, "-C", cpu);
+	ck_assert_int_eq(access(dir, F_OK), -1);
+}
+END_TEST
+
 START_TEST(test_event_options)
 {
 	ck_assert_int_eq(PARSE("-e", "off-cpu", "--event", "tracepoint:a:b", "-c", "10",
@@ -507,7 +528,10 @@ Suite *suite_load_options(void)
 	tc = tcase_create("program");
 	tcase_set_timeout(tc, 20);
 	tcase_add_test(tc, test_program_usage);
+	if (geteuid() == 0)
+		tcase_add_test(tc, test_program_offline_cpu);
 	suite_add_tcase(s, tc);
+	pk_test_need_root(s, "probe-load checks a CPU after the privileges");
 
 	tc = tcase_create("system");
 	tcase_add_test(tc, test_kernel_release);

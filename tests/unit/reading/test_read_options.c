@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <pty.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -289,6 +290,42 @@ START_TEST(test_program_errors)
 }
 END_TEST
 
+/* A binary format to a terminal (a pty here) is bad usage, options that
+ * do not go together (-f pprof without -o): exit 2, and before the session
+ * is looked for (none is at --pin-dir, which would be exit 1). */
+START_TEST(test_program_binary_to_terminal)
+{
+	char prog[4096], errs[512] = "";
+	int master, slave, errp[2], status;
+	size_t len = 0;
+	ssize_t n;
+	pid_t pid;
+
+	pk_test_build_path("probe-read", prog, sizeof(prog));
+	ck_assert_int_eq(openpty(&master, &slave, NULL, NULL, NULL), 0);
+	ck_assert_int_eq(pipe(errp), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		pk_test_die_with_parent(getppid());
+		dup2(slave, STDOUT_FILENO);
+		dup2(errp[1], STDERR_FILENO);
+		execl(prog, prog, "-f", "pprof", "--pin-dir", "/nonexistent", (char *)NULL);
+		_exit(127);
+	}
+	close(slave);
+	close(errp[1]);
+	while (len < sizeof(errs) - 1 && (n = read(errp[0], errs + len, sizeof(errs) - 1 - len)) > 0)
+		len += n;
+	close(errp[0]);
+	status = pk_test_wait(pid);
+	close(master);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 2);
+	ck_assert_str_eq(errs, "probe-read: -f pprof is binary: give -o FILE or redirect the output\n");
+}
+END_TEST
+
 START_TEST(test_program_help)
 {
 	char prog[4096];
@@ -320,6 +357,7 @@ Suite *suite_read_options(void)
 	tc = tcase_create("program");
 	tcase_set_timeout(tc, 20);
 	tcase_add_test(tc, test_program_errors);
+	tcase_add_test(tc, test_program_binary_to_terminal);
 	tcase_add_test(tc, test_program_help);
 	suite_add_tcase(s, tc);
 	return s;
