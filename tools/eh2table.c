@@ -14,6 +14,7 @@
 #include "eh2table/exec_mappings.h"
 #include "eh_frame/eh_table.h"
 #include "lib/cli.h"
+#include "lib/version.h"
 
 static int dump(const char *path, const struct eh_cache_opts *opts)
 {
@@ -92,6 +93,10 @@ int main(int argc, char **argv)
 	switch (args.mode) {
 	case EH2TABLE_HELP:
 		fputs(eh2table_usage, stdout);
+		ret = PK_EXIT_OK;
+		break;
+	case EH2TABLE_VERSION:
+		printf("eh2table (probekit) %s\n", PK_VERSION);
 		ret = PK_EXIT_OK;
 		break;
 	case EH2TABLE_DUMP:

@@ -10,8 +10,8 @@
 
 const char eh2table_usage[] =
 "Usage: eh2table [--cache-dir DIR] [--force] [-j N] FILE...\n"
-"       eh2table [--cache-dir DIR] [--force] [-j N] --pid PID\n"
-"       eh2table [--cache-dir DIR] [--force] --dump FILE\n"
+"  or:  eh2table [--cache-dir DIR] [--force] [-j N] --pid PID\n"
+"  or:  eh2table [--cache-dir DIR] [--force] --dump FILE\n"
 "\n"
 "Build the unwind table of each x86_64 ELF FILE from its .eh_frame and\n"
 ".debug_frame (and its separate debug file) and keep it in the build-id cache,\n"
@@ -27,6 +27,7 @@ const char eh2table_usage[] =
 "  --dump FILE      print FILE's table as text (taken from the cache, built and\n"
 "                   cached first when needed)\n"
 "  -h, --help       print this help\n"
+"  -V, --version    print the version\n"
 "\n"
 "Output: one line per file on stdout, in argument order, fields separated by\n"
 "one space:\n"
@@ -47,7 +48,16 @@ const char eh2table_usage[] =
 "  rbp: u (not saved) c-N/c+N (saved at CFA-N/CFA+N) unsupported\n"
 "  ra:  c-8 u (undefined: outermost frame) unsupported\n"
 "\n"
-"Exit status: 0 all files done, 1 error (some file failed), 2 bad usage.\n";
+"Exit status: 0 all files done, 1 error (some file failed), 2 bad usage.\n"
+"\n"
+"Examples:\n"
+"  eh2table /usr/lib/x86_64-linux-gnu/libc.so.6\n"
+"                   libc's table into the cache (probe-load takes it from there)\n"
+"  eh2table --pid PID\n"
+"                   the tables of every file process PID runs\n"
+"  eh2table --dump /usr/lib/x86_64-linux-gnu/libc.so.6 | less\n"
+"                   libc's table as text, comparable with readelf\n"
+"                   --debug-dump=frames-interp\n";
 
 enum {
 	OPT_CACHE_DIR = 0x100,
@@ -65,6 +75,7 @@ static const struct option long_opts[] = {
 	 * "--dump --force FILE" keeps --force an option. */
 	{ "dump",	optional_argument, NULL, OPT_DUMP },
 	{ "help",	no_argument,	   NULL, 'h' },
+	{ "version",	no_argument,	   NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -105,7 +116,7 @@ int pk_eh2table_parse_args(int argc, char *const argv[], struct pk_eh2table_args
 	opterr = 0;	/* errors are reported in one line of ours */
 	/* '-': each FILE comes back in its place as option 1, so argv is read
 	 * left to right and never reordered. */
-	while ((c = getopt_long(argc, argv, "-:j:h", long_opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "-:j:hV", long_opts, NULL)) != -1) {
 		switch (c) {
 		case 1:
 			args->files[args->nfiles++] = optarg;
@@ -113,6 +124,9 @@ int pk_eh2table_parse_args(int argc, char *const argv[], struct pk_eh2table_args
 		case 'h':
 			/* Wins over what follows it, not over what came before. */
 			args->mode = EH2TABLE_HELP;
+			return 0;
+		case 'V':
+			args->mode = EH2TABLE_VERSION;
 			return 0;
 		case OPT_FORCE:
 			args->force = true;

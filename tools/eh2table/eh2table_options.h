@@ -16,6 +16,7 @@ enum eh2table_mode {
 	EH2TABLE_PID,		/* every executable file mapping of --pid */
 	EH2TABLE_DUMP,		/* print the table of one FILE as text */
 	EH2TABLE_HELP,		/* --help: usage on stdout, exit 0 */
+	EH2TABLE_VERSION,	/* --version: the version on stdout, exit 0 */
 };
 
 struct pk_eh2table_args {
@@ -32,8 +33,8 @@ extern const char eh2table_usage[];
 
 /*
  * Parse ARGV into ARGS, left to right and without reordering it: options
- * and FILEs may come in any order, "--" ends the options, --help ends the
- * parse. 0 on success; -EINVAL (bad usage) or -ENOMEM with one line (no
+ * and FILEs may come in any order, "--" ends the options, --help and
+ * --version end the parse. 0 on success; -EINVAL (bad usage) or -ENOMEM with one line (no
  * program prefix, no newline) in ERR. Free with pk_eh2table_args_free() in
  * every case. Resets getopt's state, so it may be called more than once.
  */

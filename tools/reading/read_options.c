@@ -13,9 +13,7 @@
 #include "reading/read_options.h"
 
 const char pk_read_usage[] =
-"Usage: probe-read [-d SECONDS] [-f FORMAT] [-o FILE] [--interval SECONDS]\n"
-"                  [--per-pid|--per-tid|--per-cpu] [--lines] [--event NAME]\n"
-"                  [--stats] [--pin-dir DIR]\n"
+"Usage: probe-read [OPTION...]\n"
 "\n"
 "Read the samples of the session probe-load started, symbolize them and print\n"
 "them, by default as folded stacks (comm;root;...;leaf COUNT, kernel frames\n"
@@ -67,7 +65,23 @@ const char pk_read_usage[] =
 "ring buffer was full and stacks that could not be read, since the session\n"
 "started; with events, a line per event with its samples and what folded\n"
 "counts are for it (samples, or microseconds off-CPU).\n"
-"Exit status: 0 done, 1 error, 2 bad usage.\n";
+"Exit status: 0 done, 1 error, 2 bad usage.\n"
+"\n"
+"Examples:\n"
+"  probe-read -d 5 | flamegraph.pl > cpu.svg\n"
+"                          5 s of samples, as a flame graph\n"
+"  probe-read -o cpu.folded\n"
+"                          until the profiled command exits (probe-load --)\n"
+"  probe-read -d 10 -f pprof -o cpu.pb.gz && go tool pprof -top cpu.pb.gz\n"
+"                          10 s as a pprof profile, read by go tool pprof\n"
+"  probe-read -d 10 -f perf --lines > perf.txt\n"
+"                          perf script's text, with source lines\n"
+"  probe-read -f speedscope -o cpu.json --per-tid\n"
+"                          a speedscope profile per thread\n"
+"  probe-read --interval 60 -f pprof -o 'cpu-%Y%m%dT%H%M%S.pb.gz'\n"
+"                          continuous: a file a minute\n"
+"  probe-read -o 'prof-{event}.folded'\n"
+"                          one file per event of the session\n";
 
 enum {
 	OPT_PIN_DIR = 0x100,

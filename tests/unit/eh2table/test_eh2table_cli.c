@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "eh2table/eh2table_options.h"
+#include "lib/version.h"
 #include "test_util.h"
 #include "unit/eh_frame/test_eh_util.h"
 
@@ -712,6 +713,12 @@ START_TEST(test_help)
 
 	ck_assert_int_eq(eh2table(&out, &err, "--help", NULL), 0);
 	ck_assert_str_eq(out, eh2table_usage);
+	ck_assert_str_eq(err, "");
+	free(out);
+	free(err);
+	/* the version, as the other tools print theirs (help2man reads it) */
+	ck_assert_int_eq(eh2table(&out, &err, "-V", NULL), 0);
+	ck_assert_str_eq(out, "eh2table (probekit) " PK_VERSION "\n");
 	ck_assert_str_eq(err, "");
 	free(out);
 	free(err);

@@ -90,6 +90,11 @@ START_TEST(test_pid_dump_help)
 	ck_assert_int_eq(parse(ARGC(help_first), help_first, &a, err), 0);
 	ck_assert_int_eq(a.mode, EH2TABLE_HELP);
 	pk_eh2table_args_free(&a);
+	char *version_first[] = { "eh2table", "--version", "--pid", "x" };
+
+	ck_assert_int_eq(parse(ARGC(version_first), version_first, &a, err), 0);
+	ck_assert_int_eq(a.mode, EH2TABLE_VERSION);
+	pk_eh2table_args_free(&a);
 	/* -h stops the parse inside "-hj4"; the next parse starts afresh
 	 * rather than going on with "j4". */
 	char *help_group[] = { "eh2table", "-hj4" };
