@@ -8,11 +8,11 @@
 #   KERNEL_CACHE=DIR     where the packages are kept (fetched once)
 .PHONY: check-kernels
 
-DEB_PKGS += qemu-system-x86 busybox-static kmod
+DEB_TEST_PKGS += qemu-system-x86 busybox-static kmod
 KERNELS ?=
 export KERNEL_CACHE ?= /var/cache/probekit-kernels
 
 check-kernels:
-	$(Q)$(MAKE) --no-print-directory deps
+	$(Q)$(MAKE) --no-print-directory test-deps
 	$(Q)$(MAKE) --no-print-directory BUILD=$(BUILD)/san SANITIZE=1 WERROR=1 test-programs
 	$(Q)tests/kernels/matrix.sh $(BUILD)/san $(BUILD)/kernels $(KERNELS)

@@ -181,7 +181,7 @@ bool pk_test_oracle_missing(int err, const char *what)
 	if (err != -ENOENT)
 		return false;
 	if (ci && strcmp(ci, "true") == 0)
-		ck_abort_msg("oracle missing: %s (make deps; make test-programs installs the "
+		ck_abort_msg("oracle missing: %s (make test-deps; make test-programs installs the "
 			     "npm oracles): in CI a skip is a failure", what);
 	fprintf(stderr, "SKIP: oracle missing: %s\n", what);
 	return true;

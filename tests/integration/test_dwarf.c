@@ -703,7 +703,7 @@ START_TEST(test_python_whole)
 						sizeof(script)), RUN_STR, NULL };
 	struct run r;
 
-	ck_assert_msg(access(argv[0], X_OK) == 0, "%s missing (make deps)", argv[0]);
+	ck_assert_msg(access(argv[0], X_OK) == 0, "%s missing (make test-deps)", argv[0]);
 	profile_command(NULL, argv, &r);
 	assert_whole("python3.11", &r, "_PyEval_*|PyEval_*", pats);
 	run_free(&r);

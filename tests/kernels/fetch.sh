@@ -23,7 +23,7 @@ if [ -z "${pkg:-}" ]; then
 fi
 for tool in apt-get dpkg-deb depmod modprobe busybox xz; do
 	command -v $tool >/dev/null || {
-		echo "fetch.sh: $tool is missing (make deps installs it)" >&2; exit 2; }
+		echo "fetch.sh: $tool is missing (make test-deps installs it)" >&2; exit 2; }
 done
 
 # The folder is named by the recipe too: a change to this script or to
