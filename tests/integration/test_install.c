@@ -1,0 +1,511 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * probekit as a package: `make install` into a temporary DESTDIR leaves
+ * exactly the files the README lists, the programs stripped (libelf reads
+ * their sections), each man page renders in man and groff without a
+ * warning and holds its program's --help examples, `make uninstall`
+ * leaves nothing; the bash completion offers options and events; each
+ * --help's examples are the README's; the README's package lists are the
+ * makefile's (`make -pn`); the LICENSE holds the texts the SPDX lines name.
+ */
+#include <fcntl.h>
+#include <ftw.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "test_util.h"
+#include "unit/eh_frame/test_eh_util.h"
+
+#define PREFIX	"/opt/probekit"
+
+static const char *const programs[] = { "probe-load", "probe-read", "eh2table" };
+#define NPROGRAMS (sizeof(programs) / sizeof(programs[0]))
+
+/* What `make install PREFIX=/opt/probekit` installs, and its mode. */
+static const struct {
+	const char *path;
+	mode_t mode;
+} installed[] = {
+	{ PREFIX "/bin/eh2table", 0755 },
+	{ PREFIX "/bin/probe-load", 0755 },
+	{ PREFIX "/bin/probe-read", 0755 },
+	{ PREFIX "/share/bash-completion/completions/eh2table", 0644 },
+	{ PREFIX "/share/bash-completion/completions/probe-load", 0644 },
+	{ PREFIX "/share/bash-completion/completions/probe-read", 0644 },
+	{ PREFIX "/share/doc/probekit/LICENSE", 0644 },
+	{ PREFIX "/share/man/man1/eh2table.1", 0644 },
+	{ PREFIX "/share/man/man1/probe-load.1", 0644 },
+	{ PREFIX "/share/man/man1/probe-read.1", 0644 },
+};
+#define NINSTALLED (sizeof(installed) / sizeof(installed[0]))
+
+static char destdir[64];
+
+static void setup(void)
+{
+	eh_tmpdir(destdir, sizeof(destdir));
+}
+
+static void teardown(void)
+{
+	eh_rmtree(destdir);
+}
+
+/* Run ARGV; its stdout (malloc'ed) when it exits 0, else fail with its
+ * stderr. */
+static char *run_ok(char *const argv[])
+{
+	char *out = NULL, *err = NULL;
+	int status = pk_test_run(argv, &out, &err);
+
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s %s failed (status %d): %s",
+		      argv[0], argv[1] ? argv[1] : "", status, err);
+	free(err);
+	return out;
+}
+
+/* make ARGS... (NULL-terminated) in the source tree on the build under
+ * test, as a user runs it: not under the make that runs this test (its
+ * MAKEFLAGS name a jobserver this process does not hold). Its status as
+ * from waitpid; its stdout in *OUT. */
+static int make_run(char *const args[], char **out)
+{
+	char src[4096], build[4096], b[4200], d[200], *err = NULL;
+	char *argv[32] = { "env", "-u", "MAKEFLAGS", "-u", "MFLAGS", "-u", "MAKELEVEL", "make",
+			   "--no-print-directory", "-C", src, b, "PREFIX=" PREFIX, d };
+	int argc = 14, status;
+	size_t n;
+
+	pk_test_src_path("", src, sizeof(src));
+	/* as the rules name the programs: no trailing slash */
+	n = strlen(pk_test_build_path("", build, sizeof(build)));
+	while (n > 1 && build[n - 1] == '/')
+		build[--n] = '\0';
+	snprintf(b, sizeof(b), "BUILD=%s", build);
+	snprintf(d, sizeof(d), "DESTDIR=%s", destdir);
+	while (*args && argc < 31)
+		argv[argc++] = *args++;
+	argv[argc] = NULL;
+	status = pk_test_run(argv, out, &err);
+	if (status)
+		fprintf(stderr, "make %s: %s", argv[14], err);
+	free(err);
+	return status;
+}
+
+/* make GOAL (DRY: its database, `make -pn GOAL`); its stdout. */
+static char *make(const char *goal, bool dry)
+{
+	char *out = NULL;
+	int status = make_run(dry ? (char *[]){ "-pn", (char *)goal, NULL } :
+				    (char *[]){ (char *)goal, NULL }, &out);
+
+	ck_assert_msg(status == 0, "make %s failed (status %d)", goal, status);
+	return out;
+}
+
+/* The programs must be built already: install must not build them again
+ * with other flags than the sanitized build's. */
+static void assert_built(void)
+{
+	char path[NPROGRAMS][4096];
+
+	for (size_t i = 0; i < NPROGRAMS; i++)
+		pk_test_build_path(programs[i], path[i], sizeof(path[i]));
+	ck_assert_msg(make_run((char *[]){ "-q", path[0], path[1], path[2], NULL }, NULL) == 0,
+		      "the programs are not up to date: make test-programs first");
+}
+
+static char found[32][512];
+static size_t nfound;
+
+static int collect(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	if (type != FTW_D && type != FTW_DP) {
+		ck_assert_uint_lt(nfound, 32);
+		snprintf(found[nfound++], sizeof(found[0]), "%s", path + strlen(destdir));
+	}
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(a, b);
+}
+
+/* Every file (not directory) under DESTDIR, sorted, into found[]. */
+static void list_destdir(void)
+{
+	nfound = 0;
+	ck_assert_int_eq(nftw(destdir, collect, 16, FTW_PHYS), 0);
+	qsort(found, nfound, sizeof(found[0]), cmp_str);
+}
+
+/* No symbol table and no DWARF: what `strip` removes. */
+static void assert_stripped(const char *path)
+{
+	int fd = open(path, O_RDONLY);
+	Elf *elf;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	ck_assert_int_ge(fd, 0);
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	ck_assert_ptr_nonnull(elf);
+	ck_assert_int_eq(elf_getshdrstrndx(elf, &shstrndx), 0);
+	while ((scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		const char *name;
+
+		ck_assert_ptr_nonnull(gelf_getshdr(scn, &sh));
+		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		ck_assert_ptr_nonnull(name);
+		ck_assert_msg(sh.sh_type != SHT_SYMTAB && strncmp(name, ".debug", 6) &&
+			      strncmp(name, ".zdebug", 7), "%s: not stripped: it has %s", path, name);
+	}
+	elf_end(elf);
+	close(fd);
+}
+
+START_TEST(test_install_uninstall)
+{
+	char path[512];
+
+	assert_built();
+	free(make("install", false));
+	list_destdir();
+	ck_assert_uint_eq(nfound, NINSTALLED);
+	for (size_t i = 0; i < NINSTALLED; i++) {
+		struct stat st;
+
+		ck_assert_str_eq(found[i], installed[i].path);
+		snprintf(path, sizeof(path), "%s%s", destdir, installed[i].path);
+		ck_assert_int_eq(stat(path, &st), 0);
+		ck_assert_msg((st.st_mode & 07777) == installed[i].mode, "%s: mode %o",
+			      installed[i].path, st.st_mode & 07777);
+	}
+	for (size_t i = 0; i < NPROGRAMS; i++) {
+		char *out;
+
+		snprintf(path, sizeof(path), "%s" PREFIX "/bin/%s", destdir, programs[i]);
+		assert_stripped(path);
+		out = run_ok((char *[]){ path, "--version", NULL });	/* and it runs */
+		ck_assert_ptr_nonnull(strstr(out, "(probekit)"));
+		free(out);
+	}
+	free(make("uninstall", false));
+	list_destdir();
+	ck_assert_msg(nfound == 0, "left after make uninstall: %s", found[0]);
+	snprintf(path, sizeof(path), "%s" PREFIX "/share/doc/probekit", destdir);
+	ck_assert_int_eq(access(path, F_OK), -1);
+}
+END_TEST
+
+/* The lines of PROGRAM --help's Examples section that are commands (the
+ * others say what the command above does), into CMDS; their number. */
+static size_t help_examples(const char *program, char cmds[][256], size_t max, char **help)
+{
+	char bin[4096], *line, *save = NULL, *text, *ex;
+	size_t n = 0, plen = strlen(program);
+
+	*help = run_ok((char *[]){ (char *)pk_test_build_path(program, bin, sizeof(bin)),
+				   "--help", NULL });
+	ex = strstr(*help, "\nExamples:\n");
+	ck_assert_msg(ex, "%s --help has no Examples section", program);
+	text = strdup(ex + strlen("\nExamples:\n"));
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		ck_assert_msg(line[0] == ' ', "%s --help: Examples must be its last section: %s",
+			      program, line);
+		if (!strncmp(line, "  ", 2) && !strncmp(line + 2, program, plen) &&
+		    line[2 + plen] == ' ' && n < max)
+			snprintf(cmds[n++], 256, "%s", line + 2);
+	}
+	free(text);
+	return n;
+}
+
+/* Each --help ends with Examples, each the README's, lines that fit 80
+ * columns. */
+START_TEST(test_help_examples)
+{
+	char readme_path[4096], cmds[16][256], *readme, *help;
+	size_t n;
+
+	readme = pk_test_read_file(pk_test_src_path("README.md", readme_path,
+						    sizeof(readme_path)), NULL);
+	ck_assert_ptr_nonnull(readme);
+	for (size_t i = 0; i < NPROGRAMS; i++) {
+		n = help_examples(programs[i], cmds, 16, &help);
+		ck_assert_msg(n >= 3, "%s --help: %zu examples", programs[i], n);
+		for (size_t j = 0; j < n; j++)
+			ck_assert_msg(strstr(readme, cmds[j]), "%s --help's example is not the "
+				      "README's: %s", programs[i], cmds[j]);
+		for (char *l = help, *e; *l; l = e + 1) {
+			e = strchrnul(l, '\n');
+			ck_assert_msg(e - l < 80, "%s --help: a line of %d columns", programs[i],
+				      (int)(e - l));
+			if (!*e)
+				break;
+		}
+		free(help);
+	}
+	free(readme);
+}
+END_TEST
+
+/* Each man page: groff's warnings (-ww) none, man renders it with its
+ * sections, and its EXAMPLES are its program's --help examples. */
+START_TEST(test_man_pages)
+{
+	char page[512], cmds[16][256], *help, *out;
+	size_t n;
+
+	assert_built();
+	free(make("install", false));
+	for (size_t i = 0; i < NPROGRAMS; i++) {
+		char *groff[] = { "env", "LC_ALL=C", "groff", "-man", "-Tutf8", "-ww", "-z",
+				  page, NULL };
+		char *man[] = { "env", "LC_ALL=C", "MANWIDTH=200", "MAN_KEEP_FORMATTING=",
+				"man", "-l", page, NULL };
+		char *err = NULL, want[128];
+		int status;
+
+		snprintf(page, sizeof(page), "%s" PREFIX "/share/man/man1/%s.1", destdir,
+			 programs[i]);
+		status = pk_test_run(groff, NULL, &err);
+		ck_assert_int_eq(status, 0);
+		ck_assert_msg(!err[0], "groff warns about %s.1: %s", programs[i], err);
+		free(err);
+		out = run_ok(man);
+		snprintf(want, sizeof(want), "NAME\n       %s - ", programs[i]);
+		ck_assert_msg(strstr(out, want), "%s.1: no NAME line:\n%s", programs[i], out);
+		ck_assert_ptr_nonnull(strstr(out, "\nSYNOPSIS\n"));
+		ck_assert_ptr_nonnull(strstr(out, "\nEXIT STATUS\n"));
+		ck_assert_ptr_nonnull(strstr(out, "\nSEE ALSO\n"));
+		ck_assert_ptr_nonnull(strstr(out, "\nEXAMPLES\n"));
+		n = help_examples(programs[i], cmds, 16, &help);
+		for (size_t j = 0; j < n; j++)
+			ck_assert_msg(strstr(strstr(out, "\nEXAMPLES\n"), cmds[j]),
+				      "%s.1: example missing: %s", programs[i], cmds[j]);
+		free(help);
+		free(out);
+	}
+	free(make("uninstall", false));
+}
+END_TEST
+
+/* What the completion offers for LINE (the cursor at its end), one word a
+ * line. The programs are found in the build under test. */
+static char *complete(const char *line)
+{
+	char script[8192], src[4096], build[4096];
+
+	snprintf(script, sizeof(script),
+		 "PATH=%s:$PATH; source %s || exit 1; COMP_LINE='%s'; "
+		 "COMP_POINT=${#COMP_LINE}; read -ra COMP_WORDS <<<\"$COMP_LINE\"; "
+		 "[[ $COMP_LINE == *' ' ]] && COMP_WORDS+=(''); "
+		 "COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _probekit; printf '%%s\\n' \"${COMPREPLY[@]}\"",
+		 pk_test_build_path("", build, sizeof(build)),
+		 pk_test_src_path("dist/bash-completion/probekit", src, sizeof(src)), line);
+	return run_ok((char *[]){ "bash", "--norc", "--noprofile", "-c", script, NULL });
+}
+
+START_TEST(test_completion)
+{
+	static const char *const events[] = { "cpu-clock", "cycles", "instructions",
+		"cache-misses", "page-faults", "major-faults", "off-cpu", "kprobe:", "kretprobe:",
+		"tracepoint:", "uprobe:", "uretprobe:", "usdt:" };
+	char bin[4096], *out, *help;
+
+	/* every event the completion offers is one probe-load --help names */
+	help = run_ok((char *[]){ (char *)pk_test_build_path("probe-load", bin, sizeof(bin)),
+				  "--help", NULL });
+	out = complete("probe-load -e ");
+	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
+		char word[64];
+
+		snprintf(word, sizeof(word), "\n%s\n", events[i]);
+		ck_assert_msg(strstr(out, word + 1) == out || strstr(out, word),
+			      "-e: %s not offered:\n%s", events[i], out);
+		ck_assert_ptr_nonnull(strstr(help, events[i]));
+	}
+	free(out);
+	free(help);
+	out = complete("probe-load -e page");
+	ck_assert_str_eq(out, "page-faults\n");
+	free(out);
+	/* after a colon, the rest of the word (bash completes after it) */
+	out = complete("probe-load -e tracepoint:sched:sched_swi");
+	ck_assert_str_eq(out, "sched_switch\n");
+	free(out);
+	out = complete("probe-load --unw");
+	ck_assert_str_eq(out, "--unwind\n");
+	free(out);
+	out = complete("probe-load --unwind ");
+	ck_assert_str_eq(out, "dwarf\nfp\n");
+	free(out);
+	out = complete("probe-read -f ");
+	ck_assert_str_eq(out, "folded\nperf\npprof\nspeedscope\n");
+	free(out);
+	out = complete("probe-read --per-");
+	ck_assert_str_eq(out, "--per-cpu\n--per-pid\n--per-tid\n");
+	free(out);
+	out = complete("eh2table --v");
+	ck_assert_str_eq(out, "--version\n");
+	free(out);
+	/* after --, the command's words: no option of ours */
+	out = complete("probe-load -- true --un");
+	ck_assert_str_eq(out, "\n");
+	free(out);
+}
+END_TEST
+
+static int cmp_word(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The words of S's first LEN bytes, sorted, a line each, malloc'ed. */
+static char *sorted_words(const char *s, size_t len)
+{
+	char *copy = strndup(s, len), *save = NULL, *w, **v = NULL, *out;
+	size_t n = 0, olen = 0;
+
+	ck_assert_ptr_nonnull(copy);
+	for (w = strtok_r(copy, " \t\n", &save); w; w = strtok_r(NULL, " \t\n", &save)) {
+		v = pk_test_grow(v, n, sizeof(*v));
+		ck_assert_ptr_nonnull(v);
+		v[n++] = w;
+	}
+	qsort(v, n, sizeof(*v), cmp_word);
+	out = calloc(1, len + 2);
+	ck_assert_ptr_nonnull(out);
+	for (size_t i = 0; i < n; i++)
+		olen += sprintf(out + olen, "%s\n", v[i]);
+	free(v);
+	free(copy);
+	return out;
+}
+
+/* VAR's value in `make -pn`'s database DB, sorted. */
+static char *make_var(const char *db, const char *var)
+{
+	char key[64];
+	const char *v;
+
+	snprintf(key, sizeof(key), "\n%s := ", var);
+	v = strstr(db, key);
+	ck_assert_msg(v, "make -pn: no %s", var);
+	v += strlen(key);
+	return sorted_words(v, strcspn(v, "\n"));
+}
+
+/* The packages cell of the README's table row whose first cell is
+ * TARGET, sorted. */
+static char *readme_row(const char *readme, const char *target)
+{
+	char key[128];
+	const char *row, *cell;
+
+	snprintf(key, sizeof(key), "\n| %s |", target);
+	row = strstr(readme, key);
+	ck_assert_msg(row, "README: no row for %s", target);
+	cell = strchr(row + strlen(key), '|');		/* past "for" */
+	ck_assert_ptr_nonnull(cell);
+	cell++;
+	return sorted_words(cell, strcspn(cell, "|\n"));
+}
+
+/* The README lists exactly what make deps and make test-deps install. */
+START_TEST(test_deps_readme)
+{
+	static const struct {
+		const char *target, *var;
+	} rows[] = {
+		{ "`make deps`", "DEB_PKGS" },
+		{ "`make test-deps`", "DEB_TEST_PKGS" },
+		{ "`make test-deps`, where no `npm` is installed", "DEB_NODE_PKGS" },
+	};
+	char path[4096], *db = make("deps", true), *readme;
+
+	readme = pk_test_read_file(pk_test_src_path("README.md", path, sizeof(path)), NULL);
+	ck_assert_ptr_nonnull(readme);
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		char *want = make_var(db, rows[i].var), *got = readme_row(readme, rows[i].target);
+
+		ck_assert_msg(strlen(want) > 4, "%s is empty", rows[i].var);
+		ck_assert_msg(!strcmp(got, want), "README's %s row:\n%s\nthe makefile's %s:\n%s",
+			      rows[i].target, got, rows[i].var, want);
+		free(want);
+		free(got);
+	}
+	free(readme);
+	free(db);
+}
+END_TEST
+
+/* Every SPDX line names the two licenses LICENSE holds, in full (GPL-2
+ * as Debian ships it). */
+START_TEST(test_license)
+{
+	char src[4096], path[4200], *spdx, *license, *gpl, *save = NULL;
+	size_t nlines = 0;
+
+	pk_test_src_path("", src, sizeof(src));
+	/* the files' SPDX lines: a comment's first words */
+	spdx = run_ok((char *[]){ "git", "-C", src, "grep", "-h", "-E",
+				  "^(// |/\\* |# )SPDX-License-Identifier:", NULL });
+	for (char *l = strtok_r(spdx, "\n", &save); l; l = strtok_r(NULL, "\n", &save), nlines++) {
+		size_t n = strlen(l);
+
+		if (n >= 3 && !strcmp(l + n - 3, " */"))
+			l[n - 3] = '\0';
+		ck_assert_str_eq(strchr(l, ' ') + 1,
+				 "SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause");
+	}
+	ck_assert_uint_gt(nlines, 100);
+	snprintf(path, sizeof(path), "%s/LICENSE", src);
+	license = pk_test_read_file(path, NULL);
+	gpl = pk_test_read_file("/usr/share/common-licenses/GPL-2", NULL);
+	ck_assert_ptr_nonnull(license);
+	ck_assert_ptr_nonnull(gpl);
+	ck_assert_ptr_nonnull(strstr(license, "SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause"));
+	ck_assert_ptr_nonnull(strstr(license, "2. Redistributions in binary form must reproduce "
+				     "the above copyright notice,"));
+	ck_assert_ptr_nonnull(strstr(license, "POSSIBILITY OF SUCH DAMAGE."));
+	ck_assert_msg(strlen(license) > strlen(gpl) &&
+		      !strcmp(license + strlen(license) - strlen(gpl), gpl),
+		      "LICENSE does not end with GPL-2's text");
+	free(gpl);
+	free(license);
+	free(spdx);
+}
+END_TEST
+
+Suite *suite_install(void)
+{
+	Suite *s = suite_create("install");
+	TCase *tc = tcase_create("package");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_install_uninstall);
+	tcase_add_test(tc, test_man_pages);
+	tcase_add_test(tc, test_completion);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("docs");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, test_help_examples);
+	tcase_add_test(tc, test_deps_readme);
+	tcase_add_test(tc, test_license);
+	suite_add_tcase(s, tc);
+	return s;
+}
