@@ -301,72 +301,6 @@ START_TEST(test_man_pages)
 }
 END_TEST
 
-/* What the completion offers for LINE (the cursor at its end), one word a
- * line. The programs are found in the build under test. */
-static char *complete(const char *line)
-{
-	char script[8192], src[4096], build[4096];
-
-	snprintf(script, sizeof(script),
-		 "PATH=%s:$PATH; source %s || exit 1; COMP_LINE='%s'; "
-		 "COMP_POINT=${#COMP_LINE}; read -ra COMP_WORDS <<<\"$COMP_LINE\"; "
-		 "[[ $COMP_LINE == *' ' ]] && COMP_WORDS+=(''); "
-		 "COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _probekit; printf '%%s\\n' \"${COMPREPLY[@]}\"",
-		 pk_test_build_path("", build, sizeof(build)),
-		 pk_test_src_path("dist/bash-completion/probekit", src, sizeof(src)), line);
-	return run_ok((char *[]){ "bash", "--norc", "--noprofile", "-c", script, NULL });
-}
-
-START_TEST(test_completion)
-{
-	static const char *const events[] = { "cpu-clock", "cycles", "instructions",
-		"cache-misses", "page-faults", "major-faults", "off-cpu", "kprobe:", "kretprobe:",
-		"tracepoint:", "uprobe:", "uretprobe:", "usdt:" };
-	char bin[4096], *out, *help;
-
-	/* every event the completion offers is one probe-load --help names */
-	help = run_ok((char *[]){ (char *)pk_test_build_path("probe-load", bin, sizeof(bin)),
-				  "--help", NULL });
-	out = complete("probe-load -e ");
-	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
-		char word[64];
-
-		snprintf(word, sizeof(word), "\n%s\n", events[i]);
-		ck_assert_msg(strstr(out, word + 1) == out || strstr(out, word),
-			      "-e: %s not offered:\n%s", events[i], out);
-		ck_assert_ptr_nonnull(strstr(help, events[i]));
-	}
-	free(out);
-	free(help);
-	out = complete("probe-load -e page");
-	ck_assert_str_eq(out, "page-faults\n");
-	free(out);
-	/* after a colon, the rest of the word (bash completes after it) */
-	out = complete("probe-load -e tracepoint:sched:sched_swi");
-	ck_assert_str_eq(out, "sched_switch\n");
-	free(out);
-	out = complete("probe-load --unw");
-	ck_assert_str_eq(out, "--unwind\n");
-	free(out);
-	out = complete("probe-load --unwind ");
-	ck_assert_str_eq(out, "dwarf\nfp\n");
-	free(out);
-	out = complete("probe-read -f ");
-	ck_assert_str_eq(out, "folded\nperf\npprof\nspeedscope\n");
-	free(out);
-	out = complete("probe-read --per-");
-	ck_assert_str_eq(out, "--per-cpu\n--per-pid\n--per-tid\n");
-	free(out);
-	out = complete("eh2table --v");
-	ck_assert_str_eq(out, "--version\n");
-	free(out);
-	/* after --, the command's words: no option of ours */
-	out = complete("probe-load -- true --un");
-	ck_assert_str_eq(out, "\n");
-	free(out);
-}
-END_TEST
-
 static int cmp_word(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -393,6 +327,83 @@ static char *sorted_words(const char *s, size_t len)
 	free(copy);
 	return out;
 }
+
+/* What the completion offers for LINE (the cursor at its end), one word a
+ * line. The programs are found in the build under test. */
+static char *complete(const char *line)
+{
+	char script[8192], src[4096], build[4096];
+
+	snprintf(script, sizeof(script),
+		 "PATH=%s:$PATH; source %s || exit 1; COMP_LINE='%s'; "
+		 "COMP_POINT=${#COMP_LINE}; read -ra COMP_WORDS <<<\"$COMP_LINE\"; "
+		 "[[ $COMP_LINE == *' ' ]] && COMP_WORDS+=(''); "
+		 "COMP_CWORD=$((${#COMP_WORDS[@]} - 1)); _probekit; printf '%%s\\n' \"${COMPREPLY[@]}\"",
+		 pk_test_build_path("", build, sizeof(build)),
+		 pk_test_src_path("dist/bash-completion/probekit", src, sizeof(src)), line);
+	return run_ok((char *[]){ "bash", "--norc", "--noprofile", "-c", script, NULL });
+}
+
+START_TEST(test_completion)
+{
+	static const char *const events[] = { "cpu-clock", "cycles", "instructions",
+		"cache-misses", "page-faults", "major-faults", "off-cpu", "kprobe:", "kretprobe:",
+		"tracepoint:", "uprobe:", "uretprobe:", "usdt:" };
+	static const struct {
+		const char *line, *want;
+	} lines[] = {
+		{ "probe-load -e page", "page-faults\n" },
+		/* after a colon, the rest of the word (bash completes after it) */
+		{ "probe-load -e tracepoint:sched:sched_swi", "sched_switch\n" },
+		{ "probe-load --unw", "--unwind\n" },
+		{ "probe-load --unwind ", "dwarf\nfp\n" },
+		{ "probe-read --per-", "--per-cpu\n--per-pid\n--per-tid\n" },
+		{ "eh2table --v", "--version\n" },
+		/* after --, the command's words: no option of ours */
+		{ "probe-load -- true --un", "\n" },
+	};
+	char bin[4096], *out, *help, *err = NULL, *list, *formats;
+
+	/* -f: the formats probe-read knows, as its error lists them */
+	pk_test_run((char *[]){ (char *)pk_test_build_path("probe-read", bin, sizeof(bin)),
+				"-f", "none", NULL }, NULL, &err);
+	list = strstr(err, "unknown format (");
+	ck_assert_msg(list, "probe-read -f none: %s", err);
+	list += strlen("unknown format (");
+	list[strcspn(list, ")")] = '\0';
+	for (char *p = list; *p; p++)	/* "a, b or c" -> "a  b or c" */
+		if (*p == ',')
+			*p = ' ';
+	for (char *p; (p = strstr(list, " or "));)
+		memcpy(p, "    ", 4);
+	formats = sorted_words(list, strlen(list));
+	out = complete("probe-read -f ");
+	ck_assert_msg(!strcmp(out, formats), "-f: offers\n%sprobe-read knows\n%s", out, formats);
+	free(formats);
+	free(out);
+	free(err);
+
+	/* every event the completion offers is one probe-load --help names */
+	help = run_ok((char *[]){ (char *)pk_test_build_path("probe-load", bin, sizeof(bin)),
+				  "--help", NULL });
+	out = complete("probe-load -e ");
+	for (size_t i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
+		char word[64];
+
+		snprintf(word, sizeof(word), "\n%s\n", events[i]);
+		ck_assert_msg(strstr(out, word + 1) == out || strstr(out, word),
+			      "-e: %s not offered:\n%s", events[i], out);
+		ck_assert_ptr_nonnull(strstr(help, events[i]));
+	}
+	free(out);
+	free(help);
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		out = complete(lines[i].line);
+		ck_assert_msg(!strcmp(out, lines[i].want), "%s: %s", lines[i].line, out);
+		free(out);
+	}
+}
+END_TEST
 
 /* VAR's value in `make -pn`'s database DB, sorted. */
 static char *make_var(const char *db, const char *var)
