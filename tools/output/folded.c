@@ -122,16 +122,20 @@ static int cmp_entry(const void *a, const void *b)
 	return x->group < y->group ? -1 : x->group > y->group;
 }
 
-static void add_loc(struct pk_strbuf *b, const struct pk_loc *loc, bool lines, const char *suffix)
+/* LOC's frames, the function first; INLINED is the suffix of the frames
+ * inlined into it. */
+static void add_loc(struct pk_strbuf *b, const struct pk_loc *loc, bool lines, const char *suffix,
+		    const char *inlined)
 {
 	for (int i = loc->nframes - 1; i >= 0; i--) {
 		const struct pk_frame *fr = &loc->frames[i];
 
-		add_frame_line(b, fr->name, lines ? fr->file : NULL, fr->line, suffix);
+		add_frame_line(b, fr->name, lines ? fr->file : NULL, fr->line,
+			       i < loc->nframes - 1 ? inlined : suffix);
 	}
 }
 
-static char *fold_entry(const struct pk_profile *p, const struct entry *e)
+static char *fold_entry(const struct pk_profile *p, const struct entry *e, const char *inlined)
 {
 	const struct pk_stack_view *s = e->stack;
 	struct pk_strbuf b = { 0 };
@@ -154,31 +158,40 @@ static char *fold_entry(const struct pk_profile *p, const struct entry *e)
 		add_frame(&b, s->comm, "");
 	}
 	for (size_t i = s->nuser; i-- > 0;)
-		add_loc(&b, s->locs[s->nkernel + i], p->lines, "");
+		add_loc(&b, s->locs[s->nkernel + i], p->lines, "", inlined);
 	for (size_t i = s->nkernel; i-- > 0;)
-		add_loc(&b, s->locs[i], p->lines, PK_FOLD_KERNEL_SUFFIX);
+		add_loc(&b, s->locs[i], p->lines, PK_FOLD_KERNEL_SUFFIX, PK_FOLD_KERNEL_SUFFIX);
 	return pk_strbuf_finish(&b);
 }
 
-int pk_folded_write(FILE *f, const struct pk_profile *p)
+void pk_fold_items_free(struct pk_fold_item *items, size_t n)
+{
+	for (size_t i = 0; items && i < n; i++)
+		free((char *)items[i].stack);
+	free(items);
+}
+
+int pk_folded_lines(const struct pk_profile *p, const char *inlined, struct pk_fold_item **out,
+		    size_t *nout, bool *time_us)
 {
 	struct entry *v;
 	struct pk_fold_item *items = NULL;
 	unsigned int event;
-	bool time_us;
 	size_t n = 0;
 	int err = only_event(p, &event);
 
+	*out = NULL;
+	*nout = 0;
 	if (err)
 		return err;
-	time_us = pk_event_folds_time(pk_profile_event(p, event));
+	*time_us = pk_event_folds_time(pk_profile_event(p, event));
 	v = calloc(p->nsamples ? p->nsamples : 1, sizeof(*v));
 	if (!v)
 		return -ENOMEM;
 	for (size_t i = 0; i < p->nsamples; i++)
 		v[i] = (struct entry){ p->samples[i].stack, pk_sample_group(p, &p->samples[i]),
-				       time_us ? pk_sample_weight(p, &p->samples[i]) :
-						 p->samples[i].count };
+				       *time_us ? pk_sample_weight(p, &p->samples[i]) :
+						  p->samples[i].count };
 	if (p->nsamples)
 		qsort(v, p->nsamples, sizeof(*v), cmp_entry);
 	/* Merged: one line is folded per (stack, group), not per sample. */
@@ -189,23 +202,37 @@ int pk_folded_write(FILE *f, const struct pk_profile *p)
 			v[n++] = v[i];
 	}
 	items = calloc(n ? n : 1, sizeof(*items));
-	if (!items)
-		goto out;
+	if (!items) {
+		free(v);
+		return -ENOMEM;
+	}
 	for (size_t i = 0; i < n; i++) {
-		items[i].stack = fold_entry(p, &v[i]);
+		items[i].stack = fold_entry(p, &v[i], inlined ? inlined : "");
 		/* nanoseconds to microseconds, rounded, once per line */
-		items[i].count = time_us ? v[i].count / 1000 + (v[i].count % 1000 >= 500) :
-					   v[i].count;
+		items[i].count = *time_us ? v[i].count / 1000 + (v[i].count % 1000 >= 500) :
+					    v[i].count;
 		if (!items[i].stack) {
-			n = i;
-			goto out;
+			pk_fold_items_free(items, i);
+			free(v);
+			return -ENOMEM;
 		}
 	}
-	err = pk_fold_write(f, items, n);
-out:
-	for (size_t i = 0; items && i < n; i++)
-		free((char *)items[i].stack);
-	free(items);
 	free(v);
+	*out = items;
+	*nout = n;
+	return 0;
+}
+
+int pk_folded_write(FILE *f, const struct pk_profile *p)
+{
+	struct pk_fold_item *items;
+	bool time_us;
+	size_t n;
+	int err = pk_folded_lines(p, NULL, &items, &n, &time_us);
+
+	if (err)
+		return err;
+	err = pk_fold_write(f, items, n);
+	pk_fold_items_free(items, n);
 	return err;
 }

@@ -12,6 +12,7 @@
 #define PK_FOLDED_H
 
 #include <linux/types.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -49,5 +50,17 @@ int pk_fold_write(FILE *f, struct pk_fold_item *items, size_t n);
  * -ENOMEM; -EIO.
  */
 int pk_folded_write(FILE *f, const struct pk_profile *p);
+
+/*
+ * The lines of pk_folded_write, unsorted and not merged (two lines may
+ * hold one stack), in *ITEMS (free with pk_fold_items_free), their number
+ * in *N; *TIME_US says whether they count microseconds. A frame inlined
+ * into a user function carries the suffix INLINED (NULL: none, as in the
+ * folded format), for the writers that show inlined frames apart (svg).
+ * Errors as pk_folded_write's, less -EIO.
+ */
+int pk_folded_lines(const struct pk_profile *p, const char *inlined, struct pk_fold_item **items,
+		    size_t *n, bool *time_us);
+void pk_fold_items_free(struct pk_fold_item *items, size_t n);
 
 #endif
