@@ -135,6 +135,7 @@ static int write_profile(struct pk_reader *reader, const struct pk_read_opts *o,
 		.boot_to_real_ns = (__s64)(info->start_realtime_ns - info->start_time_ns),
 		.group = o->group,
 		.lines = o->lines,
+		.title = o->title,
 		.events = plan->events,
 		.nevents = plan->nevents,
 	};

@@ -16,6 +16,7 @@ enum pk_format {
 	PK_FORMAT_PERF,		/* perf script's text */
 	PK_FORMAT_PPROF,	/* gzipped profile.proto */
 	PK_FORMAT_SPEEDSCOPE,	/* speedscope's JSON file format */
+	PK_FORMAT_SVG,		/* a flame graph, as flamegraph.pl draws one */
 	PK_FORMAT__MAX,
 };
 
@@ -27,6 +28,8 @@ const char *pk_format_name(enum pk_format fmt);
 bool pk_format_timed(enum pk_format fmt);
 /* Binary output (pprof): never to a terminal. */
 bool pk_format_binary(enum pk_format fmt);
+/* Lines add up counts (folded, svg): the samples of one event only. */
+bool pk_format_one_event(enum pk_format fmt);
 
 /* P in format FMT. 0 or -errno (-EIO: writing failed). */
 int pk_format_write(enum pk_format fmt, FILE *f, const struct pk_profile *p);

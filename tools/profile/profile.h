@@ -106,6 +106,7 @@ struct pk_profile {
 	__s64 boot_to_real_ns;	/* add to a CLOCK_BOOTTIME time: wall clock */
 	enum pk_group group;
 	bool lines;		/* --lines: file:line in folded and perf text */
+	const char *title;	/* --title: a flame graph's; NULL: the default */
 	size_t nsamples;
 	const struct pk_sample_view *samples;	/* in time order */
 	size_t nstacks, nlocs, nmaps, nmodules;	/* ids are below these */

@@ -24,7 +24,10 @@ const char pk_read_usage[] =
 "  -d, --duration SECONDS  read for SECONDS (fractions allowed)\n"
 "  -f, --format FORMAT     folded (default), perf (perf script's text),\n"
 "                          pprof (gzipped profile.proto, for go tool pprof,\n"
-"                          Pyroscope, Parca) or speedscope (JSON)\n"
+"                          Pyroscope, Parca), speedscope (JSON) or svg (a\n"
+"                          flame graph to open in a browser: click zooms,\n"
+"                          Ctrl-F searches; kernel frames orange, inlined\n"
+"                          ones aqua; counted as folded stacks are)\n"
 "  -o, --output FILE       write to FILE (replaced only once complete)\n"
 "                          instead of standard output. -f and -o may be\n"
 "                          given up to 4 times: one read, the i-th format\n"
@@ -56,6 +59,7 @@ const char pk_read_usage[] =
 "                          blocks too short (--min-block), samples lost, and\n"
 "                          what its BPF programs cost per run while reading\n"
 "                          (kernel.bpf_stats), on standard error\n"
+"      --title TEXT        the flame graph's title (-f svg; default Flame Graph)\n"
 "      --pin-dir DIR       the session pinned under DIR\n"
 "                          (default " PK_PIN_DIR_DEFAULT ")\n"
 "  -h, --help              show this help\n"
@@ -94,6 +98,7 @@ enum {
 	OPT_NO_INLINE,
 	OPT_EVENT,
 	OPT_STATS,
+	OPT_TITLE,
 };
 
 static const struct option long_opts[] = {
@@ -109,6 +114,7 @@ static const struct option long_opts[] = {
 	{ "debug-dir",	required_argument, NULL, OPT_DEBUG_DIR },
 	{ "event",	required_argument, NULL, OPT_EVENT },
 	{ "stats",	no_argument,	   NULL, OPT_STATS },
+	{ "title",	required_argument, NULL, OPT_TITLE },
 	{ "pin-dir",	required_argument, NULL, OPT_PIN_DIR },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ "version",	no_argument,	   NULL, 'V' },
@@ -236,7 +242,7 @@ int pk_read_opts_parse(struct pk_read_opts *o, int argc, char **argv,
 			if (nformats == PK_READ_MAX_OUTPUTS)
 				return pk_err(err, -EINVAL, "-f: at most %d outputs", PK_READ_MAX_OUTPUTS);
 			if (pk_format_parse(optarg, &formats[nformats++]))
-				return pk_err(err, -EINVAL, "-f %s: unknown format (folded, perf, pprof or speedscope)",
+				return pk_err(err, -EINVAL, "-f %s: unknown format (folded, perf, pprof, speedscope or svg)",
 					      optarg);
 			break;
 		case OPT_INTERVAL:
@@ -276,6 +282,9 @@ int pk_read_opts_parse(struct pk_read_opts *o, int argc, char **argv,
 			break;
 		case OPT_STATS:
 			o->stats = true;
+			break;
+		case OPT_TITLE:
+			o->title = optarg;
 			break;
 		case OPT_PIN_DIR:
 			if (optarg[0] != '/')

@@ -37,6 +37,7 @@ struct pk_read_opts {
 	size_t ndebug_dirs;
 	const char *event;	/* --event NAME: that event's samples only; NULL: all */
 	bool stats;		/* --stats: per event counters and BPF cost */
+	const char *title;	/* --title: the flame graph's; NULL: its default */
 	const char *pin_dir;	/* points into argv or a constant */
 	bool help;
 	bool version;

@@ -44,10 +44,10 @@ int pk_read_plan_make(struct pk_read_plan *plan, const struct pk_read_opts *o,
 	for (size_t i = 0; i < o->noutputs; i++) {
 		const struct pk_read_output *out = &o->outputs[i];
 
-		if (out->format == PK_FORMAT_FOLDED && !out->per_event && plan->keep < 0 &&
+		if (pk_format_one_event(out->format) && !out->per_event && plan->keep < 0 &&
 		    plan->nevents > 1)
-			return pk_err(err, -EINVAL, "-f folded: the session has %u events (%s), whose counts do not add up: choose one with --event NAME, or write one file per event with {event} in -o",
-				      plan->nevents, names);
+			return pk_err(err, -EINVAL, "-f %s: the session has %u events (%s), whose counts do not add up: choose one with --event NAME, or write one file per event with {event} in -o",
+				      pk_format_name(out->format), plan->nevents, names);
 		for (unsigned int e = 0; e < plan->nevents; e++) {
 			int ev = !out->per_event ? -1 : plan->keep >= 0 ? plan->keep : (int)e;
 

@@ -62,6 +62,7 @@ START_TEST(test_formats_and_outputs)
 			  "-o", "b", "--format=perf", "--output=c", NULL };
 	char *iv[] = { "probe-read", "--interval", "1.5", "-o", "cpu-%Y%m%dT%H%M%S.pb.gz",
 		       "-f", "pprof", NULL };
+	char *svg[] = { "probe-read", "-f", "svg", "--title", "CPU of x", NULL };
 	struct pk_read_opts o;
 	char err[PK_ERR_LEN], name[64];
 
@@ -80,6 +81,12 @@ START_TEST(test_formats_and_outputs)
 	ck_assert_int_eq(o.outputs[1].format, PK_FORMAT_SPEEDSCOPE);
 	ck_assert_int_eq(o.outputs[2].format, PK_FORMAT_PERF);
 	ck_assert_str_eq(o.outputs[1].path, "b");
+
+	ck_assert_int_eq(parse(svg, ARGC(svg), &o, err), 0);
+	ck_assert_int_eq(o.outputs[0].format, PK_FORMAT_SVG);
+	ck_assert_ptr_null(o.outputs[0].path);
+	ck_assert_str_eq(o.title, "CPU of x");
+	ck_assert_ptr_null((parse(pairs, ARGC(pairs), &o, err), o.title));
 
 	ck_assert_int_eq(parse(iv, ARGC(iv), &o, err), 0);
 	ck_assert(o.interval == 1.5);
@@ -191,7 +198,7 @@ START_TEST(test_errors)
 		{ { "-o", "" }, "-o: empty file name" },
 		{ { "--pin-dir", "relative/dir" }, "--pin-dir 'relative/dir': not an absolute path" },
 		{ { "-d", "1", "extra" }, "unexpected argument 'extra'" },
-		{ { "-f", "svg" }, "-f svg: unknown format (folded, perf, pprof or speedscope)" },
+		{ { "-f", "html" }, "-f html: unknown format (folded, perf, pprof, speedscope or svg)" },
 		{ { "--per-pid", "--per-cpu" }, "--per-pid and --per-cpu do not go together: choose one grouping" },
 		{ { "--interval", "1" },
 		  "--interval writes one file per interval: give -o a strftime(3) pattern such as 'cpu-%Y%m%dT%H%M%S.pb.gz'" },
@@ -269,7 +276,7 @@ START_TEST(test_program_errors)
 	{
 		char *argv[] = { prog, "--format", "flame", NULL };
 
-		run_fails(argv, 2, "probe-read: -f flame: unknown format (folded, perf, pprof or speedscope)\n");
+		run_fails(argv, 2, "probe-read: -f flame: unknown format (folded, perf, pprof, speedscope or svg)\n");
 	}
 	{
 		char *argv[] = { prog, "--interval", "5", "-o", "cpu.folded", NULL };
