@@ -24,6 +24,8 @@
 #include "lib/version.h"
 #include "output/formats.h"
 #include "output/output_file.h"
+#include "output/terminal.h"
+#include "output/top.h"
 #include "reading/bpf_cost.h"
 #include "reading/read_options.h"
 #include "reading/read_plan.h"
@@ -122,14 +124,14 @@ static int drain(struct ring_buffer *rb, double deadline, const struct pk_sessio
 }
 
 /* Everything read since the last call, spanning [*SPAN_START, now) (the
- * next span starts there), into the opened OUTS, the i-th in the i-th
- * sink's format (and event), each then committed (or all discarded on an
- * error). */
-static int write_profile(struct pk_reader *reader, const struct pk_read_opts *o,
+ * next span starts there), with the session's and the options' settings. */
+static void take_profile(struct pk_reader *reader, const struct pk_read_opts *o,
 			 const struct pk_session *info, const struct pk_read_plan *plan,
-			 struct pk_output_file *outs, __u64 *span_start, char err[PK_ERR_LEN])
+			 __u64 *span_start, struct pk_profile *p)
 {
-	struct pk_profile p = {
+	__u64 end = boot_ns();
+
+	*p = (struct pk_profile){
 		.freq_hz = info->freq_hz,
 		.period_ns = info->freq_hz ? 1000000000ULL / info->freq_hz : 0,
 		.boot_to_real_ns = (__s64)(info->start_realtime_ns - info->start_time_ns),
@@ -139,11 +141,21 @@ static int write_profile(struct pk_reader *reader, const struct pk_read_opts *o,
 		.events = plan->events,
 		.nevents = plan->nevents,
 	};
-	__u64 end = boot_ns();
+	pk_reader_take(reader, *span_start, end, p);
+	*span_start = end;
+}
+
+/* Everything read since the last call (take_profile) into the opened
+ * OUTS, the i-th in the i-th sink's format (and event), each then
+ * committed (or all discarded on an error). */
+static int write_profile(struct pk_reader *reader, const struct pk_read_opts *o,
+			 const struct pk_session *info, const struct pk_read_plan *plan,
+			 struct pk_output_file *outs, __u64 *span_start, char err[PK_ERR_LEN])
+{
+	struct pk_profile p;
 	int ret;
 
-	pk_reader_take(reader, *span_start, end, &p);
-	*span_start = end;
+	take_profile(reader, o, info, plan, span_start, &p);
 	for (size_t i = 0; i < plan->nsinks; i++) {
 		const struct pk_read_sink *sk = &plan->sinks[i];
 		struct pk_sample_view *selected = NULL;
@@ -213,6 +225,63 @@ static int read_intervals(struct ring_buffer *rb, struct pk_reader *reader,
 		start = next;
 	}
 	return 0;
+}
+
+/* --top: the view redrawn every second with what was read since, until q,
+ * a signal, -d, or the exit of the last target; keys are looked at as
+ * often as the ring buffer is polled. */
+static int read_top(struct ring_buffer *rb, struct pk_reader *reader,
+		    struct pk_table_loader *loader, const struct pk_read_opts *o,
+		    const struct pk_session_fds *fds, const struct pk_session *info,
+		    const struct pk_read_plan *plan, char err[PK_ERR_LEN])
+{
+	double start = pk_now_s(), end = o->duration ? start + o->duration : 0, next = start;
+	struct pk_top_screen screen = { 0 };
+	struct pk_top *top = pk_top_new();
+	struct pk_profile p;
+	struct pk_term term;
+	__u64 span = boot_ns();
+	bool done = false, quit = false, redraw = false;
+	int ret = 0, key;
+
+	if (!top)
+		return pk_err(err, -ENOMEM, "out of memory");
+	pk_term_open(&term, STDIN_FILENO, stdout);
+	while (!ret && !done && !quit) {
+		double until = pk_now_s() + POLL_MS / 1000.0;
+
+		ret = drain(rb, end && until > end ? end : until, fds, info, loader, &done, err);
+		done |= end && pk_now_s() >= end;
+		while ((key = pk_term_key(&term)) >= 0) {
+			quit |= key == 'q' || key == 'Q';
+			if (key == 'z')
+				pk_top_zero(top);
+			if (key == 't')
+				pk_top_toggle_order(top);
+			redraw |= key == 'z' || key == 't';
+		}
+		if (ret || quit || (!done && !redraw && pk_now_s() < next))
+			continue;
+		if (done || pk_now_s() >= next) {
+			take_profile(reader, o, info, plan, &span, &p);
+			ret = pk_top_add(top, &p);
+			if (ret) {
+				pk_err(err, ret, "cannot add the samples to the view: %s", strerror(-ret));
+				break;
+			}
+			next = pk_now_s() + 1;
+		}
+		pk_term_size(&term, &screen.rows, &screen.cols);
+		screen.ansi = term.ansi;
+		screen.seconds = pk_now_s() - start;
+		ret = pk_top_draw(top, &screen, stdout);
+		if (ret)
+			pk_err(err, ret, "cannot write the view: %s", strerror(-ret));
+		redraw = false;
+	}
+	pk_term_close(&term);
+	pk_top_free(top);
+	return ret;
 }
 
 /* --stats, --unwind dwarf: what the unwind tables hold and cost now. */
@@ -344,6 +413,8 @@ static int run(const struct pk_read_opts *o)
 	}
 	if (o->interval) {
 		ret = read_intervals(rb, reader, loader, o, &fds, &info, plan, err);
+	} else if (o->top) {
+		ret = read_top(rb, reader, loader, o, &fds, &info, plan, err);
 	} else {
 		span = boot_ns();
 		ret = drain(rb, o->duration ? pk_now_s() + o->duration : 0, &fds, &info, loader,

@@ -14,6 +14,7 @@
 
 const char pk_read_usage[] =
 "Usage: probe-read [OPTION...]\n"
+"  or:  probe-read --top [-d SECONDS] [--event NAME] [--pin-dir DIR]\n"
 "\n"
 "Read the samples of the session probe-load started, symbolize them and print\n"
 "them, by default as folded stacks (comm;root;...;leaf COUNT, kernel frames\n"
@@ -60,6 +61,12 @@ const char pk_read_usage[] =
 "                          what its BPF programs cost per run while reading\n"
 "                          (kernel.bpf_stats), on standard error\n"
 "      --title TEXT        the flame graph's title (-f svg; default Flame Graph)\n"
+"      --top               a live view, as perf top shows one: the heaviest\n"
+"                          functions by self and total share of the samples\n"
+"                          read since it started, redrawn every second; keys:\n"
+"                          q quits (as SIGINT does), t orders by total or self,\n"
+"                          z zeroes. The session goes on; a later probe-read\n"
+"                          continues where the view stopped\n"
 "      --pin-dir DIR       the session pinned under DIR\n"
 "                          (default " PK_PIN_DIR_DEFAULT ")\n"
 "  -h, --help              show this help\n"
@@ -99,6 +106,7 @@ enum {
 	OPT_EVENT,
 	OPT_STATS,
 	OPT_TITLE,
+	OPT_TOP,
 };
 
 static const struct option long_opts[] = {
@@ -115,6 +123,7 @@ static const struct option long_opts[] = {
 	{ "event",	required_argument, NULL, OPT_EVENT },
 	{ "stats",	no_argument,	   NULL, OPT_STATS },
 	{ "title",	required_argument, NULL, OPT_TITLE },
+	{ "top",	no_argument,	   NULL, OPT_TOP },
 	{ "pin-dir",	required_argument, NULL, OPT_PIN_DIR },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ "version",	no_argument,	   NULL, 'V' },
@@ -286,6 +295,9 @@ int pk_read_opts_parse(struct pk_read_opts *o, int argc, char **argv,
 		case OPT_TITLE:
 			o->title = optarg;
 			break;
+		case OPT_TOP:
+			o->top = true;
+			break;
 		case OPT_PIN_DIR:
 			if (optarg[0] != '/')
 				return pk_err(err, -EINVAL, "--pin-dir '%s': not an absolute path", optarg);
@@ -303,6 +315,8 @@ int pk_read_opts_parse(struct pk_read_opts *o, int argc, char **argv,
 	}
 	if (optind < argc)
 		return pk_err(err, -EINVAL, "unexpected argument '%s'", argv[optind]);
+	if (o->top && (nformats || npaths || o->interval || o->group))
+		return pk_err(err, -EINVAL, "--top is a view in the terminal: it takes none of -f, -o, --interval, --per-pid, --per-tid, --per-cpu");
 	if (nformats > 1 || npaths > 1) {
 		if (nformats != npaths)
 			return pk_err(err, -EINVAL, "%zu -f and %zu -o: give each -f FORMAT its -o FILE",

@@ -38,6 +38,7 @@ struct pk_read_opts {
 	const char *event;	/* --event NAME: that event's samples only; NULL: all */
 	bool stats;		/* --stats: per event counters and BPF cost */
 	const char *title;	/* --title: the flame graph's; NULL: its default */
+	bool top;		/* --top: the live view instead of outputs */
 	const char *pin_dir;	/* points into argv or a constant */
 	bool help;
 	bool version;

@@ -41,7 +41,10 @@ int pk_read_plan_make(struct pk_read_plan *plan, const struct pk_read_opts *o,
 				      o->event, o->pin_dir, names);
 	}
 	plan->nsinks = 0;
-	for (size_t i = 0; i < o->noutputs; i++) {
+	if (o->top && plan->keep < 0 && plan->nevents > 1)
+		return pk_err(err, -EINVAL, "--top: the session has %u events (%s), whose shares do not add up: choose one with --event NAME",
+			      plan->nevents, names);
+	for (size_t i = 0; i < o->noutputs && !o->top; i++) {
 		const struct pk_read_output *out = &o->outputs[i];
 
 		if (pk_format_one_event(out->format) && !out->per_event && plan->keep < 0 &&

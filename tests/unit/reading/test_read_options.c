@@ -63,6 +63,7 @@ START_TEST(test_formats_and_outputs)
 	char *iv[] = { "probe-read", "--interval", "1.5", "-o", "cpu-%Y%m%dT%H%M%S.pb.gz",
 		       "-f", "pprof", NULL };
 	char *svg[] = { "probe-read", "-f", "svg", "--title", "CPU of x", NULL };
+	char *top[] = { "probe-read", "--top", "-d", "5", "--event", "off-cpu", NULL };
 	struct pk_read_opts o;
 	char err[PK_ERR_LEN], name[64];
 
@@ -87,6 +88,11 @@ START_TEST(test_formats_and_outputs)
 	ck_assert_ptr_null(o.outputs[0].path);
 	ck_assert_str_eq(o.title, "CPU of x");
 	ck_assert_ptr_null((parse(pairs, ARGC(pairs), &o, err), o.title));
+	ck_assert(!o.top);
+	ck_assert_int_eq(parse(top, ARGC(top), &o, err), 0);
+	ck_assert(o.top);
+	ck_assert(o.duration == 5);
+	ck_assert_str_eq(o.event, "off-cpu");
 
 	ck_assert_int_eq(parse(iv, ARGC(iv), &o, err), 0);
 	ck_assert(o.interval == 1.5);
@@ -200,6 +206,8 @@ START_TEST(test_errors)
 		{ { "-d", "1", "extra" }, "unexpected argument 'extra'" },
 		{ { "-f", "html" }, "-f html: unknown format (folded, perf, pprof, speedscope or svg)" },
 		{ { "--per-pid", "--per-cpu" }, "--per-pid and --per-cpu do not go together: choose one grouping" },
+		{ { "--top", "-f", "svg" }, "--top is a view in the terminal: it takes none of -f, -o, --interval, --per-pid, --per-tid, --per-cpu" },
+		{ { "--per-tid", "--top" }, "--top is a view in the terminal: it takes none of -f, -o, --interval, --per-pid, --per-tid, --per-cpu" },
 		{ { "--interval", "1" },
 		  "--interval writes one file per interval: give -o a strftime(3) pattern such as 'cpu-%Y%m%dT%H%M%S.pb.gz'" },
 		{ { "--interval", "1", "-o", "cpu.pb.gz" },
