@@ -206,6 +206,49 @@ START_TEST(test_top_ends_on_ctrl_c)
 }
 END_TEST
 
+/*
+ * Any event: off-CPU time of ev_block, which sleeps in main -> wait_here
+ * twenty times. Of a session of two events the view needs one (--event;
+ * exit 2 without it); its shares are then of the time blocked, nearly
+ * all under wait_here(). Without a terminal the view is plain text, a
+ * block a second, and it ends when the fixture does.
+ */
+START_TEST(test_top_any_event)
+{
+	char path[4096];
+	const char *load[] = { "-e", "off-cpu", "-e", "cpu-clock", "--", path, "sleep", NULL };
+	const char *top[] = { "--top", NULL };
+	const char *top_event[] = { "--top", "--event", "off-cpu", NULL };
+	char *out = NULL, *err = NULL, *last, *row;
+	double self, total;
+
+	pk_e2e_fixture_nofp("ev_block-gcc-pie", path, sizeof(path));
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	ck_assert_int_eq(pk_e2e_read(top, &out, &err), 2);
+	ck_assert_msg(strstr(err, "--top: the session has 2 events") && pk_e2e_one_line(err),
+		      "%s", err);
+	free(out);
+	free(err);
+	ck_assert_int_eq(pk_e2e_read(top_event, &out, &err), 0);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	ck_assert_ptr_null(strchr(out, '\x1b'));	/* not a terminal: no escapes */
+	last = out;
+	for (char *p = out; (p = strstr(p, "off-cpu: ")); p++)
+		last = p;
+	ck_assert_msg(!strncmp(last, "off-cpu: ", 9), "no view: %s", out);
+	row = strstr(last, "[.] wait_here\n");
+	ck_assert_msg(row, "no wait_here in the last view:\n%s", last);
+	while (row > last && row[-1] != '\n')
+		row--;
+	ck_assert_int_eq(sscanf(row, "%lf%% %lf%%", &self, &total), 2);
+	ck_assert_msg(total >= 90 && self == 0, "wait_here: self %.2f%%, total %.2f%%:\n%s", self,
+		      total, last);
+	fprintf(stderr, "top off-cpu: wait_here total %.2f%%\n", total);
+	free(out);
+	free(err);
+}
+END_TEST
+
 Suite *suite_top_e2e(void)
 {
 	Suite *s = suite_create("top_e2e");
@@ -216,5 +259,6 @@ Suite *suite_top_e2e(void)
 	tc = pk_e2e_tcase(s, "pty", 120);
 	tcase_add_test(tc, test_top_quits_on_q);
 	tcase_add_test(tc, test_top_ends_on_ctrl_c);
+	tcase_add_test(tc, test_top_any_event);
 	return s;
 }
