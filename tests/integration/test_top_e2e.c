@@ -209,7 +209,7 @@ END_TEST
 /*
  * Any event: off-CPU time of ev_block, which sleeps in main -> wait_here
  * twenty times. Of a session of two events the view needs one (--event;
- * exit 2 without it); its shares are then of the time blocked, nearly
+ * exit 2 without it, as for -f svg); its shares are then of the time blocked, nearly
  * all under wait_here(). Without a terminal the view is plain text, a
  * block a second, and it ends when the fixture does.
  */
@@ -219,6 +219,7 @@ START_TEST(test_top_any_event)
 	const char *load[] = { "-e", "off-cpu", "-e", "cpu-clock", "--", path, "sleep", NULL };
 	const char *top[] = { "--top", NULL };
 	const char *top_event[] = { "--top", "--event", "off-cpu", NULL };
+	const char *svg[] = { "-f", "svg", NULL };
 	char *out = NULL, *err = NULL, *last, *row;
 	double self, total;
 
@@ -226,6 +227,12 @@ START_TEST(test_top_any_event)
 	ck_assert_int_eq(pk_e2e_load(load), 0);
 	ck_assert_int_eq(pk_e2e_read(top, &out, &err), 2);
 	ck_assert_msg(strstr(err, "--top: the session has 2 events") && pk_e2e_one_line(err),
+		      "%s", err);
+	free(out);
+	free(err);
+	/* as a flame graph's frames would */
+	ck_assert_int_eq(pk_e2e_read(svg, &out, &err), 2);
+	ck_assert_msg(strstr(err, "-f svg: the session has 2 events") && pk_e2e_one_line(err),
 		      "%s", err);
 	free(out);
 	free(err);
