@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include "harness/synth_profile.h"
+#include "test_util.h"
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -167,4 +168,17 @@ struct pk_profile pk_synth_profile_events(enum pk_group group, bool lines)
 	p.events = events;
 	p.nevents = PK_SYNTH_NEVENTS;
 	return p;
+}
+
+char *pk_synth_write(int (*write)(FILE *f, const struct pk_profile *p),
+		     const struct pk_profile *p, int *ret)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(f);
+	*ret = write(f, p);
+	fclose(f);
+	return buf;
 }

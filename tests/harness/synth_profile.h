@@ -15,6 +15,7 @@
 #define PK_SYNTH_PROFILE_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "profile/profile.h"
 
@@ -33,5 +34,10 @@ struct pk_profile pk_synth_profile(enum pk_group group, bool lines);
  */
 struct pk_profile pk_synth_profile_events(enum pk_group group, bool lines);
 enum { PK_SYNTH_CPU, PK_SYNTH_OFFCPU, PK_SYNTH_TP, PK_SYNTH_NEVENTS };
+
+/* What the writer WRITE (a format's) makes of P, malloc'ed, its return
+ * value in *RET. */
+char *pk_synth_write(int (*write)(FILE *f, const struct pk_profile *p),
+		     const struct pk_profile *p, int *ret);
 
 #endif

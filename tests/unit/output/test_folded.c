@@ -112,14 +112,7 @@ END_TEST
 
 static char *write_profile(const struct pk_profile *p, int *ret)
 {
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	ck_assert_ptr_nonnull(f);
-	*ret = pk_folded_write(f, p);
-	fclose(f);
-	return buf;
+	return pk_synth_write(pk_folded_write, p, ret);
 }
 
 /* P's samples of EVENT, folded. */

@@ -10,28 +10,15 @@
 #include "output/svg.h"
 #include "test_util.h"
 
-static char *write_with(int (*write)(FILE *, const struct pk_profile *),
-			const struct pk_profile *p, int *ret)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	ck_assert_ptr_nonnull(f);
-	*ret = write(f, p);
-	fclose(f);
-	return buf;
-}
-
 /* P written as svg into a file of its own (path in PATH) and as folded. */
 static char *write_both(const struct pk_profile *p, char path[64], char **folded)
 {
 	char *svg;
 	int ret, fd;
 
-	svg = write_with(pk_svg_write, p, &ret);
+	svg = pk_synth_write(pk_svg_write, p, &ret);
 	ck_assert_int_eq(ret, 0);
-	*folded = write_with(pk_folded_write, p, &ret);
+	*folded = pk_synth_write(pk_folded_write, p, &ret);
 	ck_assert_int_eq(ret, 0);
 	strcpy(path, "/tmp/pk-svg-XXXXXX.svg");
 	fd = mkstemps(path, 4);
@@ -98,17 +85,17 @@ START_TEST(test_deterministic)
 {
 	struct pk_profile p = pk_synth_profile(PK_GROUP_TID, true);
 	int ret;
-	char *a = write_with(pk_svg_write, &p, &ret), *b;
+	char *a = pk_synth_write(pk_svg_write, &p, &ret), *b;
 
 	ck_assert_int_eq(ret, 0);
-	b = write_with(pk_svg_write, &p, &ret);
+	b = pk_synth_write(pk_svg_write, &p, &ret);
 	ck_assert_int_eq(ret, 0);
 	ck_assert_str_eq(a, b);
 	ck_assert_ptr_nonnull(strstr(a, ">Flame Graph</text>"));
 	free(a);
 	free(b);
 	p.title = "CPU of <my app> & co";
-	a = write_with(pk_svg_write, &p, &ret);
+	a = pk_synth_write(pk_svg_write, &p, &ret);
 	ck_assert_int_eq(ret, 0);
 	ck_assert_ptr_nonnull(strstr(a, ">CPU of &lt;my app&gt; &amp; co</text>"));
 	free(a);
@@ -124,7 +111,7 @@ START_TEST(test_events)
 	char path[64], *folded, *svg, *frames, want[64];
 	int ret;
 
-	svg = write_with(pk_svg_write, &p, &ret);
+	svg = pk_synth_write(pk_svg_write, &p, &ret);
 	ck_assert_int_eq(ret, -EINVAL);
 	free(svg);
 	ck_assert_int_eq(pk_profile_select_event(&p, PK_SYNTH_OFFCPU, &one, &v), 0);
@@ -173,7 +160,7 @@ START_TEST(test_script_parses)
 	char *argv[] = { "node", "--check", js, NULL };
 	int ret, fd, st;
 
-	svg = write_with(pk_svg_write, &p, &ret);
+	svg = pk_synth_write(pk_svg_write, &p, &ret);
 	ck_assert_int_eq(ret, 0);
 	start = strstr(svg, "<![CDATA[");
 	end = strstr(svg, "]]></script>");
