@@ -51,6 +51,7 @@ int pk_test_speedscope_count(const char *json_path, __u64 *samples, __u64 *weigh
  *   "fold"     "PROFILE;root;...;leaf WEIGHT", sorted, merged
  *   "stacks"   the same per sample, in the file's order
  *   "frames"   per frame, ["name", "file"|null, line|null] in ASCII JSON
+ *   "span"     "NAME\tUNIT\tSTARTVALUE\tENDVALUE" per profile, exact
  */
 int pk_test_speedscope_dump(const char *json_path, const char *what, char **out);
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness/pprof_raw.h"
@@ -603,6 +604,34 @@ static int resolve(struct parser *ps)
 	return 0;
 }
 
+/* Go's time.Time.String(): "2006-01-02 15:04:05.999999999 -0700 MST",
+ * the fraction without its trailing zeros (none when 0). */
+static bool parse_go_time(const char *s, long long *ns)
+{
+	struct tm tm = { 0 };
+	long long frac = 0;
+	int n = 0, digits = 0, oh, om;
+	char sign;
+
+	if (sscanf(s, "%d-%d-%d %d:%d:%d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+		   &tm.tm_min, &tm.tm_sec, &n) != 6)
+		return false;
+	s += n;
+	if (*s == '.')
+		for (s++; isdigit((unsigned char)*s); s++, digits++)
+			frac = frac * 10 + (*s - '0');
+	if (digits > 9 || sscanf(s, " %c%2d%2d", &sign, &oh, &om) != 3 ||
+	    (sign != '+' && sign != '-'))
+		return false;
+	for (; digits < 9; digits++)
+		frac *= 10;
+	tm.tm_year -= 1900;
+	tm.tm_mon -= 1;
+	*ns = ((long long)timegm(&tm) - (sign == '-' ? -1 : 1) * (oh * 3600LL + om * 60)) *
+	      1000000000LL + frac;
+	return true;
+}
+
 enum section { HEADER, SAMPLE_TYPES, SAMPLES, LOCATIONS, MAPPINGS };
 
 static int parse_line(struct parser *ps, enum section *sec, const char *line,
@@ -623,9 +652,12 @@ static int parse_line(struct parser *ps, enum section *sec, const char *line,
 			return parse_ll(&c, &p->period) && !*c ? 0 :
 				bad(ps, "period is not a number");
 		}
+		if (strncmp(line, "Time: ", 6) == 0)
+			return parse_go_time(line + 6, &p->time_nanos) ? 0 :
+				bad(ps, "not a Go time");
 		if (strcmp(line, "Samples:") == 0)
 			*sec = SAMPLE_TYPES;
-		return 0;	/* Time:, Duration:, Comment: */
+		return 0;	/* Duration:, Comment: */
 	case SAMPLE_TYPES:
 		*sec = SAMPLES;
 		return add_sample_types(ps, line);

@@ -17,7 +17,9 @@
  * The text, as go 1.19's pprof prints it ("%6d" and the like: padding):
  *   PeriodType: TYPE UNIT
  *   Period: N
- *   [Time: ...] [Duration: ...]
+ *   [Time: ...] [Duration: ...]   Go's time.Time (to the nanosecond,
+ *                                 local time), and the first 4 characters
+ *                                 of time.Duration's text ("%.4v")
  *   Samples:
  *   TYPE/UNIT[dflt] TYPE/UNIT ...
  *         V1         V2: LOCID LOCID ...       leaf first
@@ -83,6 +85,8 @@ struct ppr_sample {
 struct ppr_profile {
 	char *period_type;		/* "TYPE UNIT", "" when absent */
 	long long period;
+	long long time_nanos;		/* "Time:", nanoseconds since the epoch;
+					 * 0: no such line (time_nanos 0) */
 	char **sample_types;		/* "TYPE/UNIT", "[dflt]" dropped */
 	size_t ntypes;
 	struct ppr_sample *samples;

@@ -14,6 +14,7 @@
 
 #include "bpf/probekit.h"
 #include "integration/profile_session.h"
+#include "lib/session.h"
 #include "lib/util/clock.h"
 #include "test_util.h"
 
@@ -170,6 +171,26 @@ int pk_e2e_load(const char *const args[])
 int pk_e2e_read(const char *const args[], char **out, char **err)
 {
 	return run_tool("probe-read", args, out, err);
+}
+
+pid_t pk_e2e_spawn_read(const char *const args[], const char *log)
+{
+	char path[4096];
+	char **argv = tool_argv("probe-read", args, path, sizeof(path));
+	pid_t pid = pk_test_spawn(argv, log);
+
+	free(argv);
+	return pid;
+}
+
+void pk_e2e_counters(__u64 cnt[PK_CNT__MAX])
+{
+	struct pk_session_fds fds;
+	struct pk_session info;
+
+	ck_assert_int_eq(pk_session_open(pk_e2e_pin_dir(), &fds, &info), 0);
+	ck_assert_int_eq(pk_counters_read(fds.counters, cnt), 0);
+	pk_session_close(&fds);
 }
 
 int pk_e2e_unload(void)

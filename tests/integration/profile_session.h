@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "bpf/probekit.h"
 #include "test_util.h"
 
 /* One pin directory per test: /sys/fs/bpf/probekit-test-<runner pid>-<n>. */
@@ -37,6 +38,12 @@ int pk_e2e_load_err(const char *const args[], char **err);
  * *err (malloc'ed). Returns exit status. */
 int pk_e2e_read(const char *const args[], char **out, char **err);
 int pk_e2e_unload(void);
+/* Start probe-read --pin-dir <pin dir> ARGS... in the background, its
+ * stdout and stderr appended to LOG (NULL: /dev/null): its pid, or -1. */
+pid_t pk_e2e_spawn_read(const char *const args[], const char *log);
+/* The session's counters (bpf/probekit.h), summed over CPUs; a session
+ * that cannot be read fails the test. */
+void pk_e2e_counters(__u64 cnt[PK_CNT__MAX]);
 
 /* The numbers of probe-read's summary line on stderr. */
 struct pk_e2e_summary {

@@ -64,16 +64,6 @@ static void parse_or_fail(const char *out, struct pk_folded *f)
 	ck_assert_msg(pk_folded_parse(out, f, &bad), "not folded format: '%s'", bad);
 }
 
-static void read_counters(__u64 cnt[PK_CNT__MAX])
-{
-	struct pk_session_fds fds;
-	struct pk_session info;
-
-	ck_assert_int_eq(pk_session_open(pk_e2e_pin_dir(), &fds, &info), 0);
-	ck_assert_int_eq(pk_counters_read(fds.counters, cnt), 0);
-	pk_session_close(&fds);
-}
-
 START_TEST(test_fp_chain_full_stacks)
 {
 	char stats[] = "/tmp/pk-fp-chain-XXXXXX";
@@ -120,19 +110,6 @@ START_TEST(test_fp_chain_full_stacks)
 }
 END_TEST
 
-/* probe-read BUILD/probe-read --pin-dir DIR ARGS..., stdout and stderr to LOG */
-static pid_t spawn_reader(const char *const args[], const char *log)
-{
-	char path[4096];
-	const char *argv[16] = { pk_test_build_path("probe-read", path, sizeof(path)),
-				 "--pin-dir", pk_e2e_pin_dir() };
-	size_t n = 3;
-
-	while (*args && n < 15)
-		argv[n++] = *args++;
-	return pk_test_spawn((char *const *)argv, log);
-}
-
 /* Sampling of the -d 2 test: dense enough that the fixture's share of a
  * busy machine's CPU over two seconds still makes enough samples. */
 #define PID_FREQ	999
@@ -173,7 +150,7 @@ START_TEST(test_pid_mode_for_two_seconds)
 		      "the fixture did not stop itself");
 	ck_assert_int_eq(pk_e2e_load(load), 0);
 	cpu0 = pk_e2e_cpu_s(pid);
-	reader = spawn_reader(read, log);
+	reader = pk_e2e_spawn_read(read, log);
 	ck_assert_int_gt(reader, 0);
 	kill(pid, SIGCONT);
 	usleep(PID_RUN_US);
@@ -270,7 +247,7 @@ START_TEST(test_tiny_ringbuf_counts_losses)
 	 * overflows. It spins 2 s of CPU time, longer on the wall when the
 	 * machine is busy: the counters are read once it has exited. */
 	ck_assert_int_eq(pk_e2e_wait_targets_exit(60), 0);
-	read_counters(cnt);
+	pk_e2e_counters(cnt);
 	read_all(&out, &err);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
 	ck_assert_msg(pk_e2e_parse_summary(err, &sum), "no summary line in: %s", err);
@@ -300,7 +277,7 @@ START_TEST(test_restarted_reader_loses_nothing)
 	ck_assert_int_eq(pk_e2e_read(first, &out1, &err1), 0);
 	sleep(1);
 	read_all(&out2, &err2);
-	read_counters(cnt);
+	pk_e2e_counters(cnt);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
 
 	ck_assert(pk_e2e_parse_summary(err1, &s1));
@@ -374,7 +351,7 @@ static void stop_reader_with(int sig)
 	close(mkstemp(folded));
 	close(mkstemp(log));
 	ck_assert_int_eq(pk_e2e_load(load), 0);
-	reader = spawn_reader(args, log);
+	reader = pk_e2e_spawn_read(args, log);
 	/* 2 s of the fixture's CPU time sampled, however long on the wall */
 	ck_assert_int_eq(pk_e2e_wait_targets_cpu(2.0, 60), 0);
 	t0 = pk_now_s();
@@ -457,7 +434,7 @@ START_TEST(test_output_file_errors)
 	/* the failed readers consumed nothing: a reader that can write gets
 	 * every sample the kernel counted */
 	read_all(&out, &err);
-	read_counters(cnt);
+	pk_e2e_counters(cnt);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
 	ck_assert(pk_e2e_parse_summary(err, &sum));
 	parse_or_fail(out, &f);

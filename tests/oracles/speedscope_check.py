@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 """Checks a speedscope JSON file against the schema speedscope ships.
 
-Usage: speedscope_check.py SCHEMA FILE validate|summary|fold|stacks|frames
+Usage: speedscope_check.py SCHEMA FILE validate|summary|fold|stacks|frames|span
 
 validate  the file is strict JSON (no NaN, no duplicate keys), valid under
           SCHEMA (speedscope's file-format-schema.json, draft-07, checked by
@@ -19,6 +19,9 @@ fold      the samples as folded stacks: "PROFILE;root;...;leaf WEIGHT",
 stacks    the same, one line per sample in the file's order, not merged.
 frames    one line per frame: its name, file and line as a JSON array,
           ASCII only (anything else escaped), to compare names byte for byte.
+span      one line per profile, "NAME<TAB>UNIT<TAB>STARTVALUE<TAB>ENDVALUE",
+          the values as integers when the file holds integers (exactly:
+          Python's json keeps every digit).
 
 Exit status: 0; 4 the file is not valid (one line on stderr says where);
 2 bad usage or unreadable file; 3 jsonschema is missing (1: this script
@@ -92,9 +95,10 @@ def validate(schema, doc):
 
 
 def main(argv):
-    if len(argv) != 4 or argv[3] not in ("validate", "summary", "fold", "stacks", "frames"):
+    if len(argv) != 4 or argv[3] not in ("validate", "summary", "fold", "stacks", "frames",
+                                         "span"):
         sys.stderr.write("usage: speedscope_check.py SCHEMA FILE "
-                         "validate|summary|fold|stacks|frames\n")
+                         "validate|summary|fold|stacks|frames|span\n")
         return 2
     schema_path, path, what = argv[1:]
     try:
@@ -132,6 +136,9 @@ def main(argv):
                     folded[key] = folded.get(key, 0) + w
         if what == "fold":
             out = [f"{k} {folded[k]}" for k in sorted(folded, key=lambda s: s.encode())]
+    elif what == "span":
+        out = [f"{p['name']}\t{p['unit']}\t{p['startValue']}\t{p['endValue']}"
+               for p in doc["profiles"]]
     elif what == "frames":
         out = [json.dumps([fr["name"], fr.get("file"), fr.get("line")])
                for fr in frames]

@@ -12,9 +12,9 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include "gen/profile.pb-c.h"
+#include "harness/pprof_decode.h"
 #include "harness/pprof_raw.h"
 #include "harness/synth_profile.h"
 #include "output/pprof.h"
@@ -260,41 +260,6 @@ static char *write_to_memory(const struct pk_profile *p, size_t *len, int *ret)
 	return buf;
 }
 
-/* Gunzip BUF (a gzip stream, checked) and unpack the message. */
-static Perftools__Profiles__Profile *decode(const unsigned char *buf, size_t len)
-{
-	Perftools__Profiles__Profile *msg;
-	z_stream z = { 0 };
-	size_t cap = 1 << 16, n = 0;
-	unsigned char *out = malloc(cap);
-	int ret;
-
-	/* gzip: magic 1f 8b, method 8 (deflate) */
-	ck_assert_uint_gt(len, 18);
-	ck_assert_uint_eq(buf[0], 0x1f);
-	ck_assert_uint_eq(buf[1], 0x8b);
-	ck_assert_uint_eq(buf[2], 8);
-	ck_assert_ptr_nonnull(out);
-	ck_assert_int_eq(inflateInit2(&z, 16 + 15), Z_OK);	/* gzip only */
-	z.next_in = (Bytef *)buf;
-	z.avail_in = len;
-	do {
-		if (n == cap)
-			ck_assert_ptr_nonnull(out = realloc(out, cap *= 2));
-		z.next_out = out + n;
-		z.avail_out = cap - n;
-		ret = inflate(&z, Z_NO_FLUSH);
-		ck_assert_msg(ret == Z_OK || ret == Z_STREAM_END, "inflate: %d", ret);
-		n = cap - z.avail_out;
-	} while (ret != Z_STREAM_END);
-	ck_assert_uint_eq(z.avail_in, 0);	/* nothing after the stream */
-	inflateEnd(&z);
-	msg = perftools__profiles__profile__unpack(NULL, n, out);
-	ck_assert_msg(msg, "protobuf-c could not unpack the profile");
-	free(out);
-	return msg;
-}
-
 static const char *str(const Perftools__Profiles__Profile *m, int64_t i)
 {
 	ck_assert_int_ge(i, 0);
@@ -493,7 +458,7 @@ START_TEST(test_decode)
 	Perftools__Profiles__Profile *m;
 
 	ck_assert_int_eq(ret, 0);
-	m = decode(buf, len);
+	m = pk_test_pprof_decode(buf, len);
 	check_header(m);
 	check_mappings(m);
 	check_locations(m);
@@ -531,7 +496,7 @@ START_TEST(test_empty)
 	p.samples = NULL;
 	buf = (unsigned char *)write_to_memory(&p, &len, &ret);
 	ck_assert_int_eq(ret, 0);
-	m = decode(buf, len);
+	m = pk_test_pprof_decode(buf, len);
 	ck_assert_uint_eq(m->n_sample, 0);
 	ck_assert_uint_eq(m->n_location, 0);
 	ck_assert_uint_eq(m->n_mapping, 0);
@@ -839,7 +804,7 @@ START_TEST(test_many_samples)
 
 	buf = (unsigned char *)write_to_memory(&p, &len, &ret);
 	ck_assert_int_eq(ret, 0);
-	m = decode(buf, len);
+	m = pk_test_pprof_decode(buf, len);
 	ck_assert_uint_eq(m->n_sample, nwant);
 	for (size_t i = 0; i < m->n_sample; i++) {
 		const Perftools__Profiles__Sample *s = m->sample[i];
@@ -931,7 +896,7 @@ START_TEST(test_events_decode)
 
 	buf = (unsigned char *)write_to_memory(&p, &len, &ret);
 	ck_assert_int_eq(ret, 0);
-	m = decode(buf, len);
+	m = pk_test_pprof_decode(buf, len);
 	ck_assert_uint_eq(m->n_sample_type, 2 * PK_SYNTH_NEVENTS);
 	for (size_t t = 0; t < m->n_sample_type; t++) {
 		char name[300];

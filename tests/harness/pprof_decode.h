@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * A pprof file decoded by the generic protobuf-c unpacker (every field,
+ * exactly): for the fields `go tool pprof -raw` prints rounded or not at
+ * all.
+ */
+#ifndef PK_TEST_PPROF_DECODE_H
+#define PK_TEST_PPROF_DECODE_H
+
+#include <stddef.h>
+
+#include "gen/profile.pb-c.h"
+
+/* Gunzip BUF (a gzip stream, checked) and unpack the message; a failed
+ * check fails the test. Free with
+ * perftools__profiles__profile__free_unpacked(). */
+Perftools__Profiles__Profile *pk_test_pprof_decode(const unsigned char *buf, size_t len);
+
+#endif
