@@ -19,6 +19,7 @@
 
 #include "lib/cli.h"
 #include "lib/session.h"
+#include "lib/session_lock.h"
 #include "lib/unwind_store.h"
 #include "lib/util/clock.h"
 #include "lib/version.h"
@@ -33,11 +34,13 @@
 #include "reading/summary.h"
 #include "reading/table_loader.h"
 
-/* Poll timeout: how soon a signal, the end of -d or the exit of the last
- * target is noticed. */
+/* Poll timeout: how soon a signal, the end of -d, the exit of the last
+ * target or the unload of the session is noticed. */
 #define POLL_MS 100
 
 static volatile sig_atomic_t stop;
+/* probe-load --unload removed the session while we read it. */
+static bool unloaded;
 
 static void on_signal(int sig)
 {
@@ -75,10 +78,11 @@ static int session_error(int ret, const char *pin_dir, char err[PK_ERR_LEN])
 }
 
 /* Drain until DEADLINE (CLOCK_MONOTONIC seconds; 0: none). *done is set
- * when reading is over for good: a signal, or the last target exited. */
+ * when reading is over for good: a signal, the last target exited, or the
+ * session held through LOCK_FD was unloaded. */
 static int drain(struct ring_buffer *rb, double deadline, const struct pk_session_fds *fds,
-		 const struct pk_session *info, struct pk_table_loader *loader, bool *done,
-		 char err[PK_ERR_LEN])
+		 const struct pk_session *info, struct pk_table_loader *loader, int lock_fd,
+		 bool *done, char err[PK_ERR_LEN])
 {
 	bool targets = info->flags & PK_SESSION_FILTER_PIDS;
 	char terr[PK_ERR_LEN];
@@ -112,6 +116,12 @@ static int drain(struct ring_buffer *rb, double deadline, const struct pk_sessio
 		 * the buffer, so one more pass below drains it. */
 		if (targets && pk_targets_empty(fds->targets) == 1) {
 			*done = true;
+			break;
+		}
+		/* --unload detaches every link before it removes the
+		 * directory: nothing comes after, the pass below reads all */
+		if (pk_session_lock_unloaded(lock_fd) == 1) {
+			unloaded = *done = true;
 			break;
 		}
 	}
@@ -187,7 +197,7 @@ static int write_profile(struct pk_reader *reader, const struct pk_read_opts *o,
 static int read_intervals(struct ring_buffer *rb, struct pk_reader *reader,
 			  struct pk_table_loader *loader, const struct pk_read_opts *o,
 			  const struct pk_session_fds *fds, const struct pk_session *info,
-			  struct pk_read_plan *plan, char err[PK_ERR_LEN])
+			  struct pk_read_plan *plan, int lock_fd, char err[PK_ERR_LEN])
 {
 	double start = pk_now_s(), end = o->duration ? start + o->duration : 0;
 	double first = start, wall0 = (double)pk_clock_ns(CLOCK_REALTIME) / 1e9;
@@ -214,7 +224,7 @@ static int read_intervals(struct ring_buffer *rb, struct pk_reader *reader,
 		ret = pk_output_files_open(outs, plan->nsinks, paths, err);
 		if (ret)
 			return ret;
-		ret = drain(rb, next, fds, info, loader, &done, err);
+		ret = drain(rb, next, fds, info, loader, lock_fd, &done, err);
 		if (ret) {
 			pk_output_files_discard(outs, plan->nsinks);
 			return ret;
@@ -233,7 +243,7 @@ static int read_intervals(struct ring_buffer *rb, struct pk_reader *reader,
 static int read_top(struct ring_buffer *rb, struct pk_reader *reader,
 		    struct pk_table_loader *loader, const struct pk_read_opts *o,
 		    const struct pk_session_fds *fds, const struct pk_session *info,
-		    const struct pk_read_plan *plan, char err[PK_ERR_LEN])
+		    const struct pk_read_plan *plan, int lock_fd, char err[PK_ERR_LEN])
 {
 	double start = pk_now_s(), end = o->duration ? start + o->duration : 0, next = start;
 	struct pk_top_screen screen = { 0 };
@@ -250,7 +260,8 @@ static int read_top(struct ring_buffer *rb, struct pk_reader *reader,
 	while (!ret && !done && !quit) {
 		double until = pk_now_s() + POLL_MS / 1000.0;
 
-		ret = drain(rb, end && until > end ? end : until, fds, info, loader, &done, err);
+		ret = drain(rb, end && until > end ? end : until, fds, info, loader, lock_fd, &done,
+			    err);
 		done |= end && pk_now_s() >= end;
 		while ((key = pk_term_key(&term)) >= 0) {
 			quit |= key == 'q' || key == 'Q';
@@ -334,7 +345,8 @@ static int run(const struct pk_read_opts *o)
 	const char *paths[PK_READ_MAX_SINKS];
 	struct pk_output_file outs[PK_READ_MAX_SINKS] = { 0 };
 	char err[PK_ERR_LEN];
-	int tables_fd = -1, status = PK_EXIT_ERROR;
+	int tables_fd = -1, lock_fd = -1, status = PK_EXIT_ERROR;
+	pid_t holder;
 	__u64 span;
 	bool done = false;
 	int ret;
@@ -359,6 +371,23 @@ static int run(const struct pk_read_opts *o)
 			status = PK_EXIT_USAGE;	/* options that do not go together */
 			goto cleanup;
 		}
+	}
+	/* before anything is read or any -o file made: a second reader
+	 * would take records the first one needs */
+	lock_fd = pk_session_lock_take(o->pin_dir, &holder);
+	if (lock_fd == -EBUSY) {
+		char pid[32] = "";
+
+		if (holder)
+			snprintf(pid, sizeof(pid), ", pid %d", (int)holder);
+		ret = pk_err(err, lock_fd, "the session at %s already has a reader%s: one reader per session",
+			     o->pin_dir, pid);
+		status = PK_EXIT_USAGE;
+		goto cleanup;
+	}
+	if (lock_fd < 0) {
+		ret = session_error(lock_fd, o->pin_dir, err);
+		goto cleanup;
 	}
 	ret = pk_session_open(o->pin_dir, &fds, &info);
 	if (ret) {
@@ -412,18 +441,21 @@ static int run(const struct pk_read_opts *o)
 		}
 	}
 	if (o->interval) {
-		ret = read_intervals(rb, reader, loader, o, &fds, &info, plan, err);
+		ret = read_intervals(rb, reader, loader, o, &fds, &info, plan, lock_fd, err);
 	} else if (o->top) {
-		ret = read_top(rb, reader, loader, o, &fds, &info, plan, err);
+		ret = read_top(rb, reader, loader, o, &fds, &info, plan, lock_fd, err);
 	} else {
 		span = boot_ns();
 		ret = drain(rb, o->duration ? pk_now_s() + o->duration : 0, &fds, &info, loader,
-			    &done, err);
+			    lock_fd, &done, err);
 		if (ret)
 			pk_output_files_discard(outs, plan->nsinks);
 		else
 			ret = write_profile(reader, o, &info, plan, outs, &span, err);
 	}
+	if (!ret && unloaded)
+		fprintf(stderr, "probe-read: the session at %s was unloaded: stopped reading, all it sampled is written\n",
+			o->pin_dir);
 	if (!ret)
 		pk_summary_print(stderr, reader, fds.counters, plan->events, plan->nevents, plan->keep);
 	if (!ret && cost)
@@ -440,6 +472,8 @@ cleanup:
 	if (tables_fd >= 0)
 		close(tables_fd);
 	pk_session_close(&fds);
+	if (lock_fd >= 0)
+		close(lock_fd);
 	return ret ? status : PK_EXIT_OK;
 }
 

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * End to end: a session and its reader. One reader at a time: a second is
+ * refused with the first one's pid, and the first loses and repeats
+ * nothing; a reader killed with SIGKILL frees the session at once. A
+ * reader ends, its samples written, when its session is unloaded from
+ * another shell.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "bpf/probekit.h"
+#include "integration/profile_session.h"
+#include "lib/session.h"
+#include "lib/session_lock.h"
+#include "lib/util/clock.h"
+#include "test_util.h"
+
+#define FREQ_STR	"99"
+
+static const char *const *fixture_load(void)
+{
+	static const char *load[] = { "-F", FREQ_STR, "--", NULL, "3", NULL };
+
+	load[3] = pk_e2e_fixture("fp_chain");
+	return load;
+}
+
+/* The pid holding the session's reader lock, 0 when none does. */
+static pid_t lock_holder(void)
+{
+	char path[4096];
+	pid_t pid;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", pk_e2e_pin_dir(), PK_PIN_LINKS_DIR);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	pid = pk_flock_holder(fd);
+	close(fd);
+	return pid > 0 ? pid : 0;
+}
+
+/* Until READER holds the session (it opens it after starting up). */
+static void wait_holder(pid_t reader)
+{
+	double t0 = pk_now_s();
+	int status;
+
+	while (lock_holder() != reader) {
+		ck_assert_msg(waitpid(reader, &status, WNOHANG) == 0,
+			      "the reader exited before it held the session");
+		ck_assert_msg(pk_now_s() - t0 < 60, "the reader never held the session");
+		usleep(10000);
+	}
+}
+
+/* The samples of perf text: how many, the first and last timestamp (in
+ * microseconds, as printed), and whether one (thread, time) came twice. */
+struct perf_times {
+	size_t n;
+	unsigned long long min_us, max_us;
+	bool dup;
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+	unsigned long long x = *(const unsigned long long *)a, y = *(const unsigned long long *)b;
+
+	return (x > y) - (x < y);
+}
+
+static void perf_times(const char *text, struct perf_times *t)
+{
+	unsigned long long *keys = NULL;
+
+	memset(t, 0, sizeof(*t));
+	for (const char *line = text; *line; line += strcspn(line, "\n") + (line[strcspn(line, "\n")] != 0)) {
+		unsigned long long s, us, key;
+		const char *br = NULL, *slash;
+		unsigned int tid;
+
+		if (*line == '\t' || *line == '\n')
+			continue;
+		/* "COMM PID/TID [CPU] S.US: PERIOD EVENT:" (COMM may hold
+		 * anything; the last " [" on the line is the CPU's) */
+		for (const char *p = line; *p && *p != '\n'; p++)
+			if (p[0] == ' ' && p[1] == '[')
+				br = p;
+		ck_assert_msg(br, "not a perf sample header: %.80s", line);
+		for (slash = br; slash > line && *slash != '/'; slash--)
+			;
+		ck_assert_int_eq(sscanf(slash, "/%u", &tid), 1);
+		ck_assert_int_eq(sscanf(strchr(br, ']') + 1, " %llu.%6llu:", &s, &us), 2);
+		us += s * 1000000;
+		key = (unsigned long long)tid << 44 ^ us;	/* us < 2^44: 200 days */
+		keys = pk_test_grow(keys, t->n + 1, sizeof(*keys));
+		keys[t->n++] = key;
+		if (t->n == 1 || us < t->min_us)
+			t->min_us = us;
+		if (us > t->max_us)
+			t->max_us = us;
+	}
+	qsort(keys, t->n, sizeof(*keys), cmp_u64);
+	for (size_t i = 1; i < t->n; i++)
+		t->dup |= keys[i] == keys[i - 1];
+	free(keys);
+}
+
+static void expect_exit_0(pid_t pid)
+{
+	int status = pk_test_wait(pid);
+
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "probe-read ended with status %#x", status);
+}
+
+/*
+ * The issue's recipe: a reader runs, a second one starts. The second is
+ * refused in one line naming the first's pid, exit 2, without a file; the
+ * first reads every sample the kernel took, each once.
+ */
+START_TEST(test_second_reader_refused)
+{
+	char dir[] = "/tmp/pk-readers-XXXXXX", p1[256], p2[256], log[256], expect[512];
+	const char *first[] = { "-f", "perf", "-o", p1, NULL };
+	const char *second[] = { "-d", "1", "-f", "perf", "-o", p2, NULL };
+	char *out = NULL, *err = NULL, *text, *log_text;
+	struct pk_e2e_summary sum;
+	struct perf_times t;
+	__u64 cnt[PK_CNT__MAX];
+	pid_t reader;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(p1, sizeof(p1), "%s/first.txt", dir);
+	snprintf(p2, sizeof(p2), "%s/second.txt", dir);
+	snprintf(log, sizeof(log), "%s/first.log", dir);
+	ck_assert_int_eq(pk_e2e_load(fixture_load()), 0);
+	reader = pk_e2e_spawn_read(first, log);
+	ck_assert_int_gt(reader, 0);
+	wait_holder(reader);
+	/* the second comes while the first reads a sampled target */
+	ck_assert_int_eq(pk_e2e_wait_targets_cpu(1.0, 60), 0);
+	ck_assert_int_eq(pk_e2e_read(second, &out, &err), 2);
+	snprintf(expect, sizeof(expect),
+		 "probe-read: the session at %s already has a reader, pid %d: one reader per session\n",
+		 pk_e2e_pin_dir(), (int)reader);
+	ck_assert_str_eq(err, expect);
+	ck_assert_str_eq(out, "");
+	ck_assert_int_eq(access(p2, F_OK), -1);
+	/* the first stops when the fixture has exited, all read */
+	ck_assert_int_eq(pk_e2e_wait_targets_exit(60), 0);
+	expect_exit_0(reader);
+	pk_e2e_counters(cnt);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+
+	text = pk_test_read_file(p1, NULL);
+	log_text = pk_test_read_file(log, NULL);
+	ck_assert_ptr_nonnull(text);
+	ck_assert_msg(pk_e2e_parse_summary(log_text, &sum), "no summary in: %s", log_text);
+	perf_times(text, &t);
+	fprintf(stderr, "two readers: the first read %llu samples, the kernel took %llu\n",
+		sum.read, (unsigned long long)cnt[PK_CNT_SAMPLES]);
+	ck_assert_uint_gt(sum.read, 150);	/* 3 s of CPU time at 99 Hz */
+	ck_assert_uint_eq(sum.read, cnt[PK_CNT_SAMPLES]);
+	ck_assert_uint_eq(cnt[PK_CNT_RINGBUF_FULL], 0);
+	ck_assert_uint_eq(t.n, sum.read);
+	ck_assert_msg(!t.dup, "a sample written twice");
+	unlink(p1);
+	unlink(log);
+	rmdir(dir);
+	free(text);
+	free(log_text);
+	free(out);
+	free(err);
+}
+END_TEST
+
+/* A process that sleeps until the test kills it: a target that never
+ * exits on its own, and takes no CPU time. */
+static pid_t sleeper(void)
+{
+	pid_t parent = getpid(), pid = fork();
+
+	if (pid == 0) {
+		pk_test_die_with_parent(parent);
+		pause();
+		_exit(0);
+	}
+	ck_assert_int_gt(pid, 0);
+	return pid;
+}
+
+/* A reader killed with SIGKILL runs no cleanup: the kernel's lock goes
+ * with it, and the next reader reads at once. */
+START_TEST(test_killed_reader_frees_session)
+{
+	const char *args[] = { "-d", "0.1", NULL };
+	pid_t target = sleeper(), reader;
+	char pid[16], *out = NULL, *err = NULL;
+	const char *load[] = { "-p", pid, NULL };
+	int status;
+
+	snprintf(pid, sizeof(pid), "%d", (int)target);
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	reader = pk_e2e_spawn_read((const char *const[]){ NULL }, NULL);
+	ck_assert_int_gt(reader, 0);
+	wait_holder(reader);
+	kill(reader, SIGKILL);
+	status = pk_test_wait(reader);
+	ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+	ck_assert_int_eq(lock_holder(), 0);
+	ck_assert_msg(pk_e2e_read(args, &out, &err) == 0, "the next reader failed: %s", err);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	kill(target, SIGKILL);
+	pk_test_wait(target);
+	free(out);
+	free(err);
+}
+END_TEST
+
+/* Every folded line's count, summed, of every file in DIR. */
+static unsigned long folded_total_in(const char *dir, int *nfiles)
+{
+	char cmd[512], *list = NULL;
+	char *const ls[] = { "ls", (char *)dir, NULL };
+	unsigned long total = 0;
+
+	*nfiles = 0;
+	ck_assert_int_eq(pk_test_run(ls, &list, NULL), 0);
+	for (char *name = strtok(list, "\n"); name; name = strtok(NULL, "\n")) {
+		struct pk_folded f;
+		const char *bad = NULL;
+		char *text;
+
+		snprintf(cmd, sizeof(cmd), "%s/%s", dir, name);
+		text = pk_test_read_file(cmd, NULL);
+		ck_assert_ptr_nonnull(text);
+		ck_assert_msg(pk_folded_parse(text, &f, &bad), "%s: not folded: %s", name, bad);
+		for (size_t i = 0; i < f.n; i++)
+			total += f.lines[i].count;
+		pk_folded_free(&f);
+		free(text);
+		(*nfiles)++;
+	}
+	free(list);
+	return total;
+}
+
+/*
+ * probe-load --unload from another shell ends a reader that would read on
+ * (no -d, a -d far off, --interval): it writes what it read, says why in
+ * one line and exits 0. Every sample the session took is in its output.
+ */
+START_TEST(test_unload_ends_reader)
+{
+	char dir[] = "/tmp/pk-unload-XXXXXX", outdir[64], out[128], pattern[128], log[128];
+	char expect[512];
+	const char *modes[][5] = {
+		{ "-o", out, NULL },
+		{ "-d", "600", "-o", out, NULL },
+		{ "--interval", "1", "-o", pattern, NULL },
+	};
+	struct pk_session_fds fds;
+	struct pk_session info;
+	struct pk_e2e_summary sum;
+	__u64 cnt[PK_CNT__MAX];
+	char *log_text;
+	unsigned long total;
+	int nfiles;
+	pid_t reader;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(outdir, sizeof(outdir), "%s/out", dir);
+	ck_assert_int_eq(mkdir(outdir, 0700), 0);
+	snprintf(out, sizeof(out), "%s/cpu.folded", outdir);
+	snprintf(pattern, sizeof(pattern), "%s/cpu-%%Y%%m%%dT%%H%%M%%S.folded", outdir);
+	snprintf(log, sizeof(log), "%s/reader.log", dir);
+	ck_assert_int_eq(pk_e2e_load(fixture_load()), 0);
+	/* held past the unload: the counters of what the session took */
+	ck_assert_int_eq(pk_session_open(pk_e2e_pin_dir(), &fds, &info), 0);
+	reader = pk_e2e_spawn_read(modes[_i], log);
+	ck_assert_int_gt(reader, 0);
+	wait_holder(reader);
+	ck_assert_int_eq(pk_e2e_wait_targets_cpu(1.0, 60), 0);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	expect_exit_0(reader);
+	ck_assert_int_eq(pk_counters_read(fds.counters, cnt), 0);
+	pk_session_close(&fds);
+
+	log_text = pk_test_read_file(log, NULL);
+	snprintf(expect, sizeof(expect),
+		 "probe-read: the session at %s was unloaded: stopped reading, all it sampled is written\n",
+		 pk_e2e_pin_dir());
+	ck_assert_msg(strstr(log_text, expect), "no line saying why in: %s", log_text);
+	ck_assert_ptr_eq(strstr(strstr(log_text, expect) + 1, expect), NULL);
+	ck_assert_msg(pk_e2e_parse_summary(log_text, &sum), "no summary in: %s", log_text);
+	total = folded_total_in(outdir, &nfiles);
+	fprintf(stderr, "unload, %s: %llu samples read of %llu taken, %lu in %d files\n",
+		modes[_i][0], sum.read, (unsigned long long)cnt[PK_CNT_SAMPLES], total, nfiles);
+	ck_assert_uint_gt(sum.read, 50);	/* >= 1 s of CPU time at 99 Hz */
+	ck_assert_uint_eq(sum.read, cnt[PK_CNT_SAMPLES]);
+	ck_assert_uint_eq(total, sum.read);
+	if (_i < 2)
+		ck_assert_int_eq(nfiles, 1);
+	/* the fixture runs on, unsampled, to the end of its CPU time */
+	free(log_text);
+	ck_assert_int_eq(pk_test_run((char *const[]){ "rm", "-rf", dir, NULL }, NULL, NULL), 0);
+}
+END_TEST
+
+Suite *suite_reader_session_e2e(void)
+{
+	Suite *s = suite_create("reader_session_e2e");
+	TCase *tc;
+
+	if (!pk_test_need_root(s, "BPF"))
+		return s;
+	tc = pk_e2e_tcase(s, "one_reader", 120);
+	tcase_add_test(tc, test_second_reader_refused);
+	tcase_add_test(tc, test_killed_reader_frees_session);
+	tc = pk_e2e_tcase(s, "unload", 120);
+	tcase_add_loop_test(tc, test_unload_ends_reader, 0, 3);
+	return s;
+}
