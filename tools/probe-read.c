@@ -197,11 +197,11 @@ static int write_profile(struct pk_reader *reader, const struct pk_read_opts *o,
 static int read_intervals(struct ring_buffer *rb, struct pk_reader *reader,
 			  struct pk_table_loader *loader, const struct pk_read_opts *o,
 			  const struct pk_session_fds *fds, const struct pk_session *info,
-			  struct pk_read_plan *plan, int lock_fd, char err[PK_ERR_LEN])
+			  struct pk_read_plan *plan, int lock_fd, __u64 span,
+			  char err[PK_ERR_LEN])
 {
 	double start = pk_now_s(), end = o->duration ? start + o->duration : 0;
 	double first = start, wall0 = (double)pk_clock_ns(CLOCK_REALTIME) / 1e9;
-	__u64 span = boot_ns();
 	bool done = false;
 	const char *paths[PK_READ_MAX_SINKS];
 	struct pk_output_file outs[PK_READ_MAX_SINKS] = { 0 };
@@ -401,6 +401,9 @@ static int run(const struct pk_read_opts *o)
 		goto cleanup;
 	}
 	ropts.nevents = plan->nevents;
+	/* the profile starts here: with --from-now, so do its samples */
+	span = boot_ns();
+	ropts.from_ns = o->from_now ? span : 0;
 	ropts.keep_event = plan->keep + 1;
 	/* --unwind dwarf: files the kernel finds without a table get one, and
 	 * a mapping's table names its build-id. */
@@ -441,11 +444,10 @@ static int run(const struct pk_read_opts *o)
 		}
 	}
 	if (o->interval) {
-		ret = read_intervals(rb, reader, loader, o, &fds, &info, plan, lock_fd, err);
+		ret = read_intervals(rb, reader, loader, o, &fds, &info, plan, lock_fd, span, err);
 	} else if (o->top) {
 		ret = read_top(rb, reader, loader, o, &fds, &info, plan, lock_fd, err);
 	} else {
-		span = boot_ns();
 		ret = drain(rb, o->duration ? pk_now_s() + o->duration : 0, &fds, &info, loader,
 			    lock_fd, &done, err);
 		if (ret)

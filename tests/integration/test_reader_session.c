@@ -2,9 +2,10 @@
 /*
  * End to end: a session and its reader. One reader at a time: a second is
  * refused with the first one's pid, and the first loses and repeats
- * nothing; a reader killed with SIGKILL frees the session at once. A
- * reader ends, its samples written, when its session is unloaded from
- * another shell.
+ * nothing; a reader killed with SIGKILL frees the session at once. The
+ * time each format says it holds, with the backlog and with --from-now,
+ * against the samples' own timestamps (perf text). A reader ends, its
+ * samples written, when its session is unloaded from another shell.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +19,9 @@
 #include <unistd.h>
 
 #include "bpf/probekit.h"
+#include "harness/oracles.h"
+#include "harness/pprof_decode.h"
+#include "harness/pprof_raw.h"
 #include "integration/profile_session.h"
 #include "lib/session.h"
 #include "lib/session_lock.h"
@@ -318,6 +322,147 @@ START_TEST(test_unload_ends_reader)
 }
 END_TEST
 
+/* The speedscope file's one span (every profile has the one the read
+ * covered), exact. */
+static void speedscope_span(const char *path, unsigned long long *start, unsigned long long *end)
+{
+	char err[PK_ORACLE_ERR_LEN], *text = NULL;
+	int ret = pk_test_speedscope_validate(path, err), n = 0;
+
+	if (pk_test_oracle_missing(ret, "speedscope's schema"))
+		return;
+	ck_assert_msg(ret == 0, "speedscope file not valid: %s", err);
+	ck_assert_int_eq(pk_test_speedscope_dump(path, "span", &text), 0);
+	for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"), n++) {
+		unsigned long long s, e;
+		const char *tab = strchr(line, '\t');
+
+		ck_assert_ptr_nonnull(tab);
+		ck_assert_int_eq(sscanf(tab, "\tnanoseconds\t%llu\t%llu", &s, &e), 2);
+		if (n) {
+			ck_assert_uint_eq(s, *start);
+			ck_assert_uint_eq(e, *end);
+		}
+		*start = s;
+		*end = e;
+	}
+	ck_assert_int_gt(n, 0);
+	free(text);
+}
+
+/* pprof's time_nanos and duration_nanos, as protobuf-c decodes them; Go's
+ * pprof reads the same time. */
+static void pprof_span(const char *path, long long *time_nanos, long long *duration_nanos)
+{
+	Perftools__Profiles__Profile *m;
+	struct ppr_profile p;
+	char err[256], *raw = NULL;
+	size_t len;
+	unsigned char *buf = (unsigned char *)pk_test_read_file(path, &len);
+
+	ck_assert_ptr_nonnull(buf);
+	m = pk_test_pprof_decode(buf, len);
+	*time_nanos = m->time_nanos;
+	*duration_nanos = m->duration_nanos;
+	perftools__profiles__profile__free_unpacked(m, NULL);
+	free(buf);
+	if (!ppr_go_available()) {
+		ck_assert_msg(!getenv("CI") || strcmp(getenv("CI"), "true"),
+			      "go tool pprof is missing (CI=true)");
+		fprintf(stderr, "go is not installed: pprof's time not read by Go\n");
+		return;
+	}
+	ck_assert_msg(ppr_run(path, &raw, err, sizeof(err)) == 0, "go tool pprof: %s", err);
+	ck_assert_msg(ppr_parse(raw, &p, err, sizeof(err)) == 0, "pprof -raw: %s", err);
+	ck_assert_int_eq(p.time_nanos, *time_nanos);
+	ppr_free(&p);
+	free(raw);
+}
+
+/*
+ * What each format says it holds. A reader starts after a second of the
+ * fixture's CPU time was sampled and reads until it exits: without
+ * --from-now its output holds that backlog, and every format's span is
+ * its first sample to its last; with --from-now the backlog is dropped
+ * (and counted) and the span is the reading time, every sample in it.
+ */
+START_TEST(test_time_span)
+{
+	bool from_now = _i;
+	char dir[] = "/tmp/pk-span-XXXXXX", perf[256], pprof[256], ss[256];
+	const char *args[] = { "-f", "perf", "-o", perf, "-f", "pprof", "-o", pprof,
+			       "-f", "speedscope", "-o", ss, from_now ? "--from-now" : NULL, NULL };
+	unsigned long long start = 0, end = 0, dropped = 0;
+	long long time_nanos, duration_nanos, boot_to_real;
+	struct pk_session_fds fds;
+	struct pk_session info;
+	struct pk_e2e_summary sum;
+	struct perf_times t;
+	__u64 cnt[PK_CNT__MAX], t_before, t_after;
+	char *out = NULL, *err = NULL, *text;
+	const char *line;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(perf, sizeof(perf), "%s/cpu.txt", dir);
+	snprintf(pprof, sizeof(pprof), "%s/cpu.pb.gz", dir);
+	snprintf(ss, sizeof(ss), "%s/cpu.json", dir);
+	ck_assert_int_eq(pk_e2e_load(fixture_load()), 0);
+	ck_assert_int_eq(pk_session_open(pk_e2e_pin_dir(), &fds, &info), 0);
+	boot_to_real = (long long)(info.start_realtime_ns - info.start_time_ns);
+	ck_assert_int_eq(pk_e2e_wait_targets_cpu(1.0, 60), 0);
+	t_before = pk_clock_ns(CLOCK_BOOTTIME);
+	ck_assert_msg(pk_e2e_read(args, &out, &err) == 0, "probe-read failed: %s", err);
+	t_after = pk_clock_ns(CLOCK_BOOTTIME);
+	ck_assert_int_eq(pk_counters_read(fds.counters, cnt), 0);
+	pk_session_close(&fds);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+
+	ck_assert_msg(pk_e2e_parse_summary(err, &sum), "no summary in: %s", err);
+	line = strstr(err, " of them sampled before this reader started, dropped (--from-now)\n");
+	if (line) {
+		while (line > err && line[-1] != '\n')
+			line--;
+		ck_assert_int_eq(sscanf(line, "probe-read: %llu of them", &dropped), 1);
+	}
+	text = pk_test_read_file(perf, NULL);
+	ck_assert_ptr_nonnull(text);
+	perf_times(text, &t);
+	speedscope_span(ss, &start, &end);
+	pprof_span(pprof, &time_nanos, &duration_nanos);
+	fprintf(stderr, "span%s: %zu samples written, %llu dropped, perf %llu..%llu us, "
+		"speedscope %llu..%llu ns, reader ran %llu..%llu ns\n",
+		from_now ? " --from-now" : "", t.n, dropped, t.min_us, t.max_us, start, end,
+		(unsigned long long)t_before, (unsigned long long)t_after);
+
+	/* nothing lost or repeated: written + dropped = taken */
+	ck_assert_uint_eq(sum.read, cnt[PK_CNT_SAMPLES]);
+	ck_assert_uint_eq(cnt[PK_CNT_RINGBUF_FULL], 0);
+	ck_assert_uint_eq(t.n + dropped, sum.read);
+	ck_assert(!t.dup);
+	ck_assert_uint_gt(t.n, 50);	/* >= 2 s of CPU time at 99 Hz */
+	/* pprof says what speedscope says, on the wall clock */
+	ck_assert_int_eq(time_nanos, (long long)start + boot_to_real);
+	ck_assert_int_eq(duration_nanos, (long long)(end - start));
+	if (from_now) {
+		ck_assert_uint_gt(dropped, 50);		/* >= 1 s of CPU time waited */
+		ck_assert_uint_ge(start, t_before);
+		ck_assert_uint_le(end, t_after);
+		ck_assert_uint_ge(t.min_us, start / 1000);
+		ck_assert_uint_le(t.max_us, end / 1000);
+	} else {
+		ck_assert_uint_eq(dropped, 0);
+		ck_assert_uint_eq(start / 1000, t.min_us);
+		ck_assert_uint_eq(end / 1000, t.max_us);
+		/* the backlog is there: sampled before the reader started */
+		ck_assert_uint_lt(t.min_us, t_before / 1000);
+	}
+	ck_assert_int_eq(pk_test_run((char *const[]){ "rm", "-rf", dir, NULL }, NULL, NULL), 0);
+	free(text);
+	free(out);
+	free(err);
+}
+END_TEST
+
 Suite *suite_reader_session_e2e(void)
 {
 	Suite *s = suite_create("reader_session_e2e");
@@ -330,5 +475,7 @@ Suite *suite_reader_session_e2e(void)
 	tcase_add_test(tc, test_killed_reader_frees_session);
 	tc = pk_e2e_tcase(s, "unload", 120);
 	tcase_add_loop_test(tc, test_unload_ends_reader, 0, 3);
+	tc = pk_e2e_tcase(s, "time_span", 120);
+	tcase_add_loop_test(tc, test_time_span, 0, 2);
 	return s;
 }

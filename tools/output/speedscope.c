@@ -372,13 +372,16 @@ static void put_stack(FILE *f, const struct writer *w, const struct pk_stack_vie
 static void put_profile(FILE *f, const struct writer *w, const struct group *g)
 {
 	const struct pk_profile *p = w->p;
-
 	const struct pk_event_desc *ev = pk_profile_event(p, g->event);
+	bool ns = ev->unit == PK_UNIT_NS;
 
 	fputs("{\"type\":\"sampled\",\"name\":", f);
 	put_group_name(f, w, g);
-	fprintf(f, ",\"unit\":\"%s\",\"startValue\":0,\"endValue\":%llu,\n\"samples\":[",
-		ev->unit == PK_UNIT_NS ? "nanoseconds" : "none", (unsigned long long)g->weight);
+	/* in nanoseconds, the time the profile holds (the clock of perf
+	 * text's timestamps); a count has no time to be compared with */
+	fprintf(f, ",\"unit\":\"%s\",\"startValue\":%llu,\"endValue\":%llu,\n\"samples\":[",
+		ns ? "nanoseconds" : "none", ns ? (unsigned long long)p->start_ns : 0ULL,
+		ns ? (unsigned long long)p->end_ns : (unsigned long long)g->weight);
 	for (size_t i = 0; i < g->n; i++) {
 		if (i)
 			fputs(",\n", f);

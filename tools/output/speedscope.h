@@ -27,9 +27,13 @@
  *   weights        each sample's weight (pk_sample_weight: count *
  *                  period_ns for cpu-clock samples from before events):
  *                  unit "nanoseconds" for events in nanoseconds (CPU time,
- *                  time blocked off-CPU), "none" for counts (occurrences);
- *                  startValue 0 and endValue their sum, as speedscope's
- *                  own exporter writes a sampled profile
+ *                  time blocked off-CPU), "none" for counts (occurrences)
+ *   startValue, endValue  in nanoseconds, the span the profile covers
+ *                  (pk_profile start_ns, end_ns: CLOCK_BOOTTIME, the clock
+ *                  of perf text's timestamps), the same for each of its
+ *                  groups; in counts, 0 and the weights' sum, as
+ *                  speedscope's own exporter writes them (a count has no
+ *                  time). speedscope draws max(end - start, sum of weights)
  *   activeProfileIndex  the profile of the first event with the most weight
  *   name           "probekit profile (FREQ Hz)", or with events named in
  *                  profiles "probekit profile (EVENT, EVENT...)"

@@ -21,10 +21,14 @@ const char pk_read_usage[] =
 "suffixed _[k]), the input of flamegraph.pl. Stops after -d SECONDS, on SIGINT,\n"
 "SIGTERM or SIGHUP, when the session is unloaded (probe-load --unload), or,\n"
 "when the session profiles given processes, once all of them have exited.\n"
-"A later probe-read continues where this one stopped. A session has one\n"
-"reader at a time: a second is refused.\n"
+"A later probe-read continues where this one stopped: what was sampled while\n"
+"no reader ran waits in the ring buffer, and is read first. A session has\n"
+"one reader at a time: a second is refused.\n"
 "\n"
-"  -d, --duration SECONDS  read for SECONDS (fractions allowed)\n"
+"  -d, --duration SECONDS  read for SECONDS (fractions allowed), after what\n"
+"                          waited in the ring buffer\n"
+"      --from-now          drop what was sampled before this reader started:\n"
+"                          the output holds its reading time only\n"
 "  -f, --format FORMAT     folded (default), perf (perf script's text),\n"
 "                          pprof (gzipped profile.proto, for go tool pprof,\n"
 "                          Pyroscope, Parca), speedscope (JSON) or svg (a\n"
@@ -75,6 +79,11 @@ const char pk_read_usage[] =
 "  -h, --help              show this help\n"
 "  -V, --version           show the version\n"
 "\n"
+"Each output says the time it holds: perf text each sample's (seconds since\n"
+"boot), pprof time_nanos and duration_nanos, speedscope startValue and\n"
+"endValue (nanoseconds since boot, for events in nanoseconds): from its\n"
+"first sample to its last, or with --from-now the time it read.\n"
+"\n"
 "A summary goes to standard error: samples read, samples lost because the\n"
 "ring buffer was full and stacks that could not be read, since the session\n"
 "started; with events, a line per event with its samples and what folded\n"
@@ -88,6 +97,8 @@ const char pk_read_usage[] =
 "                          the heaviest functions, live, as perf top shows them\n"
 "  probe-read -o cpu.folded\n"
 "                          until the profiled command exits (probe-load --)\n"
+"  probe-read --from-now -d 5 -o cpu.folded\n"
+"                          the next 5 s only, not what waited in the buffer\n"
 "  probe-read -d 10 -f pprof -o cpu.pb.gz && go tool pprof -top cpu.pb.gz\n"
 "                          10 s as a pprof profile, read by go tool pprof\n"
 "  probe-read -d 10 -f perf --lines > perf.txt\n"
@@ -112,6 +123,7 @@ enum {
 	OPT_STATS,
 	OPT_TITLE,
 	OPT_TOP,
+	OPT_FROM_NOW,
 };
 
 static const struct option long_opts[] = {
@@ -129,6 +141,7 @@ static const struct option long_opts[] = {
 	{ "stats",	no_argument,	   NULL, OPT_STATS },
 	{ "title",	required_argument, NULL, OPT_TITLE },
 	{ "top",	no_argument,	   NULL, OPT_TOP },
+	{ "from-now",	no_argument,	   NULL, OPT_FROM_NOW },
 	{ "pin-dir",	required_argument, NULL, OPT_PIN_DIR },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ "version",	no_argument,	   NULL, 'V' },
@@ -302,6 +315,9 @@ int pk_read_opts_parse(struct pk_read_opts *o, int argc, char **argv,
 			break;
 		case OPT_TOP:
 			o->top = true;
+			break;
+		case OPT_FROM_NOW:
+			o->from_now = true;
 			break;
 		case OPT_PIN_DIR:
 			if (optarg[0] != '/')

@@ -20,6 +20,8 @@
 
 struct pk_read_opts {
 	double duration;	/* -d seconds; 0: until interrupted (or targets exit) */
+	bool from_now;		/* --from-now: the samples taken before the
+				 * reader started are dropped */
 	/* -f FORMAT -o FILE, repeatable: the i-th -f is written to the i-th
 	 * -o (a strftime pattern with --interval); path NULL: stdout. */
 	struct pk_read_output {

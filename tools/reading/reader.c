@@ -30,9 +30,12 @@ struct pk_reader {
 	bool timed;
 	int tables_fd;
 	unsigned int nevents, keep_event;
-	/* The samples since the last pk_reader_take. */
+	__u64 from_ns;
+	/* The samples since the last pk_reader_take, and the times of the
+	 * first and the last taken (merged samples keep one time only). */
 	struct pk_sample_view *samples;
 	size_t nsamples, cap;
+	__u64 first_ns, last_ns;
 	struct pk_u64map merged;	/* untimed: (stack, tid, cpu) -> index + 1 */
 	struct pk_sample_view *taken;	/* what the last pk_reader_take gave */
 	__u64 takes;			/* pk_reader_take calls so far */
@@ -75,6 +78,7 @@ struct pk_reader *pk_reader_new(const struct pk_reader_opts *opts)
 			r->tables_fd = opts->unwind_tables_fd;
 		r->nevents = opts->nevents;
 		r->keep_event = opts->keep_event;
+		r->from_ns = opts->from_ns;
 	}
 	if (!r->nevents || r->nevents > PK_MAX_EVENTS)
 		r->nevents = r->nevents ? PK_MAX_EVENTS : 1;
@@ -238,6 +242,12 @@ static int handle_sample(struct pk_reader *r, const struct pk_record_sample *sam
 		return 0;
 	}
 	r->stats.samples++;
+	/* --from-now: the backlog is read (its mapping reports name later
+	 * samples) and dropped */
+	if (rec->time_ns < r->from_ns) {
+		r->stats.before_from++;
+		return 0;
+	}
 	r->stats.event_samples[rec->event]++;
 	r->stats.event_weight[rec->event] = pk_sat_add(r->stats.event_weight[rec->event],
 						    rec->weight);
@@ -274,6 +284,10 @@ static int handle_sample(struct pk_reader *r, const struct pk_record_sample *sam
 	r->stats.user_inlined += st->inlined;
 	r->stats.kernel_frames += st->view.nkernel;
 	r->stats.kernel_named += st->knamed;
+	if (!r->nsamples || rec->time_ns < r->first_ns)
+		r->first_ns = rec->time_ns;
+	if (!r->nsamples || rec->time_ns > r->last_ns)
+		r->last_ns = rec->time_ns;
 	return log_sample(r, rec, st);
 }
 
@@ -466,13 +480,17 @@ void pk_reader_take(struct pk_reader *r, __u64 start_ns, __u64 end_ns, struct pk
 {
 	struct pk_sample_view *samples = r->samples;
 
-	/* Samples taken before the span (the buffer held them when the
-	 * reader started) widen it: a profile covers all it holds. */
-	for (size_t i = 0; i < r->nsamples; i++)
-		if (samples[i].time_ns < start_ns)
-			start_ns = samples[i].time_ns;
-	p->start_ns = start_ns;
-	p->end_ns = end_ns;
+	/* A profile says the time it holds: without --from-now that is
+	 * its samples' (the backlog the buffer held when the reader started
+	 * included); with it, the time read, and a sample read late in it
+	 * widens it. */
+	if (r->from_ns) {
+		p->start_ns = r->nsamples && r->first_ns < start_ns ? r->first_ns : start_ns;
+		p->end_ns = r->nsamples && r->last_ns > end_ns ? r->last_ns : end_ns;
+	} else {
+		p->start_ns = r->nsamples ? r->first_ns : start_ns;
+		p->end_ns = r->nsamples ? r->last_ns : end_ns;
+	}
 	/* the last profile's samples are done with: what they alone held goes */
 	free(r->taken);
 	r->taken = NULL;

@@ -53,6 +53,10 @@ struct pk_reader_opts {
 					 * counted only; 0: every event's */
 	const char *cache_dir;		/* the eh2table cache the copied stacks
 					 * are finished with; NULL: its default */
+	__u64 from_ns;			/* --from-now: samples taken before it
+					 * (CLOCK_BOOTTIME) are dropped, and a
+					 * profile covers its whole reading time
+					 * (pk_reader_take); 0: the backlog kept */
 };
 
 struct pk_reader_stats {
@@ -84,6 +88,8 @@ struct pk_reader_stats {
 	__u64 event_samples[PK_MAX_EVENTS];
 	__u64 event_weight[PK_MAX_EVENTS];
 	__u64 filtered;		/* samples of other events than keep_event */
+	__u64 before_from;	/* of samples, those taken before from_ns:
+				 * dropped (not in event_samples) */
 	/* Freed at takes: stacks no sample of the take held, processes gone
 	 * that only such stacks named, files no process kept names
 	 * (pk_reader_take). */
@@ -99,10 +105,12 @@ void pk_reader_free(struct pk_reader *r);
  * counted, not errors), or -ENOMEM. */
 int pk_reader_handle(struct pk_reader *r, const void *data, size_t size);
 
-/* The samples handled since the last call, as a profile of the span
- * [START_NS, END_NS) (CLOCK_BOOTTIME; widened to the earliest sample when
- * the buffer held older ones; the caller fills the rest of *P's
- * settings: frequency, clock, grouping). The reader keeps what *P points
+/* The samples handled since the last call, as a profile (the caller
+ * fills the rest of *P's settings: frequency, clock, grouping) whose span
+ * is what it holds: from its first sample to its last (CLOCK_BOOTTIME)
+ * where it has samples, else the reading time [START_NS, END_NS]; with
+ * from_ns, the reading time [START_NS, END_NS] (widened to a sample taken
+ * before START_NS but read after it, in an interval after the first). The reader keeps what *P points
  * to until the next call or pk_reader_free; the samples it held are
  * dropped then, so that an interval holds only its own, and so are the
  * stacks no sample of the new profile holds and the processes gone that

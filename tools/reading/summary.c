@@ -84,6 +84,13 @@ void pk_summary_no_table(FILE *f, const struct pk_reader_stats *st)
 	fputc('\n', f);
 }
 
+void pk_summary_from_now(FILE *f, const struct pk_reader_stats *st)
+{
+	if (st->before_from)
+		fprintf(f, "probe-read: %llu of them sampled before this reader started, dropped (--from-now)\n",
+			(unsigned long long)st->before_from);
+}
+
 /* The walks that ended "unsupported rule", by what was not supported. */
 void pk_summary_unsupported(FILE *f, const __u64 cnt[PK_CNT__MAX])
 {
@@ -155,6 +162,7 @@ void pk_summary_print(FILE *f, const struct pk_reader *reader, int counters_fd,
 			(unsigned long long)st.samples, (unsigned long long)cnt[PK_CNT_RINGBUF_FULL],
 			(unsigned long long)(cnt[PK_CNT_KSTACK_ERR] + cnt[PK_CNT_USTACK_ERR]), bad);
 	}
+	pk_summary_from_now(f, &st);
 	pk_summary_events(f, &st, events, nevents, keep);
 	pk_summary_ustack_ends(f, &st);
 	if (!ret)

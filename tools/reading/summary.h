@@ -43,6 +43,9 @@ void pk_summary_unsupported(FILE *f, const __u64 cnt[PK_CNT__MAX]);
 /* "unwind tables: 3 files reported without one, 2 added, 1 gone (process
  * exited)": nothing when no file was reported. */
 void pk_summary_no_table(FILE *f, const struct pk_reader_stats *st);
+/* --from-now: how many samples of the backlog were dropped (nothing when
+ * none was). */
+void pk_summary_from_now(FILE *f, const struct pk_reader_stats *st);
 
 /* "symbols: 99.2% of user frames named, 41.0% with a source line, 12.5%
  * inlined; 100.0% of kernel frames named": over every frame of every

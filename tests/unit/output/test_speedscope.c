@@ -307,6 +307,34 @@ START_TEST(test_events)
 }
 END_TEST
 
+/* Each profile in nanoseconds spans the profile's time, exactly (so
+ * through 2^53, where a double would round); one in counts 0 to its
+ * total, as speedscope draws it. */
+START_TEST(test_span)
+{
+	struct pk_profile p = pk_synth_profile_events(PK_GROUP_NONE, false);
+	char *got, *want = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&want, &len);
+
+	p.start_ns = (1ULL << 53) + 1;
+	p.end_ns = (1ULL << 53) + 12345;
+	fprintf(f, "my app (pid 100) [cpu-clock]\tnanoseconds\t%llu\t%llu\n", p.start_ns, p.end_ns);
+	fprintf(f, "gr\xc3\xbc\xc3\x9f" "e (pid 200) [cpu-clock]\tnanoseconds\t%llu\t%llu\n",
+		p.start_ns, p.end_ns);
+	fprintf(f, "kworker/0:1 (pid 300) [cpu-clock]\tnanoseconds\t%llu\t%llu\n", p.start_ns,
+		p.end_ns);
+	fprintf(f, "my app (pid 100) [off-cpu]\tnanoseconds\t%llu\t%llu\n", p.start_ns, p.end_ns);
+	fprintf(f, "my app (pid 100) [tracepoint:syscalls:sys_enter_write]\tnone\t0\t50\n");
+	fclose(f);
+	got = write_check_dump(&p, "span");
+	if (got)
+		ck_assert_str_eq(got, want);
+	free(got);
+	free(want);
+}
+END_TEST
+
 START_TEST(test_active_per_cpu_and_thread)
 {
 	struct pk_profile p = pk_synth_profile(PK_GROUP_CPU, false);
@@ -566,6 +594,7 @@ Suite *suite_speedscope(void)
 	tcase_add_test(tc, test_stacks_per_cpu);
 	tcase_add_test(tc, test_summary);
 	tcase_add_test(tc, test_events);
+	tcase_add_test(tc, test_span);
 	tcase_add_test(tc, test_active_per_cpu_and_thread);
 	tcase_add_test(tc, test_frames);
 	tcase_add_test(tc, test_escapes);

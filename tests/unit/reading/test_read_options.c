@@ -33,13 +33,15 @@ START_TEST(test_defaults)
 	ck_assert(!o.lines && o.interval == 0 && o.ndebug_dirs == 0);
 	ck_assert_str_eq(o.pin_dir, "/sys/fs/bpf/probekit");
 	ck_assert(!o.help && !o.version);
+	ck_assert(!o.from_now);
 }
 END_TEST
 
 START_TEST(test_all_options)
 {
 	char *argv[] = { "probe-read", "-d", "2.5", "-o", "out.folded", "--pin-dir", "/sys/fs/bpf/x", NULL };
-	char *argv2[] = { "probe-read", "--duration=0.25", "--output", "-", "-h", "-V", NULL };
+	char *argv2[] = { "probe-read", "--duration=0.25", "--output", "-", "-h", "-V",
+			  "--from-now", NULL };
 	struct pk_read_opts o;
 	char err[PK_ERR_LEN];
 
@@ -50,7 +52,7 @@ START_TEST(test_all_options)
 	ck_assert_int_eq(parse(argv2, ARGC(argv2), &o, err), 0);
 	ck_assert(o.duration == 0.25);
 	ck_assert_ptr_eq(o.outputs[0].path, NULL);	/* "-": stdout */
-	ck_assert(o.help && o.version);
+	ck_assert(o.help && o.version && o.from_now);
 }
 END_TEST
 

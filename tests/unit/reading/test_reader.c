@@ -55,15 +55,21 @@ static size_t dwarf_record(unsigned char *buf, __u32 pid, const char *comm, cons
 	return size;
 }
 
-static struct pk_reader *new_reader_with(const struct pk_table_sink *tables, FILE *log)
+/* A reader of O, on the fixture's /proc and kallsyms. */
+static struct pk_reader *new_reader_opts(struct pk_reader_opts o)
 {
 	char kallsyms[256];
-	struct pk_reader_opts o = { .proc_root = pk_fx_proc_root(),
-				    .kallsyms_path = kallsyms, .tables = tables, .log = log };
 
 	snprintf(kallsyms, sizeof(kallsyms), "%s/kallsyms", pk_fx_dir());
 	pk_fx_write_file(kallsyms, KALLSYMS);
+	o.proc_root = pk_fx_proc_root();
+	o.kallsyms_path = kallsyms;
 	return pk_reader_new(&o);
+}
+
+static struct pk_reader *new_reader_with(const struct pk_table_sink *tables, FILE *log)
+{
+	return new_reader_opts((struct pk_reader_opts){ .tables = tables, .log = log });
 }
 
 static struct pk_reader *new_reader(void)
@@ -363,6 +369,89 @@ START_TEST(test_merge_and_sort)
 }
 END_TEST
 
+/* What PRINT makes of ST is WANT. */
+static void check_summary(void (*print)(FILE *, const struct pk_reader_stats *),
+			  const struct pk_reader_stats *st, const char *want)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	print(f, st);
+	fclose(f);
+	ck_assert_str_eq(buf, want);
+	free(buf);
+}
+
+/* A kernel thread's sample taken at TIME_NS, handled by R. */
+static void sample_at(struct pk_reader *r, __u64 time_ns)
+{
+	unsigned char buf[PK_SAMPLE_MAX_SIZE];
+	const __u64 k[] = { 0xffffffff81000150 };
+	size_t size = record(buf, 2, "kthreadd", k, 1, NULL, 0);
+
+	memcpy(buf + offsetof(struct pk_sample, time_ns), &time_ns, sizeof(time_ns));
+	ck_assert_int_eq(pk_reader_handle(r, buf, size), 0);
+}
+
+/* A profile's span is its first sample to its last, merged samples
+ * included, and the reading time when it has none. */
+START_TEST(test_span_of_samples)
+{
+	struct pk_reader *r = new_reader();
+	struct pk_profile p = { 0 };
+
+	/* one stack: merged into one sample, which keeps the first time */
+	sample_at(r, 500);
+	sample_at(r, 300);
+	sample_at(r, 900);
+	pk_reader_take(r, 1000, 2000, &p);
+	ck_assert_uint_eq(p.nsamples, 1);
+	ck_assert_uint_eq(p.start_ns, 300);
+	ck_assert_uint_eq(p.end_ns, 900);
+	pk_reader_take(r, 2000, 3000, &p);
+	ck_assert_uint_eq(p.nsamples, 0);
+	ck_assert_uint_eq(p.start_ns, 2000);
+	ck_assert_uint_eq(p.end_ns, 3000);
+	pk_reader_free(r);
+}
+END_TEST
+
+/* --from-now: the samples taken before it are read and dropped, and the
+ * span is the reading time, widened by a sample read after its end. */
+START_TEST(test_span_from_now)
+{
+	struct pk_reader *r = new_reader_opts((struct pk_reader_opts){ .from_ns = 1000,
+								       .timed = true });
+	struct pk_reader_stats st;
+	struct pk_profile p = { 0 };
+
+	sample_at(r, 999);
+	sample_at(r, 1000);
+	sample_at(r, 1500);
+	pk_reader_take(r, 1000, 2000, &p);
+	ck_assert_uint_eq(p.nsamples, 2);
+	ck_assert_uint_eq(p.samples[0].time_ns, 1000);
+	ck_assert_uint_eq(p.start_ns, 1000);
+	ck_assert_uint_eq(p.end_ns, 2000);
+	/* the next interval reads one taken in the last */
+	sample_at(r, 1900);
+	sample_at(r, 2500);
+	pk_reader_take(r, 2000, 3000, &p);
+	ck_assert_uint_eq(p.start_ns, 1900);
+	ck_assert_uint_eq(p.end_ns, 3000);
+	pk_reader_stats(r, &st);
+	ck_assert_uint_eq(st.samples, 5);
+	ck_assert_uint_eq(st.before_from, 1);
+	ck_assert_uint_eq(st.event_samples[0], 4);
+	check_summary(pk_summary_from_now, &st,
+		      "probe-read: 1 of them sampled before this reader started, dropped (--from-now)\n");
+	st.before_from = 0;
+	check_summary(pk_summary_from_now, &st, "");
+	pk_reader_free(r);
+}
+END_TEST
+
 START_TEST(test_bad_records)
 {
 	unsigned char buf[PK_SAMPLE_MAX_SIZE];
@@ -576,20 +665,6 @@ START_TEST(test_incomplete_walks)
 	pk_reader_free(r);
 }
 END_TEST
-
-/* What PRINT makes of ST is WANT. */
-static void check_summary(void (*print)(FILE *, const struct pk_reader_stats *),
-			  const struct pk_reader_stats *st, const char *want)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-
-	print(f, st);
-	fclose(f);
-	ck_assert_str_eq(buf, want);
-	free(buf);
-}
 
 /* The walks that stopped at an unsupported rule, by kind: only the kinds
  * some walk met, in the counters' order; nothing when none did. */
@@ -932,6 +1007,8 @@ Suite *suite_reader(void)
 	tcase_add_test(tc, test_takes_free_what_is_gone);
 	tcase_add_test(tc, test_takes_free_files);
 	tcase_add_test(tc, test_bad_records);
+	tcase_add_test(tc, test_span_of_samples);
+	tcase_add_test(tc, test_span_from_now);
 	tcase_add_test(tc, test_events);
 	tcase_add_test(tc, test_keep_event);
 	tcase_add_test(tc, test_incomplete_walks);
