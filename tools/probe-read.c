@@ -119,9 +119,12 @@ static int drain(struct ring_buffer *rb, double deadline, const struct pk_sessio
 			break;
 		}
 		/* --unload detaches every link before it removes the
-		 * directory: nothing comes after, the pass below reads all */
+		 * directory, but a detach does not wait for a program
+		 * already running: one poll timeout more for what it
+		 * commits, then the pass below reads all */
 		if (pk_session_lock_unloaded(lock_fd) == 1) {
 			unloaded = *done = true;
+			ring_buffer__poll(rb, POLL_MS);
 			break;
 		}
 	}

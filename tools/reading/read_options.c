@@ -23,7 +23,7 @@ const char pk_read_usage[] =
 "when the session profiles given processes, once all of them have exited.\n"
 "A later probe-read continues where this one stopped: what was sampled while\n"
 "no reader ran waits in the ring buffer, and is read first. A session has\n"
-"one reader at a time: a second is refused.\n"
+"one reader at a time: a second is refused (exit 2).\n"
 "\n"
 "  -d, --duration SECONDS  read for SECONDS (fractions allowed), after what\n"
 "                          waited in the ring buffer\n"
