@@ -7,7 +7,9 @@
  * rename(2). Instead the links/ directory is the claim (mkdir is atomic: a
  * second loader fails on it), the session map is pinned last (a reader that
  * finds it finds a complete session), and a failed load removes what it
- * pinned.
+ * pinned. links/ is also what a reader locks, and its removal what tells
+ * the reader that the session is gone (lib/session_lock.h): --unload
+ * removes it after the links in it, before the maps.
  */
 #ifndef PK_PINS_H
 #define PK_PINS_H
