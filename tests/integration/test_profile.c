@@ -17,6 +17,7 @@
 #include "integration/profile_session.h"
 #include "lib/session.h"
 #include "lib/util/clock.h"
+#include "reading/summary.h"
 #include "test_util.h"
 
 #define FREQ		99
@@ -95,6 +96,7 @@ START_TEST(test_fp_chain_full_stacks)
 		total, expected, FREQ, cpu_s, full, total ? 100.0 * full / total : 0.0,
 		sum.lost, sum.failed);
 	ck_assert_uint_eq(sum.lost, 0);
+	ck_assert_msg(!strstr(err, pk_summary_lost_hint), "a hint on losses with none:\n%s", err);
 	ck_assert_uint_eq(total, sum.read);
 	/* the ratios below need enough samples even on a loaded machine */
 	ck_assert_msg(total >= 50, "fixture got only %lu samples", total);
@@ -256,6 +258,8 @@ START_TEST(test_tiny_ringbuf_counts_losses)
 	ck_assert_uint_gt(sum.lost, 0);
 	ck_assert_uint_eq(sum.lost, cnt[PK_CNT_RINGBUF_FULL]);
 	ck_assert_uint_eq(sum.read, cnt[PK_CNT_SAMPLES]);
+	/* and says what to do, naming probe-load's options */
+	ck_assert_msg(strstr(err, pk_summary_lost_hint), "no hint on the losses:\n%s", err);
 	free(out);
 	free(err);
 }

@@ -142,6 +142,14 @@ void pk_summary_symbols(FILE *f, const struct pk_reader_stats *st)
 		fputc('\n', f);
 }
 
+/* What to do about samples lost to a full ring buffer: each option named
+ * with the tool that takes it. */
+const char pk_summary_lost_hint[] =
+	"probe-read: the ring buffer was full: read while the session samples (a reader\n"
+	"  running beside it, or probe-read --interval), or load it again with a larger\n"
+	"  probe-load --ringbuf-size, a lower probe-load -F, or probe-load -c N to keep\n"
+	"  one hit in N of a probe or tracepoint\n";
+
 void pk_summary_print(FILE *f, const struct pk_reader *reader, int counters_fd,
 		      const struct pk_event_desc *events, unsigned int nevents, int keep)
 {
@@ -162,6 +170,8 @@ void pk_summary_print(FILE *f, const struct pk_reader *reader, int counters_fd,
 			(unsigned long long)st.samples, (unsigned long long)cnt[PK_CNT_RINGBUF_FULL],
 			(unsigned long long)(cnt[PK_CNT_KSTACK_ERR] + cnt[PK_CNT_USTACK_ERR]), bad);
 	}
+	if (!ret && cnt[PK_CNT_RINGBUF_FULL])
+		fprintf(f, "%s", pk_summary_lost_hint);
 	pk_summary_from_now(f, &st);
 	pk_summary_events(f, &st, events, nevents, keep);
 	pk_summary_ustack_ends(f, &st);

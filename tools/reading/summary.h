@@ -12,6 +12,9 @@
 #include "bpf/probekit.h"
 #include "reading/reader.h"
 
+/* The lines printed after the summary when samples were lost. */
+extern const char pk_summary_lost_hint[];
+
 /* All of them, after the line of samples read, lost and failed (loss
  * counters from COUNTERS_FD, the session's) and, last, mapping reports
  * lost. EVENTS[0..n) the session's, KEEP as for pk_summary_events(). */
