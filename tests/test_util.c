@@ -39,6 +39,14 @@ const char *pk_test_disk_path(const char *rel, char *buf, size_t len)
 	return pk_test_build_path(rel, buf, len);
 }
 
+unsigned int pk_test_slowdown(void)
+{
+	const char *m = getenv("CK_TIMEOUT_MULTIPLIER");
+	unsigned long v = m ? strtoul(m, NULL, 10) : 1;
+
+	return v >= 1 && v <= 1000 ? (unsigned int)v : 1;
+}
+
 START_TEST(test_root_required_in_ci)
 {
 	ck_abort_msg("integration tests need root and CI=true: a skip is a failure");

@@ -17,6 +17,12 @@ const char *pk_test_src_path(const char *rel, char *buf, size_t len);
  * guests, whose build is on a read-only 9p), else the build directory. */
 const char *pk_test_disk_path(const char *rel, char *buf, size_t len);
 
+/* How many times slower than the machine the tests were written on this one
+ * runs them, as check's CK_TIMEOUT_MULTIPLIER says it (30 in a TCG guest of
+ * the kernel matrix): a test whose work is a fixed program (a compiler's
+ * input), not a CPU budget, sizes it by this. 1 when unset. */
+unsigned int pk_test_slowdown(void);
+
 /*
  * Integration tests need root (BPF, perf events). Suites that need it call
  * this when building their Suite: it returns true when the test cases may be

@@ -157,16 +157,18 @@ static void comm_of(const char *path, char comm[16])
 	snprintf(comm, 16, "%.15s", slash ? slash + 1 : path);
 }
 
-/* probe-read until the targets exit (-d 60 bounds a broken run). */
+/* probe-read until the targets exit (-d 300 bounds a broken run, which the
+ * case's timeout ends first): it stopped because they did, not for its -d,
+ * if none of them runs any more (a check of state, not of wall time, which
+ * a slow guest stretches: 46 s of vfork's in a TCG 6.1). */
 static void read_until_exit(char **out, char **err)
 {
-	const char *args[] = { "-d", "60", NULL };
-	double t0 = pk_now_s();
+	const char *args[] = { "-d", "300", NULL };
 	int rc = pk_e2e_read(args, out, err);
 
 	ck_assert_msg(rc == 0, "probe-read exited %d: %s", rc, *err);
-	ck_assert_msg(pk_now_s() - t0 < 40, "probe-read ran %.1f s: it did not stop when the "
-		      "target exited", pk_now_s() - t0);
+	ck_assert_msg(pk_e2e_wait_targets_exit(5) == 0, "probe-read stopped while its "
+		      "targets still ran");
 }
 
 static void parse_or_fail(const char *out, struct pk_folded *f)
@@ -681,8 +683,10 @@ START_TEST(test_node_whole)
 	bw = count_whole(&r.f, r.comm, builtins_whole);
 	fprintf(stderr, "  node: %lu samples in V8 builtins, %lu of them whole\n", b.whole,
 		bw.whole);
-	ck_assert_msg(b.whole * 2 >= b.total, "node: only %lu of %lu samples in V8's builtins",
-		      b.whole, b.total);
+	/* enough to judge a share: V8's start-up (a third of a TCG guest's
+	 * samples) is in the run too */
+	ck_assert_msg(b.whole >= MIN_SAMPLES / 2, "node: only %lu of %lu samples in V8's "
+		      "builtins", b.whole, b.total);
 	ck_assert_msg(bw.whole >= WHOLE_MIN * b.whole, "node: %lu of %lu samples in V8's "
 		      "builtins whole", bw.whole, b.whole);
 	run_free(&r);
@@ -691,12 +695,14 @@ END_TEST
 
 /* Debian's python3.11, built without frame pointers: from _start through
  * main (a tail call to Py_BytesMain: no frame of its own), Py_RunMain, to
- * the bytecode interpreter. */
+ * the bytecode interpreter; or through pymain_init, whose imports run
+ * bytecode too (10% of the samples in a TCG guest, where reading the
+ * modules is slow). */
 START_TEST(test_python_whole)
 {
 	static const char *const pats[] = {
 		"_start;__libc_start_main*;__libc_start_call_main;%main;Py_BytesMain;"
-		"Py_RunMain;+*;_PyEval_EvalFrameDefault;~*|K", NULL };
+		"%pymain_main;Py_RunMain|pymain_init;+*;_PyEval_EvalFrameDefault;~*|K", NULL };
 	char script[4096];
 	const char *argv[] = { "/usr/bin/python3.11",
 			       pk_test_src_path("tests/fixtures_nofp/loop.py", script,
@@ -969,6 +975,11 @@ static void assert_clang_whole(const char *what, const struct run *r)
 	free(bad);
 }
 
+/* Functions in the source clang compiles: a few CPU seconds of -O2 here,
+ * fewer on a slower machine, where clang's own start takes that (a TCG
+ * guest ran 300 for over 15 minutes, past the reader's -d). */
+#define BIG_C_FUNCS	(int)(300 / pk_test_slowdown() + 10)
+
 static void write_big_c(const char *path, int nfuncs)
 {
 	FILE *f = fopen(path, "w");
@@ -1011,7 +1022,7 @@ START_TEST(test_clang_llvm_tables_fit)
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(src, sizeof(src), "%s/big.c", dir);
 	snprintf(obj, sizeof(obj), "%s/big.o", dir);
-	write_big_c(src, 300);
+	write_big_c(src, BIG_C_FUNCS);
 
 	memset(&r, 0, sizeof(r));
 	comm_of(CLANG, r.comm);	/* the driver execs -cc1 as clang-14 too */
@@ -1027,7 +1038,8 @@ START_TEST(test_clang_llvm_tables_fit)
 	{
 		/* --stats says what the tables hold: what probe-load loaded
 		 * at least (probe-read may have added), within the default */
-		const char *args[] = { "-d", "60", "--stats", NULL };
+		/* until clang exits: over a minute in a TCG guest */
+		const char *args[] = { "-d", "600", "--stats", NULL };
 		const char *fmt = "unwind tables: %u tables, %u rows, %*u rules, %llu KiB of "
 				  "%llu KiB kernel memory, %u given back";
 		const char *all = strstr(load_err, "; in all "), *line;
@@ -1107,7 +1119,7 @@ START_TEST(test_clang_systemwide)
 	snprintf(src, sizeof(src), "%s/big.c", dir);
 	snprintf(obj, sizeof(obj), "%s/big.o", dir);
 	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
-	write_big_c(src, 300);
+	write_big_c(src, BIG_C_FUNCS);
 	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
 	memset(&r, 0, sizeof(r));
 	comm_of(CLANG, r.comm);
