@@ -137,10 +137,11 @@ static int reported_without_table(int seen_fd)
 
 /* Whether the user frames of STACK ("comm;frame;...", kernel frames last,
  * "_[k]") begin at _start, into main or, once main returned, into exit
- * (a slow machine samples the exit too), and, when the leaf is f5
- * (*IN_F5), are exactly the fixture's chain down to it. *USER: whether it
- * has user frames at all (not a sample in exit, after the process let its
- * memory go). */
+ * (a slow machine samples the exit too), or into ld.so's start-up (a
+ * command is sampled from its first instruction), and, when the leaf is
+ * f5 (*IN_F5), are exactly the fixture's chain down to it. *USER: whether
+ * it has user frames at all (not a sample in exit, after the process let
+ * its memory go). */
 static bool chain5_whole(const char *stack, bool *in_f5, bool *user_frames)
 {
 	static const char *const start[] = {
@@ -162,9 +163,12 @@ static bool chain5_whole(const char *stack, bool *in_f5, bool *user_frames)
 	}
 	*user_frames = n > 0;
 	*in_f5 = n > 0 && !strcmp(user[n - 1], "f5");
-	for (size_t i = 0; i < 4 && whole; i++)
+	for (size_t i = 0; i < 4 && whole; i++) {
+		if (i == 1 && n > 1 && !strcmp(user[0], "_start") && !strcmp(user[1], "_dl_start"))
+			break;
 		whole = i < n && (!fnmatch(start[i], user[i], 0) ||
 				  (i == 3 && !strcmp(user[i], "exit")));
+	}
 	if (whole && *in_f5) {
 		whole = n == 4 + 5;
 		for (size_t i = 0; i < 5 && whole; i++)
