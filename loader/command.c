@@ -73,13 +73,18 @@ int pk_command_start(struct pk_command *c, char *const argv[],
 	return 0;
 }
 
-static void done(struct pk_command *c)
+static void close_pipes(struct pk_command *c)
 {
 	if (c->release_fd >= 0)
 		close(c->release_fd);
 	if (c->exec_fd >= 0)
 		close(c->exec_fd);
 	c->release_fd = c->exec_fd = -1;
+}
+
+static void done(struct pk_command *c)
+{
+	close_pipes(c);
 	c->pid = -1;
 }
 
@@ -105,8 +110,41 @@ int pk_command_release(struct pk_command *c, char err[PK_ERR_LEN])
 		done(c);
 		return pk_err(err, -e, "%s: %s", c->name, strerror(e));
 	}
-	done(c);
+	close_pipes(c);
 	return 0;
+}
+
+static pid_t waited;
+
+/* What the terminal would have sent the command alone. */
+static void forward(int sig)
+{
+	kill(waited, sig);
+}
+
+/*
+ * As perf record -- CMD waits: the command shares our process group, so
+ * the terminal's Ctrl-C and Ctrl-\ reach it directly, and we ignore them
+ * (the command decides whether they end it); a TERM or HUP sent to us only
+ * is passed on.
+ */
+int pk_command_wait(struct pk_command *c, const sigset_t *mask)
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, fwd = { .sa_handler = forward };
+	int status;
+
+	waited = c->pid;
+	sigaction(SIGINT, &ign, NULL);
+	sigaction(SIGQUIT, &ign, NULL);
+	sigaction(SIGTERM, &fwd, NULL);
+	sigaction(SIGHUP, &fwd, NULL);
+	sigprocmask(SIG_SETMASK, mask, NULL);
+	while (waitpid(c->pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return 127;
+	c->pid = -1;
+	/* as a shell reports it: 128 + the signal that ended it */
+	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
 }
 
 void pk_command_abort(struct pk_command *c)

@@ -2,7 +2,8 @@
 /*
  * probe-load -- CMD: the command is forked first and held before exec, so
  * its pid can go into the targets map; once sampling is attached it is
- * released and execs, so it is profiled from its first instruction.
+ * released and execs, so it is profiled from its first instruction, and
+ * probe-load waits for it in the foreground, as perf record -- CMD does.
  */
 #ifndef PK_COMMAND_H
 #define PK_COMMAND_H
@@ -23,9 +24,15 @@ struct pk_command {
  * with EXEC_MASK as its signal mask (probe-load blocks some while loading). */
 int pk_command_start(struct pk_command *c, char *const argv[],
 		     const sigset_t *exec_mask, char err[PK_ERR_LEN]);
-/* Let it exec; 0 once the exec succeeded, or -errno with a message if it
- * failed (the child is then reaped). Either way C is done with. */
+/* Let it exec; 0 once the exec succeeded (C->pid runs the command), or
+ * -errno with a message if it failed (the child is then reaped and C is
+ * done with). */
 int pk_command_release(struct pk_command *c, char err[PK_ERR_LEN]);
+/* Wait for the released command, with MASK as the signal mask, SIGINT and
+ * SIGQUIT ignored (the terminal sends them to the command too) and SIGTERM
+ * and SIGHUP passed on to it. Its exit status, or 128 + the signal that
+ * killed it, as a shell reports it. */
+int pk_command_wait(struct pk_command *c, const sigset_t *mask);
 /* Make the held child exit without running anything, and reap it. */
 void pk_command_abort(struct pk_command *c);
 

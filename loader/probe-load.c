@@ -28,6 +28,7 @@
 #include "loader/load_log.h"
 #include "loader/options.h"
 #include "loader/system.h"
+#include "loader/target_watch.h"
 #include "loader/unwind_files.h"
 
 static bool verbose;
@@ -578,8 +579,10 @@ static bool stop_signal_pending(const sigset_t *set)
 
 static int load(const struct pk_load_opts *o)
 {
+	char err[PK_ERR_LEN];
 	bool refused;
-	sigset_t stop;
+	sigset_t stop, saved_mask;
+	struct pk_command cmd;
 	struct load *l = calloc(1, sizeof(*l));
 	int ret;
 
@@ -672,8 +675,16 @@ cleanup:
 	profile_bpf__destroy(l->skel);
 	free(l->tgids);
 	refused = l->refused;
+	cmd = l->cmd;
+	saved_mask = l->saved_mask;
 	free(l);
-	return ret ? (refused ? PK_EXIT_USAGE : PK_EXIT_ERROR) : PK_EXIT_OK;
+	if (ret)
+		return refused ? PK_EXIT_USAGE : PK_EXIT_ERROR;
+	/* nothing held that would keep a link alive: the watcher may start */
+	if ((o->npids || o->cmd) && pk_target_watch_start(o->pin_dir, err))
+		fprintf(stderr, "probe-load: %s; sampling goes on until --unload\n", err);
+	/* the command in the foreground */
+	return cmd.pid > 0 ? pk_command_wait(&cmd, &saved_mask) : PK_EXIT_OK;
 }
 
 static int unload(const struct pk_load_opts *o)

@@ -132,24 +132,52 @@ static int run_tool(const char *tool, const char *const args[], char **out,
 	return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
 }
 
+#define LOADED_LINE	"probekit: profiling pid "
+
 /*
- * probe-load -- CMD hands its stdout and stderr to the command, which runs on
- * after probe-load exits: capture into a file, not a pipe, or we would wait
- * for the command too.
+ * Until probe-load exited (its status) or, with -- CMD, released the
+ * command (0: it waits for the command in the foreground, as the caller's
+ * child, while the test reads). The log is a file, not a pipe: the command
+ * writes to it as long as it runs.
+ */
+static int wait_loaded(pid_t pid, const char *log)
+{
+	int status;
+
+	for (;;) {
+		char *text;
+		bool loaded;
+
+		if (pid < 0)
+			return -1;
+		if (waitpid(pid, &status, WNOHANG) == pid)
+			return WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+		text = pk_test_read_file(log, NULL);
+		loaded = text && strstr(text, LOADED_LINE);
+		free(text);
+		if (loaded)
+			return 0;
+		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
+	}
+}
+
+/*
+ * probe-load -- CMD hands its stdout and stderr to the command and waits for
+ * it: capture into a file, not a pipe, and return once the command is
+ * released, so that the test reads while it runs.
  */
 int pk_e2e_load_err(const char *const args[], char **err)
 {
 	char path[4096], log[] = "/tmp/pk-load-XXXXXX";
 	char **argv = tool_argv("probe-load", args, path, sizeof(path));
-	int fd = mkstemp(log), status, rc;
+	int fd = mkstemp(log), rc;
 	char *text;
 
 	*err = NULL;
 	if (fd < 0)
 		return -1;
 	close(fd);
-	status = pk_test_wait(pk_test_spawn(argv, log));
-	rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128;
+	rc = wait_loaded(pk_test_spawn(argv, log), log);
 	text = pk_test_read_file(log, NULL);
 	if (rc)
 		fprintf(stderr, "probe-load exited %d: %s", rc, text ? text : "");
@@ -166,6 +194,16 @@ int pk_e2e_load(const char *const args[])
 
 	free(err);
 	return rc;
+}
+
+int pk_e2e_load_wait(const char *const args[])
+{
+	char path[4096];
+	char **argv = tool_argv("probe-load", args, path, sizeof(path));
+	int status = pk_test_wait(pk_test_spawn(argv, NULL));
+
+	free(argv);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 int pk_e2e_read(const char *const args[], char **out, char **err)

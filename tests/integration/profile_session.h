@@ -29,11 +29,17 @@ TCase *pk_e2e_tcase(Suite *s, const char *name, double timeout);
 /* True when TEXT is exactly one line (one '\n', at its end). */
 bool pk_e2e_one_line(const char *text);
 
-/* Run probe-load --pin-dir <pin dir> ARGS... ; returns exit status (0 ok). */
+/* Run probe-load --pin-dir <pin dir> ARGS... ; returns exit status (0 ok).
+ * With -- CMD, returns 0 as soon as the command is released, probe-load
+ * waiting for it in the foreground (the caller's child) while the test
+ * reads. */
 int pk_e2e_load(const char *const args[]);
 /* The same, its stderr (and a command's, written while probe-load ran) into
  * *ERR (malloc'ed). */
 int pk_e2e_load_err(const char *const args[], char **err);
+/* Run probe-load --pin-dir <pin dir> ARGS... -- CMD to its end, as a shell
+ * does: its exit status (the command's), 128 + N when signal N killed it. */
+int pk_e2e_load_wait(const char *const args[]);
 /* Run probe-read --pin-dir <pin dir> ARGS...; stdout into *out, stderr into
  * *err (malloc'ed). Returns exit status. */
 int pk_e2e_read(const char *const args[], char **out, char **err);

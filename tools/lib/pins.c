@@ -113,18 +113,8 @@ int pk_pins_add(struct pk_pins *p, int fd, const char *name, char err[PK_ERR_LEN
 	return 0;
 }
 
-/* Remove what a session pins under DIR and DIR/links; never anything
- * else. Returns the first error other than "was not there". */
-static int remove_pins(const char *dir, bool remove_dir)
+int pk_pins_detach(const char *dir)
 {
-	/* the session map last, as it was pinned last; the unwind maps may
-	 * be absent (--unwind fp) */
-	static const char *const maps[] = {
-		PK_PIN_EVENTS, PK_PIN_COUNTERS, PK_PIN_TARGETS,
-		PK_PIN_UNWIND_FILES, PK_PIN_UNWIND_TABLES, PK_PIN_UNWIND_ROWS,
-		PK_PIN_UNWIND_ALLOC, PK_PIN_UNWIND_SEEN, PK_PIN_EVENT_LIST,
-		PK_PIN_EVENT_COUNTS, PK_PIN_SESSION,
-	};
 	char links[PATH_MAX], path[PATH_MAX];
 	struct dirent *de;
 	int ret = 0;
@@ -141,6 +131,25 @@ static int remove_pins(const char *dir, bool remove_dir)
 	}
 	if (d)
 		closedir(d);
+	return ret;
+}
+
+/* Remove what a session pins under DIR and DIR/links; never anything
+ * else. Returns the first error other than "was not there". */
+static int remove_pins(const char *dir, bool remove_dir)
+{
+	/* the session map last, as it was pinned last; the unwind maps may
+	 * be absent (--unwind fp) */
+	static const char *const maps[] = {
+		PK_PIN_EVENTS, PK_PIN_COUNTERS, PK_PIN_TARGETS,
+		PK_PIN_UNWIND_FILES, PK_PIN_UNWIND_TABLES, PK_PIN_UNWIND_ROWS,
+		PK_PIN_UNWIND_ALLOC, PK_PIN_UNWIND_SEEN, PK_PIN_EVENT_LIST,
+		PK_PIN_EVENT_COUNTS, PK_PIN_SESSION,
+	};
+	char links[PATH_MAX], path[PATH_MAX];
+	int ret = pk_pins_detach(dir);
+
+	pk_pin_path(links, sizeof(links), dir, PK_PIN_LINKS_DIR);
 	if (rmdir(links) && errno != ENOENT && !ret)
 		ret = -errno;
 	for (size_t i = 0; i < sizeof(maps) / sizeof(maps[0]); i++) {

@@ -34,6 +34,11 @@ int pk_pins_add(struct pk_pins *p, int fd, const char *name, char err[PK_ERR_LEN
 /* Undo pk_pins_claim() and every pk_pins_add() after a failed load. */
 void pk_pins_abort(struct pk_pins *p);
 
+/* Unpin every link under DIR/links, which detaches them (no process holds
+ * them): the session's programs stop running, its maps and DIR/links stay.
+ * The first error other than "was not there". */
+int pk_pins_detach(const char *dir);
+
 /* probe-load --unload: unpin links (which detaches them), then the maps,
  * then remove the directories. -ENOENT when no session is loaded at DIR. */
 int pk_pins_unload(const char *dir, char err[PK_ERR_LEN]);

@@ -9,12 +9,15 @@
 #include <dirent.h>
 #include <errno.h>
 #include <glob.h>
+#include <poll.h>
 #include <pthread.h>
+#include <pty.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/sysmacros.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
@@ -707,6 +710,305 @@ START_TEST(test_command_is_a_target)
 }
 END_TEST
 
+/* --- the command in the foreground --------------------------------------- */
+
+/* probe-load -- CMD ends with the command's status, as a shell reports it. */
+START_TEST(test_command_exit_status)
+{
+	static const struct {
+		const char *script;
+		int status;
+	} cases[] = {
+		{ "exit 3", 3 },
+		{ "exit 0", 0 },
+		{ "kill -TERM $$", 128 + SIGTERM },
+		{ "kill -KILL $$", 128 + SIGKILL },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *out, *err;
+
+		ck_assert_int_eq(LOAD(&out, &err, "--", "sh", "-c", cases[i].script),
+				 cases[i].status);
+		ck_assert_str_eq(out, "");
+		ck_assert_ptr_nonnull(strstr(err, "probekit: profiling pid "));
+		free(out);
+		free(err);
+		LOAD_OK("--unload");
+	}
+}
+END_TEST
+
+/* One read of the pty's master, appended to BUF; false once the slave side
+ * is closed (EIO) or BUF is full. */
+static bool pty_read_some(int master, char *buf, size_t len)
+{
+	size_t n = strlen(buf);
+	ssize_t r;
+
+	do
+		r = n + 1 < len ? read(master, buf + n, len - 1 - n) : 0;
+	while (r < 0 && errno == EINTR);
+	if (r <= 0)
+		return false;
+	buf[n + r] = '\0';
+	return true;
+}
+
+/* Read until NEEDLE is in BUF (NULL: to the end). */
+static bool pty_read_until(int master, char *buf, size_t len, const char *needle)
+{
+	while (!(needle && strstr(buf, needle)))
+		if (!pty_read_some(master, buf, len))
+			return false;
+	return true;
+}
+
+/* probe-load -- sh -c SCRIPT on a terminal of its own: returns its status
+ * after SEND was typed on the terminal once the command is up, with what
+ * the terminal showed in OUT, and whether the command was in the terminal's
+ * foreground process group when it was up. */
+static int on_terminal(const char *script, const char *send, char *out, size_t len,
+		       bool *foreground)
+{
+	char path[4096];
+	int master, status, cmd = 0;
+	const char *line;
+	pid_t pid;
+
+	pk_test_build_path("probe-load", path, sizeof(path));
+	out[0] = '\0';
+	pid = forkpty(&master, NULL, NULL, NULL);
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		execl(path, path, "--pin-dir", dir, "--", "sh", "-c", script, (char *)NULL);
+		_exit(127);
+	}
+	/* the command may say it first, or probe-load */
+	ck_assert_msg(pty_read_until(master, out, len, "ready"), "terminal: %s", out);
+	while (!(line = strstr(out, "probekit: profiling pid ")) || !strchr(line, '\n'))
+		ck_assert_msg(pty_read_some(master, out, len), "terminal: %s", out);
+	ck_assert_int_eq(sscanf(line, "probekit: profiling pid %d", &cmd), 1);
+	*foreground = tcgetpgrp(master) == getpgid(cmd);
+	ck_assert_int_eq(write(master, send, strlen(send)), (ssize_t)strlen(send));
+	pty_read_until(master, out, len, NULL);	/* to the end */
+	close(master);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	return WEXITSTATUS(status);
+}
+
+/* An interactive command keeps the terminal: it reads what is typed (in a
+ * background process group it would be stopped by SIGTTIN), and the
+ * terminal's Ctrl-C ends it, not probe-load, which reports 128 + SIGINT. */
+START_TEST(test_command_keeps_terminal)
+{
+	char out[8192];
+	bool fg = false;
+
+	ck_assert_int_eq(on_terminal("echo ready; read line; echo \"got $line\"; exit 7",
+				     "hello\n", out, sizeof(out), &fg), 7);
+	ck_assert_msg(fg, "the command is not in the terminal's foreground");
+	ck_assert_msg(strstr(out, "got hello"), "terminal: %s", out);
+	LOAD_OK("--unload");
+
+	fg = false;
+	ck_assert_int_eq(on_terminal("echo ready; read line; echo not-interrupted", "\003",
+				     out, sizeof(out), &fg), 128 + SIGINT);
+	ck_assert(fg);
+	ck_assert_msg(!strstr(out, "not-interrupted"), "terminal: %s", out);
+	LOAD_OK("--unload");
+}
+END_TEST
+
+/* --- a session stops once its targets are gone ---------------------------- */
+
+/* The programs of the session's links, held open (so their counts can be
+ * read after the links are gone). */
+static int session_progs(int *fds, int max)
+{
+	__u32 ids[PK_MAX_CPUS + 16];
+	int n = pinned_link_ids(ids, PK_MAX_CPUS + 16), k = 0;
+
+	for (int i = 0; i < n && k < max; i++) {
+		struct bpf_link_info info = {};
+		__u32 len = sizeof(info);
+		int link = bpf_link_get_fd_by_id(ids[i]), fd;
+
+		ck_assert_int_ge(link, 0);
+		ck_assert_int_eq(bpf_obj_get_info_by_fd(link, &info, &len), 0);
+		close(link);
+		for (fd = 0; fd < k; fd++) {
+			struct bpf_prog_info pi = {};
+			__u32 plen = sizeof(pi);
+
+			ck_assert_int_eq(bpf_obj_get_info_by_fd(fds[fd], &pi, &plen), 0);
+			if (pi.id == info.prog_id)
+				break;
+		}
+		if (fd == k) {
+			fds[k] = bpf_prog_get_fd_by_id(info.prog_id);
+			ck_assert_int_ge(fds[k], 0);
+			k++;
+		}
+	}
+	return k;
+}
+
+/* How many times the programs ran, all together (kernel.bpf_stats). */
+static __u64 run_count(const int *fds, int n)
+{
+	__u64 sum = 0;
+
+	for (int i = 0; i < n; i++) {
+		struct bpf_prog_info info = {};
+		__u32 len = sizeof(info);
+
+		ck_assert_int_eq(bpf_obj_get_info_by_fd(fds[i], &info, &len), 0);
+		sum += info.run_cnt;
+	}
+	return sum;
+}
+
+/* What would run every program of a session that still sampled: CPU time,
+ * forks, execs, mmaps and exits. */
+static void stir(void)
+{
+	__u64 end = pk_clock_ns(CLOCK_THREAD_CPUTIME_ID) + 300000000ULL;
+
+	for (int i = 0; i < 5; i++)
+		ck_assert_int_eq(pk_test_run((char *const[]){ "sh", "-c", "true", NULL }, NULL,
+					     NULL), 0);
+	while (pk_clock_ns(CLOCK_THREAD_CPUTIME_ID) < end)
+		;
+}
+
+/* Kill PID and wait until it has exited (it need not be our child). */
+static void kill_and_wait(pid_t pid)
+{
+	int fd = syscall(SYS_pidfd_open, pid, 0);
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(kill(pid, SIGKILL), 0);
+	while (poll(&p, 1, -1) < 0)
+		ck_assert_int_eq(errno, EINTR);
+	close(fd);
+}
+
+/* TARGET, the session's last target, is killed: within a second the links
+ * are unpinned and the programs run no more, whatever happens on the
+ * machine; the maps stay for probe-read until --unload. Exact, by the
+ * kernel's own run counts (kernel.bpf_stats, on while STATS is open). */
+static void check_stops(pid_t target)
+{
+	int fds[32], n, stats = bpf_enable_stats(BPF_STATS_RUN_TIME);
+	__u32 ids[PK_MAX_CPUS + 16];
+	__u64 before;
+
+	ck_assert_int_ge(stats, 0);
+	n = session_progs(fds, 32);
+	ck_assert_int_gt(n, 0);
+	/* it samples while the target lives: the timer's program runs on
+	 * every CPU, the target running or not */
+	before = run_count(fds, n);
+	while (run_count(fds, n) == before)
+		sleep_ms(10);
+	ck_assert_int_gt(pinned_link_ids(ids, PK_MAX_CPUS + 16), 0);
+
+	kill_and_wait(target);
+	sleep_ms(1000);		/* the bound promised */
+	ck_assert_int_eq(pinned_link_ids(ids, PK_MAX_CPUS + 16), 0);
+	ck_assert(pinned(PK_PIN_SESSION) && pinned(PK_PIN_EVENTS));
+	before = run_count(fds, n);
+	stir();
+	ck_assert_uint_eq(run_count(fds, n), before);
+	for (int i = 0; i < n; i++)
+		close(fds[i]);
+	close(stats);
+	LOAD_OK("--unload");
+	ck_assert(!dir_exists());
+}
+
+START_TEST(test_stops_when_pid_exits)
+{
+	pid_t target = spin_child();
+	char pid[16];
+
+	snprintf(pid, sizeof(pid), "%d", (int)target);
+	LOAD_OK("-p", pid, "-e", "cpu-clock", "-e", "tracepoint:sched:sched_switch");
+	check_stops(target);
+	waitpid(target, NULL, 0);
+}
+END_TEST
+
+/* -- CMD exits, its child lives on: sampling goes on until the child has
+ * exited too. */
+START_TEST(test_stops_when_command_exits)
+{
+	struct pk_session_fds fds;
+	struct pk_session info;
+	char *out, *err;
+	__u32 child;
+
+	ck_assert_int_eq(LOAD(&out, &err, "--", "sh", "-c", "sleep 60 >/dev/null 2>&1 & exit 0"),
+			 0);
+	free(out);
+	free(err);
+	ck_assert_int_eq(targets_count(), 1);
+	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
+	ck_assert_int_eq(bpf_map_get_next_key(fds.targets, NULL, &child), 0);
+	pk_session_close(&fds);
+	check_stops(child);
+}
+END_TEST
+
+/* The watcher of a session unloaded while its targets live goes with it. */
+START_TEST(test_watcher_ends_with_unload)
+{
+	pid_t target = spin_child(), watcher = 0;
+	char pid[16], path[300];
+	struct dirent *de;
+	DIR *d;
+
+	snprintf(pid, sizeof(pid), "%d", (int)target);
+	LOAD_OK("-p", pid);
+	/* the watcher of our pin directory: probe-load's command line */
+	d = opendir("/proc");
+	ck_assert_ptr_nonnull(d);
+	while (!watcher && (de = readdir(d))) {
+		char *comm, *cmdline;
+		size_t len;
+
+		snprintf(path, sizeof(path), "/proc/%s/comm", de->d_name);
+		comm = pk_test_read_file(path, NULL);
+		snprintf(path, sizeof(path), "/proc/%s/cmdline", de->d_name);
+		cmdline = pk_test_read_file(path, &len);
+		if (comm && cmdline && !strcmp(comm, "probekit-watch\n") &&
+		    memmem(cmdline, len, dir, strlen(dir)))
+			watcher = atoi(de->d_name);
+		free(comm);
+		free(cmdline);
+	}
+	closedir(d);
+	ck_assert_int_gt(watcher, 0);
+	ck_assert_int_ne(getsid(watcher), getsid(0));	/* out of our session */
+	LOAD_OK("--unload");
+	{
+		int fd = syscall(SYS_pidfd_open, watcher, 0);
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+
+		/* gone, or going: its pidfd says when */
+		if (fd >= 0) {
+			ck_assert_int_eq(poll(&p, 1, 10000), 1);
+			close(fd);
+		}
+	}
+	kill(target, SIGKILL);
+	waitpid(target, NULL, 0);
+}
+END_TEST
+
 /* --table-memory: the tables stay within it; a file whose table does not
  * fit is refused in one line naming it and why (what it needs, what is
  * free, which option), and is left to frame pointers. clang-14 --version,
@@ -1214,6 +1516,15 @@ Suite *suite_load_session(void)
 	tcase_add_test(tc, test_command_is_a_target);
 	tcase_add_test(tc, test_unwind_tables_and_fp);
 	tcase_add_test(tc, test_table_memory_limit);
+
+	tc = root_case(s, "foreground");
+	tcase_add_test(tc, test_command_exit_status);
+	tcase_add_test(tc, test_command_keeps_terminal);
+
+	tc = root_case(s, "stops");
+	tcase_add_test(tc, test_stops_when_pid_exits);
+	tcase_add_test(tc, test_stops_when_command_exits);
+	tcase_add_test(tc, test_watcher_ends_with_unload);
 
 	tc = root_case(s, "samples");
 	tcase_add_test(tc, test_cpu_and_idle_filters);
