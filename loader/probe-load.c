@@ -690,11 +690,16 @@ cleanup:
 static int unload(const struct pk_load_opts *o)
 {
 	char err[PK_ERR_LEN];
+	int ret = pk_pins_unload(o->pin_dir, err);
 
-	if (pk_pins_unload(o->pin_dir, err)) {
+	/* nothing to stop is no failure (a cleanup trap's case), as bpftool
+	 * and perf have it; said, so that a wrong --pin-dir is seen */
+	if (ret && ret != -ENOENT) {
 		fprintf(stderr, "probe-load: %s\n", err);
 		return PK_EXIT_ERROR;
 	}
+	if (ret)
+		fprintf(stderr, "probe-load: %s\n", err);
 	return PK_EXIT_OK;
 }
 

@@ -955,7 +955,7 @@ static const char *const clang_pats[] = {
  * code, no FDEs) is refused for another reason. */
 static void assert_none_refused_for_room(const char *err)
 {
-	static const char *const room[] = { "(--table-memory)", "(--table-rows)",
+	static const char *const room[] = { "(probe-load --table-memory)", "(probe-load --table-rows)",
 		"the most there is room for", "the kernel has no room" };
 
 	for (size_t i = 0; i < sizeof(room) / sizeof(room[0]); i++)

@@ -307,7 +307,7 @@ int pk_unwind_store_open(const char *pin_dir, const struct pk_unwind_store_opts 
 	s->own_fds = true;
 	ret = pk_unwind_fds_open(dir, &s->fds);
 	if (ret == -ENOENT)
-		pk_err(err, ret, "no unwind tables at %s (loaded with --unwind fp?)", dir);
+		pk_err(err, ret, "no unwind tables at %s (loaded with probe-load --unwind fp?)", dir);
 	else if (ret)
 		pk_err(err, ret, "cannot open the unwind maps at %s: %s", dir, strerror(-ret));
 	if (!ret)
@@ -488,11 +488,11 @@ static void room(const struct pk_unwind_store *s, const struct pk_unwind_alloc *
 
 	why[0] = '\0';
 	if (bytes > left)
-		snprintf(why, PK_ERR_LEN, "%u rows need %llu KiB of kernel memory, %llu KiB free of %llu KiB (--table-memory)",
+		snprintf(why, PK_ERR_LEN, "%u rows need %llu KiB of kernel memory, %llu KiB free of %llu KiB (probe-load --table-memory)",
 			 h->nrows, (unsigned long long)(bytes >> 10), (unsigned long long)(left >> 10),
 			 (unsigned long long)(a->max_bytes >> 10));
 	else if (a->max_rows && h->nrows > a->max_rows - a->rows)
-		snprintf(why, PK_ERR_LEN, "%u rows, %u free of %u (--table-rows)",
+		snprintf(why, PK_ERR_LEN, "%u rows, %u free of %u (probe-load --table-rows)",
 			 h->nrows, a->max_rows - a->rows, a->max_rows);
 	else if (free_index(s, a) < 0)
 		snprintf(why, PK_ERR_LEN, "%u tables loaded, the most there is room for",

@@ -418,7 +418,7 @@ START_TEST(test_refused_no_room)
 	add(&e, f, 2, &st);
 	snprintf(want, sizeof(want),
 		 "test: libc: unwind table refused: %u rows need %llu KiB of kernel memory, "
-		 "%llu KiB free of %llu KiB (--table-memory)\n", libc_rows,
+		 "%llu KiB free of %llu KiB (probe-load --table-memory)\n", libc_rows,
 		 (unsigned long long)pk_unwind_table_bytes(libc_rows, libc_rules) >> 10,
 		 (unsigned long long)limit >> 10, (unsigned long long)limit >> 10);
 	ck_assert_str_eq(env_log(&e), want);
