@@ -91,14 +91,15 @@ static Elf_Scn *find_section(Elf *elf, const char *want, GElf_Shdr *sh)
 	return NULL;
 }
 
-/* Look SYM up in the symbol table of type TYPE; offer every function name
- * to SUG. 1 found (*vaddr), 0 not. */
-static int find_func(Elf *elf, Elf64_Word type, const char *sym, __u64 *vaddr,
-		     struct pk_suggest *sug)
+/* Call FN on every defined function of the symbol table of type TYPE, until
+ * it returns non-zero (which is returned). */
+static int each_func(Elf *elf, Elf64_Word type,
+		     int (*fn)(const char *name, __u64 vaddr, void *arg), void *arg)
 {
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	GElf_Sym s;
+	int ret;
 
 	while ((scn = elf_nextscn(elf, scn))) {
 		Elf_Data *d;
@@ -121,16 +122,99 @@ static int find_func(Elf *elf, Elf64_Word type, const char *sym, __u64 *vaddr,
 			    !s.st_value)
 				continue;
 			name = elf_strptr(elf, sh.sh_link, s.st_name);
-			if (!name)
-				continue;
-			if (!strcmp(name, sym)) {
-				*vaddr = s.st_value;
-				return 1;
-			}
-			pk_suggest_offer(sug, name, strlen(name));
+			if (name && (ret = fn(name, s.st_value, arg)))
+				return ret;
 		}
 	}
 	return 0;
+}
+
+struct func_lookup {
+	const char *sym;
+	__u64 vaddr;
+	struct pk_suggest *sug;
+};
+
+static int match_func(const char *name, __u64 vaddr, void *arg)
+{
+	struct func_lookup *l = arg;
+
+	if (!strcmp(name, l->sym)) {
+		l->vaddr = vaddr;
+		return 1;
+	}
+	pk_suggest_offer(l->sug, name, strlen(name));
+	return 0;
+}
+
+/* Look SYM up in the symbol table of type TYPE; offer every function name
+ * to SUG. 1 found (*vaddr), 0 not. */
+static int find_func(Elf *elf, Elf64_Word type, const char *sym, __u64 *vaddr,
+		     struct pk_suggest *sug)
+{
+	struct func_lookup l = { .sym = sym, .sug = sug };
+	int ret = each_func(elf, type, match_func, &l);
+
+	*vaddr = l.vaddr;
+	return ret;
+}
+
+struct name_visit {
+	void (*fn)(const char *name, void *arg);
+	void *arg;
+};
+
+static int visit_name(const char *name, __u64 vaddr, void *arg)
+{
+	struct name_visit *v = arg;
+
+	(void)vaddr;
+	v->fn(name, v->arg);
+	return 0;
+}
+
+int pk_elf_func_names(const char *path, void (*fn)(const char *name, void *arg), void *arg,
+		      char err[PK_ERR_LEN])
+{
+	struct name_visit v = { fn, arg };
+	struct probed_elf f;
+	int ret = elf_open(&f, path, err);
+
+	if (ret)
+		return ret;
+	each_func(f.elf, SHT_SYMTAB, visit_name, &v);
+	each_func(f.elf, SHT_DYNSYM, visit_name, &v);
+	elf_close(&f);
+	return 0;
+}
+
+int pk_probe_file(const char *given, char **path, char err[PK_ERR_LEN])
+{
+	const char *dirs = getenv("PATH");
+	char *cand = NULL;
+	size_t len;
+
+	*path = NULL;
+	if (strchr(given, '/')) {
+		*path = realpath(given, NULL);
+		return *path ? 0 : pk_err(err, -errno, "%s: %s", given, strerror(errno));
+	}
+	/* a bare name: the first executable of that name in PATH, as
+	 * execvp and bpftrace find it */
+	for (const char *d = dirs ? dirs : "/usr/local/bin:/usr/bin:/bin"; ; d += len + 1) {
+		len = strcspn(d, ":");
+		if (asprintf(&cand, "%.*s/%s", (int)len, len ? d : ".", given) < 0)
+			return pk_err(err, -ENOMEM, "out of memory");
+		if (!access(cand, X_OK)) {
+			*path = realpath(cand, NULL);
+			free(cand);
+			return *path ? 0 : pk_err(err, -errno, "%s: %s", given, strerror(errno));
+		}
+		free(cand);
+		if (!d[len])
+			break;
+	}
+	return pk_err(err, -ENOENT, "%s: not found in PATH (%s)", given, dirs ? dirs : "unset");
 }
 
 int pk_elf_func_site(const char *path, const char *sym, struct pk_probe_site *site,
@@ -203,37 +287,23 @@ static int add_site(struct probed_elf *f, const struct pk_usdt_note *note, __s64
 	return 0;
 }
 
-int pk_elf_usdt_sites(const char *path, const char *provider, const char *name,
-		      struct pk_probe_site **sites, size_t *n, char err[PK_ERR_LEN])
+/* Call FN on every stapsdt note of F, with what prelink moved it by (from
+ * .stapsdt.base), until FN returns non-zero (returned). *HAS: whether F has
+ * a .note.stapsdt section. */
+static int each_note(struct probed_elf *f, bool *has,
+		     int (*fn)(const struct pk_usdt_note *note, __s64 delta, void *arg), void *arg)
 {
-	char want[256], close_names[256];
-	struct pk_suggest sug;
-	struct probed_elf f;
 	GElf_Shdr sh, base_sh;
-	Elf_Scn *scn, *base_scn;
-	Elf_Data *d;
-	__s64 base_delta_addr = 0;
-	bool have_base;
-	int ret = 0;
+	Elf_Scn *scn = find_section(f->elf, ".note.stapsdt", &sh);
+	Elf_Scn *base_scn = find_section(f->elf, ".stapsdt.base", &base_sh);
+	Elf_Data *d = scn && sh.sh_type == SHT_NOTE ? elf_getdata(scn, NULL) : NULL;
+	int ret;
 
-	*sites = NULL;
-	*n = 0;
-	ret = elf_open(&f, path, err);
-	if (ret)
-		return ret;
-	snprintf(want, sizeof(want), "%s:%s", provider, name);
-	pk_suggest_init(&sug, want);
-	scn = find_section(f.elf, ".note.stapsdt", &sh);
-	base_scn = find_section(f.elf, ".stapsdt.base", &base_sh);
-	have_base = base_scn != NULL;
-	if (have_base)
-		base_delta_addr = base_sh.sh_addr;
-	d = scn && sh.sh_type == SHT_NOTE ? elf_getdata(scn, NULL) : NULL;
-	for (size_t off = 0, next; d && !ret; off = next) {
+	*has = scn != NULL;
+	for (size_t off = 0, next; d; off = next) {
 		struct pk_usdt_note note;
 		GElf_Nhdr nh;
 		size_t name_off, desc_off;
-		char both[256];
 
 		next = gelf_getnote(d, off, &nh, &name_off, &desc_off);
 		if (!next)
@@ -242,15 +312,52 @@ int pk_elf_usdt_sites(const char *path, const char *provider, const char *name,
 		    memcmp((char *)d->d_buf + name_off, "stapsdt", sizeof("stapsdt")) ||
 		    pk_usdt_note_parse((char *)d->d_buf + desc_off, nh.n_descsz, &note))
 			continue;
-		if (!strcmp(note.provider, provider) && !strcmp(note.name, name)) {
-			/* prelink moves the file; .stapsdt.base says by how much */
-			ret = add_site(&f, &note, have_base ? base_delta_addr - (__s64)note.base : 0,
-				       sites, n);
-			continue;
-		}
-		snprintf(both, sizeof(both), "%s:%s", note.provider, note.name);
-		pk_suggest_offer(&sug, both, strlen(both));
+		ret = fn(&note, base_scn ? (__s64)base_sh.sh_addr - (__s64)note.base : 0, arg);
+		if (ret)
+			return ret;
 	}
+	return 0;
+}
+
+struct usdt_lookup {
+	struct probed_elf *f;
+	const char *provider, *name;
+	struct pk_probe_site **sites;
+	size_t *n;
+	struct pk_suggest *sug;
+};
+
+/* A site of the note looked for; the others' names go to the suggestions. */
+static int match_note(const struct pk_usdt_note *note, __s64 delta, void *arg)
+{
+	struct usdt_lookup *l = arg;
+	char both[256];
+
+	if (!strcmp(note->provider, l->provider) && !strcmp(note->name, l->name))
+		return add_site(l->f, note, delta, l->sites, l->n);
+	snprintf(both, sizeof(both), "%s:%s", note->provider, note->name);
+	pk_suggest_offer(l->sug, both, strlen(both));
+	return 0;
+}
+
+int pk_elf_usdt_sites(const char *path, const char *provider, const char *name,
+		      struct pk_probe_site **sites, size_t *n, char err[PK_ERR_LEN])
+{
+	char want[256], close_names[256];
+	struct pk_suggest sug;
+	struct probed_elf f;
+	struct usdt_lookup l = { &f, provider, name, sites, n, &sug };
+	bool has;
+	int ret;
+
+	*sites = NULL;
+	*n = 0;
+	ret = elf_open(&f, path, err);
+	if (ret)
+		return ret;
+	snprintf(want, sizeof(want), "%s:%s", provider, name);
+	pk_suggest_init(&sug, want);
+	ret = each_note(&f, &has, match_note, &l);
 	if (ret == -ENOMEM)
 		ret = pk_err(err, ret, "out of memory");
 	else if (ret)
@@ -258,7 +365,7 @@ int pk_elf_usdt_sites(const char *path, const char *provider, const char *name,
 			     want);
 	else if (!*n)
 		ret = pk_err(err, -ENOENT, "no USDT note %s in %s%s", want, path,
-			     !scn ? " (it has no .note.stapsdt section)" :
+			     !has ? " (it has no .note.stapsdt section)" :
 			     pk_suggest_str(&sug, close_names, sizeof(close_names)));
 	if (ret) {
 		free(*sites);
@@ -268,4 +375,30 @@ int pk_elf_usdt_sites(const char *path, const char *provider, const char *name,
 	pk_suggest_free(&sug);
 	elf_close(&f);
 	return ret;
+}
+
+static int visit_note(const struct pk_usdt_note *note, __s64 delta, void *arg)
+{
+	struct name_visit *v = arg;
+	char both[256];
+
+	(void)delta;
+	snprintf(both, sizeof(both), "%s:%s", note->provider, note->name);
+	v->fn(both, v->arg);
+	return 0;
+}
+
+int pk_elf_usdt_names(const char *path, void (*fn)(const char *name, void *arg), void *arg,
+		      char err[PK_ERR_LEN])
+{
+	struct name_visit v = { fn, arg };
+	struct probed_elf f;
+	bool has;
+	int ret = elf_open(&f, path, err);
+
+	if (ret)
+		return ret;
+	each_note(&f, &has, visit_note, &v);
+	elf_close(&f);
+	return 0;
 }

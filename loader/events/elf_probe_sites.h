@@ -27,6 +27,20 @@ struct pk_probe_site {
 int pk_elf_func_site(const char *path, const char *sym, struct pk_probe_site *site,
 		     char err[PK_ERR_LEN]);
 
+/* GIVEN made absolute (malloc'ed into *PATH): as it is when it holds a '/',
+ * else the first executable of that name in PATH, as bpftrace finds
+ * uprobe:python3.11:main. -ENOENT, or -errno, with the reason in ERR. */
+int pk_probe_file(const char *given, char **path, char err[PK_ERR_LEN]);
+
+/* Call FN with the name of every function PATH defines (.symtab, then
+ * .dynsym: a name may come twice). */
+int pk_elf_func_names(const char *path, void (*fn)(const char *name, void *arg), void *arg,
+		      char err[PK_ERR_LEN]);
+
+/* Call FN with "PROVIDER:NAME" of every USDT note of PATH (once a site). */
+int pk_elf_usdt_names(const char *path, void (*fn)(const char *name, void *arg), void *arg,
+		      char err[PK_ERR_LEN]);
+
 /* Every site of USDT probe PROVIDER:NAME in PATH, into *SITES (malloc'ed).
  * -ENOENT with the reason in ERR when there is none. */
 int pk_elf_usdt_sites(const char *path, const char *provider, const char *name,

@@ -71,13 +71,11 @@ static int resolve_perf(struct pk_event *ev, const struct pk_events_params *o,
 static int resolve_file(struct pk_event *ev, const char *path, char err[PK_ERR_LEN])
 {
 	char why[PK_ERR_LEN];
+	int ret = pk_probe_file(path, &ev->path, why);
 
-	ev->path = realpath(path, NULL);
-	if (!ev->path) {
-		snprintf(why, sizeof(why), "%s: %s", path, strerror(errno));
-		return refuse(err, ev, why);
-	}
-	return 0;
+	if (ret == -ENOMEM)
+		return pk_err(err, ret, "%s", why);
+	return ret ? refuse(err, ev, why) : 0;
 }
 
 static int resolve_one(struct pk_event *ev, const struct pk_events_params *o, const bool *online,

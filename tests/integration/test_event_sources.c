@@ -747,6 +747,44 @@ START_TEST(test_uprobe_usdt)
 }
 END_TEST
 
+/* uprobe:NAME:SYMBOL with a bare file name: found in PATH, as bpftrace
+ * finds it, and named by its absolute path (the file's name in {event}). */
+START_TEST(test_uprobe_found_in_path)
+{
+	char path[4096], bare[4200], named[4200], env[4400], dir[] = "/tmp/pk-ev-XXXXXX",
+	     pattern[64], *real, *slash;
+	const char *read[] = { "-o", pattern, NULL };
+	const char *old = getenv("PATH");
+	char *saved = old ? strdup(old) : NULL, *out = NULL, *err = NULL;
+
+	fixture("ev_calls", 0, path, sizeof(path));
+	real = realpath(path, NULL);
+	ck_assert_ptr_nonnull(real);
+	slash = strrchr(path, '/');
+	snprintf(bare, sizeof(bare), "uprobe:%s:hot_fn", slash + 1);
+	snprintf(named, sizeof(named), "uprobe:%s:hot_fn", real);
+	snprintf(env, sizeof(env), "%.*s:%s", (int)(slash - path), path, saved ? saved : "/bin");
+	setenv("PATH", env, 1);	/* probe-load's, inherited */
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(pattern, sizeof(pattern), "%s/{event}.folded", dir);
+	{
+		const char *load[] = { "-e", bare, "--", path, NULL };
+
+		ck_assert_int_eq(pk_e2e_load(load), 0);
+	}
+	if (saved)
+		setenv("PATH", saved, 1);
+	ck_assert_int_eq(pk_e2e_read(read, &out, &err), 0);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	check_event_file(dir, named, ";main;caller;hot_fn", true, EV_CALLS, 0);
+	ck_assert_int_eq(rmdir(dir), 0);
+	free(real);
+	free(saved);
+	free(out);
+	free(err);
+}
+END_TEST
+
 /*
  * page-faults: toucher writes once to each of 2000 new anonymous pages
  * (huge pages off): a fault each. A fault the kernel retries (after waiting
@@ -1071,6 +1109,7 @@ Suite *suite_event_sources(void)
 	tcase_add_loop_test(tc, test_tracepoint_write, 0, NVARIANTS);
 	tcase_add_loop_test(tc, test_kprobe_kretprobe, 0, 4);
 	tcase_add_loop_test(tc, test_uprobe_usdt, 0, NVARIANTS);
+	tcase_add_test(tc, test_uprobe_found_in_path);
 	tcase_add_loop_test(tc, test_page_faults, 0, NVARIANTS);
 	tcase_add_loop_test(tc, test_major_faults, 0, NVARIANTS);
 	tcase_add_loop_test(tc, test_block_rq_issue, 0, NVARIANTS);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "loader/events/elf_probe_sites.h"
 #include "loader/events/event_spec.h"
@@ -238,6 +239,54 @@ START_TEST(test_func_against_readelf)
 }
 END_TEST
 
+/* A uprobe's file given by its bare name is looked for in PATH, as execvp
+ * and bpftrace look: the first executable there, made absolute (realpath,
+ * the oracle); a name with a '/' is the path it says. */
+START_TEST(test_probe_file_in_path)
+{
+	char dir[] = "/tmp/pk-path-XXXXXX", exe[64], plain[64], env[128], *path, *want;
+	const char *old = getenv("PATH");
+	char *saved = old ? strdup(old) : NULL;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(exe, sizeof(exe), "%s/pk-probed", dir);
+	snprintf(plain, sizeof(plain), "%s/pk-plain", dir);
+	pk_test_copy_file("/bin/true", exe, 0755);
+	pk_test_copy_file("/bin/true", plain, 0644);	/* not executable: skipped */
+	want = realpath(exe, NULL);
+	ck_assert_ptr_nonnull(want);
+
+	snprintf(env, sizeof(env), "/nonexistent::%s", dir);
+	setenv("PATH", env, 1);
+	ck_assert_int_eq(pk_probe_file("pk-probed", &path, err), 0);
+	ck_assert_str_eq(path, want);
+	free(path);
+	ck_assert_int_eq(pk_probe_file("pk-plain", &path, err), -ENOENT);
+	ck_assert_ptr_null(path);
+	snprintf(env, sizeof(env), "pk-plain: not found in PATH (/nonexistent::%s)", dir);
+	ck_assert_str_eq(err, env);
+	/* with a '/': the path itself, PATH or not */
+	ck_assert_int_eq(pk_probe_file(plain, &path, err), 0);
+	{
+		char *real = realpath(plain, NULL);
+
+		ck_assert_str_eq(path, real);
+		free(real);
+	}
+	free(path);
+	ck_assert_int_eq(pk_probe_file("./pk-none/x", &path, err), -ENOENT);
+	ck_assert_str_eq(err, "./pk-none/x: No such file or directory");
+
+	if (saved)
+		setenv("PATH", saved, 1);
+	free(saved);
+	free(want);
+	unlink(exe);
+	unlink(plain);
+	rmdir(dir);
+}
+END_TEST
+
 Suite *suite_events(void)
 {
 	Suite *s = suite_create("events");
@@ -253,6 +302,7 @@ Suite *suite_events(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_usdt_against_readelf);
 	tcase_add_test(tc, test_func_against_readelf);
+	tcase_add_test(tc, test_probe_file_in_path);
 	suite_add_tcase(s, tc);
 	return s;
 }
