@@ -13,6 +13,7 @@
 const char pk_load_usage[] =
 "Usage: probe-load [OPTION...] [-- COMMAND [ARG...]]\n"
 "  or:  probe-load --unload [--pin-dir DIR]\n"
+"  or:  probe-load --list [PATTERN]\n"
 "\n"
 "Load probekit's sampling CPU profiler into the kernel, pin it under a bpffs\n"
 "directory and exit: sampling goes on until `probe-load --unload`. probe-read\n"
@@ -57,6 +58,10 @@ const char pk_load_usage[] =
 "  -j, --jobs N           build up to N unwind tables at once (default: one\n"
 "                         per online CPU)\n"
 "      --unload           stop: detach and remove every pin under DIR\n"
+"      --list [PATTERN]   list the events -e takes here: perf and off-cpu\n"
+"                         events, tracepoints, kernel functions (kprobe:);\n"
+"                         with uprobe:FILE[:PATTERN], FILE's functions and\n"
+"                         USDT notes. PATTERN: a glob, or a part of the name\n"
 "  -v, --verbose          show libbpf's informational output\n"
 "  -h, --help             show this help\n"
 "  -V, --version          show the version\n"
@@ -117,6 +122,7 @@ enum {
 	OPT_MIN_BLOCK,
 	OPT_STACK_COPY,
 	OPT_NO_FENTRY,
+	OPT_LIST,
 };
 
 static const struct option long_opts[] = {
@@ -135,6 +141,7 @@ static const struct option long_opts[] = {
 	{ "event",		required_argument, NULL, 'e' },
 	{ "min-block",		required_argument, NULL, OPT_MIN_BLOCK },
 	{ "no-fentry",		no_argument,	   NULL, OPT_NO_FENTRY },
+	{ "list",		no_argument,	   NULL, OPT_LIST },
 	{ "verbose",		no_argument,	   NULL, 'v' },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ "version",		no_argument,	   NULL, 'V' },
@@ -276,6 +283,9 @@ static int parse_one(struct pk_load_opts *o, int c, const char *arg,
 	case OPT_NO_FENTRY:
 		o->no_fentry = true;
 		return 0;
+	case OPT_LIST:
+		o->list = true;
+		return 0;
 	case 'v':
 		o->verbose = true;
 		return 0;
@@ -346,6 +356,12 @@ int pk_load_opts_parse(struct pk_load_opts *o, int argc, char **argv,
 		if (ret)
 			return ret;
 	}
+	if (o->list && optind < argc && strcmp(argv[optind - 1], "--")) {
+		if (optind + 1 < argc)
+			return pk_err(err, -EINVAL, "--list takes one PATTERN ('%s' is a second)",
+				      argv[optind + 1]);
+		o->list_pattern = argv[optind++];
+	}
 	if (optind < argc) {
 		if (strcmp(argv[optind - 1], "--") != 0)
 			return pk_err(err, -EINVAL, "unexpected argument '%s' (a command to profile goes after --)",
@@ -356,6 +372,8 @@ int pk_load_opts_parse(struct pk_load_opts *o, int argc, char **argv,
 	}
 	if (o->help || o->version)
 		return 0;
+	if (o->list && (load_option || o->cmd || o->unload))
+		return pk_err(err, -EINVAL, "--list takes a PATTERN and no other option");
 	if (o->unload && (load_option || o->cmd))
 		return pk_err(err, -EINVAL, "--unload takes no other option than --pin-dir and -v");
 	if (!o->dwarf && table_option)

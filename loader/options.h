@@ -40,6 +40,8 @@ struct pk_load_opts {
 	__u64 min_block_us;	/* --min-block */
 	bool min_block_given;
 	bool no_fentry;		/* --no-fentry */
+	bool list;		/* --list */
+	const char *list_pattern;	/* its PATTERN, in argv; NULL: all */
 };
 
 #define PK_MIN_BLOCK_US_DEFAULT	1

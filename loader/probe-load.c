@@ -24,6 +24,7 @@
 #include "lib/util/strbuf.h"
 #include "lib/version.h"
 #include "loader/command.h"
+#include "loader/events/catalog.h"
 #include "loader/events/events.h"
 #include "loader/load_log.h"
 #include "loader/options.h"
@@ -703,6 +704,20 @@ static int unload(const struct pk_load_opts *o)
 	return PK_EXIT_OK;
 }
 
+static int list(const struct pk_load_opts *o)
+{
+	char err[PK_ERR_LEN];
+	int ret = pk_catalog_print(o->list_pattern, stdout, err);
+
+	if (!ret)
+		return fflush(stdout) ? PK_EXIT_ERROR : PK_EXIT_OK;
+	fprintf(stderr, "probe-load: --list%s%s: %s\n", o->list_pattern ? " " : "",
+		o->list_pattern ? o->list_pattern : "", err);
+	/* uprobe:FILE that is not there, or not an ELF file: the user's */
+	return ret == -ENOENT || ret == -ENOEXEC || ret == -EINVAL ? PK_EXIT_USAGE :
+	       PK_EXIT_ERROR;
+}
+
 int main(int argc, char **argv)
 {
 	struct pk_load_opts opts;
@@ -710,7 +725,7 @@ int main(int argc, char **argv)
 	int ret;
 
 	ret = pk_load_opts_parse(&opts, argc, argv, err);
-	if (!ret && !opts.help && !opts.version && !opts.unload)
+	if (!ret && !opts.help && !opts.version && !opts.unload && !opts.list)
 		ret = check_limits(&opts, err);
 	if (ret) {
 		pk_load_opts_free(&opts);
@@ -725,6 +740,8 @@ int main(int argc, char **argv)
 		      PK_EXIT_ERROR : PK_EXIT_OK;
 	else if (opts.unload)
 		ret = unload(&opts);
+	else if (opts.list)
+		ret = list(&opts);
 	else
 		ret = load(&opts);
 	pk_load_opts_free(&opts);

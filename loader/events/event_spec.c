@@ -106,6 +106,13 @@ int pk_event_spec_parse(const char *arg, struct pk_event_spec *spec, char err[PK
 		      arg, (int)plen, arg);
 }
 
+const char *pk_event_spec_name(size_t i)
+{
+	if (i < ARRAY_LEN(perf_names))
+		return perf_names[i].name;
+	return i == ARRAY_LEN(perf_names) ? "off-cpu" : NULL;
+}
+
 void pk_event_spec_free(struct pk_event_spec *spec)
 {
 	free(spec->arg);

@@ -16,6 +16,7 @@
 
 #include <linux/types.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "bpf/probekit.h"
 #include "eh_frame/errmsg.h"
@@ -40,5 +41,8 @@ struct pk_event_spec {
  * reason in ERR. */
 int pk_event_spec_parse(const char *arg, struct pk_event_spec *spec, char err[PK_ERR_LEN]);
 void pk_event_spec_free(struct pk_event_spec *spec);
+/* The I-th event -e names without a colon (cpu-clock ... off-cpu); NULL
+ * past the last. */
+const char *pk_event_spec_name(size_t i);
 
 #endif

@@ -38,24 +38,16 @@ static void consider(const char *name, size_t len, const char *func, bool *exact
 		pk_suggest_offer(sug, name, len);
 }
 
-/*
- * Find FUNC among the kernel's text symbols: available_filter_functions
- * (what ftrace, hence fentry and kprobes, can attach to) where it can be
- * read, else kallsyms' text symbols. *exact: FUNC itself is there; CLONE:
- * the first compiler clone of it. Every name goes to SUG.
- */
-static int find_ksym(const char *func, bool *exact, char clone[128], struct pk_suggest *sug)
+int pk_kfunc_names(void (*fn)(const char *name, size_t len, void *arg), void *arg)
 {
 	FILE *f = fopen(TRACEFS "/available_filter_functions", "re");
 	struct pk_symtab *tab;
 	char line[512];
 
-	*exact = false;
-	clone[0] = '\0';
 	if (f) {
 		/* "NAME" or "NAME [module]" */
 		while (fgets(line, sizeof(line), f))
-			consider(line, strcspn(line, " \t\n"), func, exact, clone, sug);
+			fn(line, strcspn(line, " \t\n"), arg);
 		fclose(f);
 		return 0;
 	}
@@ -66,10 +58,36 @@ static int find_ksym(const char *func, bool *exact, char clone[128], struct pk_s
 		const char *name = pk_symtab_sym(tab, i)->name;
 
 		if (name[0])	/* "": a data symbol, kept as a marker */
-			consider(name, strlen(name), func, exact, clone, sug);
+			fn(name, strlen(name), arg);
 	}
 	pk_symtab_free(tab);
 	return 0;
+}
+
+struct ksym_lookup {
+	const char *func;
+	bool *exact;
+	char *clone;
+	struct pk_suggest *sug;
+};
+
+static void consider_name(const char *name, size_t len, void *arg)
+{
+	struct ksym_lookup *l = arg;
+
+	consider(name, len, l->func, l->exact, l->clone, l->sug);
+}
+
+/* Find FUNC among the kernel's functions (pk_kfunc_names). *exact: FUNC
+ * itself is there; CLONE: the first compiler clone of it. Every name goes
+ * to SUG. */
+static int find_ksym(const char *func, bool *exact, char clone[128], struct pk_suggest *sug)
+{
+	struct ksym_lookup l = { func, exact, clone, sug };
+
+	*exact = false;
+	clone[0] = '\0';
+	return pk_kfunc_names(consider_name, &l);
 }
 
 /* Load the smallest fentry (RET: fexit) program on BTF_ID: whether this
@@ -187,6 +205,35 @@ int pk_tracefs_events(const char **dir, char err[PK_ERR_LEN])
 		return pk_err(err, -errno, "cannot mount tracefs at " TRACEFS ": %s",
 			      strerror(errno));
 	*dir = TRACEFS "/events";
+	return 0;
+}
+
+int pk_tracepoint_names(void (*fn)(const char *category, const char *name, void *arg),
+			void *arg, char err[PK_ERR_LEN])
+{
+	char path[512];
+	const char *events;
+	struct dirent *cat, *tp;
+	DIR *d, *sub;
+	int ret = pk_tracefs_events(&events, err);
+
+	if (ret)
+		return ret;
+	d = opendir(events);
+	if (!d)
+		return pk_err(err, -errno, "%s: %s", events, strerror(errno));
+	while ((cat = readdir(d))) {
+		if (cat->d_type != DT_DIR || cat->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", events, cat->d_name);
+		sub = opendir(path);
+		while (sub && (tp = readdir(sub)))
+			if (tp->d_type == DT_DIR && tp->d_name[0] != '.')
+				fn(cat->d_name, tp->d_name, arg);
+		if (sub)
+			closedir(sub);
+	}
+	closedir(d);
 	return 0;
 }
 

@@ -10,6 +10,7 @@
 
 #include <linux/types.h>
 #include <stdbool.h>
+#include <stddef.h>
 
 #include "eh_frame/errmsg.h"
 
@@ -27,6 +28,16 @@ struct pk_kfunc {
  * this kernel can attach neither (why, in ERR). */
 int pk_kfunc_resolve(const char *func, bool ret, bool no_fentry, struct pk_kfunc *kf,
 		     char err[PK_ERR_LEN]);
+
+/* Call FN with the name (LEN bytes, not NUL-terminated) of every kernel
+ * function: available_filter_functions (what ftrace, hence fentry and
+ * kprobes, can attach to) where it can be read, else kallsyms' text
+ * symbols. A name may come more than once. 0 or -errno. */
+int pk_kfunc_names(void (*fn)(const char *name, size_t len, void *arg), void *arg);
+
+/* Call FN with the category and name of every tracepoint in tracefs. */
+int pk_tracepoint_names(void (*fn)(const char *category, const char *name, void *arg),
+			void *arg, char err[PK_ERR_LEN]);
 
 /* The address range [*lo, *hi) of kernel function NAME (its kallsyms
  * address to the next symbol's). -ENOENT when there is none. */

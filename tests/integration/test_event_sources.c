@@ -16,6 +16,7 @@
 #include <bpf/btf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <glob.h>
 #include <linux/bpf.h>
 #include <signal.h>
 #include <stdio.h>
@@ -1094,6 +1095,142 @@ START_TEST(test_refusals)
 }
 END_TEST
 
+/* --- --list ---------------------------------------------------------------- */
+
+/* probe-load --list ARG (NULL: none): its exit status, stdout in *OUT and
+ * stderr in *ERR. */
+static int list_run(const char *arg, char **out, char **err)
+{
+	char loader[4096];
+	char *argv[] = { (char *)pk_test_build_path("probe-load", loader, sizeof(loader)),
+			 "--list", (char *)arg, NULL };
+	int st = pk_test_run(argv, out, err);
+
+	ck_assert(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+
+/* LINES (malloc'ed, "\n"-separated) sorted by strcmp, once each, as one
+ * string. */
+static char *sorted_unique(char **lines, size_t n)
+{
+	size_t len = 1;
+	char *all, *p;
+
+	qsort(lines, n, sizeof(*lines), cmp_str);
+	for (size_t i = 0; i < n; i++)
+		len += strlen(lines[i]) + 1;
+	all = p = calloc(1, len);
+	ck_assert_ptr_nonnull(all);
+	for (size_t i = 0; i < n; i++)
+		if (!i || strcmp(lines[i], lines[i - 1]))
+			p += sprintf(p, "%s\n", lines[i]);
+	for (size_t i = 0; i < n; i++)
+		free(lines[i]);
+	return all;
+}
+
+/* The tracepoints and kernel functions --list names are tracefs's and
+ * kallsyms'; a file's functions and USDT notes are readelf's. */
+START_TEST(test_list_events)
+{
+	static const char *const python = "/usr/bin/python3.11";
+	char *out, *err, *want, *lines[4096], *p, *line;
+	size_t n = 0;
+	glob_t g;
+
+	/* tracepoints: the directories of events/sched with an id */
+	ck_assert_int_eq(list_run("tracepoint:sched:*", &out, &err), 0);
+	ck_assert_int_eq(glob("/sys/kernel/tracing/events/sched/*/id", 0, NULL, &g), 0);
+	for (size_t i = 0; i < g.gl_pathc && n < 4096; i++) {
+		char *name = g.gl_pathv[i] + strlen("/sys/kernel/tracing/events/sched/");
+
+		*strrchr(name, '/') = '\0';
+		ck_assert_int_gt(asprintf(&lines[n++], "tracepoint:sched:%s", name), 0);
+	}
+	globfree(&g);
+	want = sorted_unique(lines, n);
+	ck_assert_int_gt(n, 10);
+	ck_assert_str_eq(out, want);
+	ck_assert_str_eq(err, "");
+	free(want);
+	free(out);
+	free(err);
+
+	/* the events without a colon; a part of a name without a glob */
+	ck_assert_int_eq(list_run("off-cpu", &out, &err), 0);
+	ck_assert_str_eq(out, "off-cpu\n");
+	free(out);
+	free(err);
+	ck_assert_int_eq(list_run("cpu-", &out, &err), 0);
+	ck_assert_str_eq(out, "cpu-clock\n");
+	free(out);
+	free(err);
+	ck_assert_int_eq(list_run("kprobe:vfs_rea[d]", &out, &err), 0);
+	ck_assert_str_eq(out, "kprobe:vfs_read\n");
+	free(out);
+	free(err);
+
+	/* a file's USDT notes: readelf -n's, PROVIDER:NAME once each */
+	ck_assert_int_eq(list_run("usdt:/usr/bin/python3.11", &out, &err), 0);
+	{
+		char *argv[] = { "readelf", "-nW", (char *)python, NULL }, *notes = NULL;
+
+		ck_assert_int_eq(pk_test_run(argv, &notes, NULL), 0);
+		n = 0;
+		for (p = strstr(notes, "Provider: "); p && n < 4096; p = strstr(p + 1, "Provider: ")) {
+			char prov[64], name[64];
+
+			ck_assert_int_eq(sscanf(p, "Provider: %63s", prov), 1);
+			ck_assert_int_eq(sscanf(strstr(p, "Name: "), "Name: %63s", name), 1);
+			ck_assert_int_gt(asprintf(&lines[n++], "usdt:%s:%s:%s", python, prov, name), 0);
+		}
+		free(notes);
+	}
+	want = sorted_unique(lines, n);
+	ck_assert_int_ge(n, 8);
+	ck_assert_str_eq(out, want);
+	free(want);
+	free(out);
+	free(err);
+
+	/* its functions: readelf -s's defined FUNCs, by name, once each (a
+	 * .dynsym name without its @VERSION) */
+	ck_assert_int_eq(list_run("uprobe:/usr/bin/python3.11:PyGC_", &out, &err), 0);
+	{
+		char *argv[] = { "readelf", "-sW", "--dyn-syms", (char *)python, NULL }, *syms = NULL;
+
+		ck_assert_int_eq(pk_test_run(argv, &syms, NULL), 0);
+		n = 0;
+		for (line = strtok(syms, "\n"); line && n < 4096; line = strtok(NULL, "\n")) {
+			unsigned long long value;
+			char type[16], ndx[16], name[256];
+
+			if (sscanf(line, " %*d: %llx %*s %15s %*s %*s %15s %255s", &value, type,
+				   ndx, name) != 4 || strcmp(type, "FUNC") || !strcmp(ndx, "UND") ||
+			    !value || strncmp(name, "PyGC_", 5))
+				continue;
+			name[strcspn(name, "@")] = '\0';
+			ck_assert_int_gt(asprintf(&lines[n++], "uprobe:%s:%s", python, name), 0);
+		}
+		free(syms);
+	}
+	want = sorted_unique(lines, n);
+	ck_assert_int_ge(n, 3);
+	ck_assert_str_eq(out, want);
+	free(want);
+	free(out);
+	free(err);
+
+	/* a file that is not there: the user's input, exit 2, one line */
+	ck_assert_int_eq(list_run("uprobe:/nonexistent/probekit", &out, &err), 2);
+	ck_assert_str_eq(out, "");
+	ck_assert_str_eq(err, "probe-load: --list uprobe:/nonexistent/probekit: /nonexistent/probekit: No such file or directory\n");
+	free(out);
+	free(err);
+}
+END_TEST
+
 Suite *suite_event_sources(void)
 {
 	Suite *s = suite_create("event_sources");
@@ -1119,5 +1256,6 @@ Suite *suite_event_sources(void)
 	tcase_add_test(tc, test_two_events_pprof);
 	tc = pk_e2e_tcase(s, "refused", 120);
 	tcase_add_test(tc, test_refusals);
+	tcase_add_test(tc, test_list_events);
 	return s;
 }

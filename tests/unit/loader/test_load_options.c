@@ -265,6 +265,23 @@ START_TEST(test_unload)
 }
 END_TEST
 
+START_TEST(test_list)
+{
+	ck_assert_int_eq(PARSE("--list"), 0);
+	ck_assert(o.list);
+	ck_assert_ptr_null(o.list_pattern);
+	ck_assert_int_eq(PARSE("--list", "tracepoint:sched:*"), 0);
+	ck_assert_str_eq(o.list_pattern, "tracepoint:sched:*");
+	ck_assert_int_eq(PARSE("--list", "uprobe:/bin/ls:ma"), 0);
+	ck_assert_str_eq(o.list_pattern, "uprobe:/bin/ls:ma");
+	ck_refused(PARSE("--list", "a", "b"), "--list takes one PATTERN ('b' is a second)");
+	ck_refused(PARSE("--list", "-p", "1"), "--list takes a PATTERN and no other option");
+	ck_refused(PARSE("-e", "off-cpu", "--list"), "--list takes a PATTERN and no other option");
+	ck_refused(PARSE("--list", "--unload"), "--list takes a PATTERN and no other option");
+	ck_refused(PARSE("--list", "--", "true"), "--list takes a PATTERN and no other option");
+}
+END_TEST
+
 START_TEST(test_help_version)
 {
 	ck_assert_int_eq(PARSE("-h"), 0);
@@ -513,6 +530,7 @@ Suite *suite_load_options(void)
 	tcase_add_test(tc, test_ringbuf_suffixes);
 	tcase_add_test(tc, test_command);
 	tcase_add_test(tc, test_unload);
+	tcase_add_test(tc, test_list);
 	tcase_add_test(tc, test_help_version);
 	tcase_add_test(tc, test_event_options);
 	suite_add_tcase(s, tc);
