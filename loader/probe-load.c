@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
@@ -578,6 +579,19 @@ static bool stop_signal_pending(const sigset_t *set)
 	return false;
 }
 
+/* An event's pattern attaches up to PK_GLOB_MATCHES_MAX links, two fds
+ * each: the soft limit up to the hard one, as perf raises it. After the
+ * command is forked, which keeps the limit it was given. */
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
 static int load(const struct pk_load_opts *o)
 {
 	char err[PK_ERR_LEN];
@@ -620,6 +634,7 @@ static int load(const struct pk_load_opts *o)
 		l->tgids[l->ntgids++] = l->cmd.pid;
 	}
 
+	raise_nofile();
 	ret = load_programs(l);
 	if (ret)
 		goto cleanup;

@@ -78,6 +78,13 @@ static int resolve_file(struct pk_event *ev, const char *path, char err[PK_ERR_L
 	return ret ? refuse(err, ev, why) : 0;
 }
 
+/* A glob (kprobe:vfs_*, tracepoint:syscalls:sys_enter_*): each match is
+ * attached, as bpftrace and perf do. */
+static bool is_pattern(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
 static int resolve_one(struct pk_event *ev, const struct pk_events_params *o, const bool *online,
 		       int ncpus, int *fentry_slots, char err[PK_ERR_LEN])
 {
@@ -111,6 +118,11 @@ static int resolve_one(struct pk_event *ev, const struct pk_events_params *o, co
 		ev->desc.min_block_ns = o->min_block_us * 1000;
 		return 0;
 	case PK_EVK_KPROBE:
+		if (is_pattern(sp->part[0])) {
+			ret = pk_kfunc_glob(sp->part[0], &ev->matches, &ev->nmatches, why);
+			return ret == -ENOMEM ? pk_err(err, ret, "%s", why) :
+			       ret ? refuse(err, ev, why) : 0;
+		}
 		ret = pk_kfunc_resolve(sp->part[0], sp->ret, o->no_fentry, &ev->kf, why);
 		if (ret)
 			return refuse(err, ev, why);
@@ -125,8 +137,13 @@ static int resolve_one(struct pk_event *ev, const struct pk_events_params *o, co
 		}
 		return 0;
 	case PK_EVK_TRACEPOINT:
-		ret = pk_tracepoint_check(sp->part[0], sp->part[1], why);
-		return ret ? refuse(err, ev, why) : 0;
+		if (is_pattern(sp->part[0]) || is_pattern(sp->part[1]))
+			ret = pk_tracepoint_glob(sp->part[0], sp->part[1], &ev->matches,
+						 &ev->nmatches, why);
+		else
+			ret = pk_tracepoint_check(sp->part[0], sp->part[1], why);
+		return ret == -ENOMEM ? pk_err(err, ret, "%s", why) :
+		       ret ? refuse(err, ev, why) : 0;
 	case PK_EVK_UPROBE:
 	case PK_EVK_USDT:
 		/* as given until the file is found, then by its absolute path */
@@ -289,13 +306,19 @@ static struct bpf_link *attach_site(struct profile_bpf *skel, struct pk_event *e
 
 		if (ev->fentry_slot >= 0)
 			return bpf_program__attach_trace(prog);
-		return bpf_program__attach_kprobe_opts(prog, ev->kf.ksym, &ko);
+		return bpf_program__attach_kprobe_opts(prog, ev->nmatches ? ev->matches[i] :
+						       ev->kf.ksym, &ko);
 	}
 	case PK_EVK_TRACEPOINT: {
 		LIBBPF_OPTS(bpf_tracepoint_opts, to, .bpf_cookie = cookie);
+		char tp[512];
 
-		return bpf_program__attach_tracepoint_opts(prog, ev->spec->part[0],
-							   ev->spec->part[1], &to);
+		if (!ev->nmatches)
+			return bpf_program__attach_tracepoint_opts(prog, ev->spec->part[0],
+								   ev->spec->part[1], &to);
+		snprintf(tp, sizeof(tp), "%s", ev->matches[i]);
+		tp[strcspn(tp, ":")] = '\0';
+		return bpf_program__attach_tracepoint_opts(prog, tp, tp + strlen(tp) + 1, &to);
 	}
 	default: {
 		LIBBPF_OPTS(bpf_uprobe_opts, uo, .bpf_cookie = cookie,
@@ -308,6 +331,8 @@ static struct bpf_link *attach_site(struct profile_bpf *skel, struct pk_event *e
 
 static size_t nattach(const struct pk_event *ev)
 {
+	if (ev->nmatches)
+		return ev->nmatches;
 	switch (ev->desc.kind) {
 	case PK_EVK_PERF:	return ev->pe.n;
 	case PK_EVK_UPROBE:
@@ -342,7 +367,12 @@ int pk_events_attach(struct pk_events *evs, struct profile_bpf *skel, char err[P
 			if (!ev->links[j]) {
 				char why[PK_ERR_LEN];
 
-				snprintf(why, sizeof(why), "cannot attach: %s", strerror(errno));
+				if (ev->nmatches)
+					snprintf(why, sizeof(why), "cannot attach to %s: %s",
+						 ev->matches[j], strerror(errno));
+				else
+					snprintf(why, sizeof(why), "cannot attach: %s",
+						 strerror(errno));
 				return refuse(err, ev, why);
 			}
 			ev->nlinks++;
@@ -393,6 +423,7 @@ static void event_free(struct pk_event *ev)
 	pk_perf_events_close(&ev->pe);
 	free(ev->path);
 	free(ev->sites);
+	pk_glob_free(ev->matches, ev->nmatches);
 }
 
 void pk_events_drop(struct pk_events *evs, unsigned int i)

@@ -35,6 +35,9 @@ struct pk_event {
 	char *path;			/* uprobe, usdt: the file, absolute */
 	struct pk_probe_site *sites;	/* uprobe: 1; usdt: every note */
 	size_t nsites;
+	char **matches;			/* a pattern's kernel functions, or
+					 * tracepoints as "CATEGORY:NAME" */
+	size_t nmatches;		/* 0: no pattern */
 	struct bpf_link **links;
 	size_t nlinks;
 };

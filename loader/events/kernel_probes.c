@@ -3,6 +3,7 @@
 #include <bpf/btf.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <linux/bpf.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "lib/kallsyms.h"
+#include "lib/util/array.h"
 #include "loader/events/kernel_probes.h"
 #include "loader/events/suggest.h"
 
@@ -211,7 +213,7 @@ int pk_tracefs_events(const char **dir, char err[PK_ERR_LEN])
 int pk_tracepoint_names(void (*fn)(const char *category, const char *name, void *arg),
 			void *arg, char err[PK_ERR_LEN])
 {
-	char path[512];
+	char path[512], id[1024];
 	const char *events;
 	struct dirent *cat, *tp;
 	DIR *d, *sub;
@@ -227,9 +229,14 @@ int pk_tracepoint_names(void (*fn)(const char *category, const char *name, void 
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", events, cat->d_name);
 		sub = opendir(path);
-		while (sub && (tp = readdir(sub)))
-			if (tp->d_type == DT_DIR && tp->d_name[0] != '.')
+		/* with an id: a tracepoint (ftrace's own events have none) */
+		while (sub && (tp = readdir(sub))) {
+			if (tp->d_type != DT_DIR || tp->d_name[0] == '.')
+				continue;
+			snprintf(id, sizeof(id), "%s/%s/id", path, tp->d_name);
+			if (!access(id, F_OK))
 				fn(cat->d_name, tp->d_name, arg);
+		}
 		if (sub)
 			closedir(sub);
 	}
@@ -278,4 +285,111 @@ int pk_tracepoint_check(const char *category, const char *name, char err[PK_ERR_
 	}
 	pk_suggest_free(&sug);
 	return ret;
+}
+
+struct glob_matches {
+	const char *pattern[2];	/* kernel functions: [0]; tracepoints: both */
+	char **v;
+	size_t n, cap;
+	int err;
+};
+
+static void keep(struct glob_matches *m, const char *name, size_t len)
+{
+	for (size_t i = 0; i < m->n && i < PK_GLOB_MATCHES_MAX; i++)	/* listed twice */
+		if (strlen(m->v[i]) == len && !memcmp(m->v[i], name, len))
+			return;
+	/* past the cap, only counted: the refusal says how many */
+	if (m->n < PK_GLOB_MATCHES_MAX &&
+	    pk_array_reserve((void **)&m->v, &m->cap, sizeof(*m->v), m->n + 1, 64)) {
+		m->err = -ENOMEM;
+		return;
+	}
+	if (m->n < PK_GLOB_MATCHES_MAX && !(m->v[m->n] = strndup(name, len))) {
+		m->err = -ENOMEM;
+		return;
+	}
+	m->n++;
+}
+
+static void match_kfunc(const char *name, size_t len, void *arg)
+{
+	struct glob_matches *m = arg;
+	char copy[256];
+
+	if (len >= sizeof(copy) || m->err)
+		return;
+	memcpy(copy, name, len);
+	copy[len] = '\0';
+	if (!fnmatch(m->pattern[0], copy, 0) && strncmp(copy, "__pfx_", 6))
+		keep(m, copy, len);
+}
+
+static void match_tracepoint(const char *category, const char *name, void *arg)
+{
+	struct glob_matches *m = arg;
+	char both[512];
+
+	if (m->err || fnmatch(m->pattern[0], category, 0) || fnmatch(m->pattern[1], name, 0))
+		return;
+	snprintf(both, sizeof(both), "%s:%s", category, name);
+	keep(m, both, strlen(both));
+}
+
+void pk_glob_free(char **v, size_t n)
+{
+	for (size_t i = 0; i < n && i < PK_GLOB_MATCHES_MAX; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* What the walk found, into *V and *N, or refused: none, or too many. */
+static int glob_done(struct glob_matches *m, const char *what, char ***v, size_t *n,
+		     char err[PK_ERR_LEN])
+{
+	int ret = 0;
+
+	if (m->err)
+		ret = pk_err(err, m->err, "out of memory");
+	else if (!m->n)
+		ret = pk_err(err, -ENOENT, "no %s matches", what);
+	else if (m->n > PK_GLOB_MATCHES_MAX)
+		ret = pk_err(err, -E2BIG, "%zu %ss match, more than the %d one event attaches (a narrower pattern, or several -e)",
+			     m->n, what, PK_GLOB_MATCHES_MAX);
+	if (ret) {
+		pk_glob_free(m->v, m->n);
+		return ret;
+	}
+	*v = m->v;
+	*n = m->n;
+	return 0;
+}
+
+int pk_kfunc_glob(const char *pattern, char ***v, size_t *n, char err[PK_ERR_LEN])
+{
+	struct glob_matches m = { .pattern = { pattern } };
+	int ret;
+
+	/* one kprobe per function: fentry would take a program each */
+	if (!have_kprobes())
+		return pk_err(err, -EOPNOTSUPP, "a pattern attaches kprobes, and this kernel has no kprobes (CONFIG_KPROBES)");
+	ret = pk_kfunc_names(match_kfunc, &m);
+	if (ret) {
+		pk_glob_free(m.v, m.n);
+		return pk_err(err, ret, "cannot read the kernel's functions: %s", strerror(-ret));
+	}
+	return glob_done(&m, "kernel function", v, n, err);
+}
+
+int pk_tracepoint_glob(const char *category, const char *name, char ***v, size_t *n,
+		       char err[PK_ERR_LEN])
+{
+	struct glob_matches m = { .pattern = { category, name } };
+	int ret = pk_tracepoint_names(match_tracepoint, &m, err);
+
+	if (ret) {
+		pk_glob_free(m.v, m.n);
+		return ret;
+	}
+	return glob_done(&m, "tracepoint", v, n, err);
 }

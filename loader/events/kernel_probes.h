@@ -35,9 +35,24 @@ int pk_kfunc_resolve(const char *func, bool ret, bool no_fentry, struct pk_kfunc
  * symbols. A name may come more than once. 0 or -errno. */
 int pk_kfunc_names(void (*fn)(const char *name, size_t len, void *arg), void *arg);
 
-/* Call FN with the category and name of every tracepoint in tracefs. */
+/* Call FN with the category and name of every tracepoint in tracefs (a
+ * directory with an id, what perf_event_open takes). */
 int pk_tracepoint_names(void (*fn)(const char *category, const char *name, void *arg),
 			void *arg, char err[PK_ERR_LEN]);
+
+/* A pattern (kprobe:vfs_*, tracepoint:syscalls:sys_enter_*) attaches each
+ * match, up to this many: each is a link and a perf event (two fds). */
+#define PK_GLOB_MATCHES_MAX	1024
+
+/* The kernel functions glob PATTERN matches (kprobes only, one a match),
+ * into *V (N names, malloc'ed; pk_glob_free()). -ENOENT none, -E2BIG more
+ * than PK_GLOB_MATCHES_MAX, -EOPNOTSUPP no kprobes: why in ERR. */
+int pk_kfunc_glob(const char *pattern, char ***v, size_t *n, char err[PK_ERR_LEN]);
+/* The tracepoints globs CATEGORY and NAME match, as "CATEGORY:NAME";
+ * refused as pk_kfunc_glob's. */
+int pk_tracepoint_glob(const char *category, const char *name, char ***v, size_t *n,
+		       char err[PK_ERR_LEN]);
+void pk_glob_free(char **v, size_t n);
 
 /* The address range [*lo, *hi) of kernel function NAME (its kallsyms
  * address to the next symbol's). -ENOENT when there is none. */

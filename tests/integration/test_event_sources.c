@@ -14,6 +14,7 @@
  */
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <glob.h>
@@ -394,6 +395,61 @@ START_TEST(test_tracepoint_write)
 		      variants[_i], s.chain, s.other, EV_WRITES);
 	ck_assert_uint_eq(s.broken, 0);
 	ck_assert_uint_eq(s.kernel, kernel ? EV_WRITES : 0);
+}
+END_TEST
+
+/* The links of the session's event 0 pinned now. */
+static int event0_links(void)
+{
+	char path[4200];
+	struct dirent *de;
+	DIR *d;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "%s/links", pk_e2e_pin_dir());
+	d = opendir(path);
+	ck_assert_ptr_nonnull(d);
+	while ((de = readdir(d)))
+		n += !strcmp(de->d_name, "e0") || !strncmp(de->d_name, "e0-", 3);
+	closedir(d);
+	return n;
+}
+
+/* A pattern: a link for each match (tracefs's directories, the oracle),
+ * one event named as given, and exactly the fixture's writes, through
+ * sys_enter_write, among its hits. */
+START_TEST(test_tracepoint_pattern)
+{
+	const char *const kframes[] = { "entry_SYSCALL_64", NULL };
+	const char *event = "tracepoint:syscalls:sys_enter_writ*";
+	char path[4096], pid[16];
+	struct waiting w = start_waiting(fixture("ev_calls", 0, path, sizeof(path)));
+	const char *load[] = { "-p", pid, "-e", event, NULL };
+	const char *read[] = { "--event", event, NULL };
+	bool kernel = kernel_stack_at_sys_enter();
+	struct pk_folded f = { 0 };
+	char *err = NULL;
+	struct sum s;
+	glob_t g;
+
+	ck_assert_int_eq(glob("/sys/kernel/tracing/events/syscalls/sys_enter_writ*/id", 0, NULL,
+			      &g), 0);
+	snprintf(pid, sizeof(pid), "%d", (int)w.pid);
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	ck_assert_int_eq(event0_links(), (int)g.gl_pathc);
+	ck_assert_int_ge(g.gl_pathc, 2);	/* write and writev */
+	globfree(&g);
+	release(&w);
+	read_folded(read, &f, &err);
+	s = sum_chain(&f, ";main;writer;", kernel ? kframes : NULL);
+	fprintf(stderr, "%s: %llu in main;writer, %llu elsewhere (want %d, 0)\n", event, s.chain,
+		s.other, EV_WRITES);
+	ck_assert_msg(s.chain == EV_WRITES && s.other == 0, "%llu writes (and %llu elsewhere)",
+		      s.chain, s.other);
+	ck_assert_uint_eq(s.broken, 0);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	pk_folded_free(&f);
+	free(err);
 }
 END_TEST
 
@@ -1095,6 +1151,53 @@ START_TEST(test_refusals)
 }
 END_TEST
 
+/* What a pattern refuses, in one line each, nothing pinned. */
+START_TEST(test_pattern_refusals)
+{
+	char loader[4096];
+	static const char *const cases[][2] = {
+		{ "tracepoint:nosuch*:x", "probe-load: tracepoint:nosuch*:x: no tracepoint matches\n" },
+		{ "kprobe:pk_no_such_function_*", NULL },
+	};
+	int ntp = 0;
+	glob_t g;
+
+	pk_test_build_path("probe-load", loader, sizeof(loader));
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char *argv[] = { loader, "--pin-dir", (char *)pk_e2e_pin_dir(), "-e",
+				 (char *)cases[i][0], "--", "true", NULL };
+		const char *want = cases[i][1] ? cases[i][1] : kernel_has_kprobes() ?
+			"probe-load: kprobe:pk_no_such_function_*: no kernel function matches\n" :
+			"probe-load: kprobe:pk_no_such_function_*: a pattern attaches kprobes, and this kernel has no kprobes (CONFIG_KPROBES)\n";
+		char *err = NULL;
+		int st = pk_test_run(argv, NULL, &err);
+
+		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 2, "exit %d", WEXITSTATUS(st));
+		ck_assert_str_eq(err, want);
+		assert_unpinned();
+		free(err);
+	}
+	/* more than one event attaches: how many, in the line */
+	ck_assert_int_eq(glob("/sys/kernel/tracing/events/*/*/id", 0, NULL, &g), 0);
+	ntp = g.gl_pathc;
+	globfree(&g);
+	ck_assert_int_gt(ntp, 1024);
+	{
+		char *argv[] = { loader, "--pin-dir", (char *)pk_e2e_pin_dir(), "-e",
+				 "tracepoint:*:*", "--", "true", NULL };
+		char *err = NULL, want[256];
+		int st = pk_test_run(argv, NULL, &err);
+
+		snprintf(want, sizeof(want), "probe-load: tracepoint:*:*: %d tracepoints match, more than the 1024 one event attaches (a narrower pattern, or several -e)\n",
+			 ntp);
+		ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2);
+		ck_assert_str_eq(err, want);
+		assert_unpinned();
+		free(err);
+	}
+}
+END_TEST
+
 /* --- --list ---------------------------------------------------------------- */
 
 /* probe-load --list ARG (NULL: none): its exit status, stdout in *OUT and
@@ -1244,6 +1347,7 @@ Suite *suite_event_sources(void)
 	tcase_add_loop_test(tc, test_offcpu_io, 0, NVARIANTS);
 	tc = pk_e2e_tcase(s, "probes", 120);
 	tcase_add_loop_test(tc, test_tracepoint_write, 0, NVARIANTS);
+	tcase_add_test(tc, test_tracepoint_pattern);
 	tcase_add_loop_test(tc, test_kprobe_kretprobe, 0, 4);
 	tcase_add_loop_test(tc, test_uprobe_usdt, 0, NVARIANTS);
 	tcase_add_test(tc, test_uprobe_found_in_path);
@@ -1257,5 +1361,6 @@ Suite *suite_event_sources(void)
 	tc = pk_e2e_tcase(s, "refused", 120);
 	tcase_add_test(tc, test_refusals);
 	tcase_add_test(tc, test_list_events);
+	tcase_add_test(tc, test_pattern_refusals);
 	return s;
 }
