@@ -15,6 +15,7 @@
 #include "bpf/probekit.h"
 #include "lib/pins.h"
 #include "lib/session.h"
+#include "lib/util/array.h"
 #include "loader/target_watch.h"
 
 struct watch {
@@ -23,7 +24,7 @@ struct watch {
 	__u32 targets_id;	/* which tells our session from a later one */
 	struct pollfd *fds;	/* [0]: inotify on DIR; then a pidfd per target */
 	__u32 *pids;		/* the tgid of fds[i] */
-	size_t n, cap;
+	size_t n, fds_cap, pids_cap;
 };
 
 static __u32 map_id(int fd)
@@ -58,19 +59,10 @@ static int add_pid(struct watch *w, __u32 tgid)
 	fd = syscall(SYS_pidfd_open, (pid_t)tgid, 0);
 	if (fd < 0)
 		return errno == ESRCH ? 0 : -errno;
-	if (w->n == w->cap) {
-		size_t cap = w->cap * 2;
-		struct pollfd *fds = realloc(w->fds, cap * sizeof(*fds));
-		__u32 *pids = fds ? realloc(w->pids, cap * sizeof(*pids)) : NULL;
-
-		if (fds)
-			w->fds = fds;
-		if (!pids) {
-			close(fd);
-			return -ENOMEM;
-		}
-		w->pids = pids;
-		w->cap = cap;
+	if (pk_array_reserve((void **)&w->fds, &w->fds_cap, sizeof(*w->fds), w->n + 1, 16) ||
+	    pk_array_reserve((void **)&w->pids, &w->pids_cap, sizeof(*w->pids), w->n + 1, 16)) {
+		close(fd);
+		return -ENOMEM;
 	}
 	w->fds[w->n] = (struct pollfd){ .fd = fd, .events = POLLIN };
 	w->pids[w->n++] = tgid;
@@ -145,18 +137,21 @@ static int watch(struct watch *w)
 
 int pk_target_watch_run(const char *pin_dir)
 {
-	struct watch w = { .dir = pin_dir, .targets = -1, .cap = 16 };
+	struct watch w = { .dir = pin_dir, .targets = -1 };
 	int ret;
 
-	w.fds = calloc(w.cap, sizeof(*w.fds));
-	w.pids = calloc(w.cap, sizeof(*w.pids));
-	w.fds[0].fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	w.n = 1;
-	if (!w.fds || !w.pids || w.fds[0].fd < 0) {
-		ret = w.fds && w.pids ? -errno : -ENOMEM;
+	if (pk_array_reserve((void **)&w.fds, &w.fds_cap, sizeof(*w.fds), 1, 16) ||
+	    pk_array_reserve((void **)&w.pids, &w.pids_cap, sizeof(*w.pids), 1, 16)) {
+		ret = -ENOMEM;
 		goto out;
 	}
-	w.fds[0].events = POLLIN;
+	w.fds[0] = (struct pollfd){ .fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC),
+				    .events = POLLIN };
+	w.n = 1;
+	if (w.fds[0].fd < 0) {
+		ret = -errno;
+		goto out;
+	}
 	/* watched before the targets are opened: an --unload in between is
 	 * seen, either as a missing pin or as an event */
 	if (inotify_add_watch(w.fds[0].fd, pin_dir, IN_DELETE | IN_DELETE_SELF) < 0) {
