@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
@@ -179,6 +180,7 @@ out:
 int pk_target_watch_start(const char *pin_dir, char err[PK_ERR_LEN])
 {
 	pid_t pid = fork();
+	sigset_t none;
 	int status, fd;
 
 	if (pid < 0)
@@ -196,6 +198,10 @@ int pk_target_watch_start(const char *pin_dir, char err[PK_ERR_LEN])
 		close_range(3, UINT_MAX, 0);
 		if (chdir("/"))
 			_exit(1);
+		/* probe-load held the stop signals while it loaded: a TERM
+		 * ends the watcher as it ends any process */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
 		prctl(PR_SET_NAME, "probekit-watch");
 		_exit(pk_target_watch_run(pin_dir) ? 1 : 0);
 	}

@@ -998,6 +998,15 @@ START_TEST(test_watcher_ends_with_unload)
 	closedir(d);
 	ck_assert_int_gt(watcher, 0);
 	ck_assert_int_ne(getsid(watcher), getsid(0));	/* out of our session */
+	/* no signal held off, as probe-load held them while it loaded */
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)watcher);
+	{
+		char *status = pk_test_read_file(path, NULL);
+
+		ck_assert_ptr_nonnull(status);
+		ck_assert_ptr_nonnull(strstr(status, "\nSigBlk:\t0000000000000000\n"));
+		free(status);
+	}
 	LOAD_OK("--unload");
 	{
 		int fd = syscall(SYS_pidfd_open, watcher, 0);
