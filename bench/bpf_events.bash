@@ -26,6 +26,35 @@ signal.pause()' > "$1" 2>&1 &
 	done
 }
 
+# load_job ERRFILE ARGS...: $LOAD ARGS, which runs its -- COMMAND in the
+# foreground, started as a shell's background job (so that a reader runs
+# beside it); returns once the session at $PIN is pinned, 1 if probe-load
+# ended first. Its pid: loader_pid, in pids (cleanup.bash); `wait` for it.
+load_job() {
+	local err=$1
+	shift
+	"$LOAD" "$@" 2>"$err" &
+	loader_pid=$!
+	pids+=("$loader_pid")
+	until [ -e "$PIN/session" ]; do
+		kill -0 "$loader_pid" 2>/dev/null || return 1
+		sleep 0.05
+	done
+}
+
+# keep_progs IDS...: pin the programs at $PIN-prog-ID, so that their
+# statistics outlive the session's links, which it unpins once its targets
+# have exited; drop_progs (and cleanup.bash) removes them.
+keep_progs() {
+	local id
+	for id in "$@"; do
+		bpftool prog pin id "$id" "$PIN-prog-$id"
+	done
+}
+drop_progs() {
+	rm -f "$PIN"-prog-*
+}
+
 # event_progs PIN NAME: "INDEX PROG_ID0 PROG_ID1 FLAGS" of event NAME in
 # PIN's event_list (struct pk_event_desc: name[256], then kind, unit, flags,
 # freq_hz, sample_every, min_block_ns, prog_ids[2]); nothing when absent.

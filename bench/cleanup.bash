@@ -30,7 +30,7 @@ forget() {
 bench_cleanup() {
 	stop_all
 	"$LOAD" --unload --pin-dir "$PIN" >/dev/null 2>&1 || true
-	rm -f "$PIN-prog"	# a program a bench pinned to read it after its links went
+	rm -f "$PIN"-prog-*	# keep_progs's (bpf_events.bash)
 	if [ -n "$stats_pid" ]; then
 		kill "$stats_pid" 2>/dev/null || true
 		wait "$stats_pid" 2>/dev/null || true

@@ -187,12 +187,19 @@ echo "bench/dwarf.sh: BPF time per sample, depths $DEPTHS, $RUNS runs" >&2
 # runs' cost (a hash lookup) times their number over the others'.
 one_bpf() {
 	local mode=$1 bin=$2 depth=$3 comm=${2##*/}
-	"$LOAD" --pin-dir "$PIN" --unwind "$mode" -F "$FREQ" -C "$BENCH_CPU" -- \
-		taskset -c "$BENCH_CPU" "$bin" "$depth" "$BPF_SECONDS" 2>"$tmp/load.err" ||
+	local ids
+	# the command in probe-load's foreground, probe-read beside it
+	load_job "$tmp/load.err" --pin-dir "$PIN" --unwind "$mode" -F "$FREQ" -C "$BENCH_CPU" -- \
+		taskset -c "$BENCH_CPU" "$bin" "$depth" "$BPF_SECONDS" ||
 		{ cat "$tmp/load.err" >&2; die "probe-load --unwind $mode failed"; }
+	ids=$(prog_ids "e0-cpu$BENCH_CPU")
+	keep_progs $ids
 	"$READ" --pin-dir "$PIN" -o "$tmp/bpf.folded" 2>"$tmp/read.err" ||
 		{ cat "$tmp/read.err" >&2; die "probe-read failed"; }
-	read -r ns cnt <<< "$(prog_stats $(prog_ids "e0-cpu$BENCH_CPU"))"
+	wait "$loader_pid" || die "$bin failed under probe-load"
+	forget "$loader_pid"
+	read -r ns cnt <<< "$(prog_stats $ids)"
+	drop_progs
 	read -r _ filtered <<< "$(counters)"
 	"$LOAD" --unload --pin-dir "$PIN"
 	[ "$((cnt - filtered))" -gt 0 ] || die "pk_perf_event never ran past the filter (--unwind $mode, depth $depth)"

@@ -47,11 +47,18 @@ sh_script="for i in \$(seq $LOOPS); do ls -lR /usr/include/linux > /dev/null; ca
 gcc_execs=$((1 + 6 * 3))
 sh_execs=$((2 + LOOPS * 3))
 
-# bpf_per_sample: run time per run of the perf_event program of the session at $PIN, ns
-bpf_per_sample() {
+# e0_prog: the perf_event program of the session at $PIN, kept (keep_progs)
+# for its statistics after the command's exit
+e0_prog() {
 	local prog
 	prog=$(bpftool link show pinned "$PIN/links/e0-cpu0" -j | perl -MJSON::PP -0ne 'print decode_json($_)->{prog_id}')
-	bpftool prog show id "$prog" -j | perl -MJSON::PP -0ne '
+	keep_progs "$prog"
+	echo "$prog"
+}
+
+# bpf_per_sample ID: run time per run of program ID, ns
+bpf_per_sample() {
+	bpftool prog show id "$1" -j | perl -MJSON::PP -0ne '
 		my $p = decode_json($_); printf "%.0f", $p->{run_cnt} ? $p->{run_time_ns} / $p->{run_cnt} : 0'
 }
 
@@ -68,19 +75,26 @@ for workload in gcc sh; do
 	script=${workload}_script
 	execs=${workload}_execs
 	for i in $(seq "$RUNS"); do
-		# probe-read during the command
-		"$LOAD" --pin-dir "$PIN" -F "$FREQ" -- sh -c "${!script}" 2>/dev/null
+		# probe-read during the command (in probe-load's foreground)
+		load_job /dev/null --pin-dir "$PIN" -F "$FREQ" -- sh -c "${!script}" ||
+			{ echo "bench/first-samples.sh: probe-load failed" >&2; exit 1; }
+		prog=$(e0_prog)
 		"$READ" --pin-dir "$PIN" -o "$tmp/during.folded" 2> "$tmp/during"
-		during_bpf=$(bpf_per_sample)
+		wait "$loader_pid"
+		forget "$loader_pid"
+		during_bpf=$(bpf_per_sample "$prog")
+		drop_progs
 		"$LOAD" --unload --pin-dir "$PIN"
 		read -r d_samples d_copies d_kib d_whole < <(summary_fields "$tmp/during")
 
 		# probe-read after the command
-		"$LOAD" --pin-dir "$PIN" -F "$FREQ" --ringbuf-size 128M -- sh -c "${!script}" 2>/dev/null
-		while [ "$(bpftool map dump pinned "$PIN/targets" -j | perl -MJSON::PP -0ne 'print scalar @{decode_json($_)}')" != 0 ]; do
-			sleep 0.2
-		done
-		after_bpf=$(bpf_per_sample)
+		load_job /dev/null --pin-dir "$PIN" -F "$FREQ" --ringbuf-size 128M -- sh -c "${!script}" ||
+			{ echo "bench/first-samples.sh: probe-load failed" >&2; exit 1; }
+		prog=$(e0_prog)
+		wait "$loader_pid"
+		forget "$loader_pid"
+		after_bpf=$(bpf_per_sample "$prog")
+		drop_progs
 		TIMEFORMAT='%U %S'
 		{ time "$READ" --pin-dir "$PIN" -o "$tmp/after.folded" 2> "$tmp/after"; } 2> "$tmp/time"
 		"$LOAD" --unload --pin-dir "$PIN"

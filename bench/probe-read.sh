@@ -31,25 +31,19 @@ make --no-print-directory -s BUILD="$BUILD" "$BUILD/probe-load" "$BUILD/probe-re
 stats_hold "$tmp/stats" || { echo "bench/probe-read.sh: cannot keep BPF run-time statistics on" >&2; exit 1; }
 
 for i in $(seq "$RUNS"); do
-	# the command in probe-load's foreground, probe-read beside it
-	"$BUILD/probe-load" --pin-dir "$PIN" -F "$FREQ" -- \
-		"$BUILD/fixtures/fp_chain" "$SECONDS_RUN" "$tmp/fixture-cpu" 2>/dev/null &
-	loader=$!
-	pids+=("$loader")
-	until [ -e "$PIN/session" ]; do
-		kill -0 "$loader" 2>/dev/null || { echo "bench/probe-read.sh: probe-load failed" >&2; exit 1; }
-		sleep 0.05
-	done
-	# the program behind the pinned link of event 0 on CPU 0, pinned here
-	# too: the session unpins its links once the fixture has exited
+	# the fixture in probe-load's foreground, probe-read beside it
+	load_job /dev/null --pin-dir "$PIN" -F "$FREQ" -- \
+		"$BUILD/fixtures/fp_chain" "$SECONDS_RUN" "$tmp/fixture-cpu" ||
+		{ echo "bench/probe-read.sh: probe-load failed" >&2; exit 1; }
+	# the program behind the pinned link of event 0 on CPU 0
 	prog=$(bpftool link show pinned "$PIN/links/e0-cpu0" -j | perl -MJSON::PP -0ne 'print decode_json($_)->{prog_id}')
-	bpftool prog pin id "$prog" "$PIN-prog"
+	keep_progs "$prog"
 	TIMEFORMAT='%U %S'
 	{ time "$BUILD/probe-read" --pin-dir "$PIN" -o "$tmp/out.folded" 2>"$tmp/summary" ; } 2>"$tmp/time"
-	wait "$loader"
-	forget "$loader"
-	bpftool prog show pinned "$PIN-prog" -j > "$tmp/prog.json"
-	rm -f "$PIN-prog"
+	wait "$loader_pid"
+	forget "$loader_pid"
+	bpftool prog show id "$prog" -j > "$tmp/prog.json"
+	drop_progs
 	"$BUILD/probe-load" --unload --pin-dir "$PIN"
 	samples=$(sed -n 's/^probe-read: \([0-9]*\) samples read.*/\1/p' "$tmp/summary")
 	read -r u s < "$tmp/time"
