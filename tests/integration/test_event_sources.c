@@ -17,6 +17,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <glob.h>
 #include <linux/bpf.h>
 #include <signal.h>
@@ -1156,6 +1157,69 @@ START_TEST(test_refusals)
 }
 END_TEST
 
+/* The kernel functions available_filter_functions lists (the oracle of
+ * what a kprobe attaches to) that PATTERN matches, each once. */
+static int filter_functions_matching(const char *pattern)
+{
+	char *text = pk_test_read_file("/sys/kernel/tracing/available_filter_functions", NULL);
+	char *save = NULL, *line, last[256] = "";
+	int n = 0;
+
+	ck_assert_ptr_nonnull(text);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		line[strcspn(line, " \t")] = '\0';
+		if (!fnmatch(pattern, line, 0) && strcmp(line, last)) {
+			snprintf(last, sizeof(last), "%s", line);
+			n++;
+		}
+	}
+	free(text);
+	return n;
+}
+
+/* A kprobe pattern: a link for each match, and exactly the fixture's 1000
+ * writes through vfs_write, under the syscall's kernel entry, where the
+ * kernel has kprobes (6.1 and 6.12 of the matrix); elsewhere the pattern is
+ * refused in one line (test_pattern_refusals). */
+START_TEST(test_kprobe_pattern)
+{
+	const char *const kframes[] = { "entry_SYSCALL_64", NULL };
+	const char *event = "kprobe:vfs_writ[e]";
+	char path[4096], pid[16];
+	struct waiting w;
+	const char *load[] = { "-p", pid, "-e", event, "-c", "1", NULL };
+	const char *read[] = { "--event", event, NULL };
+	struct pk_folded f = { 0 };
+	char *err = NULL;
+	struct sum s;
+	int matches;
+
+	if (!kernel_has_kprobes()) {
+		fprintf(stderr, "%s: this kernel has no kprobes: refused (test_pattern_refusals)\n",
+			event);
+		return;
+	}
+	matches = filter_functions_matching("vfs_writ[e]");
+	ck_assert_int_eq(matches, 1);
+	w = start_waiting(fixture("ev_calls", 0, path, sizeof(path)));
+	snprintf(pid, sizeof(pid), "%d", (int)w.pid);
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	ck_assert_int_eq(event0_links(), matches);
+	release(&w);
+	read_folded(read, &f, &err);
+	s = sum_chain(&f, ";main;writer;", kframes);
+	fprintf(stderr, "%s: %llu in main;writer, %llu elsewhere (want %d, 0), %llu with kernel "
+		"frames\n", event, s.chain, s.other, EV_WRITES, s.kernel);
+	ck_assert_msg(s.chain == EV_WRITES && s.other == 0, "%llu writes (and %llu elsewhere)",
+		      s.chain, s.other);
+	ck_assert_uint_eq(s.broken, 0);
+	ck_assert_uint_eq(s.kernel, EV_WRITES);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	pk_folded_free(&f);
+	free(err);
+}
+END_TEST
+
 /* What a pattern refuses, in one line each, nothing pinned. */
 START_TEST(test_pattern_refusals)
 {
@@ -1353,6 +1417,7 @@ Suite *suite_event_sources(void)
 	tc = pk_e2e_tcase(s, "probes", 120);
 	tcase_add_loop_test(tc, test_tracepoint_write, 0, NVARIANTS);
 	tcase_add_test(tc, test_tracepoint_pattern);
+	tcase_add_test(tc, test_kprobe_pattern);
 	tcase_add_loop_test(tc, test_kprobe_kretprobe, 0, 4);
 	tcase_add_loop_test(tc, test_uprobe_usdt, 0, NVARIANTS);
 	tcase_add_test(tc, test_uprobe_found_in_path);
