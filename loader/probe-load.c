@@ -699,8 +699,14 @@ cleanup:
 	/* nothing held that would keep a link alive: the watcher may start */
 	if ((o->npids || o->cmd) && pk_target_watch_start(o->pin_dir, err))
 		fprintf(stderr, "probe-load: %s; sampling goes on until --unload\n", err);
-	/* the command in the foreground */
-	return cmd.pid > 0 ? pk_command_wait(&cmd, &saved_mask) : PK_EXIT_OK;
+	if (cmd.pid <= 0)
+		return PK_EXIT_OK;
+	/* the command in the foreground, with no fd of the session's: libbpf
+	 * leaves a disconnected link's fd open (its destroy only frees it),
+	 * and a link fd held here kept sampling going past --unload until
+	 * the command exited */
+	close_range(3, ~0U, 0);
+	return pk_command_wait(&cmd, &saved_mask);
 }
 
 static int unload(const struct pk_load_opts *o)
