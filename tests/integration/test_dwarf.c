@@ -647,7 +647,9 @@ START_TEST(test_rust_whole)
 	nofp_path("rust", variant, path, sizeof(path));
 	snprintf(what, sizeof(what), "rust-%s", variant);
 	profile_command(NULL, argv, &r);
-	assert_whole(what, &r, "rust::main*|chain_a|chain_b|chain_c", pats);
+	/* the chain: rust::main's closure is the thread that watches the CPU
+	 * time, sleeping, whole from clone3 (10% of a TCG guest's samples) */
+	assert_whole(what, &r, "chain_a|chain_b|chain_c", pats);
 	run_free(&r);
 }
 END_TEST
