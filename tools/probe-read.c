@@ -337,7 +337,7 @@ static int run(const struct pk_read_opts *o)
 		.debug_dirs = o->ndebug_dirs ? o->debug_dirs : NULL, .ndebug_dirs = o->ndebug_dirs,
 		.no_dwarf = o->no_inline,
 	};
-	struct sigaction sa = { .sa_handler = on_signal };
+	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
 	struct pk_reader *reader = NULL;
 	struct pk_table_loader *loader = NULL;
 	struct pk_table_sink sink;
@@ -359,8 +359,11 @@ static int run(const struct pk_read_opts *o)
 		return PK_EXIT_ERROR;
 	}
 
-	/* No SA_RESTART: a signal ends the poll at once. Installed before the
-	 * temporary -o file exists, so that a signal never leaves it behind. */
+	/* SA_RESTART, so that a signal never fails a write half done (a
+	 * Ctrl-C in the middle of --top's screen did: EINTR, then "cannot
+	 * write the view"); the poll ends at once all the same, as epoll_wait
+	 * is never restarted (signal(7)). Installed before the temporary -o
+	 * file exists, so that a signal never leaves it behind. */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);	/* the terminal went away: still finish */
