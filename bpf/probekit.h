@@ -28,6 +28,8 @@
 #define PK_MAX_STACK_DEPTH	127
 /* User frames of the DWARF walk (--unwind dwarf). */
 #define PK_MAX_USTACK_DEPTH	256
+/* Python frames of a sample (bpf/probekit.h "Python"). */
+#define PK_MAX_PY_DEPTH		128
 
 /* Default pin directory; probe-load --pin-dir overrides it. */
 #define PK_PIN_DIR_DEFAULT	"/sys/fs/bpf/probekit"
@@ -47,6 +49,8 @@
 /* What the session samples (probe-load -e), see "Events" below. */
 #define PK_PIN_EVENT_LIST	"event_list"	/* ARRAY [PK_MAX_EVENTS] of struct pk_event_desc */
 #define PK_PIN_EVENT_COUNTS	"event_counts"	/* PERCPU_ARRAY [PK_MAX_EVENTS * PK_ECNT_SLOTS] of __u64 */
+/* Python interpreters (see "Python" below). */
+#define PK_PIN_PY_FILES		"py_files"	/* HASH pk_file_key -> struct pk_py_file */
 
 #define PK_PIN_LAYOUT_VERSION	3
 
@@ -54,6 +58,7 @@ enum pk_event_type {
 	PK_EVENT_SAMPLE = 1,	/* struct pk_sample */
 	PK_EVENT_NO_TABLE = 2,	/* struct pk_no_table: a file without a table */
 	PK_EVENT_MAPPING = 3,	/* struct pk_mapping_event: where a file is mapped */
+	PK_EVENT_PY_CODE = 4,	/* struct pk_py_code_event: a Python code object */
 };
 
 struct pk_event_hdr {
@@ -74,6 +79,8 @@ enum pk_sample_flags {
 					    * file with no table yet (ustack_end
 					    * PK_END_NO_TABLE) and a struct
 					    * pk_ustack_copy is at copy_off */
+	PK_SAMPLE_PY		= 1u << 6, /* layout 5: a Python walk ran; py_len
+					    * and py_end are set */
 };
 
 /* How a DWARF walk of the user stack ended (pk_sample.ustack_end). */
@@ -136,7 +143,13 @@ struct pk_sample {
 	__u16 copy_off;		/* with PK_SAMPLE_USTACK_COPY: offset of the
 				 * struct pk_ustack_copy after the frames */
 	__u16 __pad5[3];
-	/* __u64 frames[kstack_len + ustack_len] at frames_off */
+	/* Since layout 5 (frames_off >= 128); with PK_SAMPLE_PY only: */
+	__u16 py_len;		/* Python frames after the user frames */
+	__u8  py_end;		/* enum pk_py_end */
+	__u8  __pad6;
+	__u32 __pad7;
+	/* __u64 frames[kstack_len + ustack_len + py_len] at frames_off: kernel,
+	 * user (native), then Python frames (pk_py_frame), each part leaf first */
 	/* struct pk_ustack_copy at copy_off, with PK_SAMPLE_USTACK_COPY */
 };
 
@@ -182,7 +195,7 @@ struct pk_ustack_copy {
 
 #define PK_SAMPLE_MAX_SIZE \
 	(sizeof(struct pk_sample) + \
-	 (PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH) * sizeof(__u64))
+	 (PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH + PK_MAX_PY_DEPTH) * sizeof(__u64))
 /* With the stack copy: what a record can hold (hdr.size is 16 bits). */
 #define PK_SAMPLE_COPY_MAX_SIZE \
 	(PK_SAMPLE_MAX_SIZE + sizeof(struct pk_ustack_copy) + PK_USTACK_COPY_MAX)
@@ -289,6 +302,15 @@ enum pk_counter {
 	PK_CNT_USTACK_COPY_BYTES,
 	PK_CNT_EXEC_EVENTS,	/* pk_exec_event events sent */
 	PK_CNT_EXEC_LOST,	/* pk_exec_event events the ring buffer had no room for */
+	/* Layout 5: Python walks, by how they ended (enum pk_py_end, from
+	 * PK_PY_END_COMPLETE on: PK_CNT_PY_COMPLETE + end - 1), and code
+	 * reports */
+	PK_CNT_PY_COMPLETE,
+	PK_CNT_PY_DEPTH,
+	PK_CNT_PY_NO_THREAD,
+	PK_CNT_PY_READ_FAULT,
+	PK_CNT_PY_CODE_EVENTS,	/* pk_py_code_event events sent */
+	PK_CNT_PY_CODE_LOST,	/* ... the ring buffer had no room for */
 	PK_CNT__MAX,
 };
 
@@ -308,6 +330,7 @@ enum pk_session_flags {
 	PK_SESSION_FILTER_CPU	= 1u << 2,
 	PK_SESSION_COMMAND	= 1u << 3, /* started with probe-load -- CMD */
 	PK_SESSION_DWARF	= 1u << 4, /* --unwind dwarf: unwind maps pinned */
+	PK_SESSION_PYTHON	= 1u << 5, /* Python frames walked (not --no-python) */
 };
 
 /* What probe-load configured, for probe-read and for humans (bpftool map dump). */
@@ -382,6 +405,7 @@ struct pk_file_seg {
 enum pk_file_flags {
 	PK_FILE_REFUSED = 1u << 0, /* no table (no room, no CFI, unreadable):
 				    * frame-pointer steps, not "no table yet" */
+	PK_FILE_PYTHON	= 1u << 1, /* a Python interpreter: py_files has it */
 };
 
 struct pk_file_info {
@@ -421,6 +445,140 @@ struct pk_unwind_alloc {
 	__u32 freed;		/* tables given back so far */
 	__u32 epoch;		/* bumped by every give-back: re-read the tables */
 	__u64 freed_bytes;	/* kernel bytes given back so far */
+};
+
+/*
+ * Python. A file that holds a CPython interpreter of a supported version
+ * (python3.11, or libpython3.11.so: the symbols _PyRuntime and Py_Version)
+ * is in py_files, with the interpreter's struct offsets, and its
+ * unwind_files entry has PK_FILE_PYTHON. Whoever loads the file's unwind
+ * table (tools/lib/unwind_store.c, in probe-load and probe-read) adds both.
+ *
+ * A DWARF walk that passes through such a file remembers its load bias;
+ * then (and on later samples of the process, which BPF remembers by tgid)
+ * the Python walk finds the sampled thread's PyThreadState in the
+ * interpreter's thread list (by native_thread_id), follows its frame chain
+ * from the current frame, leaf first, and appends one pk_py_frame per
+ * Python frame after the native user frames, up to PK_MAX_PY_DEPTH
+ * (PK_PY_END_DEPTH past it). Frames not started yet (an incomplete frame,
+ * before its first traceable instruction) are skipped, as CPython's own
+ * traceback does.
+ *
+ * A reader merges them in: each native frame in _PyEval_EvalFrameDefault,
+ * leaf first, is replaced by the Python frames that call of the eval loop
+ * runs, from the next one up to and including the next PK_PY_FRAME_ENTRY
+ * frame (py-spy's and OTel's mixed mode).
+ *
+ * A code object is named by a pk_py_code_event, sent before the first
+ * sample that needs it (py_code_seen remembers (tgid, code) with a stamp of
+ * its name, file, line table and first line pointers, so a code object
+ * freed and another made at its address is sent again); a reader keeps the
+ * latest event of each (pid, code).
+ */
+
+/* A Python frame in a sample's frames:
+ *   bits  0..47  the PyCodeObject's address
+ *   bits 48..62  the index of the instruction running (in code units from
+ *                the code's first, i.e. prev_instr - co_code_adaptive) plus
+ *                one; PK_PY_INSTR_UNKNOWN when it does not fit
+ *   bit  63      PK_PY_FRAME_ENTRY: the first frame a call of the eval loop
+ *                ran (3.11's is_entry): the eval frame's last Python frame */
+#define PK_PY_CODE_MASK		((1ull << 48) - 1)
+#define PK_PY_INSTR_SHIFT	48
+#define PK_PY_INSTR_MASK	0x7fffull
+#define PK_PY_INSTR_UNKNOWN	0x7fffull
+#define PK_PY_FRAME_ENTRY	(1ull << 63)
+
+static inline __u64 pk_py_frame(__u64 code, __u64 instr_plus_one, int entry)
+{
+	if (instr_plus_one > PK_PY_INSTR_UNKNOWN)
+		instr_plus_one = PK_PY_INSTR_UNKNOWN;
+	return (code & PK_PY_CODE_MASK) | instr_plus_one << PK_PY_INSTR_SHIFT |
+	       (entry ? PK_PY_FRAME_ENTRY : 0);
+}
+
+/* How the Python walk of a sample ended (pk_sample.py_end). */
+enum pk_py_end {
+	PK_PY_END_NONE = 0,	/* no walk: not a Python process (or --no-python) */
+	PK_PY_END_COMPLETE,	/* the frame chain ended (or the thread runs no
+				 * Python now: py_len 0) */
+	PK_PY_END_DEPTH,	/* PK_MAX_PY_DEPTH frames and more: cut */
+	PK_PY_END_NO_THREAD,	/* no PyThreadState is the sampled thread's (a
+				 * thread Python did not start, or past the
+				 * threads the walk looks at) */
+	PK_PY_END_READ_FAULT,	/* the interpreter's memory could not be read */
+	PK_PY_END__MAX,
+};
+
+/* Struct offsets of one interpreter version, in bytes (tools/lib/python.c
+ * has them per version, checked against the interpreter's debug info). */
+struct pk_py_offsets {
+	__u16 runtime_interp_head;	/* _PyRuntimeState.interpreters.head */
+	__u16 interp_threads_head;	/* PyInterpreterState.threads.head */
+	__u16 tstate_next;		/* PyThreadState.next */
+	__u16 tstate_native_thread_id;	/* PyThreadState.native_thread_id */
+	__u16 tstate_cframe;		/* PyThreadState.cframe */
+	__u16 cframe_current_frame;	/* _PyCFrame.current_frame */
+	__u16 frame_code;		/* _PyInterpreterFrame.f_code */
+	__u16 frame_previous;		/* .previous */
+	__u16 frame_prev_instr;		/* .prev_instr */
+	__u16 frame_is_entry;		/* .is_entry (a bool) */
+	__u16 frame_owner;		/* .owner (a char: 1 the generator) */
+	__u16 frame_size;		/* bytes read of a frame: past all of the above */
+	__u16 code_filename;		/* PyCodeObject.co_filename */
+	__u16 code_name;		/* .co_name */
+	__u16 code_qualname;		/* .co_qualname */
+	__u16 code_linetable;		/* .co_linetable (bytes) */
+	__u16 code_firstlineno;		/* .co_firstlineno (int) */
+	__u16 code_firsttraceable;	/* ._co_firsttraceable (int) */
+	__u16 code_adaptive;		/* .co_code_adaptive: the first code unit */
+	__u16 code_size;		/* bytes read of a code object: past all of the above */
+	__u16 bytes_size;		/* PyVarObject.ob_size of a bytes object */
+	__u16 bytes_data;		/* PyBytesObject.ob_sval */
+	__u16 unicode_length;		/* PyASCIIObject.length */
+	__u16 unicode_state;		/* PyASCIIObject.state (the bit field's word) */
+	__u16 unicode_ascii_data;	/* sizeof(PyASCIIObject): a compact ASCII string's bytes */
+	__u16 unicode_compact_data;	/* sizeof(PyCompactUnicodeObject): others' */
+	__u16 __pad[2];
+};
+
+/* py_files' value. */
+struct pk_py_file {
+	__u32 version;		/* PY_VERSION_HEX of the interpreter (Py_Version) */
+	__u32 __pad;
+	__u64 runtime;		/* ELF vaddr of _PyRuntime in the file */
+	struct pk_py_offsets off;
+};
+
+/* What a pk_py_code_event's strings are. */
+enum pk_py_code_flags {
+	PK_PY_NAME_TRUNC	= 1u << 0, /* the qualname was longer */
+	PK_PY_FILE_TRUNC	= 1u << 1, /* the file name was longer (its end kept) */
+	PK_PY_LINES_TRUNC	= 1u << 2, /* the line table was longer: instructions
+					    * past what it has get no line */
+	PK_PY_NAME_LATIN1	= 1u << 3, /* qualname's bytes are Latin-1, not ASCII */
+	PK_PY_FILE_LATIN1	= 1u << 4, /* filename's bytes are Latin-1 */
+	PK_PY_NAME_UNREADABLE	= 1u << 5, /* a string of 2- or 4-byte characters,
+					    * or unreadable: name_len 0 */
+	PK_PY_FILE_UNREADABLE	= 1u << 6,
+};
+
+#define PK_PY_NAME_MAX		128
+#define PK_PY_FILE_MAX		256
+#define PK_PY_LINETABLE_MAX	4096
+
+struct pk_py_code_event {
+	struct pk_event_hdr hdr;	/* flags: enum pk_py_code_flags */
+	__u32 pid;			/* tgid */
+	__u32 version;			/* PY_VERSION_HEX: how to read the line table */
+	__u64 code;			/* the PyCodeObject's address in pid */
+	__s32 firstlineno;		/* co_firstlineno */
+	__u32 firsttraceable;		/* _co_firsttraceable */
+	__u16 name_len;			/* bytes of co_qualname at data[0] */
+	__u16 file_len;			/* bytes of co_filename after it */
+	__u16 linetable_len;		/* bytes of co_linetable after that */
+	__u16 __pad[3];
+	/* __u8 data[name_len + file_len + linetable_len]: no NULs */
 };
 
 /*

@@ -21,7 +21,10 @@ _Static_assert(PK_SAMPLE_V2_END == 96 && PK_SAMPLE_V2_SIZE == 96,
 
 _Static_assert(PK_SAMPLE_V3_END == 112, "layout 3 samples have their frames at 112");
 _Static_assert(PK_SAMPLE_V4_END == 120, "layout 4 samples have their frames at 120");
-_Static_assert(PK_SAMPLE_V4_END == sizeof(struct pk_sample), "layout 4 ends the sample");
+#define PK_SAMPLE_V5_END \
+	(offsetof(struct pk_sample, __pad7) + sizeof(((struct pk_sample *)0)->__pad7))
+_Static_assert(PK_SAMPLE_V5_END == 128, "layout 5 samples have their frames at 128");
+_Static_assert(PK_SAMPLE_V5_END == sizeof(struct pk_sample), "layout 5 ends the sample");
 _Static_assert(sizeof(struct pk_ustack_copy) == 168, "the stack copy's header is 168 bytes");
 
 /* Layout 2's fields, when the record has them and the walk was DWARF.
