@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * Ring-buffer records: a reader must survive records from a newer, older
- * (layouts 1 to 3) or broken producer. A sample that validates must have all its
+ * (layouts 1 to 5) or broken producer. A sample that validates must have all its
  * frames inside the input, which reading every one of them under ASan
  * checks, and must keep the promises record.h makes about its fields.
  */
@@ -18,7 +18,7 @@ static void check_sample(const struct pk_record_sample *s, const uint8_t *data)
 	volatile __u64 sink = 0;
 	unsigned int fp = 0;
 
-	for (size_t i = 0; i < (size_t)s->kstack_len + s->ustack_len; i++)
+	for (size_t i = 0; i < (size_t)s->kstack_len + s->ustack_len + s->py_len; i++)
 		sink += pk_record_frame(s, i);
 	if (memchr(s->comm, '\0', sizeof(s->comm)) == NULL)
 		abort();
@@ -41,12 +41,17 @@ static void check_sample(const struct pk_record_sample *s, const uint8_t *data)
 		abort();
 	/* before layout 3 (frames at 112): event 0, weight not known */
 	memcpy(&frames_off, data + offsetof(struct pk_sample, frames_off), sizeof(frames_off));
+	/* Python frames: layout 5 (frames at 128) with the flag only */
+	if (s->py_len > PK_MAX_PY_DEPTH ||
+	    ((s->py_len || s->py_end != PK_PY_END_NONE) && !(s->flags & PK_SAMPLE_PY)) ||
+	    ((s->flags & PK_SAMPLE_PY) && frames_off < offsetof(struct pk_sample, __pad7) + 4))
+		abort();
 	if (frames_off < offsetof(struct pk_sample, copy_off) && (s->event || s->weight))
 		abort();
 	/* a stack copy (layout 4) lies inside the input, after the frames,
 	 * of a walk that stopped for want of a table, from its last frame */
 	if (s->flags & PK_SAMPLE_USTACK_COPY) {
-		if (frames_off < sizeof(struct pk_sample) || !s->stack ||
+		if (frames_off < offsetof(struct pk_sample, py_len) || !s->stack ||
 		    !(s->flags & PK_SAMPLE_USTACK_DWARF) || s->ustack_end != PK_END_NO_TABLE ||
 		    !s->ustack_len || s->copy.start > s->copy.regs[7] ||
 		    s->copy.regs[16] != pk_record_frame(s, (size_t)s->kstack_len + s->ustack_len - 1))
@@ -56,6 +61,26 @@ static void check_sample(const struct pk_record_sample *s, const uint8_t *data)
 	} else if (s->stack) {
 		abort();
 	}
+	(void)sink;
+}
+
+/* A code event's strings and line table lie in the input, within their
+ * limits, the strings without a NUL. */
+static void check_py_code(const struct pk_py_code_desc *c, const uint8_t *data, size_t size)
+{
+	const uint8_t *end = data + size;
+	volatile __u64 sink = 0;
+
+	if (c->name_len > PK_PY_NAME_MAX || c->file_len > PK_PY_FILE_MAX ||
+	    c->linetable_len > PK_PY_LINETABLE_MAX || !c->code || (c->code & ~PK_PY_CODE_MASK))
+		abort();
+	if ((const uint8_t *)c->name < data || (const uint8_t *)c->name + c->name_len > end ||
+	    (const uint8_t *)c->file + c->file_len > end || c->linetable + c->linetable_len > end)
+		abort();
+	if (memchr(c->name, '\0', c->name_len) || memchr(c->file, '\0', c->file_len))
+		abort();
+	for (size_t i = 0; i < c->linetable_len; i++)
+		sink += c->linetable[i];
 	(void)sink;
 }
 
@@ -71,6 +96,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	switch (pk_record_parse(copy, size, &rec)) {
 	case PK_RECORD_SAMPLE:
 		check_sample(&rec.sample, copy);
+		break;
+	case PK_RECORD_PY_CODE:
+		check_py_code(&rec.py_code, copy, size);
 		break;
 	case PK_RECORD_NO_TABLE:
 		if (rec.no_table.vm_start >= rec.no_table.vm_end)

@@ -398,6 +398,7 @@ int pk_reader_handle(struct pk_reader *r, const void *data, size_t size)
 		r->stats.bad++;
 		return 0;
 	case PK_RECORD_SKIP:
+	case PK_RECORD_PY_CODE:	/* not named yet: skipped */
 		r->stats.skipped++;
 		return 0;
 	case PK_RECORD_NO_TABLE:

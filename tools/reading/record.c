@@ -26,6 +26,8 @@ _Static_assert(PK_SAMPLE_V4_END == 120, "layout 4 samples have their frames at 1
 _Static_assert(PK_SAMPLE_V5_END == 128, "layout 5 samples have their frames at 128");
 _Static_assert(PK_SAMPLE_V5_END == sizeof(struct pk_sample), "layout 5 ends the sample");
 _Static_assert(sizeof(struct pk_ustack_copy) == 168, "the stack copy's header is 168 bytes");
+/* The strings of a code event start at its struct's (padded) size. */
+_Static_assert(sizeof(struct pk_py_code_event) == 48, "a code event's data starts at 48");
 
 /* Layout 2's fields, when the record has them and the walk was DWARF.
  * False when they contradict the frames (more frame-pointer frames than
@@ -63,6 +65,18 @@ static bool parse_walk(const struct pk_event_hdr *hdr, const void *data, __u16 f
 	return true;
 }
 
+/* Whether FLAG of a layout ending at LAYOUT_END is set: a sample of an
+ * older layout has no such flag, whatever its bit says (cleared). */
+static bool layout_flag(const struct pk_event_hdr *hdr, __u16 frames_off, size_t layout_end,
+			__u32 flag, struct pk_record_sample *out)
+{
+	if (frames_off < layout_end) {
+		out->flags &= ~flag;
+		return false;
+	}
+	return hdr->flags & flag;
+}
+
 /* Layout 4's stack copy, when the flag says there is one: after the frames,
  * within the record, and of the walk's last frame. False when it
  * contradicts the rest. */
@@ -73,11 +87,7 @@ static bool parse_copy(const struct pk_event_hdr *hdr, const void *data, __u16 f
 
 	memset(&out->copy, 0, sizeof(out->copy));
 	out->stack = NULL;
-	if (frames_off < PK_SAMPLE_V4_END) {
-		out->flags &= ~PK_SAMPLE_USTACK_COPY;	/* no such flag before */
-		return true;
-	}
-	if (!(hdr->flags & PK_SAMPLE_USTACK_COPY))
+	if (!layout_flag(hdr, frames_off, PK_SAMPLE_V4_END, PK_SAMPLE_USTACK_COPY, out))
 		return true;
 	if (!(out->flags & PK_SAMPLE_USTACK_DWARF) || out->ustack_end != PK_END_NO_TABLE ||
 	    !out->ustack_len)
@@ -95,6 +105,21 @@ static bool parse_copy(const struct pk_event_hdr *hdr, const void *data, __u16 f
 		return false;
 	out->stack = (const char *)data + copy_off + sizeof(out->copy);
 	return true;
+}
+
+/* Layout 5's Python fields, when the flag says a Python walk ran. */
+static bool parse_py(const struct pk_event_hdr *hdr, const void *data, __u16 frames_off,
+		     struct pk_record_sample *out)
+{
+	out->py_len = 0;
+	out->py_end = PK_PY_END_NONE;
+	if (!layout_flag(hdr, frames_off, PK_SAMPLE_V5_END, PK_SAMPLE_PY, out))
+		return true;
+	memcpy(&out->py_len, (const char *)data + offsetof(struct pk_sample, py_len),
+	       sizeof(out->py_len));
+	memcpy(&out->py_end, (const char *)data + offsetof(struct pk_sample, py_end),
+	       sizeof(out->py_end));
+	return out->py_len <= PK_MAX_PY_DEPTH;
 }
 
 static enum pk_record_kind parse_sample(const struct pk_event_hdr *hdr, const void *data,
@@ -115,11 +140,13 @@ static enum pk_record_kind parse_sample(const struct pk_event_hdr *hdr, const vo
 	if (s.kstack_len > PK_MAX_STACK_DEPTH || s.ustack_len > umax ||
 	    s.frames_off < PK_SAMPLE_V1_SIZE || s.frames_off > hdr->size)
 		return PK_RECORD_BAD;
-	frames_bytes = sizeof(__u64) * ((size_t)s.kstack_len + s.ustack_len);
+	out->flags = hdr->flags;
+	if (!parse_py(hdr, data, s.frames_off, out))
+		return PK_RECORD_BAD;
+	frames_bytes = sizeof(__u64) * ((size_t)s.kstack_len + s.ustack_len + out->py_len);
 	if (frames_bytes > (size_t)hdr->size - s.frames_off)
 		return PK_RECORD_BAD;
 
-	out->flags = hdr->flags;
 	out->pid = s.pid;
 	out->tid = s.tid;
 	out->cpu = s.cpu;
@@ -143,6 +170,42 @@ static enum pk_record_kind parse_sample(const struct pk_event_hdr *hdr, const vo
 	if (!parse_copy(hdr, data, s.frames_off, s.frames_off + frames_bytes, out))
 		return PK_RECORD_BAD;
 	return PK_RECORD_SAMPLE;
+}
+
+static enum pk_record_kind parse_py_code(const struct pk_event_hdr *hdr, const void *data,
+					 struct pk_py_code_desc *out)
+{
+	struct pk_py_code_event e;
+	const char *d = (const char *)data + sizeof(e);
+
+	if (hdr->size < sizeof(e))
+		return PK_RECORD_BAD;
+	memcpy(&e, data, sizeof(e));
+	if (e.name_len > PK_PY_NAME_MAX || e.file_len > PK_PY_FILE_MAX ||
+	    e.linetable_len > PK_PY_LINETABLE_MAX ||
+	    (size_t)e.name_len + e.file_len + e.linetable_len > hdr->size - sizeof(e))
+		return PK_RECORD_BAD;
+	/* frames carry 48 bits of the code's address: a wider one names none */
+	if (!e.code || (e.code & ~PK_PY_CODE_MASK))
+		return PK_RECORD_BAD;
+	if (memchr(d, '\0', e.name_len) || memchr(d + e.name_len, '\0', e.file_len))
+		return PK_RECORD_BAD;
+	if (((hdr->flags & PK_PY_NAME_UNREADABLE) && e.name_len) ||
+	    ((hdr->flags & PK_PY_FILE_UNREADABLE) && e.file_len))
+		return PK_RECORD_BAD;
+	out->flags = hdr->flags;
+	out->pid = e.pid;
+	out->version = e.version;
+	out->code = e.code;
+	out->firstlineno = e.firstlineno;
+	out->firsttraceable = e.firsttraceable;
+	out->name = d;
+	out->name_len = e.name_len;
+	out->file = d + e.name_len;
+	out->file_len = e.file_len;
+	out->linetable = (const __u8 *)d + e.name_len + e.file_len;
+	out->linetable_len = e.linetable_len;
+	return PK_RECORD_PY_CODE;
 }
 
 static enum pk_record_kind parse_no_table(const struct pk_event_hdr *hdr, const void *data,
@@ -213,6 +276,8 @@ enum pk_record_kind pk_record_parse(const void *data, size_t size, struct pk_rec
 		return parse_no_table(&hdr, data, &rec->no_table);
 	case PK_EVENT_MAPPING:
 		return parse_mapping(&hdr, data, &rec->mapping);
+	case PK_EVENT_PY_CODE:
+		return parse_py_code(&hdr, data, &rec->py_code);
 	default:
 		return PK_RECORD_SKIP;
 	}

@@ -12,15 +12,22 @@
  * was one cpu-clock sample at the session's frequency). Layout 4
  * (frames_off 120) adds copy_off: with PK_SAMPLE_USTACK_COPY, the registers
  * and the user stack a walk stopped for want of a table left after the
- * frames.
+ * frames. Layout 5 (frames_off 128) adds py_len and py_end: with
+ * PK_SAMPLE_PY, py_len Python frames (pk_py_frame) after the user frames,
+ * and the stack copy after all of them.
+ *
+ * PK_EVENT_PY_CODE names a Python code object: its strings and line table
+ * are checked to lie inside the record and to fit their limits.
  */
 #ifndef PK_RECORD_H
 #define PK_RECORD_H
 
 #include <linux/types.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "bpf/probekit.h"
+#include "symbolization/python_code.h"
 
 /* A layout 1 sample: struct pk_sample up to comm. */
 #define PK_SAMPLE_V1_SIZE	offsetof(struct pk_sample, ustack_end)
@@ -31,6 +38,7 @@ enum pk_record_kind {
 	PK_RECORD_SAMPLE,	/* rec->sample filled */
 	PK_RECORD_NO_TABLE,	/* rec->no_table filled */
 	PK_RECORD_MAPPING,	/* rec->mapping filled */
+	PK_RECORD_PY_CODE,	/* rec->py_code filled */
 	PK_RECORD_SKIP,		/* well-formed record of a type this reader does not know */
 	PK_RECORD_BAD,		/* malformed: sizes do not fit */
 };
@@ -55,7 +63,13 @@ struct pk_record_sample {
 	 * session's events here: the reader knows them. */
 	__u64 weight;		/* in the event's unit; 0: not known */
 	__u16 event;		/* index into the session's event_list */
-	const void *frames;	/* kstack_len then ustack_len __u64, maybe unaligned */
+	/* Layout 5 with PK_SAMPLE_PY (else 0, PK_PY_END_NONE and the flag
+	 * cleared): Python frames after the user frames. */
+	__u16 py_len;		/* <= PK_MAX_PY_DEPTH */
+	__u8 py_end;		/* enum pk_py_end; a newer writer's value may
+				 * be >= PK_PY_END__MAX */
+	const void *frames;	/* kstack_len, ustack_len then py_len __u64,
+				 * maybe unaligned */
 	/* With PK_SAMPLE_USTACK_COPY in flags (layout 4, a DWARF walk that
 	 * ended PK_END_NO_TABLE): the registers of the last user frame
 	 * (regs[PK_DWARF_RIP] is it) and copy.len bytes of its stack from
@@ -89,12 +103,19 @@ struct pk_record {
 		struct pk_record_sample sample;
 		struct pk_record_no_table no_table;
 		struct pk_record_mapping mapping;
+		/* a validated struct pk_py_code_event: its strings and
+		 * line table lie in the record within PK_PY_NAME_MAX,
+		 * PK_PY_FILE_MAX and PK_PY_LINETABLE_MAX, the strings
+		 * without a NUL, an UNREADABLE one empty; code is not 0 and
+		 * fits a pk_py_frame's 48 bits */
+		struct pk_py_code_desc py_code;
 	};
 };
 
 enum pk_record_kind pk_record_parse(const void *data, size_t size, struct pk_record *rec);
 
-/* Frame I of a validated sample (0 <= i < kstack_len + ustack_len). */
+/* Frame I of a validated sample (0 <= i < kstack_len + ustack_len +
+ * py_len). */
 __u64 pk_record_frame(const struct pk_record_sample *sample, size_t i);
 
 #endif

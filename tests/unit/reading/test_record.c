@@ -16,6 +16,8 @@
 #define V3_FRAMES_OFF	112
 /* Layout 4 (copy_off). */
 #define V4_FRAMES_OFF	120
+/* Layout 5 (py_len, py_end). */
+#define V5_FRAMES_OFF	128
 
 /* A sample record with K kernel and U user frames at FRAMES_OFF (layout 1:
  * V1_FRAMES_OFF, only the fields before ustack_end written), frames
@@ -683,14 +685,22 @@ START_TEST(test_random_bytes)
 		 * walk: the interesting part of the space. */
 		if (size >= sizeof(struct pk_sample) && round % 4) {
 			static const __u16 bases[] = { V1_FRAMES_OFF, V2_FRAMES_OFF, V3_FRAMES_OFF,
-						       V4_FRAMES_OFF };
-			__u16 base = bases[(round / 4) % 4];
+						       V4_FRAMES_OFF, V5_FRAMES_OFF };
+			__u16 base = bases[(round / 4) % 5];
 
 			set16(buf, offsetof(struct pk_event_hdr, type), PK_EVENT_SAMPLE);
 			set16(buf, offsetof(struct pk_event_hdr, size), size - rand_r(&seed) % 16);
 			set16(buf, offsetof(struct pk_sample, frames_off), base + rand_r(&seed) % 16);
 			set16(buf, offsetof(struct pk_sample, kstack_len), rand_r(&seed) % 130);
 			set16(buf, offsetof(struct pk_sample, ustack_len), rand_r(&seed) % 260);
+			set16(buf, offsetof(struct pk_sample, py_len), rand_r(&seed) % 130);
+		} else if (size >= sizeof(struct pk_py_code_event) && round % 8 == 4) {
+			set16(buf, offsetof(struct pk_event_hdr, type), PK_EVENT_PY_CODE);
+			set16(buf, offsetof(struct pk_event_hdr, size), size - rand_r(&seed) % 16);
+			set16(buf, offsetof(struct pk_py_code_event, name_len), rand_r(&seed) % 140);
+			set16(buf, offsetof(struct pk_py_code_event, file_len), rand_r(&seed) % 270);
+			set16(buf, offsetof(struct pk_py_code_event, linetable_len),
+			      rand_r(&seed) % 4200);
 		} else if (size >= sizeof(struct pk_no_table) && round % 8 == 0) {
 			set16(buf, offsetof(struct pk_event_hdr, type), PK_EVENT_NO_TABLE);
 			set16(buf, offsetof(struct pk_event_hdr, size), size - rand_r(&seed) % 16);
@@ -698,9 +708,224 @@ START_TEST(test_random_bytes)
 		}
 		kind = pk_record_parse(buf, size, &rec);
 		if (kind == PK_RECORD_SAMPLE)
-			for (size_t i = 0; i < (size_t)rec.sample.kstack_len + rec.sample.ustack_len; i++)
+			for (size_t i = 0; i < (size_t)rec.sample.kstack_len + rec.sample.ustack_len +
+					    rec.sample.py_len; i++)
 				(void)pk_record_frame(&rec.sample, i);
 	}
+}
+END_TEST
+
+/* Layout 5: K kernel, U user (DWARF walk, complete) and P Python frames
+ * (PK_SAMPLE_PY, PK_PY_END_DEPTH), numbered 1.. in that order. */
+static size_t make_py(unsigned char *buf, __u16 k, __u16 u, __u16 p)
+{
+	size_t size = make_sample_at(buf, k, (__u16)(u + p), V5_FRAMES_OFF,
+				     PK_SAMPLE_USTACK_DWARF | PK_SAMPLE_PY);
+
+	set16(buf, offsetof(struct pk_sample, ustack_len), u);
+	set16(buf, offsetof(struct pk_sample, py_len), p);
+	buf[offsetof(struct pk_sample, ustack_end)] = PK_END_COMPLETE;
+	buf[offsetof(struct pk_sample, py_end)] = PK_PY_END_DEPTH;
+	return size;
+}
+
+START_TEST(test_py_frames)
+{
+	static unsigned char buf[PK_SAMPLE_COPY_MAX_SIZE];
+	struct pk_record rec;
+	struct pk_record_sample *r = &rec.sample;
+	size_t size = make_py(buf, 2, 3, 4), off;
+
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+	ck_assert(r->flags & PK_SAMPLE_PY);
+	ck_assert_uint_eq(r->kstack_len, 2);
+	ck_assert_uint_eq(r->ustack_len, 3);
+	ck_assert_uint_eq(r->py_len, 4);
+	ck_assert_uint_eq(r->py_end, PK_PY_END_DEPTH);
+	for (size_t i = 0; i < 9; i++)
+		ck_assert_uint_eq(pk_record_frame(r, i), i + 1);
+	/* the deepest of every part */
+	size = make_py(buf, PK_MAX_STACK_DEPTH, PK_MAX_USTACK_DEPTH, PK_MAX_PY_DEPTH);
+	ck_assert_uint_eq(size, PK_SAMPLE_MAX_SIZE);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+	ck_assert_uint_eq(r->py_len, PK_MAX_PY_DEPTH);
+	ck_assert_uint_eq(pk_record_frame(r, PK_SAMPLE_MAX_SIZE / 8 - V5_FRAMES_OFF / 8 - 1),
+			  PK_SAMPLE_MAX_SIZE / 8 - V5_FRAMES_OFF / 8);
+	/* a Python walk that found nothing (the thread ran no Python) */
+	size = make_py(buf, 1, 1, 0);
+	buf[offsetof(struct pk_sample, py_end)] = PK_PY_END_COMPLETE;
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+	ck_assert_uint_eq(r->py_len, 0);
+	ck_assert_uint_eq(r->py_end, PK_PY_END_COMPLETE);
+	/* without the flag the fields say nothing, whatever they hold */
+	size = make_py(buf, 1, 3, 2);
+	set16(buf, offsetof(struct pk_event_hdr, flags), PK_SAMPLE_USTACK_DWARF);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+	ck_assert_uint_eq(r->py_len, 0);
+	ck_assert_uint_eq(r->py_end, PK_PY_END_NONE);
+	/* layout 4 had no such flag: no Python frames, whatever the bit says */
+	size = make_sample_at(buf, 1, 2, V4_FRAMES_OFF, PK_SAMPLE_PY);
+	set16(buf, offsetof(struct pk_sample, py_len), 7);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+	ck_assert(!(r->flags & PK_SAMPLE_PY));
+	ck_assert_uint_eq(r->py_len, 0);
+	/* a stack copy comes after the Python frames */
+	size = make_py(buf, 2, 3, 4);
+	off = size;
+	{
+		struct pk_ustack_copy c = { .regs_valid = 0x1ffff, .len = 16 };
+
+		c.regs[7] = 1007;
+		c.start = 1007 - PK_USTACK_COPY_BELOW;
+		c.regs[16] = 5;	/* the last user frame */
+		memcpy(buf + off, &c, sizeof(c));
+		memset(buf + off + sizeof(c), 0xab, 16);
+	}
+	set16(buf, offsetof(struct pk_event_hdr, flags),
+	      PK_SAMPLE_USTACK_DWARF | PK_SAMPLE_USTACK_COPY | PK_SAMPLE_PY);
+	buf[offsetof(struct pk_sample, ustack_end)] = PK_END_NO_TABLE;
+	set16(buf, offsetof(struct pk_sample, copy_off), off);
+	set16(buf, offsetof(struct pk_event_hdr, size), off + sizeof(struct pk_ustack_copy) + 16);
+	size = off + sizeof(struct pk_ustack_copy) + 16;
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+	ck_assert_uint_eq(r->py_len, 4);
+	ck_assert_uint_eq(r->copy.len, 16);
+	ck_assert_ptr_eq(r->stack, buf + off + sizeof(struct pk_ustack_copy));
+	check_cuts(buf, size);
+	/* ... never over them */
+	set16(buf, offsetof(struct pk_sample, copy_off), off - 8);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+}
+END_TEST
+
+START_TEST(test_py_frames_bad)
+{
+	static unsigned char buf[PK_SAMPLE_COPY_MAX_SIZE];
+	struct pk_record rec;
+	size_t size;
+
+	/* deeper than any writer goes */
+	size = make_py(buf, 0, 0, PK_MAX_PY_DEPTH + 1);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	/* Python frames past the record */
+	size = make_py(buf, 2, 3, 4);
+	set16(buf, offsetof(struct pk_sample, py_len), 5);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	ck_assert_int_eq(pk_record_parse(buf, sizeof(buf), &rec), PK_RECORD_BAD);
+	check_cuts(buf, make_py(buf, 2, 3, 4));
+}
+END_TEST
+
+/* A code event of NAME, FILE and a line table of LT_LEN bytes 0x80.. */
+static size_t make_code(unsigned char *buf, __u32 flags, const char *name, const char *file,
+			__u16 lt_len)
+{
+	struct pk_py_code_event e = {
+		.hdr = { .type = PK_EVENT_PY_CODE, .flags = flags },
+		.pid = 42, .version = 0x030b02f0, .code = 0x7f0012345678, .firstlineno = 10,
+		.firsttraceable = 3, .name_len = strlen(name), .file_len = strlen(file),
+		.linetable_len = lt_len,
+	};
+	size_t size = sizeof(e) + e.name_len + e.file_len + lt_len;
+
+	e.hdr.size = size;
+	memcpy(buf, &e, sizeof(e));
+	memcpy(buf + sizeof(e), name, e.name_len);
+	memcpy(buf + sizeof(e) + e.name_len, file, e.file_len);
+	for (__u16 i = 0; i < lt_len; i++)
+		buf[sizeof(e) + e.name_len + e.file_len + i] = 0x80 + (i & 0x7f);
+	return size;
+}
+
+START_TEST(test_py_code)
+{
+	static unsigned char buf[1 << 16];
+	struct pk_record rec;
+	struct pk_py_code_desc *c = &rec.py_code;
+	size_t size = make_code(buf, PK_PY_NAME_LATIN1, "Caf\xe9.run", "/srv/app.py", 6);
+
+	ck_assert_uint_eq(size, 48 + 8 + 11 + 6);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_PY_CODE);
+	ck_assert_uint_eq(c->flags, PK_PY_NAME_LATIN1);
+	ck_assert_uint_eq(c->pid, 42);
+	ck_assert_uint_eq(c->version, 0x030b02f0);
+	ck_assert_uint_eq(c->code, 0x7f0012345678);
+	ck_assert_int_eq(c->firstlineno, 10);
+	ck_assert_uint_eq(c->firsttraceable, 3);
+	ck_assert_uint_eq(c->name_len, 8);
+	ck_assert(memcmp(c->name, "Caf\xe9.run", 8) == 0);
+	ck_assert_uint_eq(c->file_len, 11);
+	ck_assert(memcmp(c->file, "/srv/app.py", 11) == 0);
+	ck_assert_uint_eq(c->linetable_len, 6);
+	ck_assert_ptr_eq(c->linetable, buf + 48 + 19);
+	ck_assert_uint_eq(c->linetable[5], 0x85);
+	check_cuts(buf, size);
+	/* a record delivered larger, and one with bytes to spare */
+	ck_assert_int_eq(pk_record_parse(buf, size + 40, &rec), PK_RECORD_PY_CODE);
+	set16(buf, offsetof(struct pk_event_hdr, size), size + 8);
+	ck_assert_int_eq(pk_record_parse(buf, size + 8, &rec), PK_RECORD_PY_CODE);
+	/* unreadable strings are empty */
+	size = make_code(buf, PK_PY_NAME_UNREADABLE | PK_PY_FILE_UNREADABLE, "", "", 0);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_PY_CODE);
+	ck_assert_uint_eq(c->name_len + c->file_len + c->linetable_len, 0);
+	/* the longest of each */
+	{
+		char name[PK_PY_NAME_MAX + 2], file[PK_PY_FILE_MAX + 2];
+
+		memset(name, 'n', sizeof(name));
+		memset(file, 'f', sizeof(file));
+		name[PK_PY_NAME_MAX] = file[PK_PY_FILE_MAX] = '\0';
+		size = make_code(buf, 0, name, file, PK_PY_LINETABLE_MAX);
+		ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_PY_CODE);
+		name[PK_PY_NAME_MAX] = 'n';
+		name[PK_PY_NAME_MAX + 1] = '\0';
+		size = make_code(buf, 0, name, "f", 0);
+		ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+		file[PK_PY_FILE_MAX] = 'f';
+		file[PK_PY_FILE_MAX + 1] = '\0';
+		size = make_code(buf, 0, "n", file, 0);
+		ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+		size = make_code(buf, 0, "n", "f", PK_PY_LINETABLE_MAX + 1);
+		ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	}
+}
+END_TEST
+
+START_TEST(test_py_code_bad)
+{
+	static unsigned char buf[1 << 16];
+	struct pk_record rec;
+	size_t size;
+
+	/* lengths past hdr.size */
+	size = make_code(buf, 0, "f", "a.py", 4);
+	set16(buf, offsetof(struct pk_event_hdr, size), size - 1);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	set16(buf, offsetof(struct pk_event_hdr, size), size);
+	set16(buf, offsetof(struct pk_py_code_event, linetable_len), 5);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	/* a NUL in a string */
+	size = make_code(buf, 0, "f", "a.py", 4);
+	buf[48] = '\0';
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	size = make_code(buf, 0, "f", "a.py", 4);
+	buf[48 + 1 + 3] = '\0';
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	/* (the line table may hold any byte) */
+	size = make_code(buf, 0, "f", "a.py", 4);
+	buf[48 + 5] = '\0';
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_PY_CODE);
+	/* an unreadable string with bytes */
+	size = make_code(buf, PK_PY_NAME_UNREADABLE, "f", "a.py", 0);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	size = make_code(buf, PK_PY_FILE_UNREADABLE, "f", "a.py", 0);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	/* a code no frame can name */
+	size = make_code(buf, 0, "f", "a.py", 0);
+	set64(buf, offsetof(struct pk_py_code_event, code), 0);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	set64(buf, offsetof(struct pk_py_code_event, code), 1ULL << 48);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
 }
 END_TEST
 
@@ -720,11 +945,15 @@ Suite *suite_record(void)
 	tcase_add_test(tc, test_no_table);
 	tcase_add_test(tc, test_mapping);
 	tcase_add_test(tc, test_copy);
+	tcase_add_test(tc, test_py_frames);
+	tcase_add_test(tc, test_py_code);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("invalid");
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_dwarf_bad);
 	tcase_add_test(tc, test_copy_bad);
+	tcase_add_test(tc, test_py_frames_bad);
+	tcase_add_test(tc, test_py_code_bad);
 	tcase_add_test(tc, test_truncated);
 	tcase_add_test(tc, test_lying_sizes);
 	tcase_add_test(tc, test_random_bytes);
