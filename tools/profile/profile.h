@@ -64,6 +64,10 @@ struct pk_loc {
 	const struct pk_frame *frames; /* innermost first: [0] is the inlined
 					* code at addr, [nframes-1] the function
 					* whose symbol holds addr */
+	bool python;		/* a Python frame (bpf/probekit.h "Python"):
+				 * frames[0] is {co_qualname, co_filename,
+				 * line}, one frame; addr the code object's
+				 * address, map NULL */
 };
 
 #define PK_LOC_NO_SYM	(~0ULL)

@@ -46,7 +46,10 @@ struct pk_reader {
 struct stack_rec {
 	struct pk_stack_view view;		/* first: samples point here */
 	__u64 take;				/* the last take that held it */
-	__u16 named, lines, inlined, knamed;	/* of its user / kernel frames */
+	__u16 native;				/* user frames native in the view */
+	__u16 named, lines, inlined, knamed;	/* of its native user / kernel frames */
+	__u16 py, py_named, py_lines;		/* of its Python frames */
+	__u16 py_left, eval_left;		/* what the merge could not pair */
 	const struct pk_loc *locs[];
 };
 
@@ -118,41 +121,98 @@ void pk_reader_free(struct pk_reader *r)
 	free(r);
 }
 
-/* The locations of a new stack. The leaf of each part is where the CPU
- * was; every other address is a return address. */
+/* Whether LOC runs CPython's eval loop: a call of it runs Python frames. */
+static bool loc_is_eval(const struct pk_loc *loc)
+{
+	static const char eval[] = "_PyEval_EvalFrameDefault";
+	const char *name = loc->frames[loc->nframes - 1].name;
+	size_t n = sizeof(eval) - 1;
+
+	/* its hot/cold split's part, should a symbol table name it apart */
+	return strncmp(name, eval, n) == 0 && (!name[n] || strcmp(name + n, ".cold") == 0);
+}
+
+/* Python frame I (0: the leaf) of S, symbolized into REC->locs[*OUT]. */
+static bool put_py(struct pk_reader *r, const struct pk_stack *s, size_t i,
+		   struct stack_rec *rec, size_t *out)
+{
+	const struct pk_loc *loc = pk_symbolizer_py_loc(r->sym, s->pid,
+							s->frames[(size_t)s->klen + s->ulen + i]);
+
+	if (!loc)
+		return false;
+	rec->locs[(*out)++] = loc;
+	rec->py++;
+	rec->py_named += loc_named(loc);
+	rec->py_lines += loc->frames[0].line != 0;
+	return true;
+}
+
+/*
+ * The locations of a new stack. The leaf of each part is where the CPU
+ * was; every other address is a return address.
+ *
+ * Python frames are merged into the user part as py-spy's and
+ * OpenTelemetry's mixed mode do: native frames leaf first, each one in
+ * _PyEval_EvalFrameDefault replaced by the Python frames that call of the
+ * eval loop runs, from the next Python frame up to the next one that
+ * entered it (PK_PY_FRAME_ENTRY). Python frames left when the native walk
+ * was cut go at the outer end; eval frames left when the Python frames run
+ * out (the Python walk was cut) stay native.
+ */
 static struct stack_rec *symbolize(struct pk_reader *r, const struct pk_stack *s, __u32 id)
 {
-	size_t n = (size_t)s->klen + s->ulen;
+	size_t n = (size_t)s->klen + s->ulen + s->plen, out, py = 0;
 	struct stack_rec *rec = malloc(sizeof(*rec) + (n ? n : 1) * sizeof(rec->locs[0]));
 
 	if (!rec)
 		return NULL;
 	*rec = (struct stack_rec){ 0 };
 	rec->view = (struct pk_stack_view){
-		.id = id, .pid = s->pid, .comm = s->comm, .nkernel = s->klen, .nuser = s->ulen,
-		.locs = rec->locs,
+		.id = id, .pid = s->pid, .comm = s->comm, .nkernel = s->klen, .locs = rec->locs,
 	};
-	for (size_t i = 0; i < n; i++) {
-		bool kernel = i < s->klen;
-		bool ret = kernel ? i > 0 : i > s->klen;
-
-		rec->locs[i] = kernel ? pk_symbolizer_kernel_loc(r->sym, s->frames[i], ret)
-				      : pk_symbolizer_user_loc(r->sym, s->pid, s->frames[i], ret);
-		if (!rec->locs[i]) {
-			free(rec);
-			return NULL;
-		}
-		if (kernel) {
-			rec->knamed += loc_named(rec->locs[i]);
-		} else {
-			rec->named += loc_named(rec->locs[i]);
-			rec->lines += rec->locs[i]->frames[0].line != 0;
-			rec->inlined += rec->locs[i]->nframes > 1;
-		}
+	for (size_t i = 0; i < s->klen; i++) {
+		rec->locs[i] = pk_symbolizer_kernel_loc(r->sym, s->frames[i], i > 0);
+		if (!rec->locs[i])
+			goto fail;
+		rec->knamed += loc_named(rec->locs[i]);
 	}
-	return rec;
-}
+	out = s->klen;
+	for (size_t i = s->klen; i < (size_t)s->klen + s->ulen; i++) {
+		const struct pk_loc *loc = pk_symbolizer_user_loc(r->sym, s->pid, s->frames[i],
+								  i > s->klen);
 
+		if (!loc)
+			goto fail;
+		if (s->plen && loc_is_eval(loc)) {
+			if (py < s->plen) {
+				__u64 f;
+
+				do {
+					f = s->frames[(size_t)s->klen + s->ulen + py];
+					if (!put_py(r, s, py++, rec, &out))
+						goto fail;
+				} while (!(f & PK_PY_FRAME_ENTRY) && py < s->plen);
+				continue;
+			}
+			rec->eval_left++;
+		}
+		rec->locs[out++] = loc;
+		rec->native++;
+		rec->named += loc_named(loc);
+		rec->lines += loc->frames[0].line != 0;
+		rec->inlined += loc->nframes > 1;
+	}
+	rec->py_left = s->plen - py;
+	while (py < s->plen)
+		if (!put_py(r, s, py++, rec, &out))
+			goto fail;
+	rec->view.nuser = (__u16)(out - s->klen);
+	return rec;
+fail:
+	free(rec);
+	return NULL;
+}
 
 static int log_sample(struct pk_reader *r, const struct pk_record_sample *rec,
 		      const struct stack_rec *stack)
@@ -196,7 +256,7 @@ static int log_sample(struct pk_reader *r, const struct pk_record_sample *rec,
  * walked on here with the file's table, into FRAMES (the sample's, then
  * the callers found) and *OUT, which points there. */
 static int finish_walk(struct pk_reader *r, const struct pk_record_sample *rec,
-		       __u64 frames[PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH],
+		       __u64 frames[PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH + PK_MAX_PY_DEPTH],
 		       struct pk_record_sample *out)
 {
 	size_t n = (size_t)rec->kstack_len + rec->ustack_len;
@@ -213,6 +273,9 @@ static int finish_walk(struct pk_reader *r, const struct pk_record_sample *rec,
 	*out = *rec;
 	if (res.end == PK_END_NO_TABLE && !res.n)
 		return 0;	/* no table to go on with: as the kernel sent it */
+	/* the Python frames go after the user frames, as the kernel put them */
+	for (size_t i = 0; i < rec->py_len; i++)
+		frames[n + res.n + i] = pk_record_frame(rec, n + i);
 	out->frames = frames;
 	out->ustack_len += res.n;
 	out->ustack_end = res.end;
@@ -228,7 +291,7 @@ static int finish_walk(struct pk_reader *r, const struct pk_record_sample *rec,
  * truncated stack still tells where the time went. */
 static int handle_sample(struct pk_reader *r, const struct pk_record_sample *sample)
 {
-	__u64 frames[PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH];
+	__u64 frames[PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH + PK_MAX_PY_DEPTH];
 	const struct pk_record_sample *rec = sample;
 	struct pk_record_sample finished;
 	const struct stack_rec *st;
@@ -267,8 +330,13 @@ static int handle_sample(struct pk_reader *r, const struct pk_record_sample *sam
 		if (rec->ustack_end < PK_END__MAX)
 			r->stats.ends[rec->ustack_end]++;
 	}
+	if (rec->flags & PK_SAMPLE_PY) {
+		r->stats.py_samples++;
+		if (rec->py_end < PK_PY_END__MAX)
+			r->stats.py_ends[rec->py_end]++;
+	}
 	s = pk_stack_agg_add(r->agg, rec->pid, rec->comm, rec->frames, rec->kstack_len,
-			     rec->ustack_len, 1, &is_new);
+			     rec->ustack_len, rec->py_len, 1, &is_new);
 	if (!s)
 		return -ENOMEM;
 	if (is_new) {
@@ -278,12 +346,17 @@ static int handle_sample(struct pk_reader *r, const struct pk_record_sample *sam
 		r->stats.stacks++;
 	}
 	st = s->user;
-	r->stats.user_frames += st->view.nuser;
+	r->stats.user_frames += st->native;
 	r->stats.user_named += st->named;
 	r->stats.user_lines += st->lines;
 	r->stats.user_inlined += st->inlined;
 	r->stats.kernel_frames += st->view.nkernel;
 	r->stats.kernel_named += st->knamed;
+	r->stats.py_frames += st->py;
+	r->stats.py_named += st->py_named;
+	r->stats.py_lines += st->py_lines;
+	r->stats.py_left += st->py_left;
+	r->stats.eval_left += st->eval_left;
 	if (!r->nsamples || rec->time_ns < r->first_ns)
 		r->first_ns = rec->time_ns;
 	if (!r->nsamples || rec->time_ns > r->last_ns)
@@ -389,6 +462,22 @@ static void handle_no_table(struct pk_reader *r, const struct pk_record_no_table
 		fprintf(r->log ? r->log : stderr, "probe-read: %s\n", err);
 }
 
+/* A code object named: frames of it are named from now on. One that takes
+ * another's place seals the process's stacks, as a file mapped where
+ * another was does: the same frames name other code now. */
+static int handle_py_code(struct pk_reader *r, const struct pk_py_code_desc *d)
+{
+	int ret;
+
+	r->stats.py_codes++;
+	ret = pk_symbolizer_add_py_code(r->sym, d);
+	if (ret < 0)
+		return ret;
+	if (ret)
+		pk_stack_agg_seal_pid(r->agg, d->pid);
+	return 0;
+}
+
 int pk_reader_handle(struct pk_reader *r, const void *data, size_t size)
 {
 	struct pk_record rec;
@@ -398,7 +487,6 @@ int pk_reader_handle(struct pk_reader *r, const void *data, size_t size)
 		r->stats.bad++;
 		return 0;
 	case PK_RECORD_SKIP:
-	case PK_RECORD_PY_CODE:	/* not named yet: skipped */
 		r->stats.skipped++;
 		return 0;
 	case PK_RECORD_NO_TABLE:
@@ -406,6 +494,8 @@ int pk_reader_handle(struct pk_reader *r, const void *data, size_t size)
 		return 0;
 	case PK_RECORD_MAPPING:
 		return handle_mapping(r, &rec.mapping);
+	case PK_RECORD_PY_CODE:
+		return handle_py_code(r, &rec.py_code);
 	case PK_RECORD_SAMPLE:
 		break;
 	}

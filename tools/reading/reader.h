@@ -83,6 +83,16 @@ struct pk_reader_stats {
 	 * stack's): how many got a name, a source line, inlined callees. */
 	__u64 user_frames, user_named, user_lines, user_inlined;
 	__u64 kernel_frames, kernel_named;
+	/* Python (layout 5): samples with a Python walk, by how it ended (a
+	 * newer writer's unknown reason: in py_samples only), and over
+	 * every sample's frames: the Python frames read, those a code report
+	 * named, those with a line; the Python frames no native eval frame
+	 * was left for (put at the outer end: the native walk was cut) and
+	 * the eval frames no Python frame was left for (kept native), in
+	 * samples with Python frames. */
+	__u64 py_samples, py_ends[PK_PY_END__MAX];
+	__u64 py_frames, py_named, py_lines, py_left, eval_left;
+	__u64 py_codes;		/* PK_EVENT_PY_CODE records */
 	/* By event: the samples and the sum of their weights (0 for samples
 	 * whose weight is not known: layouts before events). */
 	__u64 event_samples[PK_MAX_EVENTS];

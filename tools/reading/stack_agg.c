@@ -47,11 +47,11 @@ static __u64 hash_stack(__u32 pid, const char *comm, const void *frames, size_t 
 }
 
 static bool same(const struct pk_stack *s, __u64 hash, __u32 pid, const char *comm,
-		 const void *frames, __u16 klen, __u16 ulen)
+		 const void *frames, __u16 klen, __u16 ulen, __u16 plen)
 {
 	return s->hash == hash && !s->sealed && s->pid == pid && s->klen == klen && s->ulen == ulen &&
-	       memcmp(s->comm, comm, PK_TASK_COMM_LEN) == 0 &&
-	       memcmp(s->frames, frames, 8 * (size_t)(klen + ulen)) == 0;
+	       s->plen == plen && memcmp(s->comm, comm, PK_TASK_COMM_LEN) == 0 &&
+	       memcmp(s->frames, frames, 8 * ((size_t)klen + ulen + plen)) == 0;
 }
 
 /* The table's slots anew, CAP of them (a power of two, over twice n). */
@@ -80,21 +80,23 @@ static int grow(struct pk_stack_agg *agg)
 }
 
 struct pk_stack *pk_stack_agg_add(struct pk_stack_agg *agg, __u32 pid, const char *comm,
-				  const void *frames, __u16 klen, __u16 ulen, __u64 count,
-				  bool *is_new)
+				  const void *frames, __u16 klen, __u16 ulen, __u16 plen,
+				  __u64 count, bool *is_new)
 {
 	char comm_key[PK_TASK_COMM_LEN] = { 0 };
-	size_t nframes = (size_t)klen + ulen, i;
+	size_t nframes = (size_t)klen + ulen + plen, i;
 	struct pk_stack *s;
 	__u64 hash;
 
 	/* Bytes after the comm's NUL are not part of the name. */
 	strncpy(comm_key, comm, PK_TASK_COMM_LEN - 1);
-	hash = hash_stack(pid, comm_key, frames, nframes);
+	/* where the parts meet is hashed too: frames moved from one part to
+	 * the next are another stack */
+	hash = hash_stack(pid ^ ((__u32)ulen << 16), comm_key, frames, nframes);
 	*is_new = false;
 	if (agg->cap) {
 		for (i = hash & (agg->cap - 1); (s = agg->slots[i]); i = (i + 1) & (agg->cap - 1)) {
-			if (same(s, hash, pid, comm_key, frames, klen, ulen)) {
+			if (same(s, hash, pid, comm_key, frames, klen, ulen, plen)) {
 				s->count += count;
 				return s;
 			}
@@ -115,6 +117,7 @@ struct pk_stack *pk_stack_agg_add(struct pk_stack_agg *agg, __u32 pid, const cha
 	s->pid = pid;
 	s->klen = klen;
 	s->ulen = ulen;
+	s->plen = plen;
 	s->sealed = false;
 	memcpy(s->comm, comm_key, PK_TASK_COMM_LEN);
 	memcpy(s->frames, frames, 8 * nframes);

@@ -18,10 +18,12 @@ struct pk_stack {
 	__u64 count;
 	void *user;		/* the caller's (e.g. the folded line) */
 	__u32 pid;
-	__u16 klen, ulen;
+	__u16 klen, ulen, plen;
 	bool sealed;		/* counts no more samples (pk_stack_agg_seal_pid) */
 	char comm[PK_TASK_COMM_LEN];
-	__u64 frames[];		/* klen kernel then ulen user addresses, leaf first */
+	__u64 frames[];		/* klen kernel then ulen user addresses, then
+				 * plen Python frames (pk_py_frame), each part
+				 * leaf first */
 };
 
 struct pk_stack_agg;
@@ -31,13 +33,15 @@ void pk_stack_agg_free(struct pk_stack_agg *agg);
 
 /*
  * Count COUNT samples of a stack: FRAMES holds klen kernel then ulen user
- * addresses (leaf first), possibly unaligned (copied). Returns the stack's
+ * addresses, then plen Python frames (each part leaf first), possibly
+ * unaligned (copied). The Python frames are part of the stack's identity:
+ * one native stack of the eval loop runs many Python stacks. Returns the stack's
  * entry, with *is_new when this is its first sample; NULL when out of
  * memory.
  */
 struct pk_stack *pk_stack_agg_add(struct pk_stack_agg *agg, __u32 pid, const char *comm,
-				  const void *frames, __u16 klen, __u16 ulen, __u64 count,
-				  bool *is_new);
+				  const void *frames, __u16 klen, __u16 ulen, __u16 plen,
+				  __u64 count, bool *is_new);
 
 /* PID's addresses may mean other code from now on (its mappings changed):
  * its stacks so far count no more samples, so that a stack with the same

@@ -142,6 +142,38 @@ void pk_summary_symbols(FILE *f, const struct pk_reader_stats *st)
 		fputc('\n', f);
 }
 
+static const char *const py_end_names[PK_PY_END__MAX] = {
+	[PK_PY_END_NONE] = "no walk",
+	[PK_PY_END_COMPLETE] = "complete",
+	[PK_PY_END_DEPTH] = "depth limit",
+	[PK_PY_END_NO_THREAD] = "no thread state",
+	[PK_PY_END_READ_FAULT] = "read fault",
+};
+
+void pk_summary_python(FILE *f, const struct pk_reader_stats *st)
+{
+	const char *sep = ";";
+
+	if (!st->py_samples && !st->py_frames)
+		return;
+	fprintf(f, "python: %llu frames in %llu samples with a Python walk, %.1f%% named, %.1f%% with a line",
+		(unsigned long long)st->py_frames, (unsigned long long)st->py_samples,
+		pct(st->py_named, st->py_frames), pct(st->py_lines, st->py_frames));
+	if (st->py_left)
+		fprintf(f, "; %llu past the native frames (put outermost)",
+			(unsigned long long)st->py_left);
+	if (st->eval_left)
+		fprintf(f, "; %llu eval frames without Python frames (kept native)",
+			(unsigned long long)st->eval_left);
+	for (unsigned int e = 0; e < PK_PY_END__MAX; e++) {
+		if (!st->py_ends[e] || !py_end_names[e] || !st->py_samples)
+			continue;
+		fprintf(f, "%s %.1f%% %s", sep, pct(st->py_ends[e], st->py_samples), py_end_names[e]);
+		sep = ",";
+	}
+	fputc('\n', f);
+}
+
 /* What to do about samples lost to a full ring buffer: each option named
  * with the tool that takes it. */
 const char pk_summary_lost_hint[] =
@@ -179,6 +211,7 @@ void pk_summary_print(FILE *f, const struct pk_reader *reader, int counters_fd,
 		pk_summary_unsupported(f, cnt);
 	pk_summary_no_table(f, &st);
 	pk_summary_symbols(f, &st);
+	pk_summary_python(f, &st);
 	if (!ret && cnt[PK_CNT_USTACK_COPIES])
 		fprintf(f, "probe-read: %llu samples sent with their user stack copied (no table yet), %.1f KiB each on average\n",
 			(unsigned long long)cnt[PK_CNT_USTACK_COPIES],
@@ -186,4 +219,7 @@ void pk_summary_print(FILE *f, const struct pk_reader *reader, int counters_fd,
 	if (!ret && cnt[PK_CNT_MAPPING_LOST])
 		fprintf(f, "probe-read: %llu mapping reports lost (ring buffer full): frames of processes that exited before they were read may be unnamed\n",
 			(unsigned long long)cnt[PK_CNT_MAPPING_LOST]);
+	if (!ret && cnt[PK_CNT_PY_CODE_LOST])
+		fprintf(f, "probe-read: %llu Python code reports lost (ring buffer full): their frames read [py:0xADDR]\n",
+			(unsigned long long)cnt[PK_CNT_PY_CODE_LOST]);
 }

@@ -57,6 +57,10 @@ struct proc {
 	struct pk_perf_map *jit;	/* /tmp/perf-PID.map; NULL: none (yet) */
 	__u64 jit_read_ns;		/* last load or refresh; 0: never */
 	struct pk_u64map locs;	/* addr << 1 | ret -> struct pk_loc */
+	/* Python frames: code entry's serial << 16 | instruction + 1, and
+	 * serial << 32 | line, -> struct pk_loc; code -> the location of a
+	 * code no report named yet */
+	struct pk_u64map py_instrs, py_lines, py_unknown;
 	/* every file its locations name, held while it is kept: its maps may
 	 * be read anew, its locations stay (forget_gone) */
 	struct pk_u64map used;	/* file address -> struct pk_symfile */
@@ -76,6 +80,7 @@ struct pk_symbolizer {
 	struct pk_u64map kmaps;		/* hash(module name) -> struct pk_map */
 	struct pk_strpool pool;		/* the kernel's names, locations, maps */
 	struct pk_symfile *vdso;	/* our own vDSO's image; NULL: not tried */
+	struct pk_py_codes *py;		/* Python code objects, per process */
 	int vdso_fd;
 	size_t nlocs, nmaps;
 	__u32 round;			/* of numbering: pk_symbolizer_renumber */
@@ -309,6 +314,9 @@ static void free_proc(struct proc *p)
 	free(p->kmaps);
 	pk_perf_map_free(p->jit);
 	pk_u64map_free(&p->locs);
+	pk_u64map_free(&p->py_instrs);
+	pk_u64map_free(&p->py_lines);
+	pk_u64map_free(&p->py_unknown);
 	pk_u64map_free(&p->used);
 	pk_strpool_free(&p->pool);
 	free(p);
@@ -618,6 +626,84 @@ const char *pk_symbolizer_user(struct pk_symbolizer *sym, __u32 pid, __u64 addr)
 	return loc ? loc->frames[loc->nframes - 1].name : NULL;
 }
 
+/* --- Python ---------------------------------------------------------------- */
+
+int pk_symbolizer_add_py_code(struct pk_symbolizer *sym, const struct pk_py_code_desc *d)
+{
+	struct proc *p = get_proc(sym, d->pid);	/* forgotten with its process */
+	int ret;
+
+	if (!p)
+		return -ENOMEM;
+	ret = pk_py_codes_add(sym->py, d);
+	if (ret < 0)
+		return ret;
+	/* frames named "[py:0x...]" until now are named now: stacks that
+	 * hold them are symbolized anew, as after a replaced entry */
+	if (pk_u64map_del(&p->py_unknown, d->code))
+		ret = 1;
+	return ret;
+}
+
+/* A Python location of P, pooled with P. */
+static struct pk_loc *py_new_loc(struct pk_symbolizer *sym, struct proc *p, __u64 code,
+				 const char *name, const char *file, __u32 line)
+{
+	struct pk_loc *loc = new_loc(sym, &p->pool, code, false, 1);
+
+	if (!loc || !name)
+		return NULL;
+	loc->python = true;
+	((struct pk_frame *)loc->frames)[0] = (struct pk_frame){
+		.name = name, .file = file, .line = line };
+	return loc;
+}
+
+const struct pk_loc *pk_symbolizer_py_loc(struct pk_symbolizer *sym, __u32 pid, __u64 frame)
+{
+	struct proc *p = get_proc(sym, pid);
+	__u64 code = frame & PK_PY_CODE_MASK;
+	__u32 instr = frame >> PK_PY_INSTR_SHIFT & PK_PY_INSTR_MASK, line;
+	const struct pk_py_code *c;
+	struct pk_loc *loc;
+	__u64 ikey, lkey;
+
+	if (!p)
+		return NULL;
+	c = pk_py_codes_find(sym->py, pid, code);
+	if (!c) {
+		loc = pk_u64map_get(&p->py_unknown, code);
+		if (!loc) {
+			loc = py_new_loc(sym, p, code,
+					 pk_strpool_printf(&p->pool, "[py:0x%llx]",
+							   (unsigned long long)code), NULL, 0);
+			if (!loc || pk_u64map_put(&p->py_unknown, code, loc))
+				return NULL;
+		}
+		return pk_symbolizer_number(sym, loc);
+	}
+	ikey = c->serial << 16 | instr;
+	loc = pk_u64map_get(&p->py_instrs, ikey);
+	if (loc)
+		return pk_symbolizer_number(sym, loc);
+	sym->stats.lookups++;
+	line = pk_py_code_line(c, instr);
+	lkey = c->serial << 32 | line;
+	loc = pk_u64map_get(&p->py_lines, lkey);
+	if (!loc) {
+		const char *name = c->qualname;
+
+		if (!name)
+			name = pk_strpool_printf(&p->pool, "[py:0x%llx]", (unsigned long long)code);
+		loc = py_new_loc(sym, p, code, name, c->file, line);
+		if (!loc || pk_u64map_put(&p->py_lines, lkey, loc))
+			return NULL;
+	}
+	if (pk_u64map_put(&p->py_instrs, ikey, loc))
+		return NULL;
+	return pk_symbolizer_number(sym, loc);
+}
+
 /* --- kernel ---------------------------------------------------------------- */
 
 /* The map of kernel module MODULE (NULL: vmlinux), one for the session:
@@ -734,6 +820,7 @@ size_t pk_symbolizer_forget_gone(struct pk_symbolizer *sym,
 		if (in_use(ctx, p->pid) || proc_exists(sym, p->pid))
 			continue;
 		pk_u64map_del(&sym->procs, it.key);
+		pk_py_codes_forget_pid(sym->py, p->pid);
 		free_proc(p);
 		forgotten++;
 	}
@@ -765,7 +852,8 @@ struct pk_symbolizer *pk_symbolizer_new(const struct pk_symbolizer_opts *opts)
 	sym->no_dwarf = opts && opts->no_dwarf;
 	snprintf(sym->proc_root, sizeof(sym->proc_root), "%s", root);
 	sym->files = pk_symfiles_new();
-	if (!sym->files)
+	sym->py = pk_py_codes_new();
+	if (!sym->files || !sym->py)
 		goto fail;
 	if (opts && opts->debug_dirs &&
 	    pk_symfiles_set_debug_dirs(sym->files, opts->debug_dirs, opts->ndebug_dirs))
@@ -792,6 +880,7 @@ void pk_symbolizer_free(struct pk_symbolizer *sym)
 	pk_u64map_free(&sym->klocs);
 	pk_u64map_free(&sym->kmaps);
 	pk_symfiles_free(sym->files);
+	pk_py_codes_free(sym->py);
 	pk_symtab_free(sym->kallsyms);
 	pk_strpool_free(&sym->pool);
 	if (sym->vdso_fd >= 0)
@@ -814,4 +903,5 @@ void pk_symbolizer_counts(const struct pk_symbolizer *sym, size_t *nlocs, size_t
 void pk_symbolizer_stats(const struct pk_symbolizer *sym, struct pk_symbolizer_stats *st)
 {
 	*st = sym->stats;
+	st->py_codes = pk_py_codes_count(sym->py);
 }

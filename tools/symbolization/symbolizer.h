@@ -21,6 +21,10 @@
  *   [unknown]       no mapping holds the address (or the process exited
  *                   before its mappings could be read)
  *   name [module]   a kernel module's symbol, a BPF program's ("[bpf]")
+ *
+ * Python frames (pk_py_frame) are named by the code objects the kernel
+ * reported (PK_EVENT_PY_CODE, python_code.h): co_qualname, co_filename
+ * and the instruction's line, or [py:0xCODE] while no report named it.
  */
 #ifndef PK_SYMBOLIZER_H
 #define PK_SYMBOLIZER_H
@@ -30,6 +34,7 @@
 #include <stddef.h>
 
 #include "profile/profile.h"
+#include "symbolization/python_code.h"
 
 struct pk_symbolizer_opts {
 	const char *proc_root;		/* NULL: "/proc" */
@@ -47,6 +52,7 @@ struct pk_symbolizer_stats {
 	__u64 kernel_mappings;	/* mappings the kernel reported */
 	__u64 procs_forgotten;	/* processes gone and forgotten */
 	__u64 files_freed;	/* files no process kept names (pk_symfiles_sweep) */
+	__u64 py_codes;		/* Python code objects known (latest of each) */
 };
 
 /* A mapping the kernel reported at sample time (PK_EVENT_MAPPING). */
@@ -89,6 +95,16 @@ const struct pk_loc *pk_symbolizer_user_loc(struct pk_symbolizer *sym, __u32 pid
 					    __u64 addr, bool ret);
 /* The same for a kernel address ("[unknown]" when kallsyms has nothing). */
 const struct pk_loc *pk_symbolizer_kernel_loc(struct pk_symbolizer *sym, __u64 addr, bool ret);
+
+/* Record the code object D names (the latest report of a (pid, code)
+ * wins). 1 when it took the place of another in its process (the
+ * locations of it resolved so far are not handed out again), 0 otherwise,
+ * or -ENOMEM. */
+int pk_symbolizer_add_py_code(struct pk_symbolizer *sym, const struct pk_py_code_desc *d);
+
+/* The location of Python frame FRAME (pk_py_frame) of PID: one per (code,
+ * line). NULL only when out of memory. */
+const struct pk_loc *pk_symbolizer_py_loc(struct pk_symbolizer *sym, __u32 pid, __u64 frame);
 
 /* The name of ADDR as it is (no minus one): the function that holds it
  * (the outermost of its inline frames). NULL only when out of memory. */

@@ -8,7 +8,7 @@
 static struct pk_stack *add(struct pk_stack_agg *agg, __u32 pid, const char *comm,
 			    const __u64 *frames, __u16 klen, __u16 ulen, bool *is_new)
 {
-	struct pk_stack *s = pk_stack_agg_add(agg, pid, comm, frames, klen, ulen, 1, is_new);
+	struct pk_stack *s = pk_stack_agg_add(agg, pid, comm, frames, klen, ulen, 0, 1, is_new);
 
 	ck_assert_ptr_nonnull(s);
 	return s;
@@ -119,6 +119,41 @@ START_TEST(test_comm_after_nul)
 }
 END_TEST
 
+/* The Python frames are part of a stack: one native stack of the eval loop
+ * runs many Python functions, and where the native part ends matters. */
+START_TEST(test_python_frames)
+{
+	struct pk_stack_agg *agg = pk_stack_agg_new();
+	const __u64 a[] = { 0x401000, 0x402000, 0x7f0000001000 | 5ULL << 48,
+			    0x7f0000002000 | 9ULL << 48 | PK_PY_FRAME_ENTRY };
+	const __u64 b[] = { 0x401000, 0x402000, 0x7f0000003000 | 5ULL << 48,
+			    0x7f0000002000 | 9ULL << 48 | PK_PY_FRAME_ENTRY };
+	struct pk_stack *s1, *s2, *s3, *s4;
+	bool is_new;
+
+	ck_assert_ptr_nonnull(agg);
+	s1 = pk_stack_agg_add(agg, 7, "py", a, 0, 2, 2, 1, &is_new);
+	ck_assert(is_new);
+	ck_assert_uint_eq(s1->plen, 2);
+	ck_assert_uint_eq(s1->frames[3], a[3]);
+	/* another Python leaf under the same native frames */
+	s2 = pk_stack_agg_add(agg, 7, "py", b, 0, 2, 2, 1, &is_new);
+	ck_assert(is_new);
+	ck_assert_ptr_ne(s1, s2);
+	/* the same words, split otherwise between native and Python */
+	s3 = pk_stack_agg_add(agg, 7, "py", a, 0, 3, 1, 1, &is_new);
+	ck_assert(is_new);
+	ck_assert_ptr_ne(s3, s1);
+	s4 = pk_stack_agg_add(agg, 7, "py", a, 0, 2, 2, 1, &is_new);
+	ck_assert(!is_new);
+	ck_assert_ptr_eq(s4, s1);
+	ck_assert_uint_eq(s1->count, 2);
+	ck_assert_uint_eq(s2->count, 1);
+	ck_assert_uint_eq(s3->count, 1);
+	pk_stack_agg_free(agg);
+}
+END_TEST
+
 /* Frames come straight from a ring-buffer record: any alignment. */
 START_TEST(test_unaligned_frames)
 {
@@ -129,7 +164,7 @@ START_TEST(test_unaligned_frames)
 	bool is_new;
 
 	memcpy(buf + 1, f, sizeof(f));
-	s = pk_stack_agg_add(agg, 1, "x", buf + 1, 1, 2, 1, &is_new);
+	s = pk_stack_agg_add(agg, 1, "x", buf + 1, 1, 2, 0, 1, &is_new);
 	ck_assert_ptr_nonnull(s);
 	ck_assert_uint_eq(s->frames[0], 0x1111);
 	ck_assert_uint_eq(s->frames[2], 0x3333);
@@ -235,6 +270,7 @@ Suite *suite_stack_agg(void)
 	tcase_add_test(tc, test_seal_pid);
 	tcase_add_test(tc, test_comm_after_nul);
 	tcase_add_test(tc, test_unaligned_frames);
+	tcase_add_test(tc, test_python_frames);
 	tcase_add_test(tc, test_growth);
 	tcase_add_test(tc, test_retain);
 	suite_add_tcase(s, tc);

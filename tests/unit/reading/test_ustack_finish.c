@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "lib/proc_maps.h"
+#include "output/folded.h"
+#include "reading/reader.h"
 #include "reading/ustack_finish.h"
 #include "test_util.h"
 
@@ -158,6 +160,68 @@ START_TEST(test_own_stack)
 }
 END_TEST
 
+/* A walk the reader finishes from a copy of the stack keeps the sample's
+ * Python frames after the user frames it found: here no frame of the eval
+ * loop takes them, so they are the outermost. */
+START_TEST(test_reader_keeps_python)
+{
+	char cache[] = "/tmp/pk-finish-XXXXXX";
+	char *rm[] = { "rm", "-rf", cache, NULL };
+	struct snap *s = calloc(1, sizeof(*s));
+	const __u64 py[] = { pk_py_frame(0x7f0000001000, 3, 0), pk_py_frame(0x7f0000002000, 1, 1) };
+	size_t frames_off = sizeof(struct pk_sample), copy_off = frames_off + 3 * 8, size;
+	struct pk_sample h = {
+		.hdr = { .type = PK_EVENT_SAMPLE,
+			 .flags = PK_SAMPLE_USTACK_DWARF | PK_SAMPLE_USTACK_COPY | PK_SAMPLE_PY },
+		.pid = getpid(), .tid = getpid(), .ustack_len = 1, .frames_off = frames_off,
+		.ustack_end = PK_END_NO_TABLE, .copy_off = copy_off, .py_len = 2,
+		.py_end = PK_PY_END_COMPLETE,
+	};
+	unsigned char *buf = malloc(65536);
+	struct pk_profile p = { 0 };
+	struct pk_reader_stats st;
+	struct pk_reader *r;
+	char *out = NULL, *want;
+	size_t len = 0;
+	FILE *f;
+
+	ck_assert(s && buf);
+	ck_assert_ptr_nonnull(mkdtemp(cache));
+	snap_here(s);
+	memcpy(h.comm, "finish", 7);
+	size = copy_off + sizeof(s->copy) + s->copy.len;
+	ck_assert_uint_le(size, 65535);
+	h.hdr.size = (__u16)size;
+	memcpy(buf, &h, sizeof(h));
+	memcpy(buf + frames_off, &s->pc, 8);
+	memcpy(buf + frames_off + 8, py, sizeof(py));
+	memcpy(buf + copy_off, &s->copy, sizeof(s->copy));
+	memcpy(buf + copy_off + sizeof(s->copy), s->stack, s->copy.len);
+	r = pk_reader_new(&(struct pk_reader_opts){ .cache_dir = cache, .no_dwarf = true });
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(pk_reader_handle(r, buf, size), 0);
+	pk_reader_stats(r, &st);
+	ck_assert_uint_eq(st.samples, 1);
+	ck_assert_uint_eq(st.finished, 1);
+	ck_assert_uint_ge(st.finished_frames, 3);
+	ck_assert_uint_eq(st.py_frames, 2);
+	ck_assert_uint_eq(st.py_left, 2);
+	ck_assert_uint_eq(st.user_frames, 1 + st.finished_frames);
+	pk_reader_take(r, 0, 0, &p);
+	f = open_memstream(&out, &len);
+	ck_assert_int_eq(pk_folded_write(f, &p), 0);
+	fclose(f);
+	want = "finish;[py:0x7f0000002000];[py:0x7f0000001000];";
+	ck_assert_msg(strncmp(out, want, strlen(want)) == 0, "%s", out);
+	ck_assert_uint_eq(p.samples[0].stack->nuser, 1 + st.finished_frames + 2);
+	free(out);
+	pk_reader_free(r);
+	ck_assert_int_eq(pk_test_run(rm, NULL, NULL), 0);
+	free(buf);
+	free(s);
+}
+END_TEST
+
 Suite *suite_ustack_finish(void)
 {
 	Suite *s = suite_create("ustack_finish");
@@ -166,6 +230,7 @@ Suite *suite_ustack_finish(void)
 	/* builds the tables of this (sanitized) binary */
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_own_stack);
+	tcase_add_test(tc, test_reader_keeps_python);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -377,6 +377,62 @@ START_TEST(test_kernel)
 }
 END_TEST
 
+/* Python frames: one location per (code, line), whatever the instruction;
+ * "[py:0xCODE]" until a report names the code, the report then saying it
+ * named frames anew; numbered as every location is. */
+START_TEST(test_python)
+{
+	/* units 0-1 at line 7, 2-3 at 9, 4 without a line */
+	static const __u8 lt[] = { 0x81, 0x00, 0x80 | 12 << 3 | 1, 1, 2, 0x80 | 15 << 3 };
+	struct pk_py_code_desc d = {
+		.pid = PK_FX_PID, .version = 0x030b02f0, .code = 0x7f0000001000, .firstlineno = 7,
+		.name = "f", .name_len = 1, .file = "/x/m.py", .file_len = 7, .linetable = lt,
+		.linetable_len = sizeof(lt),
+	};
+	struct pk_symbolizer *sym = new_symbolizer(NULL);
+	const struct pk_loc *u, *a, *b, *c, *e;
+	struct pk_symbolizer_stats st;
+
+	ck_assert_ptr_nonnull(sym);
+	pk_symbolizer_renumber(sym);
+	u = pk_symbolizer_py_loc(sym, PK_FX_PID, pk_py_frame(d.code, 1, 1));
+	ck_assert_ptr_nonnull(u);
+	ck_assert(u->python);
+	ck_assert_str_eq(u->frames[0].name, "[py:0x7f0000001000]");
+	ck_assert_ptr_null(u->frames[0].file);
+	ck_assert_ptr_null(u->map);
+	ck_assert_uint_eq(u->addr, d.code);
+	ck_assert_ptr_eq(pk_symbolizer_py_loc(sym, PK_FX_PID, pk_py_frame(d.code, 2, 0)), u);
+	ck_assert_int_eq(pk_symbolizer_add_py_code(sym, &d), 1);
+	a = pk_symbolizer_py_loc(sym, PK_FX_PID, pk_py_frame(d.code, 1, 1));
+	b = pk_symbolizer_py_loc(sym, PK_FX_PID, pk_py_frame(d.code, 2, 0));	/* the entry bit: the same */
+	c = pk_symbolizer_py_loc(sym, PK_FX_PID, pk_py_frame(d.code, 3, 0));
+	e = pk_symbolizer_py_loc(sym, PK_FX_PID, pk_py_frame(d.code, 5, 0));
+	ck_assert(a && b && c && e);
+	ck_assert_ptr_eq(a, b);
+	ck_assert_ptr_ne(a, c);
+	ck_assert_str_eq(a->frames[0].name, "f");
+	ck_assert_str_eq(a->frames[0].file, "/x/m.py");
+	ck_assert_uint_eq(a->frames[0].line, 7);
+	ck_assert_uint_eq(c->frames[0].line, 9);
+	ck_assert_uint_eq(e->frames[0].line, 0);
+	/* an instruction past what a frame carries: no line, as unit 4 */
+	ck_assert_ptr_eq(pk_symbolizer_py_loc(sym, PK_FX_PID,
+					      pk_py_frame(d.code, PK_PY_INSTR_UNKNOWN, 0)), e);
+	/* the same report again: nothing to name anew */
+	ck_assert_int_eq(pk_symbolizer_add_py_code(sym, &d), 0);
+	ck_assert_ptr_eq(pk_symbolizer_py_loc(sym, PK_FX_PID, pk_py_frame(d.code, 1, 1)), a);
+	/* numbered as they were handed out: u, a, c, e */
+	ck_assert_uint_eq(u->id, 0);
+	ck_assert_uint_eq(a->id, 1);
+	ck_assert_uint_eq(c->id, 2);
+	ck_assert_uint_eq(e->id, 3);
+	pk_symbolizer_stats(sym, &st);
+	ck_assert_uint_eq(st.py_codes, 1);
+	pk_symbolizer_free(sym);
+}
+END_TEST
+
 Suite *suite_symbolizer(void)
 {
 	Suite *s = suite_create("symbolizer");
@@ -398,6 +454,7 @@ Suite *suite_symbolizer(void)
 	tcase_add_test(tc, test_maps_reread);
 	tcase_add_test(tc, test_self);
 	tcase_add_test(tc, test_kernel);
+	tcase_add_test(tc, test_python);
 	suite_add_tcase(s, tc);
 	return s;
 }
