@@ -170,6 +170,97 @@ struct pk_profile pk_synth_profile_events(enum pk_group group, bool lines)
 	return p;
 }
 
+/* --- a Python process ------------------------------------------------------ */
+
+enum { PM_PY, PM_KERNEL, NPMODULES };
+
+static const struct pk_module py_modules[NPMODULES] = {
+	[PM_PY]     = { PM_PY, "/usr/bin/python3.11", "fedcba9876543210" },
+	[PM_KERNEL] = { PM_KERNEL, "[kernel.kallsyms]", NULL },
+};
+
+static const struct pk_map py_maps[NPMODULES] = {
+	[PM_PY]     = { PM_PY, 0x555555554000, 0x555555a00000, 0, &py_modules[PM_PY] },
+	[PM_KERNEL] = { PM_KERNEL, 0xffffffff81000000, 0xffffffff83000000, 0,
+			&py_modules[PM_KERNEL] },
+};
+
+static const struct pk_frame
+	pf_run[] = { { "Job.run", "/srv/app/job.py", 12 } },
+	pf_mod[] = { { "<module>", "/srv/app/main.py", 3 } },
+	pf_noline[] = { { "caf\xc3\xa9.\xc3\xbc" "ber", "/srv/app/util.py", 0 } },
+	pf_unknown[] = { { "[py:0x7f1200004000]", NULL, 0 } },
+	pf_other[] = { { "<module>", "/srv/app/other.py", 1 } },
+	pf_call[] = { { "method_vectorcall_NOARGS", "Objects/descrobject.c", 1187 } },
+	pf_eval[] = { { "_PyEval_EvalFrameDefault", "Python/ceval.c", 4760 } },
+	pf_main[] = { { "Py_RunMain", "Modules/main.c", 680 } },
+	pf_sys[] = { { "do_syscall_64", "arch/x86/entry/common.c", 80 } };
+
+enum { PL_RUN, PL_MOD, PL_NOLINE, PL_UNKNOWN, PL_OTHER, PL_CALL, PL_EVAL, PL_MAIN, PK_SYS,
+       NPLOCS };
+
+#define PYLOC(i, fr, a) \
+	[i] = { i, false, ARRAY_SIZE(fr), a, NULL, 0, PK_LOC_NO_SYM, fr, true }
+
+static const struct pk_loc py_locs[NPLOCS] = {
+	PYLOC(PL_RUN, pf_run, 0x7f1200001000),
+	PYLOC(PL_MOD, pf_mod, 0x7f1200002000),
+	PYLOC(PL_NOLINE, pf_noline, 0x7f1200003000),
+	PYLOC(PL_UNKNOWN, pf_unknown, 0x7f1200004000),
+	PYLOC(PL_OTHER, pf_other, 0x7f1200005000),
+	LOC(PL_CALL, false, pf_call, 0x555555600010, &py_maps[PM_PY], 0xac010, 0x40),
+	LOC(PL_EVAL, false, pf_eval, 0x555555610020, &py_maps[PM_PY], 0xbc020, 0x1234),
+	LOC(PL_MAIN, false, pf_main, 0x555555620030, &py_maps[PM_PY], 0xcc030, 0x50),
+	LOC(PK_SYS, true, pf_sys, 0xffffffff81e00065, &py_maps[PM_KERNEL], 0xffffffff81e00065,
+	    0x65),
+};
+
+/* Kernel part, then user part, each leaf first. */
+static const struct pk_loc *const ps_call[] = {
+	&py_locs[PL_RUN], &py_locs[PL_CALL], &py_locs[PL_MOD], &py_locs[PL_MAIN],
+};
+static const struct pk_loc *const ps_sys[] = {
+	&py_locs[PK_SYS],
+	&py_locs[PL_NOLINE], &py_locs[PL_RUN], &py_locs[PL_MOD], &py_locs[PL_MAIN],
+};
+static const struct pk_loc *const ps_odd[] = {
+	&py_locs[PL_UNKNOWN], &py_locs[PL_EVAL], &py_locs[PL_OTHER], &py_locs[PL_MAIN],
+};
+
+enum { PS_CALL, PS_SYS, PS_ODD, NPSTACKS };
+
+static const struct pk_stack_view py_stacks[NPSTACKS] = {
+	[PS_CALL] = { PS_CALL, 400, "python3", 0, 4, ps_call },
+	[PS_SYS]  = { PS_SYS, 400, "python3", 1, 4, ps_sys },
+	[PS_ODD]  = { PS_ODD, 400, "python3", 0, 4, ps_odd },
+};
+
+static const struct pk_sample_view py_samples[] = {
+	{ T0 + 1000, 400, 0, 2, &py_stacks[PS_CALL] },
+	{ T0 + 2000, 401, 1, 1, &py_stacks[PS_SYS] },
+	{ T0 + 3000, 400, 1, 1, &py_stacks[PS_ODD] },
+	{ T0 + 4000, 400, 0, 1, &py_stacks[PS_CALL] },
+};
+
+struct pk_profile pk_synth_python_profile(enum pk_group group, bool lines)
+{
+	return (struct pk_profile){
+		.freq_hz = 99,
+		.period_ns = 10101010,
+		.start_ns = T0,
+		.end_ns = T0 + 4000,
+		.boot_to_real_ns = 1700000000000000000LL,
+		.group = group,
+		.lines = lines,
+		.nsamples = ARRAY_SIZE(py_samples),
+		.samples = py_samples,
+		.nstacks = NPSTACKS,
+		.nlocs = NPLOCS,
+		.nmaps = NPMODULES,
+		.nmodules = NPMODULES,
+	};
+}
+
 char *pk_synth_write(int (*write)(FILE *f, const struct pk_profile *p),
 		     const struct pk_profile *p, int *ret)
 {

@@ -35,6 +35,20 @@ struct pk_profile pk_synth_profile(enum pk_group group, bool lines);
 struct pk_profile pk_synth_profile_events(enum pk_group group, bool lines);
 enum { PK_SYNTH_CPU, PK_SYNTH_OFFCPU, PK_SYNTH_TP, PK_SYNTH_NEVENTS };
 
+/*
+ * A Python process (pid 400, "python3") as probe-read merges it: Python
+ * frames in place of the eval loop's native frames, a C function between
+ * two of them, one with its line not known, one with a Latin-1 name made
+ * UTF-8, one of a code no report named ([py:0x...], no file), an eval
+ * frame left native, a kernel frame. Locations:
+ *   Job.run (/srv/app/job.py:12), <module> (/srv/app/main.py:3),
+ *   café.über (/srv/app/util.py, line 0), [py:0x7f1200004000],
+ *   <module> (/srv/app/other.py:1): two "<module>" in two files;
+ * native method_vectorcall_NOARGS, _PyEval_EvalFrameDefault, Py_RunMain
+ * in /usr/bin/python3.11, do_syscall_64 in the kernel.
+ */
+struct pk_profile pk_synth_python_profile(enum pk_group group, bool lines);
+
 /* What the writer WRITE (a format's) makes of P, malloc'ed, its return
  * value in *RET. */
 char *pk_synth_write(int (*write)(FILE *f, const struct pk_profile *p),

@@ -26,7 +26,8 @@ static void sanitize(struct pk_strbuf *b, size_t at)
 	}
 }
 
-/* NAME, with " (FILE:LINE)" when FILE is given (its last component). */
+/* NAME, with " (FILE:LINE)" when FILE is given (its last component), or
+ * " (FILE)" when the line is not known. */
 static void add_frame_line(struct pk_strbuf *b, const char *name, const char *file,
 			   __u32 line, const char *suffix)
 {
@@ -38,10 +39,11 @@ static void add_frame_line(struct pk_strbuf *b, const char *name, const char *fi
 		pk_strbuf_puts(b, ";");
 	at = b->len;
 	pk_strbuf_puts(b, name);
-	if (file && line) {
-		char num[16];
+	if (file) {
+		char num[16] = ")";
 
-		snprintf(num, sizeof(num), ":%u)", line);
+		if (line)
+			snprintf(num, sizeof(num), ":%u)", line);
 		pk_strbuf_puts(b, " (");
 		pk_strbuf_puts(b, pk_base_name(file));
 		pk_strbuf_puts(b, num);
@@ -127,10 +129,17 @@ static int cmp_entry(const void *a, const void *b)
 static void add_loc(struct pk_strbuf *b, const struct pk_loc *loc, bool lines, const char *suffix,
 		    const char *inlined)
 {
+	/* A Python frame's name alone says too little (every module's code
+	 * is "<module>"): its file goes with it, whatever --lines says. */
+	if (loc->python) {
+		add_frame_line(b, loc->frames[0].name, loc->frames[0].file, loc->frames[0].line,
+			       "");
+		return;
+	}
 	for (int i = loc->nframes - 1; i >= 0; i--) {
 		const struct pk_frame *fr = &loc->frames[i];
 
-		add_frame_line(b, fr->name, lines ? fr->file : NULL, fr->line,
+		add_frame_line(b, fr->name, lines && fr->line ? fr->file : NULL, fr->line,
 			       i < loc->nframes - 1 ? inlined : suffix);
 	}
 }

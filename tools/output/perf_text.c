@@ -11,6 +11,8 @@
 
 static const char UNKNOWN[] = "[unknown]";
 static const char KERNEL[] = "[kernel.kallsyms]";
+/* The module of Python frames: no file holds them */
+static const char PYTHON[] = "[python]";
 
 static bool is_control(unsigned char c)
 {
@@ -53,6 +55,34 @@ static void put_srcline(FILE *f, const struct pk_loc *loc, const struct pk_frame
 	}
 }
 
+/* A Python frame as perf shows one that CPython's perf trampoline (3.12,
+ * -X perf) named: "py::QUALNAME:FILE", the file as co_filename has it; its
+ * line below it with --lines, as perf puts a srcline. */
+static void put_py_loc(FILE *f, const struct pk_profile *p, const struct pk_loc *loc)
+{
+	const struct pk_frame *fr = &loc->frames[0];
+
+	fprintf(f, "\t%16llx ", (unsigned long long)loc->addr);
+	if (fr->file) {
+		fputs("py::", f);
+		put_clean(f, fr->name);
+		putc(':', f);
+		put_clean(f, fr->file);
+	} else {
+		put_clean(f, fr->name);
+	}
+	fprintf(f, " (%s)\n", PYTHON);
+	if (p->lines) {
+		fputs("  ", f);
+		if (fr->file) {
+			put_clean(f, pk_base_name(fr->file));
+			fprintf(f, ":%u\n", fr->line);
+		} else {
+			fprintf(f, "%s\n", UNKNOWN);
+		}
+	}
+}
+
 /* One line per frame of LOC, the inlined code first, then the function
  * whose symbol holds the address. */
 static void put_loc(FILE *f, const struct pk_profile *p, const struct pk_loc *loc)
@@ -60,6 +90,10 @@ static void put_loc(FILE *f, const struct pk_profile *p, const struct pk_loc *lo
 	bool has_sym = loc->sym_off != PK_LOC_NO_SYM;
 	const char *module = loc->map ? loc->map->module->path : loc->kernel ? KERNEL : UNKNOWN;
 
+	if (loc->python) {
+		put_py_loc(f, p, loc);
+		return;
+	}
 	for (int i = 0; i < loc->nframes; i++) {
 		const struct pk_frame *fr = &loc->frames[i];
 		bool inlined = i < loc->nframes - 1;

@@ -159,8 +159,8 @@ static int add_entry(struct writer *w, const char *name, const char *file, __u32
 {
 	if (pk_array_reserve((void **)&w->ents, &w->cap, sizeof(*w->ents), w->nents + 1, 256))
 		return -ENOMEM;
-	w->ents[w->nents++] = (struct entry){ name && name[0] ? name : UNKNOWN, file,
-					      w->p->lines ? line : 0, kernel, thread };
+	w->ents[w->nents++] = (struct entry){ name && name[0] ? name : UNKNOWN, file, line,
+					      kernel, thread };
 	return 0;
 }
 
@@ -173,7 +173,9 @@ static int add_loc(struct writer *w, const struct pk_loc *loc)
 	for (int i = 0; i < loc->nframes; i++) {
 		const struct pk_frame *fr = &loc->frames[i];
 
-		err = add_entry(w, fr->name, fr->file, fr->line, loc->kernel, false);
+		/* a Python frame's line always: its name alone says little */
+		err = add_entry(w, fr->name, fr->file, w->p->lines || loc->python ? fr->line : 0,
+				loc->kernel, false);
 		if (err)
 			return err;
 	}

@@ -59,7 +59,11 @@ static __u64 hash_str(__u64 h, const char *s)
 static struct fn *fn_of(struct pk_top *t, const struct pk_loc *loc)
 {
 	const char *name = loc->frames[loc->nframes - 1].name;
-	const char *module = loc->map ? pk_base_name(loc->map->module->path) :
+	/* a Python function's module is its source file: every module's
+	 * code is "<module>" */
+	const char *module = loc->python ? (loc->frames[0].file ?
+					    pk_base_name(loc->frames[0].file) : "[python]") :
+			     loc->map ? pk_base_name(loc->map->module->path) :
 			     loc->kernel ? "[kernel.kallsyms]" : "[unknown]";
 	__u64 h = hash_str(hash_str(0xcbf29ce484222325ULL + loc->kernel, module), name);
 	struct fn *head = pk_u64map_get(&t->by_hash, h), *f;

@@ -184,6 +184,38 @@ START_TEST(test_events)
 }
 END_TEST
 
+/* A Python frame is "QUALNAME (FILE:LINE)" whatever --lines says, the
+ * line left out where it is not known; native frames as ever. */
+START_TEST(test_python)
+{
+	struct pk_profile p = pk_synth_python_profile(PK_GROUP_NONE, false);
+	int ret;
+	char *out = write_profile(&p, &ret);
+
+	ck_assert_int_eq(ret, 0);
+	ck_assert_str_eq(out,
+			 "python3;Py_RunMain;<module> (main.py:3);Job.run (job.py:12);"
+			 "caf\xc3\xa9.\xc3\xbc" "ber (util.py);do_syscall_64_[k] 1\n"
+			 "python3;Py_RunMain;<module> (main.py:3);method_vectorcall_NOARGS;"
+			 "Job.run (job.py:12) 3\n"
+			 "python3;Py_RunMain;<module> (other.py:1);_PyEval_EvalFrameDefault;"
+			 "[py:0x7f1200004000] 1\n");
+	free(out);
+	p.lines = true;
+	p.group = PK_GROUP_PID;
+	out = write_profile(&p, &ret);
+	ck_assert_int_eq(ret, 0);
+	ck_assert_str_eq(out,
+			 "python3-400;Py_RunMain (main.c:680);<module> (main.py:3);Job.run (job.py:12);"
+			 "caf\xc3\xa9.\xc3\xbc" "ber (util.py);do_syscall_64 (common.c:80)_[k] 1\n"
+			 "python3-400;Py_RunMain (main.c:680);<module> (main.py:3);"
+			 "method_vectorcall_NOARGS (descrobject.c:1187);Job.run (job.py:12) 3\n"
+			 "python3-400;Py_RunMain (main.c:680);<module> (other.py:1);"
+			 "_PyEval_EvalFrameDefault (ceval.c:4760);[py:0x7f1200004000] 1\n");
+	free(out);
+}
+END_TEST
+
 Suite *suite_folded(void)
 {
 	Suite *s = suite_create("folded");
@@ -197,6 +229,7 @@ Suite *suite_folded(void)
 	tcase_add_test(tc, test_flamegraph_parse);
 	tcase_add_test(tc, test_write_error);
 	tcase_add_test(tc, test_events);
+	tcase_add_test(tc, test_python);
 	suite_add_tcase(s, tc);
 	return s;
 }

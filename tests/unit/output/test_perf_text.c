@@ -49,9 +49,21 @@ static void put_clean(FILE *f, const char *s)
 }
 
 /* One location root first: the function, then what was inlined into it.
- * The function is "[unknown]" where no symbol holds the address. */
+ * The function is "[unknown]" where no symbol holds the address; a Python
+ * frame is named as CPython's perf trampoline names it, py::NAME:FILE. */
 static void fold_loc(FILE *f, const struct pk_loc *loc)
 {
+	if (loc->python) {
+		putc(';', f);
+		if (loc->frames[0].file)
+			fputs("py::", f);
+		put_clean(f, loc->frames[0].name);
+		if (loc->frames[0].file) {
+			putc(':', f);
+			put_clean(f, loc->frames[0].file);
+		}
+		return;
+	}
 	for (int i = loc->nframes - 1; i >= 0; i--) {
 		putc(';', f);
 		if (i == loc->nframes - 1 && loc->sym_off == PK_LOC_NO_SYM)
@@ -210,6 +222,57 @@ START_TEST(test_groups_add_nothing)
 		free(text);
 	}
 	free(none);
+}
+END_TEST
+
+/* Python frames read back as perf's own reader reads those of CPython's
+ * perf trampoline, with and without lines. */
+START_TEST(test_python_stacks)
+{
+	struct pk_profile p = pk_synth_python_profile(PK_GROUP_NONE, false);
+
+	check_oracle(&p, false);
+	check_oracle(&p, true);
+	p.lines = true;
+	check_oracle(&p, false);
+}
+END_TEST
+
+/* A Python frame: "py::QUALNAME:FILE ([python])", no offset, its line
+ * below it with --lines ("FILE:0" where not known, as perf prints a
+ * srcline it has no line of). */
+START_TEST(test_python_layout)
+{
+	static const char second[] =
+		"python3   400/401   [001]  1000.000002:   10101010 cpu-clock: \n"
+		"\tffffffff81e00065 do_syscall_64+0x65 ([kernel.kallsyms])\n"
+		"\t    7f1200003000 py::caf\xc3\xa9.\xc3\xbc" "ber:/srv/app/util.py ([python])\n"
+		"\t    7f1200001000 py::Job.run:/srv/app/job.py ([python])\n"
+		"\t    7f1200002000 py::<module>:/srv/app/main.py ([python])\n"
+		"\t    555555620030 Py_RunMain+0x50 (/usr/bin/python3.11)\n"
+		"\n";
+	static const char third_lines[] =
+		"python3   400/400   [001]  1000.000003:   10101010 cpu-clock: \n"
+		"\t    7f1200004000 [py:0x7f1200004000] ([python])\n"
+		"  [unknown]\n"
+		"\t    555555610020 _PyEval_EvalFrameDefault+0x1234 (/usr/bin/python3.11)\n"
+		"  ceval.c:4760\n"
+		"\t    7f1200005000 py::<module>:/srv/app/other.py ([python])\n"
+		"  other.py:1\n"
+		"\t    555555620030 Py_RunMain+0x50 (/usr/bin/python3.11)\n"
+		"  main.c:680\n"
+		"\n";
+	struct pk_profile p = pk_synth_python_profile(PK_GROUP_NONE, false);
+	char *text = write_text(&p);
+
+	ck_assert_msg(strstr(text, second), "%s", text);
+	free(text);
+	p.lines = true;
+	text = write_text(&p);
+	ck_assert_msg(strstr(text, third_lines), "%s", text);
+	ck_assert_msg(strstr(text, "\t    7f1200003000 py::caf\xc3\xa9.\xc3\xbc" "ber:/srv/app/util.py ([python])\n"
+				   "  util.py:0\n"), "%s", text);
+	free(text);
 }
 END_TEST
 
@@ -445,6 +508,8 @@ Suite *suite_perf_text(void)
 	tcase_add_test(tc, test_oracle_reads_perf);
 	tcase_add_test(tc, test_stacks);
 	tcase_add_test(tc, test_stacks_with_lines);
+	tcase_add_test(tc, test_python_stacks);
+	tcase_add_test(tc, test_python_layout);
 	tcase_add_test(tc, test_events_oracle);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("layout");

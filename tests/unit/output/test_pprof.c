@@ -1083,6 +1083,88 @@ START_TEST(test_events_go)
 }
 END_TEST
 
+/* Python frames as Go's pprof reads them: function QUALNAME in FILE, the
+ * line on the location's line, no mapping; -traces shows the stacks with
+ * the Python names in place of the eval loop's. */
+START_TEST(test_python_go)
+{
+	static const struct {
+		const char *name, *file;
+		long long line;
+	} want_locs[] = {
+		{ "Job.run", "/srv/app/job.py", 12 },
+		{ "<module>", "/srv/app/main.py", 3 },
+		{ "caf\xc3\xa9.\xc3\xbc" "ber", "/srv/app/util.py", 0 },
+		{ "[py:0x7f1200004000]", "", 0 },
+		{ "<module>", "/srv/app/other.py", 1 },
+	};
+	static const struct {
+		const char *frames;
+		long long value;
+	} want_traces[] = {
+		{ "Job.run|method_vectorcall_NOARGS|<module>|Py_RunMain", 3 },
+		{ "do_syscall_64|caf\xc3\xa9.\xc3\xbc" "ber|Job.run|<module>|Py_RunMain", 1 },
+		{ "[py:0x7f1200004000]|_PyEval_EvalFrameDefault|<module>|Py_RunMain", 1 },
+	};
+	struct pk_profile p = pk_synth_python_profile(PK_GROUP_NONE, false);
+	long long got_values[3] = { 0 };
+	struct ppr_profile got;
+	struct ppr_traces traces;
+	char *path, *text, err[512];
+
+	if (!need_go())
+		return;
+	path = write_to_file(&p);
+	ck_assert_msg(ppr_run(path, &text, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(ppr_parse(text, &got, err, sizeof(err)) == 0, "%s\n%s", err, text);
+	for (size_t w = 0; w < sizeof(want_locs) / sizeof(want_locs[0]); w++) {
+		size_t found = 0;
+
+		for (size_t i = 0; i < got.nlocs; i++) {
+			const struct ppr_location *l = &got.locs[i];
+
+			if (l->nlines != 1 || strcmp(l->lines[0].name, want_locs[w].name) ||
+			    strcmp(l->lines[0].file, want_locs[w].file))
+				continue;
+			ck_assert_ptr_null(l->mapping);
+			ck_assert_int_eq(l->lines[0].line, want_locs[w].line);
+			found++;
+		}
+		ck_assert_msg(found == 1, "%s in %s: %zu locations\n%s", want_locs[w].name,
+			      want_locs[w].file, found, text);
+	}
+	ppr_free(&got);
+	free(text);
+
+	ck_assert_msg(ppr_run_traces(path, "samples", &text, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(ppr_parse_traces(text, &traces, err, sizeof(err)) == 0, "%s\n%s", err, text);
+	for (size_t i = 0; i < traces.ntraces; i++) {
+		char joined[512] = "";
+		size_t w;
+
+		if (!traces.traces[i].value && !traces.traces[i].nframes)
+			continue;	/* what the parser makes of the closing rule */
+		for (size_t k = 0; k < traces.traces[i].nframes; k++) {
+			if (k)
+				strcat(joined, "|");
+			strncat(joined, traces.traces[i].frames[k], 100);
+		}
+		for (w = 0; w < 3; w++)
+			if (!strcmp(joined, want_traces[w].frames))
+				break;
+		ck_assert_msg(w < 3, "trace %s is not in the model\n%s", joined, text);
+		got_values[w] += traces.traces[i].value;
+	}
+	for (size_t w = 0; w < 3; w++)
+		ck_assert_msg(got_values[w] == want_traces[w].value, "%s: %lld samples\n%s",
+			      want_traces[w].frames, got_values[w], text);
+	ppr_traces_free(&traces);
+	free(text);
+	unlink(path);
+	free(path);
+}
+END_TEST
+
 /* gzip(1) agrees that the file is gzip. */
 START_TEST(test_gzip_tool)
 {
@@ -1213,6 +1295,7 @@ Suite *suite_pprof(void)
 	tcase_add_test(tc, test_bad_profile);
 	tcase_add_test(tc, test_events_decode);
 	tcase_add_test(tc, test_events_go);
+	tcase_add_test(tc, test_python_go);
 	suite_add_tcase(s, tc);
 	return s;
 }

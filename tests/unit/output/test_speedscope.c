@@ -372,7 +372,8 @@ static size_t distinct_frames(const struct pk_profile *p)
 					      !strcmp(seen[m]->name, fr->name) &&
 					      !seen[m]->file == !fr->file &&
 					      (!fr->file || !strcmp(seen[m]->file, fr->file)) &&
-					      (!p->lines || seen[m]->line == fr->line);
+					      (!(p->lines || st->locs[j]->python) ||
+					       seen[m]->line == fr->line);
 				if (!dup) {
 					ck_assert_uint_lt(n, 64);
 					kernel[n] = st->locs[j]->kernel;
@@ -418,6 +419,34 @@ START_TEST(test_frames)
 	ck_assert_ptr_nonnull(strstr(got, "[\"main\", \"/src/app/main.c\", 44]\n"));
 	ck_assert_ptr_nonnull(strstr(got, "[\"__libc_start_call_main\", null, null]\n"));
 	free(got);
+}
+END_TEST
+
+/* Python frames: their name, file, and their line even without --lines
+ * (a name alone says little: two "<module>" are two files); the stacks
+ * read back as the model holds them. */
+START_TEST(test_python)
+{
+	struct pk_profile p = pk_synth_python_profile(PK_GROUP_NONE, false);
+	char *got = write_check_dump(&p, "frames"), *want;
+
+	if (!got)
+		return;
+	ck_assert_uint_eq(count_lines(got), distinct_frames(&p));
+	ck_assert_msg(strstr(got, "[\"Job.run\", \"/srv/app/job.py\", 12]\n"), "%s", got);
+	ck_assert_msg(strstr(got, "[\"<module>\", \"/srv/app/main.py\", 3]\n"), "%s", got);
+	ck_assert_msg(strstr(got, "[\"<module>\", \"/srv/app/other.py\", 1]\n"), "%s", got);
+	ck_assert_msg(strstr(got, "[\"caf\\u00e9.\\u00fcber\", \"/srv/app/util.py\", null]\n"),
+		      "%s", got);
+	ck_assert_msg(strstr(got, "[\"[py:0x7f1200004000]\", null, null]\n"), "%s", got);
+	/* native frames as ever: no line without --lines */
+	ck_assert_msg(strstr(got, "[\"Py_RunMain\", \"Modules/main.c\", null]\n"), "%s", got);
+	free(got);
+	got = write_check_dump(&p, "stacks");
+	want = expected_stacks(&p);
+	ck_assert_str_eq(got, want);
+	free(got);
+	free(want);
 }
 END_TEST
 
@@ -597,6 +626,7 @@ Suite *suite_speedscope(void)
 	tcase_add_test(tc, test_span);
 	tcase_add_test(tc, test_active_per_cpu_and_thread);
 	tcase_add_test(tc, test_frames);
+	tcase_add_test(tc, test_python);
 	tcase_add_test(tc, test_escapes);
 	tcase_add_test(tc, test_validator_rejects);
 	tcase_add_test(tc, test_empty);

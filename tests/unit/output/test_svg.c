@@ -79,6 +79,25 @@ START_TEST(test_frames_are_folded)
 }
 END_TEST
 
+/* Python frames are drawn as folded names them. */
+START_TEST(test_python)
+{
+	struct pk_profile p = pk_synth_python_profile(PK_GROUP_NONE, false);
+	char path[64], *folded, *frames = NULL, *svg = write_both(&p, path, &folded);
+	int ret = pk_test_svg_assert_folded(path, folded, &frames);
+
+	if (!pk_test_oracle_missing(ret, "xmllint or /usr/bin/python3")) {
+		ck_assert_int_eq(ret, 0);
+		ck_assert_msg(strstr(frames, ";Job.run (job.py:12)"), "%s", frames);
+		ck_assert_msg(strstr(frames, ";<module> (other.py:1);"), "%s", frames);
+	}
+	free(frames);
+	unlink(path);
+	free(svg);
+	free(folded);
+}
+END_TEST
+
 /* The same profile gives the same bytes: colours come from names, not
  * from chance, so that two graphs compare. */
 START_TEST(test_deterministic)
@@ -203,6 +222,7 @@ Suite *suite_svg(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("file");
 	tcase_add_test(tc, test_deterministic);
+	tcase_add_test(tc, test_python);
 	tcase_add_test(tc, test_script_parses);
 	tcase_add_test(tc, test_write_error);
 	suite_add_tcase(s, tc);

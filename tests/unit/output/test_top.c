@@ -114,6 +114,33 @@ START_TEST(test_shares)
 }
 END_TEST
 
+/* Python functions by name and source file: two "<module>" are two rows,
+ * each in its file's place of a module. */
+START_TEST(test_python)
+{
+	struct pk_profile p = pk_synth_python_profile(PK_GROUP_NONE, false);
+	struct pk_top *t = pk_top_new();
+	struct pk_top_screen s = { 0 };
+	char *view;
+
+	ck_assert_ptr_nonnull(t);
+	ck_assert_int_eq(pk_top_add(t, &p), 0);
+	view = draw(t, &s);
+	ck_assert_msg(strstr(view, " 60.00%  80.00%         3  job.py               [.] Job.run\n"),
+		      "%s", view);
+	ck_assert_msg(strstr(view, "  0.00%  80.00%         0  main.py              [.] <module>\n"),
+		      "%s", view);
+	ck_assert_msg(strstr(view, "  0.00%  20.00%         0  other.py             [.] <module>\n"),
+		      "%s", view);
+	ck_assert_msg(strstr(view, " 20.00%  20.00%         1  [python]             [.] [py:0x7f1200004000]\n"),
+		      "%s", view);
+	ck_assert_msg(strstr(view, "  0.00% 100.00%         0  python3.11           [.] Py_RunMain\n"),
+		      "%s", view);
+	free(view);
+	pk_top_free(t);
+}
+END_TEST
+
 /* A function that recurses counts once per sample in total. */
 START_TEST(test_recursion)
 {
@@ -180,6 +207,7 @@ Suite *suite_top(void)
 
 	tcase_add_test(tc, test_shares);
 	tcase_add_test(tc, test_recursion);
+	tcase_add_test(tc, test_python);
 	tcase_add_test(tc, test_screen);
 	tcase_add_test(tc, test_events);
 	suite_add_tcase(s, tc);
