@@ -11,7 +11,11 @@
 # corpus/record/NAME: ring-buffer records as bpf/probekit.h lays them out:
 #   samples of layout 1 (frames at 56), layout 2 (frames at 96, with and
 #   without a DWARF walk), layout 3 (frames at 112: weight and event) and
-#   layout 4 (frames at 120, a stack copy after them), and no-table events.
+#   layout 4 (frames at 120, a stack copy after them), layout 5 (frames at
+#   128, Python frames after the user frames), no-table events and Python
+#   code reports.
+# corpus/py_linetable/NAME: a first line (4 bytes little-endian) and a
+#   CPython 3.11 location table, of real functions (python3.11).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${1:-build}
@@ -160,5 +164,64 @@ sample_copy sample_copy "$kern" "0x555555554000 0x555555554020 0x555555554040" 2
 # the vDSO (dev 0, ino ~0) and a file on 8:3
 no_table no_table 0x800003 1234 0x7fabcdef0000 0x7fabcdef3000 5 42
 no_table no_table_vdso 0 -1 0x7ffd1000 0x7ffd3000 0 42
+
+# sample_py NAME "USER" "PYTHON": layout 5, a complete DWARF walk of the
+# user frames and a complete Python walk.
+sample_py() {
+	local name=$1 u=($2) p=($3) off=128 a
+
+	{ le 2 1; le 2 $((off + 8 * (${#u[@]} + ${#p[@]}))); le 4 80
+	  le 8 123456789; le 4 42; le 4 43; le 4 1
+	  le 2 0; le 2 ${#u[@]}; le 2 $off; le 6 0
+	  printf 'python3\0'; le 8 0
+	  le 1 1; le 1 0; le 2 0; le 4 0; le 8 0; le 8 0; le 8 0; le 8 0
+	  le 8 10101010; le 2 0; le 6 0
+	  le 2 0; le 6 0
+	  le 2 ${#p[@]}; le 1 1; le 1 0; le 4 0
+	  for a in "${u[@]}" "${p[@]}"; do le 8 "$a"; done
+	} > "$OUT/record/$name"
+}
+
+# py_code NAME FLAGS CODE QUALNAME FILE LINETABLE_HEX
+py_code() {
+	local name=$1 flags=$2 code=$3 q=$4 f=$5 lt=$6
+	local size=$((48 + ${#q} + ${#f} + ${#lt} / 2))
+
+	{ le 2 4; le 2 "$size"; le 4 "$flags"
+	  le 4 42; le 4 0x030b02f0; le 8 "$code"; le 4 12; le 4 1
+	  le 2 ${#q}; le 2 ${#f}; le 2 $((${#lt} / 2)); le 6 0
+	  le 4 0	# the struct's tail padding: its data starts at 48
+	  printf "%s%s" "$q" "$f"; printf "$(printf %s "$lt" | sed "s/../\\\\x&/g")"
+	} > "$OUT/record/$name"
+}
+
+# eval, a C call, eval, main; Python: a leaf, the frame that entered the
+# first eval call, the module that entered the second
+sample_py sample_python "0x555555560000 0x555555561000 0x555555560010 0x555555554000" \
+	"$(((3 << 48) | 0x7f0000001000)) $(((9 << 48) | (1 << 63) | 0x7f0000002000)) \
+	 $(((1 << 48) | (1 << 63) | 0x7f0000003000))"
+py_code py_code 0 0x7f0000001000 Job.run /srv/app/job.py 8000d80809882189038041d80b0c8048
+py_code py_code_trunc 6 0x7f0000002000 "<module>" ...app/main.py 80f0480300018000
+
+mkdir -p "$OUT/py_linetable"
+/usr/bin/python3.11 - "$OUT/py_linetable" <<'PY'
+import argparse, struct, sys, textwrap
+def walk(co):
+    yield co
+    for c in co.co_consts:
+        if hasattr(c, 'co_linetable'):
+            yield from walk(c)
+out = sys.argv[1]
+seeds = {
+    'textwrap-fill': textwrap.fill.__code__,
+    'textwrap-wrap': textwrap.TextWrapper._wrap_chunks.__code__,
+    'argparse-parse-known': argparse.ArgumentParser._parse_known_args.__code__,
+}
+src = compile(open(argparse.__file__).read(), argparse.__file__, 'exec')
+seeds['argparse-module'] = src
+for name, co in seeds.items():
+    with open(f'{out}/{name}', 'wb') as f:
+        f.write(struct.pack('<i', co.co_firstlineno) + co.co_linetable[:2048])
+PY
 
 du -sh "$OUT"
