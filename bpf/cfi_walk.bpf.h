@@ -170,6 +170,13 @@ struct uw_state {
 	__u8 __pad[2];
 	__u16 fp_frames, missing_frames;
 	__u64 start_stack;	/* the process's initial SP (pk_walk_entry_frame) */
+	/* A Python interpreter the walk went through (PK_FILE_PYTHON): its
+	 * file and load bias (runtime address - ELF vaddr), for the Python
+	 * walk (bpf/python_walk.bpf.h). py_seen 0: none. */
+	__u8 py_seen;
+	__u8 __pad2[7];
+	__s64 py_bias;
+	struct pk_file_key py_key;
 	struct vma_cursor vma;	/* the mapping of the last PC, and the walk's */
 	struct uw_window win;	/* uw_read's copy of the user stack */
 	__u64 fp_mask[PK_MAX_USTACK_DEPTH / 64];
@@ -245,6 +252,13 @@ static __always_inline bool uw_lookup_mapping(struct uw_state *st, __u64 addr)
 			continue;
 		v->table = fi->table;
 		v->delta = (__s64)(file_start - v->vm_start) + fi->segs[i].bias;
+		if (fi->flags & PK_FILE_PYTHON) {
+			/* ELF vaddr + bias = runtime address, in every
+			 * segment of the file: its data's too */
+			st->py_seen = 1;
+			st->py_bias = -v->delta;
+			st->py_key = key;
+		}
 		/* The segment's part of the VMA. */
 		if (fi->segs[i].off > file_start &&
 		    v->vm_start + fi->segs[i].off - file_start > v->start)
@@ -509,6 +523,7 @@ __noinline int pk_walk_user(void)
 	st->end = PK_END_NONE;
 	st->fp_stop = 0;
 	st->start_stack = BPF_CORE_READ(bpf_get_current_task_btf(), mm, start_stack);
+	st->py_seen = 0;
 	vma_cursor_reset(&st->vma);
 	st->fp_frames = 0;
 	st->missing_frames = 0;
@@ -623,6 +638,12 @@ static __always_inline const void *pk_ustack_copy_attach(const struct pk_sample_
 	/* the verifier's bounds, which the lines above keep */
 	if (len > PK_USTACK_COPY_MAX)
 		len = PK_USTACK_COPY_MAX;
+	/* hdr.size is 16 bits: with Python frames too, the frames may leave
+	 * less than PK_USTACK_COPY_MAX of it for the copy */
+	if (len > 0xffff - sizeof(*c) - off) {
+		len = 0xffff - sizeof(*c) - off;
+		c->flags |= PK_COPY_TRUNC;
+	}
 	/* Page by page: a page of a big frame that was never touched cannot
 	 * be read (it is not there), and one such page must not lose the
 	 * rest. It is left zero and marked. */

@@ -16,6 +16,7 @@
 #include "bpf/sample.bpf.h"
 #include "bpf/mapping_report.bpf.h"
 #include "bpf/cfi_walk.bpf.h"
+#include "bpf/python_walk.bpf.h"
 
 const volatile bool filter_pids = false;
 const volatile bool skip_idle = false;
@@ -137,7 +138,7 @@ static __always_inline __u32 build_sample(void *ctx, struct pk_sample_buf *b,
 					  __u32 event, __u64 weight)
 {
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
-	__u32 flags = 0, kn, un = 0, size;
+	__u32 flags = 0, kn, un = 0, pn = 0, size;
 	struct pt_regs uregs;
 	long ret;
 
@@ -151,6 +152,8 @@ static __always_inline __u32 build_sample(void *ctx, struct pk_sample_buf *b,
 	b->s.ustack_end = PK_END_NONE;
 	b->s.fp_frames = 0;
 	b->s.copy_off = 0;
+	b->s.py_len = 0;
+	b->s.py_end = PK_PY_END_NONE;
 	if (!dwarf) {
 		ret = bpf_get_stack(ctx, &b->frames[kn], PK_MAX_STACK_DEPTH * sizeof(__u64),
 				    BPF_F_USER_STACK);
@@ -159,9 +162,10 @@ static __always_inline __u32 build_sample(void *ctx, struct pk_sample_buf *b,
 			pk_note_mappings(kn, un);
 	} else if (pk_user_regs(ctx_regs, &uregs)) {
 		un = pk_unwind_user(b, kn, &uregs);
+		pn = pk_python_sample(b, kn + un);
 	}
 
-	size = sizeof(b->s) + (kn + un) * sizeof(__u64);
+	size = sizeof(b->s) + (kn + un + pn) * sizeof(__u64);
 	b->s.hdr.type = PK_EVENT_SAMPLE;
 	b->s.hdr.size = size;
 	b->s.hdr.flags |= flags;
@@ -214,6 +218,9 @@ static __always_inline void send_sample(const struct pk_sample_buf *b, __u32 siz
 	}
 	if (b->s.ustack_end != PK_END_NONE)
 		count(pk_end_counter(b->s.ustack_end));
+	if ((b->s.hdr.flags & PK_SAMPLE_PY) && b->s.py_end >= PK_PY_END_COMPLETE &&
+	    b->s.py_end < PK_PY_END__MAX)
+		count(PK_CNT_PY_COMPLETE + b->s.py_end - PK_PY_END_COMPLETE);
 	if (b->s.hdr.flags & PK_SAMPLE_KSTACK_ERR)
 		count(PK_CNT_KSTACK_ERR);
 	if (b->s.hdr.flags & PK_SAMPLE_USTACK_ERR)
@@ -432,8 +439,10 @@ int BPF_PROG(pk_forget_exit, struct task_struct *task)
 	__u32 tgid = task->tgid;
 
 	(void)ctx;	/* BPF_PROG's, the raw arguments: not needed here */
-	if (BPF_CORE_READ(task, signal, live.counter) == 0)
+	if (BPF_CORE_READ(task, signal, live.counter) == 0) {
 		bpf_map_delete_elem(&targets, &tgid);
+		pk_python_forget(tgid);
+	}
 	return 0;
 }
 
@@ -465,6 +474,7 @@ int BPF_PROG(pk_exec_report, struct task_struct *p, pid_t old_pid, struct linux_
 	(void)p;
 	(void)old_pid;
 	(void)bprm;
+	pk_python_forget(task->tgid);
 	if (code)
 		report_code_at(code);
 	report_code_at(BPF_CORE_READ(regs, ip));

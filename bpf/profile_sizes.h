@@ -27,6 +27,12 @@
 #define PK_UNWIND_FILES_MAX	16384	/* distinct inodes */
 #define PK_UNWIND_SEEN_MAX	4096	/* no-table reports remembered */
 #define PK_MAPPINGS_SEEN_MAX	16384	/* (process, mapping) reports remembered */
+/* Python (bpf/probekit.h "Python"): interpreter files, processes, threads
+ * and code objects remembered. */
+#define PK_PY_FILES_MAX		256
+#define PK_PY_PROCS_MAX		4096
+#define PK_PY_THREADS_MAX	16384
+#define PK_PY_CODE_SEEN_MAX	65536
 /* Bytes of user stack a walk that stops for want of a table copies unless
  * --stack-copy says otherwise (at most PK_USTACK_COPY_MAX, bpf/probekit.h). */
 #define PK_STACK_COPY_DEFAULT	32768u

@@ -32,14 +32,15 @@ struct {
 } event_counts SEC(".maps");
 
 /*
- * The sample under assembly, per CPU: kernel frames, then user frames. It
+ * The sample under assembly, per CPU: kernel frames, user frames, then
+ * Python frames (bpf/python_walk.bpf.h). It
  * is copied to the ring buffer at its real size: reserving
  * PK_SAMPLE_MAX_SIZE per sample would waste most of the buffer on short
  * stacks.
  */
 struct pk_sample_buf {
 	struct pk_sample s;
-	__u64 frames[PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH];
+	__u64 frames[PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH + PK_MAX_PY_DEPTH];
 };
 
 struct {

@@ -59,6 +59,9 @@ const char pk_load_usage[] =
 "      --stack-copy N     where a file has no table yet, copy up to N bytes of\n"
 "                         user stack (K suffix; default 32K, at most 60K, 0:\n"
 "                         none) for probe-read to finish the walk with\n"
+"      --no-python        do not walk Python frames (default: with --unwind\n"
+"                         dwarf, the frames of CPython 3.11 interpreters are\n"
+"                         added to their samples)\n"
 "  -j, --jobs N           build up to N unwind tables at once (default: one\n"
 "                         per online CPU)\n"
 "      --unload           stop: detach and remove every pin under DIR\n"
@@ -126,6 +129,7 @@ enum {
 	OPT_MIN_BLOCK,
 	OPT_STACK_COPY,
 	OPT_NO_FENTRY,
+	OPT_NO_PYTHON,
 	OPT_LIST,
 };
 
@@ -145,6 +149,7 @@ static const struct option long_opts[] = {
 	{ "event",		required_argument, NULL, 'e' },
 	{ "min-block",		required_argument, NULL, OPT_MIN_BLOCK },
 	{ "no-fentry",		no_argument,	   NULL, OPT_NO_FENTRY },
+	{ "no-python",		no_argument,	   NULL, OPT_NO_PYTHON },
 	{ "list",		no_argument,	   NULL, OPT_LIST },
 	{ "verbose",		no_argument,	   NULL, 'v' },
 	{ "help",		no_argument,	   NULL, 'h' },
@@ -287,6 +292,9 @@ static int parse_one(struct pk_load_opts *o, int c, const char *arg,
 	case OPT_NO_FENTRY:
 		o->no_fentry = true;
 		return 0;
+	case OPT_NO_PYTHON:
+		o->no_python = true;
+		return 0;
 	case OPT_LIST:
 		o->list = true;
 		return 0;
@@ -353,7 +361,7 @@ int pk_load_opts_parse(struct pk_load_opts *o, int argc, char **argv,
 			       c == OPT_SKIP_IDLE || c == OPT_RINGBUF_SIZE || c == OPT_UNWIND ||
 			       c == OPT_TABLE_ROWS || c == OPT_TABLE_MEMORY || c == 'j' ||
 			       c == 'e' || c == 'c' || c == OPT_MIN_BLOCK || c == OPT_STACK_COPY ||
-			       c == OPT_NO_FENTRY;
+			       c == OPT_NO_FENTRY || c == OPT_NO_PYTHON;
 		table_option |= c == OPT_TABLE_ROWS || c == OPT_TABLE_MEMORY || c == 'j' ||
 				c == OPT_STACK_COPY;
 		ret = parse_one(o, c, optarg, err);

@@ -40,6 +40,7 @@ struct pk_load_opts {
 	__u64 min_block_us;	/* --min-block */
 	bool min_block_given;
 	bool no_fentry;		/* --no-fentry */
+	bool no_python;		/* --no-python */
 	bool list;		/* --list */
 	const char *list_pattern;	/* its PATTERN, in argv; NULL: all */
 };

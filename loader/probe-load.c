@@ -165,6 +165,10 @@ static int size_unwind_maps(struct load *l)
 		{ skel->maps.unwind_tables, caps.max_tables },
 		{ skel->maps.unwind_rows, caps.max_tables },
 		{ skel->maps.unwind_seen, PK_UNWIND_SEEN_MAX },
+		{ skel->maps.py_files, PK_PY_FILES_MAX },
+		{ skel->maps.py_procs, PK_PY_PROCS_MAX },
+		{ skel->maps.py_threads, PK_PY_THREADS_MAX },
+		{ skel->maps.py_code_seen, PK_PY_CODE_SEEN_MAX },
 	};
 	int ret;
 
@@ -190,6 +194,8 @@ static int configure(struct load *l)
 	skel->rodata->target_cpu = o->cpu;
 	skel->rodata->dwarf = o->dwarf;
 	skel->rodata->stack_copy = o->stack_copy;
+	/* Python frames need the DWARF walk, which finds the interpreter */
+	skel->rodata->python = o->dwarf && !o->no_python;
 	/* A quarter full: the reader, polling every 100 ms, still has three
 	 * quarters of room to catch up at any rate. */
 	skel->rodata->wakeup_bytes = o->ringbuf_bytes / 4;
@@ -236,6 +242,7 @@ static void unwind_fds(const struct profile_bpf *skel, struct pk_unwind_fds *fds
 	fds->rows = bpf_map__fd(skel->maps.unwind_rows);
 	fds->alloc = bpf_map__fd(skel->maps.unwind_alloc);
 	fds->seen = bpf_map__fd(skel->maps.unwind_seen);
+	fds->py = bpf_map__fd(skel->maps.py_files);
 }
 
 /* Give LIST's files their tables. */
@@ -371,7 +378,8 @@ static int write_session(struct load *l)
 		   (o->skip_idle ? PK_SESSION_SKIP_IDLE : 0) |
 		   (o->cpu >= 0 ? PK_SESSION_FILTER_CPU : 0) |
 		   (o->cmd ? PK_SESSION_COMMAND : 0) |
-		   (o->dwarf ? PK_SESSION_DWARF : 0);
+		   (o->dwarf ? PK_SESSION_DWARF : 0) |
+		   (o->dwarf && !o->no_python ? PK_SESSION_PYTHON : 0);
 	/* Boot clock: bpf_ktime_get_boot_ns() keeps counting in suspend. */
 	s->start_time_ns = clock_ns(CLOCK_BOOTTIME);
 	s->start_realtime_ns = clock_ns(CLOCK_REALTIME);

@@ -18,12 +18,13 @@ struct pk_session_fds {
 };
 
 /* The unwind maps (bpf/probekit.h, "Unwind tables in the kernel"), pinned
- * with --unwind dwarf; fd[i] is the map pinned as pk_unwind_pins[i]. */
-#define PK_UNWIND_NMAPS	5
+ * with --unwind dwarf; fd[i] is the map pinned as pk_unwind_pins[i]. py_files
+ * ("Python") goes with them: whoever loads a file's table adds it there. */
+#define PK_UNWIND_NMAPS	6
 struct pk_unwind_fds {
 	union {
 		struct {
-			int files, tables, rows, alloc, seen;
+			int files, tables, rows, alloc, seen, py;
 		};
 		int fd[PK_UNWIND_NMAPS];
 	};
@@ -40,7 +41,8 @@ int pk_session_open(const char *pin_dir, struct pk_session_fds *fds,
 void pk_session_close(struct pk_session_fds *fds);
 
 /* Open the unwind maps pinned at PIN_DIR (NULL: the default). -ENOENT when
- * the session has none (--unwind fp); on error none is left open. */
+ * the session has none (--unwind fp); on error none is left open. py is -1
+ * for a session of a loader from before py_files. */
 int pk_unwind_fds_open(const char *pin_dir, struct pk_unwind_fds *fds);
 /* Close what is open; fds become -1. */
 void pk_unwind_fds_close(struct pk_unwind_fds *fds);

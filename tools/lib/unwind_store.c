@@ -19,6 +19,7 @@
 #include "eh_frame/eh_table.h"
 #include "lib/exec_segs.h"
 #include "lib/proc_maps.h"
+#include "lib/python.h"
 #include "lib/unwind_store.h"
 #include "lib/util/array.h"
 #include "lib/util/jobs.h"
@@ -128,6 +129,8 @@ int pk_unwind_maps_create(const struct pk_unwind_alloc *caps, __u32 nfiles,
 				    sizeof(struct pk_unwind_alloc), 1, NULL);
 	fds->seen = bpf_map_create(BPF_MAP_TYPE_LRU_HASH, PK_PIN_UNWIND_SEEN,
 				   sizeof(struct pk_file_key), sizeof(__u8), 64, NULL);
+	fds->py = bpf_map_create(BPF_MAP_TYPE_HASH, PK_PIN_PY_FILES, sizeof(struct pk_file_key),
+				 sizeof(struct pk_py_file), 64, NULL);
 	for (int i = 0; i < PK_UNWIND_NMAPS && !ret; i++)
 		if (fds->fd[i] < 0)
 			ret = -errno;
@@ -141,7 +144,7 @@ int pk_unwind_maps_create(const struct pk_unwind_alloc *caps, __u32 nfiles,
 static int attach_maps(struct pk_unwind_store *s, char err[PK_ERR_LEN])
 {
 	const struct pk_unwind_alloc *c = &s->caps;
-	__u32 files, tables, rows, alloc, seen;
+	__u32 files, tables, rows, alloc, seen, py;
 	int ret;
 
 	if ((ret = check_map(s->fds.files, PK_PIN_UNWIND_FILES, BPF_MAP_TYPE_HASH,
@@ -153,7 +156,10 @@ static int attach_maps(struct pk_unwind_store *s, char err[PK_ERR_LEN])
 	    (ret = check_map(s->fds.alloc, PK_PIN_UNWIND_ALLOC, BPF_MAP_TYPE_ARRAY, sizeof(__u32),
 			     sizeof(struct pk_unwind_alloc), &alloc, err)) ||
 	    (ret = check_map(s->fds.seen, PK_PIN_UNWIND_SEEN, BPF_MAP_TYPE_LRU_HASH,
-			     sizeof(struct pk_file_key), sizeof(__u8), &seen, err)))
+			     sizeof(struct pk_file_key), sizeof(__u8), &seen, err)) ||
+	    (s->fds.py >= 0 &&
+	     (ret = check_map(s->fds.py, PK_PIN_PY_FILES, BPF_MAP_TYPE_HASH,
+			      sizeof(struct pk_file_key), sizeof(struct pk_py_file), &py, err))))
 		return ret;
 	if (!c->max_tables || !c->max_bytes || tables < c->max_tables || rows < c->max_tables)
 		return pk_err(err, -EINVAL, "unwind maps too small for %u tables", c->max_tables);
@@ -347,6 +353,10 @@ struct item {
 	struct pk_file_seg segs[PK_FILE_MAX_SEGS];
 	__u32 nsegs;
 	struct eh_unwind_table *t;
+	int py_status;			/* pk_python_file(): 0 a Python, py is its
+					 * py_files value */
+	struct pk_python_build py_build;
+	struct pk_py_file py;
 	char msg[PK_ERR_LEN];
 };
 
@@ -382,6 +392,7 @@ static void work(void *arg, int i)
 	it->status = pk_exec_segs(it->path, it->segs, &it->nsegs, it->msg);
 	if (it->status)
 		return;
+	it->py_status = pk_python_file(it->path, &it->py, &it->py_build);
 	if (it->key.dev == PK_VDSO_DEV && it->key.ino == PK_VDSO_INO) {
 		/* mapped whole: the file offset is pc - vm_start */
 		it->segs[0].off = 0;
@@ -397,6 +408,37 @@ static void work(void *arg, int i)
 
 static int reclaim_locked(struct pk_unwind_store *s, struct batch *b, struct pk_unwind_alloc *a);
 
+/* IT's py_files entry when it is a Python interpreter, before its
+ * unwind_files entry (with PK_FILE_PYTHON into FI), so that a walk that
+ * sees the flag finds the offsets; one line for a Python we have no
+ * offsets for, which gets native frames only. A full py_files leaves the
+ * file without Python frames: not an error. */
+static int put_python(struct batch *b, const struct item *it, struct pk_file_info *fi)
+{
+	struct pk_unwind_store *s = b->s;
+	char ver[32];
+
+	if (it->py_status == -ENOTSUP) {
+		pk_python_version_str(it->py_build.version, ver, sizeof(ver));
+		fprintf(s->log ? s->log : stderr,
+			"%s: %s: Python %s%s (0x%08x) is not supported: native frames only\n",
+			s->prog, it->name, ver, it->py_build.debug ? " (debug build)" : "",
+			it->py_build.version);
+		return 0;
+	}
+	if (it->py_status || s->fds.py < 0)
+		return 0;
+	if (bpf_map_update_elem(s->fds.py, &it->key, &it->py, BPF_ANY)) {
+		if (errno != E2BIG)
+			return -errno;
+		fprintf(s->log ? s->log : stderr, "%s: %s: py_files is full: native frames only\n",
+			s->prog, it->name);
+		return 0;
+	}
+	fi->flags |= PK_FILE_PYTHON;
+	return 0;
+}
+
 /* IT's unwind_files entry; when the map is full, after giving back what no
  * process maps (once a batch). Under the lock. */
 static int put_file(struct batch *b, const struct item *it, __u32 table, __u32 flags)
@@ -406,6 +448,9 @@ static int put_file(struct batch *b, const struct item *it, __u32 table, __u32 f
 	int ret;
 
 	memcpy(fi.segs, it->segs, sizeof(fi.segs));
+	ret = put_python(b, it, &fi);
+	if (ret)
+		return ret;
 	ret = bpf_map_update_elem(b->s->fds.files, &it->key, &fi, BPF_ANY) ? -errno : 0;
 	if (ret == -E2BIG && !b->reclaimed) {
 		b->reclaimed = true;
@@ -649,6 +694,11 @@ static int reclaim_locked(struct pk_unwind_store *s, struct batch *b, struct pk_
 			ret = -errno;
 			goto out;
 		}
+		if (s->fds.py >= 0 && bpf_map_delete_elem(s->fds.py, &dead[i]) &&
+		    errno != ENOENT) {
+			ret = -errno;
+			goto out;
+		}
 		pk_unwind_store_forget(s, &dead[i]);
 		st->forgotten++;
 	}
@@ -880,6 +930,7 @@ int pk_unwind_store_add(struct pk_unwind_store *s, const struct pk_unwind_file *
 		it->key = is_vdso ? (struct pk_file_key){ PK_VDSO_DEV, PK_VDSO_INO } : files[i].key;
 		it->path = files[i].path;
 		it->name = files[i].name ? files[i].name : is_vdso ? "[vdso]" : files[i].path;
+		it->py_status = -ENOENT;	/* until work() looks */
 		/* what has an entry costs one lookup, not a table */
 		it->skip = !bpf_map_lookup_elem(s->fds.files, &it->key, &fi);
 		if (it->skip || !is_vdso)

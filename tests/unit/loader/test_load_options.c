@@ -496,6 +496,11 @@ START_TEST(test_event_options)
 	ck_assert_int_eq(PARSE("-e", "tracepoint:a:b", "--no-fentry"), -EINVAL);
 	ck_assert_str_eq(err, "--no-fentry is for -e kprobe:FUNC and kretprobe:FUNC");
 	ck_assert_int_eq(PARSE("--unload", "--no-fentry"), -EINVAL);
+	ck_assert_int_eq(PARSE("-p", "1"), 0);
+	ck_assert(!o.no_python);
+	ck_assert_int_eq(PARSE("-p", "1", "--no-python"), 0);
+	ck_assert(o.no_python);
+	ck_assert_int_eq(PARSE("--unload", "--no-python"), -EINVAL);
 	{
 		/* PK_MAX_EVENTS of them are taken, one more is refused */
 		char *argv[2 * PK_MAX_EVENTS + 4] = { "probe-load" };

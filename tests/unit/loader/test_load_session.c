@@ -296,7 +296,7 @@ START_TEST(test_load_pins_settings_unload)
 	ck_assert_int_ge(fds.session, 0);
 	ck_assert_int_ge(fds.targets, 0);
 	ck_assert_uint_eq(info.layout_version, PK_PIN_LAYOUT_VERSION);
-	ck_assert_uint_eq(info.flags, PK_SESSION_DWARF);
+	ck_assert_uint_eq(info.flags, PK_SESSION_DWARF | PK_SESSION_PYTHON);
 	ck_assert_uint_eq(info.freq_hz, 199);
 	ck_assert_int_eq(info.cpu, -1);
 	ck_assert_uint_eq(info.ncpus, ncpus);
@@ -598,7 +598,8 @@ START_TEST(test_targets_follow_fork_and_exit)
 	ck_assert(pinned("links/fork") && pinned("links/exit"));
 	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
 	pk_session_close(&fds);
-	ck_assert_uint_eq(info.flags, PK_SESSION_FILTER_PIDS | PK_SESSION_DWARF);
+	ck_assert_uint_eq(info.flags,
+			  PK_SESSION_FILTER_PIDS | PK_SESSION_DWARF | PK_SESSION_PYTHON);
 	ck_assert_uint_eq(info.ntargets, 1);
 	ck_assert_int_eq(targets_count(), 1);
 	ck_assert(is_target(p.pid));
@@ -703,7 +704,7 @@ START_TEST(test_command_is_a_target)
 	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
 	pk_session_close(&fds);
 	ck_assert_uint_eq(info.flags, PK_SESSION_FILTER_PIDS | PK_SESSION_COMMAND |
-			  PK_SESSION_DWARF);
+			  PK_SESSION_DWARF | PK_SESSION_PYTHON);
 	ck_assert_uint_eq(info.ntargets, 1);
 	wait_not_target(pid);
 	ck_assert_int_eq(targets_count(), 0);
@@ -1151,7 +1152,7 @@ START_TEST(test_unwind_tables_and_fp)
 	ck_assert_int_eq(pk_unwind_fds_open(dir, &ufds), -ENOENT);
 	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
 	pk_session_close(&fds);
-	ck_assert(!(info.flags & PK_SESSION_DWARF));
+	ck_assert(!(info.flags & (PK_SESSION_DWARF | PK_SESSION_PYTHON)));
 	LOAD_OK("--unload");
 	ck_assert(!dir_exists());
 }
@@ -1240,7 +1241,9 @@ START_TEST(test_cpu_and_idle_filters)
 	struct pk_session info;
 	__u64 c[PK_CNT__MAX];
 
-	LOAD_OK("-C", "0", "--skip-idle", "-F", "997");
+	/* --no-python: the walk's knob and the session's flag off (the Python
+	 * walk itself: suite python_bpf) */
+	LOAD_OK("-C", "0", "--skip-idle", "-F", "997", "--no-python");
 	ck_assert(pinned("links/e0-cpu0") && !pinned("links/e0-cpu1"));
 	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
 	pk_session_close(&fds);

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * CPython interpreters in ELF files (bpf/probekit.h "Python"): whether a
+ * file is one (python3.11, libpython3.11.so), of which version and build,
+ * and the struct offsets the BPF Python walk reads its memory with
+ * (struct pk_py_file, the value of py_files). Shared by probe-load and
+ * probe-read: whoever loads a file's unwind table adds it to py_files.
+ */
+#ifndef PK_PYTHON_H
+#define PK_PYTHON_H
+
+#include <stdbool.h>
+#include <linux/types.h>
+
+#include "bpf/probekit.h"
+
+/* What pk_python_file() found besides the py_files value. */
+struct pk_python_build {
+	__u32 version;		/* Py_Version (PY_VERSION_HEX); 0: not read */
+	bool debug;		/* a Py_DEBUG build (the _Py_RefTotal symbol) */
+};
+
+/*
+ * Whether the ELF file at PATH holds a CPython interpreter: the symbols
+ * _PyRuntime and Py_Version (read from the file), in .dynsym or .symtab.
+ * 0: *OUT is its py_files value (PK_FILE_PYTHON); -ENOENT: not Python (or
+ * not an ELF); -ENOTSUP: a Python of a version or build with no offsets
+ * here (*BUILD says which: the caller names it, once, and the process gets
+ * native stacks); other negative errno (open, a bad ELF). BUILD may be NULL.
+ */
+int pk_python_file(const char *path, struct pk_py_file *out, struct pk_python_build *build);
+
+/* The offsets of VERSION (PY_VERSION_HEX: major and minor count) in a
+ * DEBUG build or not, or NULL when there are none. */
+const struct pk_py_offsets *pk_python_offsets(__u32 version, bool debug);
+
+/* "3.11.2" of a PY_VERSION_HEX, into BUF. */
+void pk_python_version_str(__u32 version, char *buf, unsigned long len);
+
+#endif
