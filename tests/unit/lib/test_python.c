@@ -1,0 +1,393 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tools/lib/python.c: which files are CPython interpreters, and the struct
+ * offsets it gives the BPF walk, each checked against the interpreter's own
+ * DWARF (the .debug file under /usr/lib/debug/.build-id, or the file itself
+ * when it carries its debug info, as Debian's python3.11d does): the
+ * member's offset, its size where the walk reads a fixed width, and the
+ * bits of PyASCIIObject.state the walk tests. Versions come from the
+ * interpreter itself (sys.hexversion), symbol addresses from readelf.
+ */
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/python.h"
+#include "test_util.h"
+
+#define LIBDIR	"/usr/lib/x86_64-linux-gnu/"
+
+struct interp {
+	const char *path;
+	const char *python;	/* the program to ask for sys.hexversion */
+	bool debug;
+};
+
+static const struct interp interps[] = {
+	{ "/usr/bin/python3.11", "/usr/bin/python3.11", false },
+	{ LIBDIR "libpython3.11.so.1.0", "/usr/bin/python3.11", false },
+	{ "/usr/bin/python3.11d", "/usr/bin/python3.11d", true },
+};
+#define NINTERPS	(sizeof(interps) / sizeof(interps[0]))
+
+/* --- the DWARF side ----------------------------------------------------- */
+
+static bool is_type_named(Dwarf_Die *die, const char *name)
+{
+	int tag = dwarf_tag(die);
+	const char *n;
+
+	if (tag != DW_TAG_structure_type && tag != DW_TAG_typedef)
+		return false;
+	n = dwarf_diename(die);
+	if (!n || strcmp(n, name))
+		return false;
+	return tag == DW_TAG_typedef || !dwarf_hasattr(die, DW_AT_declaration);
+}
+
+/* The struct NAME (a struct tag, or a typedef of one) among the children
+ * of UNIT, following imported (dwz partial) units; into *OUT. */
+static bool find_in_unit(Dwarf_Die *unit, const char *name, Dwarf_Die *out, int depth)
+{
+	Dwarf_Die child, imported;
+	Dwarf_Attribute at;
+
+	if (depth > 4 || dwarf_child(unit, &child) != 0)
+		return false;
+	do {
+		if (is_type_named(&child, name)) {
+			*out = child;
+			return true;
+		}
+		if (dwarf_tag(&child) == DW_TAG_imported_unit &&
+		    dwarf_attr(&child, DW_AT_import, &at) &&
+		    dwarf_formref_die(&at, &imported) &&
+		    find_in_unit(&imported, name, out, depth + 1))
+			return true;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+/* Strip typedefs and qualifiers. */
+static void real_type(Dwarf_Die *die)
+{
+	Dwarf_Attribute at;
+	int tag;
+
+	while ((tag = dwarf_tag(die)) == DW_TAG_typedef || tag == DW_TAG_const_type ||
+	       tag == DW_TAG_volatile_type) {
+		ck_assert_ptr_nonnull(dwarf_attr_integrate(die, DW_AT_type, &at));
+		ck_assert_ptr_nonnull(dwarf_formref_die(&at, die));
+	}
+}
+
+static bool find_struct(Dwarf *dw, const char *name, Dwarf_Die *out)
+{
+	Dwarf_Off off = 0, next;
+	size_t hsize;
+	Dwarf_Die cu;
+
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (dwarf_offdie(dw, off + hsize, &cu) && find_in_unit(&cu, name, out, 0)) {
+			real_type(out);
+			if (dwarf_tag(out) == DW_TAG_structure_type &&
+			    !dwarf_hasattr(out, DW_AT_declaration))
+				return true;
+		}
+		off = next;
+	}
+	return false;
+}
+
+struct member {
+	Dwarf_Word offset;	/* bytes from the outer struct's start */
+	Dwarf_Word size;	/* of the member's type */
+	Dwarf_Word bit;		/* DW_AT_data_bit_offset of a bit field, from the
+				 * start of the struct holding it */
+};
+
+/* The member PATH ("interpreters.head") of struct S. */
+static struct member member_at(Dwarf_Die s, const char *path)
+{
+	struct member m = { 0 };
+	char buf[128], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", path);
+	for (char *part = strtok_r(buf, ".", &save); part; part = strtok_r(NULL, ".", &save)) {
+		Dwarf_Die child, type;
+		Dwarf_Attribute at;
+		Dwarf_Word loc = 0;
+		bool found = false;
+
+		real_type(&s);
+		ck_assert_int_eq(dwarf_child(&s, &child), 0);
+		do {
+			const char *n = dwarf_diename(&child);
+
+			if (dwarf_tag(&child) != DW_TAG_member || !n || strcmp(n, part))
+				continue;
+			found = true;
+			break;
+		} while (dwarf_siblingof(&child, &child) == 0);
+		ck_assert_msg(found, "no member %s (of %s)", part, path);
+		if (dwarf_attr(&child, DW_AT_data_member_location, &at))
+			ck_assert_int_eq(dwarf_formudata(&at, &loc), 0);
+		m.offset += loc;
+		if (dwarf_attr(&child, DW_AT_data_bit_offset, &at))
+			ck_assert_int_eq(dwarf_formudata(&at, &m.bit), 0);
+		ck_assert_ptr_nonnull(dwarf_attr_integrate(&child, DW_AT_type, &at));
+		ck_assert_ptr_nonnull(dwarf_formref_die(&at, &type));
+		real_type(&type);
+		{
+			Dwarf_Word size = 0;
+
+			if (dwarf_tag(&type) != DW_TAG_array_type)
+				ck_assert_int_ge(dwarf_aggregate_size(&type, &size), 0);
+			m.size = size;
+		}
+		s = type;
+	}
+	return m;
+}
+
+static Dwarf_Word struct_size(Dwarf_Die *s)
+{
+	Dwarf_Word size;
+
+	ck_assert_int_eq(dwarf_aggregate_size(s, &size), 0);
+	return size;
+}
+
+/* The file with FILE's DWARF: its .debug file by build-id, else itself. */
+static void debug_file_of(const char *file, char *path, size_t len)
+{
+	char hex[128];
+
+	pk_test_readelf_build_id(file, hex, sizeof(hex));
+	snprintf(path, len, "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+	if (access(path, R_OK))
+		snprintf(path, len, "%s", file);
+}
+
+/* Member PATH of struct S at OFF, SIZE bytes wide (0: any). */
+#define CHECK_MEMBER(dw, sname, mpath, off, size) \
+	check_member(dw, sname, mpath, off, size, #off)
+
+static struct member check_member(Dwarf *dw, const char *sname, const char *path,
+				  unsigned int off, unsigned int size, const char *field)
+{
+	Dwarf_Die s;
+	struct member m;
+
+	ck_assert_msg(find_struct(dw, sname, &s), "no struct %s in the DWARF", sname);
+	m = member_at(s, path);
+	ck_assert_msg(m.offset == off, "%s: %s.%s is at %llu in the DWARF", field, sname, path,
+		      (unsigned long long)m.offset);
+	if (size)
+		ck_assert_msg(m.size == size, "%s.%s: %llu bytes, the walk reads %u", sname,
+			      path, (unsigned long long)m.size, size);
+	return m;
+}
+
+/* sys.hexversion of PYTHON: the version from the interpreter itself. */
+static __u32 hexversion(const char *python)
+{
+	char *argv[] = { (char *)python, "-c", "import sys; print(sys.hexversion)", NULL };
+	char *out = NULL;
+	__u32 v;
+
+	ck_assert_int_eq(pk_test_run(argv, &out, NULL), 0);
+	ck_assert_ptr_nonnull(out);
+	v = strtoul(out, NULL, 10);
+	free(out);
+	return v;
+}
+
+/* readelf's value of dynamic symbol NAME in FILE (0: none). */
+static unsigned long long dynsym(const char *file, const char *name)
+{
+	char *argv[] = { "readelf", "-W", "--dyn-syms", (char *)file, NULL };
+	char *out = NULL, *line, *save = NULL;
+	unsigned long long v = 0;
+
+	ck_assert_int_eq(pk_test_run(argv, &out, NULL), 0);
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long val;
+		char sym[256];
+
+		if (sscanf(line, " %*u: %llx %*s %*s %*s %*s %*s %255s", &val, sym) == 2 &&
+		    !strcmp(sym, name))
+			v = val;
+	}
+	free(out);
+	return v;
+}
+
+START_TEST(test_offsets_match_dwarf)
+{
+	const struct interp *in = &interps[_i];
+	struct pk_python_build build;
+	struct pk_py_file pf;
+	const struct pk_py_offsets *o;
+	char dbg[4096];
+	struct member end;
+	Dwarf_Die s;
+	Dwarf *dw;
+	int fd;
+
+	ck_assert_int_eq(pk_python_file(in->path, &pf, &build), 0);
+	ck_assert_uint_eq(build.version, hexversion(in->python));
+	ck_assert_uint_eq(pf.version, build.version);
+	ck_assert_int_eq(build.debug, in->debug);
+	ck_assert_uint_eq(pf.runtime, dynsym(in->path, "_PyRuntime"));
+	o = pk_python_offsets(build.version, build.debug);
+	ck_assert_ptr_nonnull(o);
+	ck_assert_mem_eq(&pf.off, o, sizeof(*o));
+
+	debug_file_of(in->path, dbg, sizeof(dbg));
+	fd = open(dbg, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	dw = dwarf_begin(fd, DWARF_C_READ);
+	ck_assert_msg(dw, "%s: no DWARF: %s", dbg, dwarf_errmsg(-1));
+
+	CHECK_MEMBER(dw, "_PyRuntimeState", "interpreters.head", o->runtime_interp_head, 8);
+	CHECK_MEMBER(dw, "PyInterpreterState", "threads.head", o->interp_threads_head, 8);
+	CHECK_MEMBER(dw, "PyThreadState", "next", o->tstate_next, 8);
+	CHECK_MEMBER(dw, "PyThreadState", "native_thread_id", o->tstate_native_thread_id, 8);
+	CHECK_MEMBER(dw, "PyThreadState", "cframe", o->tstate_cframe, 8);
+	CHECK_MEMBER(dw, "_PyCFrame", "current_frame", o->cframe_current_frame, 8);
+
+	CHECK_MEMBER(dw, "_PyInterpreterFrame", "f_code", o->frame_code, 8);
+	CHECK_MEMBER(dw, "_PyInterpreterFrame", "previous", o->frame_previous, 8);
+	CHECK_MEMBER(dw, "_PyInterpreterFrame", "prev_instr", o->frame_prev_instr, 8);
+	CHECK_MEMBER(dw, "_PyInterpreterFrame", "is_entry", o->frame_is_entry, 1);
+	end = CHECK_MEMBER(dw, "_PyInterpreterFrame", "owner", o->frame_owner, 1);
+	/* frame_size: past every field read, within the struct */
+	ck_assert_uint_ge(o->frame_size, end.offset + end.size);
+	ck_assert_uint_ge(o->frame_size, o->frame_prev_instr + 8);
+	ck_assert(find_struct(dw, "_PyInterpreterFrame", &s));
+	ck_assert_uint_le(o->frame_size, struct_size(&s));
+
+	CHECK_MEMBER(dw, "PyCodeObject", "co_filename", o->code_filename, 8);
+	CHECK_MEMBER(dw, "PyCodeObject", "co_name", o->code_name, 8);
+	CHECK_MEMBER(dw, "PyCodeObject", "co_qualname", o->code_qualname, 8);
+	CHECK_MEMBER(dw, "PyCodeObject", "co_linetable", o->code_linetable, 8);
+	CHECK_MEMBER(dw, "PyCodeObject", "co_firstlineno", o->code_firstlineno, 4);
+	end = CHECK_MEMBER(dw, "PyCodeObject", "_co_firsttraceable", o->code_firsttraceable, 4);
+	CHECK_MEMBER(dw, "PyCodeObject", "co_code_adaptive", o->code_adaptive, 0);
+	ck_assert_uint_ge(o->code_size, end.offset + end.size);
+	ck_assert_uint_ge(o->code_size, o->code_linetable + 8);
+	ck_assert_uint_ge(o->code_size, o->code_qualname + 8);
+	ck_assert_uint_le(o->code_size, o->code_adaptive);
+
+	CHECK_MEMBER(dw, "PyVarObject", "ob_size", o->bytes_size, 8);
+	CHECK_MEMBER(dw, "PyBytesObject", "ob_sval", o->bytes_data, 0);
+	CHECK_MEMBER(dw, "PyASCIIObject", "length", o->unicode_length, 8);
+	CHECK_MEMBER(dw, "PyASCIIObject", "state", o->unicode_state, 4);
+	/* the bits bpf/python_walk.bpf.h tests: kind 2..4, compact 5, ascii 6 */
+	ck_assert(find_struct(dw, "PyASCIIObject", &s));
+	ck_assert_uint_eq(o->unicode_ascii_data, struct_size(&s));
+	ck_assert_uint_eq(member_at(s, "state.kind").bit, 2);
+	ck_assert_uint_eq(member_at(s, "state.kind").size, 4);
+	ck_assert_uint_eq(member_at(s, "state.compact").bit, 5);
+	ck_assert_uint_eq(member_at(s, "state.ascii").bit, 6);
+	ck_assert(find_struct(dw, "PyCompactUnicodeObject", &s));
+	ck_assert_uint_eq(o->unicode_compact_data, struct_size(&s));
+
+	dwarf_end(dw);
+	close(fd);
+}
+END_TEST
+
+/* The file offset of vaddr ADDR in FILE, by readelf's section headers. */
+static long file_offset(const char *file, unsigned long long addr)
+{
+	char *argv[] = { "readelf", "-W", "-S", (char *)file, NULL };
+	char *out = NULL, *line, *save = NULL;
+	long off = -1;
+
+	ck_assert_int_eq(pk_test_run(argv, &out, NULL), 0);
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		unsigned long long sa, so, ss;
+		char name[64], type[32];
+		const char *p = strchr(line, ']');
+
+		if (!strstr(line, "[") || !p)
+			continue;
+		if (sscanf(p + 1, " %63s %31s %llx %llx %llx", name, type, &sa, &so, &ss) == 5 &&
+		    strcmp(type, "NOBITS") && sa && addr >= sa && addr < sa + ss)
+			off = so + (addr - sa);
+	}
+	free(out);
+	return off;
+}
+
+/* A python3.11 whose Py_Version says 3.12: found, refused as unknown. */
+START_TEST(test_unknown_version_not_supported)
+{
+	const char *py = "/usr/bin/python3.11";
+	char dir[] = "/tmp/pk-python-XXXXXX", copy[4096];
+	__u32 v311 = hexversion(py), v, v312 = 0x030c0000;
+	struct pk_python_build build;
+	struct pk_py_file pf;
+	long off;
+	int fd;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(copy, sizeof(copy), "%s/python3.11", dir);
+	pk_test_copy_file(py, copy, 0755);
+	off = file_offset(copy, dynsym(copy, "Py_Version"));
+	ck_assert_int_gt(off, 0);
+	fd = open(copy, O_RDWR);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pread(fd, &v, sizeof(v), off), sizeof(v));
+	ck_assert_uint_eq(v, v311);	/* the oracle found the right bytes */
+	ck_assert_int_eq(pwrite(fd, &v312, sizeof(v312), off), sizeof(v312));
+	close(fd);
+
+	ck_assert_int_eq(pk_python_file(copy, &pf, &build), -ENOTSUP);
+	ck_assert_uint_eq(build.version, v312);
+	ck_assert(!build.debug);
+	ck_assert_ptr_null(pk_python_offsets(v312, false));
+	unlink(copy);
+	rmdir(dir);
+}
+END_TEST
+
+START_TEST(test_not_python)
+{
+	struct pk_python_build build;
+	struct pk_py_file pf;
+
+	ck_assert_int_eq(pk_python_file("/bin/true", &pf, &build), -ENOENT);
+	ck_assert_uint_eq(build.version, 0);
+	/* not an ELF */
+	ck_assert_int_eq(pk_python_file("/etc/passwd", &pf, NULL), -ENOENT);
+	ck_assert_int_eq(pk_python_file("/nonexistent/python3.11", &pf, NULL), -ENOENT);
+	/* the versions of the table only: 3.11, either build */
+	ck_assert_ptr_nonnull(pk_python_offsets(0x030b02f0, false));
+	ck_assert_ptr_nonnull(pk_python_offsets(0x030b07f0, true));
+	ck_assert_ptr_null(pk_python_offsets(0x030a0cf0, false));
+	ck_assert_ptr_null(pk_python_offsets(0x030c00f0, false));
+}
+END_TEST
+
+Suite *suite_python(void)
+{
+	Suite *s = suite_create("python");
+	TCase *tc = tcase_create("offsets");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_loop_test(tc, test_offsets_match_dwarf, 0, NINTERPS);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("detect");
+	tcase_add_test(tc, test_unknown_version_not_supported);
+	tcase_add_test(tc, test_not_python);
+	suite_add_tcase(s, tc);
+	return s;
+}
