@@ -137,13 +137,15 @@ static int read_version(Elf *elf, const GElf_Sym *sym, __u32 *out)
 	return 0;
 }
 
-static int from_elf(Elf *elf, struct pk_py_file *out, struct pk_python_build *build)
+int pk_python_elf(Elf *elf, struct pk_py_file *out, struct pk_python_build *build)
 {
 	struct py_syms s = { 0 };
 	const struct pk_py_offsets *off;
 	Elf_Scn *scn = NULL;
 	GElf_Shdr sh;
 	int ret;
+
+	memset(build, 0, sizeof(*build));
 
 	if (elf_kind(elf) != ELF_K_ELF || gelf_getclass(elf) != ELFCLASS64)
 		return -ENOENT;
@@ -183,7 +185,7 @@ int pk_python_file(const char *path, struct pk_py_file *out, struct pk_python_bu
 	if (fd < 0)
 		return -errno;
 	elf = eh_elf_begin(fd);
-	ret = elf ? from_elf(elf, out, build) : -ENOENT;
+	ret = elf ? pk_python_elf(elf, out, build) : -ENOENT;
 	elf_end(elf);
 	close(fd);
 	return ret;

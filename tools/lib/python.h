@@ -9,6 +9,7 @@
 #ifndef PK_PYTHON_H
 #define PK_PYTHON_H
 
+#include <libelf.h>
 #include <stdbool.h>
 #include <linux/types.h>
 
@@ -29,6 +30,10 @@ struct pk_python_build {
  * native stacks); other negative errno (open, a bad ELF). BUILD may be NULL.
  */
 int pk_python_file(const char *path, struct pk_py_file *out, struct pk_python_build *build);
+
+/* pk_python_file() of an ELF open already (the file's bytes are anybody's:
+ * every read is bounded by its section and the image); BUILD not NULL. */
+int pk_python_elf(Elf *elf, struct pk_py_file *out, struct pk_python_build *build);
 
 /* The offsets of VERSION (PY_VERSION_HEX: major and minor count) in a
  * DEBUG build or not, or NULL when there are none. */

@@ -1,0 +1,44 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * probe-load and probe-read ask of every file a profiled process maps
+ * whether it is a CPython interpreter (tools/lib/python.c): files anybody
+ * could have written. The input is such a file; the answer must be one of
+ * the documented ones, and a supported one must carry the offsets of its
+ * version's table.
+ */
+#include <errno.h>
+#include <gelf.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/python.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *copy = malloc(size ? size : 1);
+	struct pk_python_build build;
+	struct pk_py_file pf;
+	Elf *elf;
+
+	if (!copy)
+		abort();
+	memcpy(copy, data, size);
+	elf_version(EV_CURRENT);
+	elf = elf_memory(copy, size);
+	if (elf) {
+		int ret = pk_python_elf(elf, &pf, &build);
+		const struct pk_py_offsets *o = pk_python_offsets(build.version, build.debug);
+
+		if (ret != 0 && ret != -ENOENT && ret != -ENOTSUP && ret != -ENOEXEC)
+			abort();
+		if (ret == 0 && (!o || pf.version != build.version ||
+				 memcmp(&pf.off, o, sizeof(*o))))
+			abort();
+		if (ret == -ENOTSUP && o)
+			abort();
+		elf_end(elf);
+	}
+	free(copy);
+	return 0;
+}
