@@ -17,7 +17,12 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+
 #include "lib/python.h"
+#include "lib/unwind_store.h"
 #include "test_util.h"
 
 #define LIBDIR	"/usr/lib/x86_64-linux-gnu/"
@@ -327,19 +332,18 @@ static long file_offset(const char *file, unsigned long long addr)
 	return off;
 }
 
-/* A python3.11 whose Py_Version says 3.12: found, refused as unknown. */
-START_TEST(test_unknown_version_not_supported)
+#define V312	0x030c0000u
+
+/* A copy of python3.11 in DIR (made) whose Py_Version says 3.12, into COPY. */
+static void python_312(char *dir, char *copy, size_t len)
 {
 	const char *py = "/usr/bin/python3.11";
-	char dir[] = "/tmp/pk-python-XXXXXX", copy[4096];
-	__u32 v311 = hexversion(py), v, v312 = 0x030c0000;
-	struct pk_python_build build;
-	struct pk_py_file pf;
+	__u32 v311 = hexversion(py), v, v312 = V312;
 	long off;
 	int fd;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
-	snprintf(copy, sizeof(copy), "%s/python3.11", dir);
+	snprintf(copy, len, "%s/python3.11", dir);
 	pk_test_copy_file(py, copy, 0755);
 	off = file_offset(copy, dynsym(copy, "Py_Version"));
 	ck_assert_int_gt(off, 0);
@@ -349,13 +353,97 @@ START_TEST(test_unknown_version_not_supported)
 	ck_assert_uint_eq(v, v311);	/* the oracle found the right bytes */
 	ck_assert_int_eq(pwrite(fd, &v312, sizeof(v312), off), sizeof(v312));
 	close(fd);
+}
 
+/* A python3.11 whose Py_Version says 3.12: found, refused as unknown. */
+START_TEST(test_unknown_version_not_supported)
+{
+	char dir[] = "/tmp/pk-python-XXXXXX", copy[4096];
+	__u32 v312 = V312;
+	struct pk_python_build build;
+	struct pk_py_file pf;
+
+	python_312(dir, copy, sizeof(copy));
 	ck_assert_int_eq(pk_python_file(copy, &pf, &build), -ENOTSUP);
 	ck_assert_uint_eq(build.version, v312);
 	ck_assert(!build.debug);
 	ck_assert_ptr_null(pk_python_offsets(v312, false));
 	unlink(copy);
 	rmdir(dir);
+}
+END_TEST
+
+static struct pk_unwind_file file_of(const char *path)
+{
+	struct stat st;
+
+	ck_assert_int_eq(stat(path, &st), 0);
+	return (struct pk_unwind_file){
+		.path = path,
+		.key = { pk_kernel_dev(major(st.st_dev), minor(st.st_dev)), st.st_ino },
+	};
+}
+
+/*
+ * Whoever loads a file's table puts an interpreter in py_files, with the
+ * offsets pk_python_file gives and PK_FILE_PYTHON in its unwind_files
+ * entry; a file that is not one gets neither, and a Python of a version
+ * with no offsets one line and native frames only.
+ */
+START_TEST(test_store_adds_interpreters)
+{
+	struct pk_unwind_alloc caps = { .max_bytes = 64 << 20, .max_tables = 16 };
+	char dir[] = "/tmp/pk-python-XXXXXX", copy[4096], err[PK_ERR_LEN], line[4400];
+	char pins[] = "/tmp/pk-pins-XXXXXX", cache[] = "/tmp/pk-cache-XXXXXX";
+	struct pk_unwind_file files[3];
+	struct pk_unwind_store_opts opts;
+	struct pk_unwind_store *s;
+	struct pk_unwind_fds fds;
+	struct pk_py_file want, got;
+	struct pk_file_info fi;
+	char *log_buf = NULL;
+	size_t log_len = 0;
+	FILE *log = open_memstream(&log_buf, &log_len);
+	char *argv[] = { "rm", "-rf", cache, NULL };
+
+	python_312(dir, copy, sizeof(copy));
+	ck_assert_ptr_nonnull(mkdtemp(pins));
+	ck_assert_ptr_nonnull(mkdtemp(cache));
+	opts = (struct pk_unwind_store_opts){ .cache_dir = cache, .jobs = 2, .log = log,
+					      .prog = "test" };
+	ck_assert_int_eq(pk_unwind_maps_create(&caps, 64, &fds), 0);
+	ck_assert_int_eq(pk_unwind_store_create(&fds, &caps, pins, &opts, &s, err), 0);
+	files[0] = file_of("/usr/bin/python3.11");
+	files[1] = file_of("/bin/true");
+	files[2] = file_of(copy);
+	ck_assert_msg(pk_unwind_store_add(s, files, 3, NULL, err) == 0, "%s", err);
+
+	ck_assert_int_eq(pk_python_file("/usr/bin/python3.11", &want, NULL), 0);
+	ck_assert_int_eq(bpf_map_lookup_elem(fds.py, &files[0].key, &got), 0);
+	ck_assert_mem_eq(&got, &want, sizeof(got));
+	ck_assert_int_eq(bpf_map_lookup_elem(fds.files, &files[0].key, &fi), 0);
+	ck_assert_uint_eq(fi.flags, PK_FILE_PYTHON);
+	ck_assert_uint_ne(fi.table, PK_TABLE_NONE);
+	for (int i = 1; i < 3; i++) {
+		ck_assert_int_eq(bpf_map_lookup_elem(fds.py, &files[i].key, &got), -ENOENT);
+		ck_assert_int_eq(bpf_map_lookup_elem(fds.files, &files[i].key, &fi), 0);
+		ck_assert_uint_eq(fi.flags, 0);
+		ck_assert_uint_ne(fi.table, PK_TABLE_NONE);
+	}
+	fflush(log);
+	snprintf(line, sizeof(line),
+		 "test: %s: Python 3.12.0 (0x030c0000) is not supported: native frames only\n",
+		 copy);
+	ck_assert_str_eq(log_buf, line);
+
+	pk_unwind_store_free(s);
+	pk_unwind_fds_close(&fds);
+	fclose(log);
+	free(log_buf);
+	unlink(copy);
+	rmdir(dir);
+	rmdir(pins);
+	ck_assert_int_eq(pk_test_run(argv, NULL, NULL), 0);
 }
 END_TEST
 
@@ -389,5 +477,11 @@ Suite *suite_python(void)
 	tcase_add_test(tc, test_unknown_version_not_supported);
 	tcase_add_test(tc, test_not_python);
 	suite_add_tcase(s, tc);
+	if (pk_test_need_root(s, "the unwind maps are BPF maps")) {
+		tc = tcase_create("store");
+		tcase_set_timeout(tc, 120);
+		tcase_add_test(tc, test_store_adds_interpreters);
+		suite_add_tcase(s, tc);
+	}
 	return s;
 }
