@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# What Python frames cost (issue 18), against references taken in the same
+# run; medians of $RUNS runs, never a timed assertion.
+#
+# The workload: bench/py_deep.py under Debian's /usr/bin/python3.11, a
+# Python stack $DEPTHS frames deep spinning at its leaf, pinned to the one
+# CPU sampled (-C). Per depth and run, one session with the Python walk and
+# one with --no-python (the native walk of the same process, the reference):
+#   - BPF ns per sample: run_time_ns / run_cnt of pk_perf_event past the
+#     target filter (bpf_stats, as bench/dwarf.sh); the Python walk's own
+#     cost is the difference, per Python frame too, set against the
+#     native walk's ns per native frame;
+#   - probe-read's CPU (user+sys, bench/cpurun) per sample, with and
+#     without Python frames to name: the symbolization of Python frames.
+# Needs root.
+set -euo pipefail
+BUILD=${BUILD:-build}
+RUNS=${RUNS:-5}
+FREQ=${FREQ:-99}
+DEPTHS=${DEPTHS:-"32 128"}
+BPF_SECONDS=${BPF_SECONDS:-4}	# of the workload's CPU per session
+NCPU=$(nproc)
+BENCH_CPU=${BENCH_CPU:-$((NCPU - 1))}
+PIN=${PIN:-/sys/fs/bpf/probekit-bench-py}
+PYTHON=${PYTHON:-/usr/bin/python3.11}
+
+LOAD=$BUILD/probe-load
+READ=$BUILD/probe-read
+CPURUN=$BUILD/bench/cpurun
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d /tmp/probekit-bench-python.XXXXXX)
+export PROBEKIT_CACHE_DIR=$tmp/cache
+# shellcheck source=bench/bpf_events.bash
+. "$here/bpf_events.bash"
+# shellcheck source=bench/cleanup.bash
+. "$here/cleanup.bash"
+
+die() { echo "bench/python.sh: $*" >&2; exit 1; }
+
+[ "$(id -u)" = 0 ] || die "needs root (BPF)"
+[ -x "$PYTHON" ] || die "needs $PYTHON (python3.11)"
+command -v bpftool >/dev/null || die "needs bpftool"
+make --no-print-directory -s BUILD="$BUILD" "$LOAD" "$READ" "$CPURUN"
+"$LOAD" --help 2>&1 | grep -q -- --no-python || die "$LOAD has no --no-python"
+stats_hold "$tmp/stats" || die "cannot keep BPF run-time statistics on"
+"$LOAD" --unload --pin-dir "$PIN" >/dev/null 2>&1 || true
+
+# prog_id LINK: the program behind the session's pinned link LINK.
+prog_id() {
+	bpftool link show pinned "$PIN/links/$1" -j |
+		perl -MJSON::PP -0ne 'print decode_json($_)->{prog_id}, "\n"'
+}
+
+# filtered: PK_CNT_FILTERED summed over CPUs (runs that stopped at -p).
+filtered() {
+	bpftool map dump pinned "$PIN/counters" -j | perl -MJSON::PP -0ne '
+		my $c = 0; for my $e (@{decode_json($_)}) { my $f = $e->{formatted};
+			next unless $f->{key} == 4; $c += $_->{value} for @{$f->{values}} }
+		print "$c\n"'
+}
+
+# frames FOLDED: "SAMPLES PY_FRAMES NATIVE_FRAMES" per sample of the
+# workload's stacks: Python frames are named "QUALNAME (py_deep.py:LINE)"
+# or "(FILE:LINE)" of the interpreter's own modules; kernel frames
+# (_[k]) are not counted.
+frames() {
+	awk '{ n = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";")
+		if (f[1] !~ /^python3/) next
+		p = 0; u = 0
+		for (i = 2; i <= k; i++) {
+			if (f[i] ~ /_\[k\]$/) continue
+			if (f[i] ~ / \([^ ()]*\.py(:[0-9]+)?\)$/) p++; else u++
+		}
+		s += n; pf += n * p; uf += n * u }
+		END { if (s) printf "%d %.1f %.1f\n", s, pf / s, uf / s; else print "0 0 0" }' "$1"
+}
+
+# one MODE DEPTH: MODE "python" or "native" (--no-python); prints
+# "NS_PER_SAMPLE SAMPLES PY_FRAMES NATIVE_FRAMES READ_US_PER_SAMPLE".
+one() {
+	local mode=$1 depth=$2 id ns cnt filt samples pf uf ru rs
+	local opt=()
+	[ "$mode" = python ] || opt=(--no-python)
+	load_job "$tmp/load.err" --pin-dir "$PIN" "${opt[@]}" -F "$FREQ" -C "$BENCH_CPU" -- \
+		taskset -c "$BENCH_CPU" "$PYTHON" "$here/py_deep.py" "$depth" "$BPF_SECONDS" ||
+		{ cat "$tmp/load.err" >&2; die "probe-load ($mode) failed"; }
+	id=$(prog_id "e0-cpu$BENCH_CPU")
+	keep_progs "$id"
+	"$CPURUN" -t "$tmp/read.time" "$READ" --pin-dir "$PIN" -o "$tmp/py.folded" \
+		2>"$tmp/read.err" || { cat "$tmp/read.err" >&2; die "probe-read failed"; }
+	wait "$loader_pid" || die "the workload failed under probe-load ($mode)"
+	forget "$loader_pid"
+	read -r ns cnt <<< "$(prog_stats "$id")"
+	drop_progs
+	filt=$(filtered)
+	"$LOAD" --unload --pin-dir "$PIN"
+	[ "$((cnt - filt))" -gt 0 ] || die "pk_perf_event never ran past the filter ($mode, depth $depth)"
+	read -r samples pf uf <<< "$(frames "$tmp/py.folded")"
+	[ "$samples" -gt 0 ] || die "no samples of the workload ($mode, depth $depth)"
+	read -r _ ru rs < "$tmp/read.time"
+	echo "$((ns / (cnt - filt))) $samples $pf $uf" \
+		"$(awk -v u="$ru" -v s="$rs" -v n="$samples" 'BEGIN { printf "%.0f", (u + s) * 1000 / n }')"
+}
+
+echo "bench/python.sh: depths $DEPTHS, $RUNS runs of $BPF_SECONDS s of CPU each" >&2
+one python 32 > /dev/null	# unmeasured: fills the unwind-table cache
+for ((i = 0; i < RUNS; i++)); do
+	for d in $DEPTHS; do
+		echo "$d $(one python "$d") $(one native "$d")" >> "$tmp/runs"
+	done
+done
+[ -z "${BENCH_RAW:-}" ] || cp "$tmp/runs" "$BENCH_RAW/python.runs"
+
+col() { awk -v d="$1" -v c="$2" '$1 == d { print $c }' "$tmp/runs" | median; }
+printf '%-6s | %-24s | %-24s | %-9s | %-9s | %-14s | %-14s\n' "depth" \
+	"BPF ns/sample: python" "native (--no-python)" "py frames" "native fr" \
+	"ns/py frame" "ns/native fr"
+for d in $DEPTHS; do
+	pyns=$(col "$d" 2) pyfr=$(col "$d" 4) uf=$(col "$d" 5) nns=$(col "$d" 7) nuf=$(col "$d" 10)
+	printf '%-6s | %-24s | %-24s | %-9s | %-9s | %-14s | %-14s\n' "$d" "$pyns" "$nns" \
+		"$pyfr" "$uf" \
+		"$(awk -v a="$pyns" -v b="$nns" -v f="$pyfr" 'BEGIN { printf "%.0f", f ? (a - b) / f : 0 }')" \
+		"$(awk -v b="$nns" -v f="$nuf" 'BEGIN { printf "%.0f", f ? b / f : 0 }')"
+done
+printf '\n%-6s | %-28s | %-28s\n' "depth" "probe-read us/sample: python" "native (--no-python)"
+for d in $DEPTHS; do
+	printf '%-6s | %-28s | %-28s\n' "$d" "$(col "$d" 6)" "$(col "$d" 11)"
+done
