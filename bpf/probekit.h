@@ -457,7 +457,8 @@ struct pk_unwind_alloc {
  * A DWARF walk that passes through such a file remembers its load bias;
  * then (and on later samples of the process, which BPF remembers by tgid)
  * the Python walk finds the sampled thread's PyThreadState in the
- * interpreter's thread list (by native_thread_id), follows its frame chain
+ * interpreter's thread list (by thread_id: pthread_self(), its FS base,
+ * which no PID namespace renames), follows its frame chain
  * from the current frame, leaf first, and appends one pk_py_frame per
  * Python frame after the native user frames, up to PK_MAX_PY_DEPTH
  * (PK_PY_END_DEPTH past it). Frames not started yet (an incomplete frame,
@@ -516,7 +517,7 @@ struct pk_py_offsets {
 	__u16 runtime_interp_head;	/* _PyRuntimeState.interpreters.head */
 	__u16 interp_threads_head;	/* PyInterpreterState.threads.head */
 	__u16 tstate_next;		/* PyThreadState.next */
-	__u16 tstate_native_thread_id;	/* PyThreadState.native_thread_id */
+	__u16 tstate_thread_id;		/* PyThreadState.thread_id: pthread_self() */
 	__u16 tstate_cframe;		/* PyThreadState.cframe */
 	__u16 cframe_current_frame;	/* _PyCFrame.current_frame */
 	__u16 frame_code;		/* _PyInterpreterFrame.f_code */

@@ -56,7 +56,7 @@ struct {
 } py_procs SEC(".maps");
 
 /* A thread's PyThreadState, found once by the thread list and checked at
- * each use by its native_thread_id. Key: tgid << 32 | tid. */
+ * each use by its thread_id (py_find_tstate). Key: tgid << 32 | tid. */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 1);
@@ -357,24 +357,30 @@ static long py_step(__u32 i, void *ctx)
 }
 
 /* The Python thread list of the interpreter at RUNTIME: the PyThreadState
- * of thread TID, or 0. The main interpreter's first threads only. */
+ * of the current thread, or 0. The main interpreter's first threads only.
+ * A thread state names its thread by pthread_self() (thread_id), which on
+ * x86-64 is the thread's FS base: the kernel keeps it in the task, and
+ * unlike native_thread_id it is the same in every PID namespace (a
+ * process in a container has tids its own). */
 #define PY_MAX_THREADS	64
 
 static __always_inline __u64 py_find_tstate(const struct py_state *st, __u64 runtime, __u32 tid)
 {
 	const struct pk_py_offsets *o = &st->off;
-	__u64 key = (__u64)st->tgid << 32 | tid, *cached, ts, interp;
+	__u64 key = (__u64)st->tgid << 32 | tid, *cached, ts, interp, self;
 
+	self = BPF_CORE_READ(bpf_get_current_task_btf(), thread.fsbase);
+	if (!self)
+		return 0;
 	cached = bpf_map_lookup_elem(&py_threads, &key);
-	if (cached && *cached &&
-	    py_read_ptr(*cached + o->tstate_native_thread_id) == tid)
+	if (cached && *cached && py_read_ptr(*cached + o->tstate_thread_id) == self)
 		return *cached;
 	interp = py_read_ptr(runtime + o->runtime_interp_head);
 	if (!interp)
 		return 0;
 	ts = py_read_ptr(interp + o->interp_threads_head);
 	for (int i = 0; i < PY_MAX_THREADS && ts; i++) {
-		if (py_read_ptr(ts + o->tstate_native_thread_id) == tid) {
+		if (py_read_ptr(ts + o->tstate_thread_id) == self) {
 			bpf_map_update_elem(&py_threads, &key, &ts, BPF_ANY);
 			return ts;
 		}

@@ -13,7 +13,8 @@
  * The fixture is sampled only once it is in its loop (it has used 0.2 s of
  * CPU; starting takes some 20 ms), and the session is unloaded before it is
  * killed: no sample is of its start or of its exit, where the chain is not
- * there.
+ * there. The same holds for an interpreter in a PID namespace of its own,
+ * whose thread ids are not the kernel's.
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -168,20 +169,46 @@ static int on_record(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-START_TEST(test_python_frames_in_samples)
+/* The one child of process PARENT, once it has forked it. */
+static pid_t child_of(pid_t parent)
+{
+	char path[64];
+	int child = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", parent, parent);
+	for (int i = 0; i < 3000 && child <= 0; i++) {
+		FILE *f = fopen(path, "r");
+
+		ck_assert_ptr_nonnull(f);
+		if (fscanf(f, "%d", &child) != 1)
+			child = 0;
+		fclose(f);
+		if (child <= 0)
+			usleep(10000);
+	}
+	ck_assert_int_gt(child, 0);
+	return child;
+}
+
+/* The chain's samples, its interpreter run as ARGV, in a PID namespace of
+ * its own when PIDNS (unshare forks it: it is unshare's child), where its
+ * thread ids are not the kernel's: the walk finds its thread all the same. */
+static void check_walk(bool pidns)
 {
 	char *argv[] = { PYTHON, "-c", (char *)script, NULL };
+	char *ns_argv[] = { "unshare", "--pid", "--fork", PYTHON, "-c", (char *)script, NULL };
 	static struct seen s;
 	struct ring_buffer *rb;
 	char pidbuf[16];
 	__u64 cnt[PK_CNT__MAX];
-	pid_t pid;
+	pid_t pid, spawned;
 	int fd, cfd;
 
 	memset(&s, 0, sizeof(s));
 	ck_assert_msg(access(PYTHON, X_OK) == 0, PYTHON " is needed (Debian's python3.11)");
-	pid = pk_test_spawn(argv, NULL);
-	ck_assert_int_gt(pid, 0);
+	spawned = pk_test_spawn(pidns ? ns_argv : argv, NULL);
+	ck_assert_int_gt(spawned, 0);
+	pid = pidns ? child_of(spawned) : spawned;
 	s.pid = pid;
 	/* in its loop: past the interpreter's start (some 20 ms of CPU) */
 	ck_assert_int_eq(pk_e2e_wait_cpu(pid, 0.2, 30), 0);
@@ -199,7 +226,9 @@ START_TEST(test_python_frames_in_samples)
 	/* stop sampling first: its exit is no sample */
 	ck_assert_int_eq(pk_e2e_unload(), 0);
 	kill(pid, SIGKILL);
-	pk_test_wait(pid);
+	if (pidns)
+		kill(spawned, SIGKILL);
+	pk_test_wait(spawned);
 	/* what every sample counted, the last ones too */
 	ck_assert_int_eq(pk_counters_read(cfd, cnt), 0);
 	close(cfd);
@@ -231,6 +260,17 @@ START_TEST(test_python_frames_in_samples)
 	ck_assert_uint_eq(cnt[PK_CNT_PY_DEPTH] + cnt[PK_CNT_PY_NO_THREAD] +
 			  cnt[PK_CNT_PY_READ_FAULT] + cnt[PK_CNT_PY_CODE_LOST], 0);
 	ck_assert_uint_ge(cnt[PK_CNT_PY_CODE_EVENTS], CHAIN_LEN);
+}
+
+START_TEST(test_python_frames_in_samples)
+{
+	check_walk(false);
+}
+END_TEST
+
+START_TEST(test_python_in_pid_namespace)
+{
+	check_walk(true);
 }
 END_TEST
 
@@ -272,6 +312,7 @@ Suite *suite_python_bpf(void)
 		return s;
 	tc = pk_e2e_tcase(s, "walk", 120);
 	tcase_add_test(tc, test_python_frames_in_samples);
+	tcase_add_test(tc, test_python_in_pid_namespace);
 	tcase_add_test(tc, test_no_python_option);
 	return s;
 }

@@ -35,7 +35,7 @@ struct py_layout {
 	.runtime_interp_head = 40,					\
 	.interp_threads_head = 16,					\
 	.tstate_next = 8,						\
-	.tstate_native_thread_id = 160,					\
+	.tstate_thread_id = 152,					\
 	.tstate_cframe = 56,						\
 	.cframe_current_frame = 8,					\
 	.frame_code = 32,						\

@@ -263,7 +263,7 @@ START_TEST(test_offsets_match_dwarf)
 	CHECK_MEMBER(dw, "_PyRuntimeState", "interpreters.head", o->runtime_interp_head, 8);
 	CHECK_MEMBER(dw, "PyInterpreterState", "threads.head", o->interp_threads_head, 8);
 	CHECK_MEMBER(dw, "PyThreadState", "next", o->tstate_next, 8);
-	CHECK_MEMBER(dw, "PyThreadState", "native_thread_id", o->tstate_native_thread_id, 8);
+	CHECK_MEMBER(dw, "PyThreadState", "thread_id", o->tstate_thread_id, 8);
 	CHECK_MEMBER(dw, "PyThreadState", "cframe", o->tstate_cframe, 8);
 	CHECK_MEMBER(dw, "_PyCFrame", "current_frame", o->cframe_current_frame, 8);
 
