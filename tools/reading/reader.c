@@ -156,14 +156,24 @@ static bool put_py(struct pk_reader *r, const struct pk_stack *s, size_t i,
  * OpenTelemetry's mixed mode do: native frames leaf first, each one in
  * _PyEval_EvalFrameDefault replaced by the Python frames that call of the
  * eval loop runs, from the next Python frame up to the next one that
- * entered it (PK_PY_FRAME_ENTRY). Python frames left when the native walk
- * was cut go at the outer end; eval frames left when the Python frames run
- * out (the Python walk was cut) stay native.
+ * entered it (PK_PY_FRAME_ENTRY): a group.
+ *
+ * Where eval frames and groups are not as many, the pairs are counted from
+ * the end both walks have whole. Both walks complete (WHOLE): from the root,
+ * as the mismatch is then at the leaf, where a call of the eval loop is
+ * entered or left (its one frame not started yet, and skipped: the leaf
+ * eval frame has no group and stays native; Python frames pushed before
+ * the eval loop runs them: the extra groups go to the leaf eval frame).
+ * Else from the leaf: Python frames left when the native walk was cut go
+ * at the outer end, eval frames left when the Python walk was cut (or
+ * failed) stay native.
  */
-static struct stack_rec *symbolize(struct pk_reader *r, const struct pk_stack *s, __u32 id)
+static struct stack_rec *symbolize(struct pk_reader *r, const struct pk_stack *s, __u32 id,
+				   bool whole)
 {
 	size_t n = (size_t)s->klen + s->ulen + s->plen, out, py = 0;
 	struct stack_rec *rec = malloc(sizeof(*rec) + (n ? n : 1) * sizeof(rec->locs[0]));
+	size_t evals = 0, groups = 0, skip = 0, extra = 0;
 
 	if (!rec)
 		return NULL;
@@ -177,6 +187,23 @@ static struct stack_rec *symbolize(struct pk_reader *r, const struct pk_stack *s
 			goto fail;
 		rec->knamed += loc_named(rec->locs[i]);
 	}
+	if (s->plen && whole) {
+		for (size_t i = s->klen; i < (size_t)s->klen + s->ulen; i++) {
+			const struct pk_loc *loc = pk_symbolizer_user_loc(r->sym, s->pid,
+									  s->frames[i], i > s->klen);
+
+			if (!loc)
+				goto fail;
+			evals += loc_is_eval(loc);
+		}
+		for (size_t i = 0; i < s->plen; i++) {
+			__u64 f = s->frames[(size_t)s->klen + s->ulen + i];
+
+			groups += (f & PK_PY_FRAME_ENTRY) || i + 1 == s->plen;
+		}
+		skip = evals > groups ? evals - groups : 0;
+		extra = groups > evals && evals ? groups - evals : 0;
+	}
 	out = s->klen;
 	for (size_t i = s->klen; i < (size_t)s->klen + s->ulen; i++) {
 		const struct pk_loc *loc = pk_symbolizer_user_loc(r->sym, s->pid, s->frames[i],
@@ -185,17 +212,26 @@ static struct stack_rec *symbolize(struct pk_reader *r, const struct pk_stack *s
 		if (!loc)
 			goto fail;
 		if (s->plen && loc_is_eval(loc)) {
-			if (py < s->plen) {
-				__u64 f;
+			if (skip) {
+				skip--;
+				rec->eval_left++;
+			} else if (py < s->plen) {
+				size_t take = 1 + extra;
 
-				do {
-					f = s->frames[(size_t)s->klen + s->ulen + py];
-					if (!put_py(r, s, py++, rec, &out))
-						goto fail;
-				} while (!(f & PK_PY_FRAME_ENTRY) && py < s->plen);
+				extra = 0;
+				for (; take && py < s->plen; take--) {
+					__u64 f;
+
+					do {
+						f = s->frames[(size_t)s->klen + s->ulen + py];
+						if (!put_py(r, s, py++, rec, &out))
+							goto fail;
+					} while (!(f & PK_PY_FRAME_ENTRY) && py < s->plen);
+				}
 				continue;
+			} else {
+				rec->eval_left++;
 			}
-			rec->eval_left++;
 		}
 		rec->locs[out++] = loc;
 		rec->native++;
@@ -340,7 +376,11 @@ static int handle_sample(struct pk_reader *r, const struct pk_record_sample *sam
 	if (!s)
 		return -ENOMEM;
 	if (is_new) {
-		s->user = symbolize(r, s, r->next_stack_id++);
+		/* the walks' ends of the stack's first sample: the same
+		 * frames end the same way (where a walk stops is in them) */
+		s->user = symbolize(r, s, r->next_stack_id++,
+				    rec->ustack_end == PK_END_COMPLETE &&
+				    rec->py_end == PK_PY_END_COMPLETE);
 		if (!s->user)
 			return -ENOMEM;
 		r->stats.stacks++;

@@ -1155,6 +1155,61 @@ START_TEST(test_python_merge)
 }
 END_TEST
 
+/* Both walks whole, one eval frame more than groups: the call of the eval
+ * loop at the leaf has not started its frame (the walk skips it), so the
+ * pairs are counted from the root, and the leaf eval frame stays native;
+ * from the leaf, every Python frame would sit one eval frame too deep. */
+START_TEST(test_python_merge_from_root)
+{
+	const char *prog = pk_fx_build("py", py_src, false, "-pie");
+	unsigned char buf[PK_SAMPLE_MAX_SIZE];
+	__u64 eval, call, run_main, main_addr, size, bias;
+	char maps[4096] = "", *out;
+	struct pk_reader_stats st;
+	struct pk_profile p = { 0 };
+	struct pk_reader *r;
+	__u32 flags = PK_SAMPLE_PY | PK_SAMPLE_USTACK_DWARF;
+
+	pk_fx_symbol(prog, "_PyEval_EvalFrameDefault", &eval, &size);
+	pk_fx_symbol(prog, "method_call", &call, &size);
+	pk_fx_symbol(prog, "Py_RunMain", &run_main, &size);
+	pk_fx_symbol(prog, "main", &main_addr, &size);
+	bias = pk_fx_fake_maps(prog, PK_FX_PIE_BASE, maps, sizeof(maps));
+	pk_fx_set_maps(PK_FX_PID, maps);
+	r = new_reader();
+	py_codes(r, PK_FX_PID);
+	{
+		const __u64 u[] = { bias + eval + 1, bias + call + 2, bias + eval + 3,
+				    bias + run_main + 2, bias + main_addr + 2 };
+		/* one group: <module> called Job.run within the outer call */
+		const __u64 py[] = { pk_py_frame(CODE_RUN, 4, 0), pk_py_frame(CODE_MOD, 2, 1) };
+
+		py_record(buf, PK_FX_PID, u, 5, py, 2);
+		memcpy(buf + offsetof(struct pk_event_hdr, flags), &flags, sizeof(flags));
+		buf[offsetof(struct pk_sample, ustack_end)] = PK_END_COMPLETE;
+		ck_assert_int_eq(pk_reader_handle(r, buf, ((struct pk_event_hdr *)buf)->size), 0);
+		/* the same frames, the native walk cut (a depth limit): from
+		 * the leaf, as ever */
+		py_record(buf, PK_FX_PID, u, 4, py, 2);
+		memcpy(buf + offsetof(struct pk_event_hdr, flags), &flags, sizeof(flags));
+		buf[offsetof(struct pk_sample, ustack_end)] = PK_END_DEPTH;
+		ck_assert_int_eq(pk_reader_handle(r, buf, ((struct pk_event_hdr *)buf)->size), 0);
+	}
+	pk_reader_take(r, 0, 0, &p);
+	out = folded(&p);
+	ck_assert_str_eq(out,
+			 "py;Py_RunMain;_PyEval_EvalFrameDefault;method_call;<module> (main.py:1);"
+			 "Job.run (job.py:15) 1\n"
+			 "py;main;Py_RunMain;<module> (main.py:1);Job.run (job.py:15);method_call;"
+			 "_PyEval_EvalFrameDefault 1\n");
+	free(out);
+	pk_reader_stats(r, &st);
+	ck_assert_uint_eq(st.eval_left, 2);
+	ck_assert_uint_eq(st.py_left, 0);
+	pk_reader_free(r);
+}
+END_TEST
+
 /* The latest report of a code wins: a code object freed and another made
  * at its address names the frames from then on, those before keep their
  * names. Names outlive the process, as its mappings do. */
@@ -1215,6 +1270,7 @@ Suite *suite_reader(void)
 	tcase_add_test(tc, test_no_table_failures);
 	tcase_add_test(tc, test_no_table_without_sink);
 	tcase_add_test(tc, test_python_merge);
+	tcase_add_test(tc, test_python_merge_from_root);
 	tcase_add_test(tc, test_python_codes_replaced);
 	suite_add_tcase(s, tc);
 	return s;
