@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/sysmacros.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -56,6 +57,11 @@ struct pk_unwind_store {
 __u64 pk_kernel_dev(unsigned int major, unsigned int minor)
 {
 	return ((__u64)major << 20) | minor;
+}
+
+__u64 pk_user_dev(__u64 kernel_dev)
+{
+	return makedev(kernel_dev >> 20, kernel_dev & 0xfffff);
 }
 
 /* OPTS's FIELD, or DEF when OPTS is NULL */

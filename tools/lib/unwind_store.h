@@ -29,6 +29,9 @@
 /* The kernel's dev_t (as in inode->i_sb->s_dev, /proc/PID/maps) from a
  * user-space st_dev, or from the major:minor of a maps line. */
 __u64 pk_kernel_dev(unsigned int major, unsigned int minor);
+/* The other way: a user-space dev_t (stat()'s st_dev, makedev) from the
+ * kernel's, as BPF reads it from a super block. */
+__u64 pk_user_dev(__u64 kernel_dev);
 
 /* A file to give a table to. */
 struct pk_unwind_file {

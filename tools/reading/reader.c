@@ -6,11 +6,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "eh_frame/unwind_table.h"
 #include "lib/proc_maps.h"
+#include "lib/unwind_store.h"
 #include "lib/util/array.h"
 #include "lib/util/u64map.h"
 #include "reading/reader.h"
@@ -427,8 +427,7 @@ static int handle_mapping(struct pk_reader *r, const struct pk_record_mapping *e
 	struct pk_kernel_mapping m = {
 		.pid = ev->pid, .vdso = ev->flags & PK_MAPPING_VDSO,
 		.start = ev->vm_start, .end = ev->vm_end, .pgoff = ev->vm_pgoff << 12,
-		/* the kernel's dev_t is MAJOR << 20 | MINOR */
-		.dev = makedev(ev->dev >> 20, ev->dev & 0xfffff), .ino = ev->ino,
+		.dev = pk_user_dev(ev->dev), .ino = ev->ino,
 		.path = ev->path[0] == '/' && !(ev->flags & PK_MAPPING_PATH_TRUNC) ? ev->path : NULL,
 		.build_id = id,
 	};

@@ -5,7 +5,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "eh_frame/eh_table.h"
@@ -263,8 +262,7 @@ static int file_path(struct pk_ustack_finisher *f, __u32 pid, const struct fin_m
 		     char *buf, size_t len)
 {
 	char err[PK_ERR_LEN], key[2 * PK_MAPPING_BUILD_ID_MAX + 8], want[sizeof(key)];
-	/* the kernel's dev_t, MAJOR << 20 | MINOR, as stat() has it */
-	dev_t dev = makedev(m->dev >> 20, m->dev & 0xfffff);
+	dev_t dev = pk_user_dev(m->dev);
 
 	if (m->vdso)
 		return pk_vdso_path(&f->vdso_fd, &f->vdso_size, buf, len, err) ? -ENOENT : 0;
