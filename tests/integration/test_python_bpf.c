@@ -14,7 +14,8 @@
  * CPU; starting takes some 20 ms), and the session is unloaded before it is
  * killed: no sample is of its start or of its exit, where the chain is not
  * there. The same holds for an interpreter in a PID namespace of its own,
- * whose thread ids are not the kernel's.
+ * whose thread ids are not the kernel's; a stack deeper than the walk goes
+ * is cut at PK_MAX_PY_DEPTH, and every sample says so.
  */
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
@@ -31,22 +32,32 @@
 
 #define PYTHON		"/usr/bin/python3.11"
 
-/* hot's loop is long, so that a sample in a call's first instructions (a
- * frame not started yet, which the walk skips) is a one in a million. */
+/* hot loops for ever, called once: every sample is of the whole chain
+ * (a loop that called the chain again would be sampled, now and then,
+ * between two calls). */
 static const char script[] =
 	"def hot():\n"
 	"    x = 0\n"
-	"    for i in range(1000000):\n"
-	"        x += i\n"
-	"    return x\n"
+	"    while True:\n"
+	"        x += 1\n"
 	"def c():\n"
 	"    return hot()\n"
 	"def b():\n"
 	"    return c()\n"
 	"def a():\n"
 	"    return b()\n"
-	"while True:\n"
-	"    a()\n";
+	"a()\n";
+
+/* A stack deeper than the walk goes: down 200 times, then hot for ever
+ * (once only: every sample is of the whole depth). */
+static const char deep_script[] =
+	"def hot():\n"
+	"    x = 0\n"
+	"    while True:\n"
+	"        x += 1\n"
+	"def down(k):\n"
+	"    return down(k - 1) if k else hot()\n"
+	"down(200)\n";
 
 static const char *const chain[] = { "hot", "c", "b", "a", "<module>" };
 #define CHAIN_LEN	(sizeof(chain) / sizeof(chain[0]))
@@ -55,6 +66,7 @@ static const char *const chain[] = { "hot", "c", "b", "a", "<module>" };
 
 struct seen {
 	__u32 pid;
+	bool deep;		/* deep_script: cut at PK_MAX_PY_DEPTH */
 	struct {
 		__u64 code;
 		char name[PK_PY_NAME_MAX + 1];
@@ -112,9 +124,30 @@ static void on_sample(struct seen *s, const struct pk_sample *smp, size_t size)
 		note_bad(s, "no PK_SAMPLE_PY");
 		return;
 	}
-	if (smp->py_end != PK_PY_END_COMPLETE) {
+	if (smp->py_end != (s->deep ? PK_PY_END_DEPTH : PK_PY_END_COMPLETE)) {
 		s->bad_end++;
-		note_bad(s, "py_end not COMPLETE");
+		note_bad(s, "py_end not COMPLETE (DEPTH when deep)");
+		return;
+	}
+	frames = (const __u64 *)((const char *)smp + smp->frames_off) +
+		 smp->kstack_len + smp->ustack_len;
+	if (s->deep) {
+		/* hot, then down to the limit: none of them entered from C */
+		if (smp->py_len != PK_MAX_PY_DEPTH) {
+			s->bad_chain++;
+			note_bad(s, "not PK_MAX_PY_DEPTH Python frames");
+			return;
+		}
+		for (unsigned int i = 0; i < PK_MAX_PY_DEPTH; i++) {
+			const char *name = code_name(s, frames[i] & PK_PY_CODE_MASK);
+
+			if (!name || strcmp(name, i ? "down" : "hot") ||
+			    (frames[i] & PK_PY_FRAME_ENTRY)) {
+				s->bad_chain++;
+				note_bad(s, name ? name : "a code object with no event before it");
+				return;
+			}
+		}
 		return;
 	}
 	if (smp->py_len != CHAIN_LEN) {
@@ -125,8 +158,6 @@ static void on_sample(struct seen *s, const struct pk_sample *smp, size_t size)
 		note_bad(s, why);
 		return;
 	}
-	frames = (const __u64 *)((const char *)smp + smp->frames_off) +
-		 smp->kstack_len + smp->ustack_len;
 	for (unsigned int i = 0; i < CHAIN_LEN; i++) {
 		const char *name = code_name(s, frames[i] & PK_PY_CODE_MASK);
 		__u64 instr = (frames[i] >> PK_PY_INSTR_SHIFT) & PK_PY_INSTR_MASK;
@@ -193,10 +224,11 @@ static pid_t child_of(pid_t parent)
 /* The chain's samples, its interpreter run as ARGV, in a PID namespace of
  * its own when PIDNS (unshare forks it: it is unshare's child), where its
  * thread ids are not the kernel's: the walk finds its thread all the same. */
-static void check_walk(bool pidns)
+static void check_walk(bool pidns, bool deep)
 {
-	char *argv[] = { PYTHON, "-c", (char *)script, NULL };
-	char *ns_argv[] = { "unshare", "--pid", "--fork", PYTHON, "-c", (char *)script, NULL };
+	char *code = (char *)(deep ? deep_script : script);
+	char *argv[] = { PYTHON, "-c", code, NULL };
+	char *ns_argv[] = { "unshare", "--pid", "--fork", PYTHON, "-c", code, NULL };
 	static struct seen s;
 	struct ring_buffer *rb;
 	char pidbuf[16];
@@ -205,6 +237,7 @@ static void check_walk(bool pidns)
 	int fd, cfd;
 
 	memset(&s, 0, sizeof(s));
+	s.deep = deep;
 	ck_assert_msg(access(PYTHON, X_OK) == 0, PYTHON " is needed (Debian's python3.11)");
 	spawned = pk_test_spawn(pidns ? ns_argv : argv, NULL);
 	ck_assert_int_gt(spawned, 0);
@@ -246,8 +279,15 @@ static void check_walk(bool pidns)
 		      "of %u samples: %u without Python, %u incomplete, %u another chain, %u unknown code, %u entry, %u instr; first: %s",
 		      s.samples, s.bad_flags, s.bad_end, s.bad_chain, s.unknown_code, s.bad_entry,
 		      s.bad_instr, s.first_bad);
-	/* each code object of the chain reported once, and nothing changed */
+	/* each code object met reported once, and nothing changed */
 	ck_assert_uint_eq(s.dup_codes, 0);
+	if (deep) {
+		/* cut, and counted so: every walk stopped at the depth limit */
+		ck_assert_uint_eq(cnt[PK_CNT_PY_DEPTH], s.samples);
+		ck_assert_uint_eq(cnt[PK_CNT_PY_COMPLETE] + cnt[PK_CNT_PY_NO_THREAD] +
+				  cnt[PK_CNT_PY_READ_FAULT] + cnt[PK_CNT_PY_CODE_LOST], 0);
+		return;
+	}
 	for (unsigned int i = 0; i < CHAIN_LEN; i++) {
 		unsigned int n = 0;
 
@@ -264,13 +304,21 @@ static void check_walk(bool pidns)
 
 START_TEST(test_python_frames_in_samples)
 {
-	check_walk(false);
+	check_walk(false, false);
 }
 END_TEST
 
 START_TEST(test_python_in_pid_namespace)
 {
-	check_walk(true);
+	check_walk(true, false);
+}
+END_TEST
+
+/* A Python stack deeper than PK_MAX_PY_DEPTH: its first frames, the rest
+ * cut and counted (PK_PY_END_DEPTH), never silently. */
+START_TEST(test_python_depth_limit)
+{
+	check_walk(false, true);
 }
 END_TEST
 
@@ -313,6 +361,7 @@ Suite *suite_python_bpf(void)
 	tc = pk_e2e_tcase(s, "walk", 120);
 	tcase_add_test(tc, test_python_frames_in_samples);
 	tcase_add_test(tc, test_python_in_pid_namespace);
+	tcase_add_test(tc, test_python_depth_limit);
 	tcase_add_test(tc, test_no_python_option);
 	return s;
 }
