@@ -20,7 +20,7 @@ if libc.syscall(nr, 32, attr, 4) < 0:	# BPF_ENABLE_STATS
 print("on", flush=True)
 signal.pause()' > "$1" 2>&1 &
 	stats_pid=$!
-	while ! grep -q '^on$' "$1"; do
+	while ! grep -qs '^on$' "$1"; do
 		kill -0 "$stats_pid" 2>/dev/null || { cat "$1" >&2; return 1; }
 		sleep 0.05
 	done
@@ -72,6 +72,54 @@ event_progs() {
 				   @{$e->{value}{prog_ids}});
 			print "$k @prog $flags\n" if $name eq $want;
 		}' "$2"
+}
+
+# prog_ids [LINK]: the ids of the programs behind the links of the session
+# pinned at $PIN (LINK: one name under links/, default all of them; the CPU
+# sampling event is e0, its links e0-cpuN). Calls the bench's die.
+prog_ids() {
+	local l
+	for l in "$PIN"/links/${1:-*}; do
+		[ -e "$l" ] || die "no link $PIN/links/${1:-*}"
+		bpftool link show pinned "$l" -j
+		echo
+	done | perl -MJSON::PP -ne 'next unless /\S/; my $id = decode_json($_)->{prog_id};
+		print "$id\n" unless $seen{$id}++'
+}
+
+# counters: "SAMPLES FILTERED", the counters (PK_CNT_SAMPLES,
+# PK_CNT_FILTERED) of the session pinned at $PIN, summed over CPUs.
+counters() {
+	bpftool map dump pinned "$PIN/counters" -j | perl -MJSON::PP -0ne '
+		my %c; for my $e (@{decode_json($_)}) { my $f = $e->{formatted};
+			$c{$f->{key}} += $_->{value} for @{$f->{values}} }
+		printf "%d %d\n", $c{0} // 0, $c{4} // 0'
+}
+
+# folded_stats FILE COMM: "SAMPLES USER_FRAMES_PER_SAMPLE WHOLE_SHARE" of
+# COMM's stacks: whole = a frame is main or _start.
+folded_stats() {
+	awk -v comm="$2" '
+		{ n = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";")
+		  if (f[1] != comm) next
+		  u = 0; whole = 0
+		  for (i = 2; i <= k; i++) {
+			if (f[i] ~ /_\[k\]$/) continue
+			u++
+			if (f[i] == "main" || f[i] == "_start") whole = 1
+		  }
+		  s += n; fr += n * u; w += n * whole }
+		END { if (s) printf "%d %.2f %.4f\n", s, fr / s, w / s; else print "0 0 0" }' "$1"
+}
+
+# perf_stats SCRIPT_OUTPUT COMM: the same from `perf script -F comm,pid,ip,sym`.
+perf_stats() {
+	awk -v comm="$2" '
+		function flush() { if (in_s) { s++; fr += u; w += whole } in_s = 0 }
+		/^[^ \t]/ { flush(); if ($1 == comm) { in_s = 1; u = 0; whole = 0 } next }
+		/^[ \t]+[0-9a-f]+ / { if (in_s) { u++; if ($2 == "main" || $2 == "_start") whole = 1 } next }
+		/^$/ { flush() }
+		END { flush(); if (s) printf "%d %.2f %.4f\n", s, fr / s, w / s; else print "0 0 0" }' "$1"
 }
 
 # prog_stats ID...: "RUN_TIME_NS RUN_CNT" summed over the programs given

@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * deep DEPTH SECONDS [NPROC]: the workload of bench/dwarf.sh. NPROC
- * processes (default 1; the first is this one, the others forked) each
- * recurse DEPTH frames deep and spin at the bottom for SECONDS of wall time.
- * A sample of the spin holds DEPTH frames of rec() plus main,
- * __libc_start_call_main, __libc_start_main and _start.
+ * deep DEPTH SECONDS [NPROC [sort]]: the workload of bench/dwarf.sh and
+ * bench/overhead.sh. NPROC processes (default 1; the first is this one, the
+ * others forked) each recurse DEPTH frames deep and spin at the bottom for
+ * SECONDS of wall time. A sample of the spin holds DEPTH frames of rec()
+ * plus main, __libc_start_call_main, __libc_start_main and _start. With
+ * `sort`, the bottom sorts arrays of records with libc's qsort() and a
+ * comparator instead of spinning: about 12 more frames (glibc 2.36's
+ * merge-sort recursion, the comparator), in libc and in this file.
  *
  * bench/dwarf.sh builds it twice: -O2 -fomit-frame-pointer (no frame
  * pointers: only the CFI unwinds it) and -O2 -fno-omit-frame-pointer (the
@@ -14,6 +17,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,6 +31,40 @@
 
 static volatile sig_atomic_t stop;
 static volatile unsigned long sink;
+static int sorting;
+
+#define NREC	4096
+
+struct rec {
+	unsigned long key;
+	char name[24];
+};
+
+static int cmp_rec(const void *a, const void *b)
+{
+	const struct rec *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Sort until the alarm: keys that repeat, so that names are compared. */
+DEEP_FN void sort_until_stop(void)
+{
+	static struct rec recs[NREC];
+	unsigned long x = (unsigned long)getpid() * 2654435761u + 1;
+
+	while (!stop) {
+		for (int i = 0; i < NREC; i++) {
+			x = x * 6364136223846793005ul + 1442695040888963407ul;
+			recs[i].key = x >> 52;
+			snprintf(recs[i].name, sizeof(recs[i].name), "%lu", x >> 20);
+		}
+		qsort(recs, NREC, sizeof(recs[0]), cmp_rec);
+		sink += recs[NREC / 2].key;
+	}
+}
 
 static void on_alarm(int sig)
 {
@@ -40,6 +78,8 @@ DEEP_FN void rec(int n)
 
 	pad[0] = (char)n;
 	if (n <= 1) {
+		if (sorting)
+			sort_until_stop();
 		while (!stop)
 			sink = sink * 31 + 7;
 		return;
@@ -53,9 +93,10 @@ int main(int argc, char **argv)
 {
 	int depth, secs, nproc = 1, status, ret = 0;
 
-	if (argc < 3 || (depth = atoi(argv[1])) < 1 || (secs = atoi(argv[2])) < 1 ||
-	    (argc > 3 && (nproc = atoi(argv[3])) < 1)) {
-		fprintf(stderr, "usage: deep DEPTH SECONDS [NPROC]\n");
+	if (argc < 3 || argc > 5 || (depth = atoi(argv[1])) < 1 || (secs = atoi(argv[2])) < 1 ||
+	    (argc > 3 && (nproc = atoi(argv[3])) < 1) ||
+	    (argc > 4 && !(sorting = !strcmp(argv[4], "sort")))) {
+		fprintf(stderr, "usage: deep DEPTH SECONDS [NPROC [sort]]\n");
 		return 2;
 	}
 	for (int i = 1; i < nproc; i++) {

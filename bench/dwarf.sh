@@ -72,55 +72,6 @@ stats_hold "$tmp/stats" || die "cannot keep BPF run-time statistics on"
 # A session left by an interrupted run of ours.
 "$LOAD" --unload --pin-dir "$PIN" >/dev/null 2>&1 || true
 
-# The ids of the programs behind the session's pinned links (LINK: one name
-# under links/, default all of them; the CPU sampling event is e0, its links
-# e0-cpuN).
-prog_ids() {
-	local l
-	for l in "$PIN"/links/${1:-*}; do
-		[ -e "$l" ] || die "no link $PIN/links/${1:-*}"
-		bpftool link show pinned "$l" -j
-		echo
-	done | perl -MJSON::PP -ne 'next unless /\S/; my $id = decode_json($_)->{prog_id};
-		print "$id\n" unless $seen{$id}++'
-}
-
-
-# "SAMPLES FILTERED": the session's counters (PK_CNT_SAMPLES, PK_CNT_FILTERED)
-# summed over CPUs.
-counters() {
-	bpftool map dump pinned "$PIN/counters" -j | perl -MJSON::PP -0ne '
-		my %c; for my $e (@{decode_json($_)}) { my $f = $e->{formatted};
-			$c{$f->{key}} += $_->{value} for @{$f->{values}} }
-		printf "%d %d\n", $c{0} // 0, $c{4} // 0'
-}
-
-# folded_stats FILE COMM: "SAMPLES USER_FRAMES_PER_SAMPLE WHOLE_SHARE" of
-# COMM's stacks: whole = a frame is main or _start.
-folded_stats() {
-	awk -v comm="$2" '
-		{ n = $NF; sub(/ [0-9]+$/, ""); k = split($0, f, ";")
-		  if (f[1] != comm) next
-		  u = 0; whole = 0
-		  for (i = 2; i <= k; i++) {
-			if (f[i] ~ /_\[k\]$/) continue
-			u++
-			if (f[i] == "main" || f[i] == "_start") whole = 1
-		  }
-		  s += n; fr += n * u; w += n * whole }
-		END { if (s) printf "%d %.2f %.4f\n", s, fr / s, w / s; else print "0 0 0" }' "$1"
-}
-
-# perf_stats SCRIPT_OUTPUT COMM: the same from `perf script -F comm,pid,ip,sym`.
-perf_stats() {
-	awk -v comm="$2" '
-		function flush() { if (in_s) { s++; fr += u; w += whole } in_s = 0 }
-		/^[^ \t]/ { flush(); if ($1 == comm) { in_s = 1; u = 0; whole = 0 } next }
-		/^[ \t]+[0-9a-f]+ / { if (in_s) { u++; if ($2 == "main" || $2 == "_start") whole = 1 } next }
-		/^$/ { flush() }
-		END { flush(); if (s) printf "%d %.2f %.4f\n", s, fr / s, w / s; else print "0 0 0" }' "$1"
-}
-
 # The numbers of probe-load's "unwind tables:" line in FILE, "T R B X Y Z".
 tables_line() {
 	sed -n 's/.*unwind tables: \([0-9]*\) tables, \([0-9]*\) rows, \([0-9]*\) kernel bytes (\([0-9]*\) built, \([0-9]*\) cached, \([0-9]*\) refused).*/\1 \2 \3 \4 \5 \6/p' "$1" | tail -n 1
