@@ -102,4 +102,25 @@ static __always_inline struct inode *pk_file_user_inode(const struct file *f)
 	return BPF_CORE_READ(f, f_inode);
 }
 
+/* mm_struct since Linux 6.13: mm_lock_seq a seqcount, odd while mmap_lock
+ * is held for writing, moved on by every write unlock. Before, an int that
+ * counts the unlocks only (no odd state to tell a write in progress by),
+ * and no field at all without CONFIG_PER_VMA_LOCK. */
+struct mm_struct___seqcount {
+	seqcount_t mm_lock_seq;
+} __attribute__((preserve_access_index));
+
+/* MM's VMA sequence into *SEQ: true when this kernel has the seqcount and
+ * no write of MM's VMAs is under way, so that an equal count later means
+ * that none was made in between. */
+static __always_inline bool pk_mm_vma_seq(struct mm_struct *mm, __u32 *seq)
+{
+	struct mm_struct___seqcount *m = (void *)mm;
+
+	if (!bpf_core_field_exists(m->mm_lock_seq) || !mm ||
+	    BPF_CORE_READ_INTO(seq, m, mm_lock_seq.sequence))
+		return false;
+	return !(*seq & 1);
+}
+
 #endif /* PK_KERNEL_FIELDS_BPF_H */

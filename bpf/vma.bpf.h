@@ -153,6 +153,64 @@ static __always_inline struct vm_area_struct *vma_lookup(struct vma_cursor *v, _
 #define UW_VM_EXEC	0x00000004
 
 /*
+ * Executable VMAs found by earlier samples on this CPU, to find again
+ * without the maple-tree descent and the VMA's fields: at 99 Hz every
+ * sample finds those cache lines cold, and the two or three lookups of a
+ * walk (the program, libc) were most of its fixed cost. An entry holds while
+ * its mm has not changed its VMAs since: mm_lock_seq (a seqcount since
+ * Linux 6.13) is odd while mmap_lock is held for writing and moves on at
+ * every write unlock, and every change of a VMA's range, file or
+ * protection holds it. The mm's address can be reused by a later mm whose
+ * count stands where the old one stood: the key also has the process and
+ * its initial stack pointer (randomized), so that a reused mm_struct
+ * matches only by a coincidence of all three. Before 6.13 (an int, or no
+ * field without CONFIG_PER_VMA_LOCK: pk_mm_vma_seq) nothing is remembered.
+ */
+#define VMA_MEMO_SLOTS		8
+
+struct vma_memo_entry {
+	__u64 mm, start_stack;
+	__u64 seq;		/* the count + 1: an empty entry (0) matches none */
+	__u64 vm_start, vm_end, vm_pgoff;
+	struct pk_file_key key;
+	__u64 file;		/* struct file *, held by the VMA */
+	__u32 tgid;
+	__s32 found;		/* vma_at()'s result: 0 or 1 */
+};
+
+struct vma_memo {
+	struct vma_memo_entry e[VMA_MEMO_SLOTS];
+	struct vma_memo_entry key;	/* the current lookup's: not on the
+					 * stack, which 6.1 bounds at 512
+					 * bytes for the calls together */
+	__u32 next;		/* the entry to replace (next % VMA_MEMO_SLOTS) */
+	__u32 __pad;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct vma_memo);
+} vma_memos SEC(".maps");
+
+/* The memo key of the current task's mm: false when there is none (no
+ * seqcount, or its VMAs are being changed). */
+static __always_inline bool vma_memo_key(struct task_struct *task, struct vma_memo_entry *k)
+{
+	struct mm_struct *mm = BPF_CORE_READ(task, mm);
+	__u32 seq;
+
+	if (!pk_mm_vma_seq(mm, &seq))
+		return false;
+	k->mm = (__u64)mm;
+	k->seq = (__u64)seq + 1;
+	k->start_stack = BPF_CORE_READ(mm, start_stack);
+	k->tgid = BPF_CORE_READ(task, tgid);
+	return true;
+}
+
+/*
  * The VMA that holds ADDR into V (vm_start, vm_end, vm_pgoff, and [start,
  * end_addr) for the next addresses), and what it maps: the file's inode in
  * *KEY and the file in *F (NULL for the vDSO, keyed PK_VDSO_*). Returns 1
@@ -162,8 +220,33 @@ static __always_inline struct vm_area_struct *vma_lookup(struct vma_cursor *v, _
 static __always_inline int vma_at(struct vma_cursor *v, __u64 addr, struct pk_file_key *key,
 				  struct file **f)
 {
-	struct vm_area_struct *vma = vma_lookup(v, addr);
+	struct task_struct *task = bpf_get_current_task_btf();
+	__u32 zero = 0;
+	struct vma_memo *memo = bpf_map_lookup_elem(&vma_memos, &zero);
+	struct vm_area_struct *vma;
+	struct vma_memo_entry *e;
+	int found;
 
+	if (memo && !vma_memo_key(task, &memo->key))
+		memo = NULL;
+	if (memo) {
+		for (__u32 i = 0; i < VMA_MEMO_SLOTS; i++) {
+			e = &memo->e[i];
+			if (e->seq != memo->key.seq || e->mm != memo->key.mm ||
+			    e->tgid != memo->key.tgid ||
+			    e->start_stack != memo->key.start_stack ||
+			    addr < e->vm_start || addr >= e->vm_end)
+				continue;
+			v->vm_start = v->start = e->vm_start;
+			v->vm_end = v->end_addr = e->vm_end;
+			v->vm_pgoff = e->vm_pgoff;
+			*key = e->key;
+			*f = (struct file *)e->file;
+			return e->found;
+		}
+	}
+
+	vma = vma_lookup(v, addr);
 	/* A PC is in code: an address in memory that is not executable (a
 	 * return address a frame-pointer step read from data) is no frame. */
 	if (!vma || !(BPF_CORE_READ(vma, vm_flags) & UW_VM_EXEC))
@@ -172,6 +255,8 @@ static __always_inline int vma_at(struct vma_cursor *v, __u64 addr, struct pk_fi
 	v->vm_end = v->end_addr = BPF_CORE_READ(vma, vm_end);
 	v->vm_pgoff = BPF_CORE_READ(vma, vm_pgoff);
 	*f = BPF_CORE_READ(vma, vm_file);
+	key->dev = key->ino = 0;
+	found = 0;
 	if (*f) {
 		/* as /proc/PID/maps has it, which user space keys tables by:
 		 * not the layer's file that overlayfs maps */
@@ -179,15 +264,24 @@ static __always_inline int vma_at(struct vma_cursor *v, __u64 addr, struct pk_fi
 
 		key->ino = BPF_CORE_READ(inode, i_ino);
 		key->dev = BPF_CORE_READ(inode, i_sb, s_dev);
-		return 1;
-	}
-	if (v->vm_start == (__u64)BPF_CORE_READ(vma, vm_mm, context.vdso)) {
+		found = 1;
+	} else if (v->vm_start == (__u64)BPF_CORE_READ(vma, vm_mm, context.vdso)) {
 		key->dev = PK_VDSO_DEV;
 		key->ino = PK_VDSO_INO;
 		v->vm_pgoff = 0;
-		return 1;
+		found = 1;
 	}
-	return 0;
+	if (memo) {
+		e = &memo->e[memo->next++ % VMA_MEMO_SLOTS];
+		*e = memo->key;
+		e->vm_start = v->vm_start;
+		e->vm_end = v->vm_end;
+		e->vm_pgoff = v->vm_pgoff;
+		e->key = *key;
+		e->file = (__u64)*f;
+		e->found = found;
+	}
+	return found;
 }
 
 /* Whether the range last looked up holds ADDR. */

@@ -50,4 +50,27 @@ int BPF_PROG(canary_unguarded, struct pt_regs *regs)
 	return 0;
 }
 
+/* pk_mm_vma_seq of the target's mm at its syscalls: the last count and
+ * how many syscalls had one. */
+__u32 mm_seq;
+__u64 mm_seq_known, mm_seq_unknown;
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(canary_mm_seq, struct pt_regs *regs)
+{
+	__u32 seq;
+
+	(void)ctx;	/* BPF_PROG's, the raw arguments: not needed here */
+	(void)regs;
+	if (!is_target())
+		return 0;
+	if (pk_mm_vma_seq(bpf_get_current_task_btf()->mm, &seq)) {
+		mm_seq = seq;
+		__sync_fetch_and_add(&mm_seq_known, 1);
+	} else {
+		__sync_fetch_and_add(&mm_seq_unknown, 1);
+	}
+	return 0;
+}
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -39,41 +40,55 @@ static int keep_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 	return 0;
 }
 
-/* Whether the running kernel's struct NAME has a member MEMBER, at any
- * depth of anonymous structs and unions, as CO-RE would find it. */
-static bool btf_has_member(const struct btf *btf, __u32 id, const char *member)
+/* The type of member MEMBER of the running kernel's type ID, at any depth
+ * of anonymous structs and unions, as CO-RE would find it, typedefs and
+ * modifiers resolved; NULL when it has none. */
+static const struct btf_type *btf_member_type(const struct btf *btf, __u32 id, const char *member)
 {
-	const struct btf_type *t = btf__type_by_id(btf, id);
+	const struct btf_type *t = btf__type_by_id(btf, id), *found;
 	const struct btf_member *m;
 
 	while (t && (btf_is_mod(t) || btf_is_typedef(t)))
 		t = btf__type_by_id(btf, t->type);
 	if (!t || !btf_is_composite(t))
-		return false;
+		return NULL;
 	m = btf_members(t);
 	for (int i = 0; i < btf_vlen(t); i++, m++) {
 		const char *name = btf__name_by_offset(btf, m->name_off);
 
-		if (name && !strcmp(name, member))
-			return true;
-		if ((!name || !*name) && btf_has_member(btf, m->type, member))
-			return true;
+		if (name && !strcmp(name, member)) {
+			found = btf__type_by_id(btf, m->type);
+			while (found && (btf_is_mod(found) || btf_is_typedef(found)))
+				found = btf__type_by_id(btf, found->type);
+			return found;
+		}
+		if ((!name || !*name) && (found = btf_member_type(btf, m->type, member)))
+			return found;
 	}
-	return false;
+	return NULL;
 }
 
-static bool kernel_has_member(const char *type, const char *member)
+/* Whether the running kernel's struct TYPE has a member MEMBER; with
+ * COMPOSITE, one that is a struct or a union. */
+static bool kernel_member(const char *type, const char *member, bool composite)
 {
 	struct btf *btf = btf__load_vmlinux_btf();
+	const struct btf_type *m;
 	__s32 id;
 	bool has;
 
 	ck_assert_msg(btf, "cannot read the kernel's BTF");
 	id = btf__find_by_name_kind(btf, type, BTF_KIND_STRUCT);
 	ck_assert_msg(id > 0, "the kernel's BTF has no struct %s", type);
-	has = btf_has_member(btf, id, member);
+	m = btf_member_type(btf, id, member);
+	has = m && (!composite || btf_is_composite(m));
 	btf__free(btf);
 	return has;
+}
+
+static bool kernel_has_member(const char *type, const char *member)
+{
+	return kernel_member(type, member, false);
 }
 
 /* Open the canary with only PROG to load; the load's result, libbpf's log
@@ -144,6 +159,40 @@ START_TEST(test_unguarded_read_refused_where_missing)
 }
 END_TEST
 
+/* pk_mm_vma_seq: a count where mm_lock_seq is a seqcount (6.13+), which
+ * an mmap and a munmap move on by two write locks each, even at a
+ * syscall's entry; none elsewhere (an int before, or no field). */
+START_TEST(test_mm_vma_seq)
+{
+	bool seqcount = kernel_member("mm_struct", "mm_lock_seq", true);
+	int err;
+	struct core_canary_bpf *skel = canary_open("canary_mm_seq", &err);
+	__u32 before;
+	void *p;
+
+	ck_assert_msg(err == 0, "pk_mm_vma_seq refused (%d) on a kernel %s mm_lock_seq seqcount:\n%s",
+		      err, seqcount ? "with a" : "without a", libbpf_log);
+	ck_assert_int_eq(core_canary_bpf__attach(skel), 0);
+	syscall(SYS_getppid);
+	before = skel->bss->mm_seq;
+	p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	ck_assert_int_eq(munmap(p, 4096), 0);
+	syscall(SYS_getppid);
+	core_canary_bpf__detach(skel);
+	if (seqcount) {
+		ck_assert_uint_eq(skel->bss->mm_seq_unknown, 0);
+		ck_assert_uint_ge(skel->bss->mm_seq_known, 4);	/* getppid, mmap, munmap, getppid */
+		ck_assert_uint_eq(skel->bss->mm_seq % 2, 0);
+		ck_assert_uint_ge(skel->bss->mm_seq - before, 4);
+	} else {
+		ck_assert_uint_eq(skel->bss->mm_seq_known, 0);
+		ck_assert_uint_ge(skel->bss->mm_seq_unknown, 4);
+	}
+	core_canary_bpf__destroy(skel);
+}
+END_TEST
+
 Suite *suite_core(void)
 {
 	Suite *s = suite_create("core");
@@ -153,6 +202,9 @@ Suite *suite_core(void)
 		return s;
 	tcase_add_test(tc, test_regs_user_mode);
 	tcase_add_test(tc, test_unguarded_read_refused_where_missing);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("mm_struct");
+	tcase_add_test(tc, test_mm_vma_seq);
 	suite_add_tcase(s, tc);
 	return s;
 }
