@@ -699,12 +699,16 @@ END_TEST
  * main (a tail call to Py_BytesMain: no frame of its own), Py_RunMain, to
  * the bytecode interpreter; or through pymain_init, whose imports run
  * bytecode too (10% of the samples in a TCG guest, where reading the
- * modules is slow). */
+ * modules is slow). The interpreter's frame is the Python frames it runs
+ * (`spin (loop.py:22)`, `_find_and_load (<frozen importlib._bootstrap>:1178)`:
+ * python_e2e judges those), or stays native where a call of it has none
+ * yet. */
 START_TEST(test_python_whole)
 {
 	static const char *const pats[] = {
 		"_start;__libc_start_main*;__libc_start_call_main;%main;Py_BytesMain;"
-		"%pymain_main;Py_RunMain|pymain_init;+*;_PyEval_EvalFrameDefault;~*|K", NULL };
+		"%pymain_main;Py_RunMain|pymain_init;+*;"
+		"_PyEval_EvalFrameDefault|* (*.py:*)|* (<frozen *>:*);~*|K", NULL };
 	char script[4096];
 	const char *argv[] = { "/usr/bin/python3.11",
 			       pk_test_src_path("tests/fixtures_nofp/loop.py", script,
