@@ -34,7 +34,7 @@
 #define EV_CALLS	777
 #define EV_TICKS	333
 #define EV_PAGES	2000
-#define EV_DIRECT	16
+#define EV_DIRECT	64
 #define EV_DIRECT_SIZE	(1 << 20)
 
 unsigned short probekit_tick_semaphore __attribute__((unused, section(".probes")));

@@ -41,7 +41,7 @@ static const char *const variants[] = { "gcc-pie", "gcc-nopie", "clang-pie", "cl
 #define EV_CALLS	777
 #define EV_TICKS	333
 #define EV_PAGES	2000
-#define EV_DIRECT	16
+#define EV_DIRECT	64
 
 static bool ci(void)
 {
