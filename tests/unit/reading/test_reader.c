@@ -1070,30 +1070,42 @@ static void py_codes(struct pk_reader *r, __u32 pid)
 							      lt_cafe, sizeof(lt_cafe))), 0);
 }
 
+/* A reader of the py fixture's process, its codes reported, and U: the
+ * native stack eval, method_call, eval, Py_RunMain, main (leaf first). */
+static struct pk_reader *py_reader(__u64 u[5])
+{
+	const char *prog = pk_fx_build("py", py_src, false, "-pie");
+	const char *const names[] = { "_PyEval_EvalFrameDefault", "method_call",
+				      "_PyEval_EvalFrameDefault", "Py_RunMain", "main" };
+	const unsigned int off[] = { 1, 2, 3, 2, 2 };
+	char maps[4096] = "";
+	__u64 addr, size, bias;
+	struct pk_reader *r;
+
+	bias = pk_fx_fake_maps(prog, PK_FX_PIE_BASE, maps, sizeof(maps));
+	pk_fx_set_maps(PK_FX_PID, maps);
+	for (int i = 0; i < 5; i++) {
+		pk_fx_symbol(prog, names[i], &addr, &size);
+		u[i] = bias + addr + off[i];
+	}
+	r = new_reader();
+	py_codes(r, PK_FX_PID);
+	return r;
+}
+
 /* Each native frame of the eval loop, leaf first, takes the Python frames
  * up to the next that entered it; what is left of either is counted. */
 START_TEST(test_python_merge)
 {
-	const char *prog = pk_fx_build("py", py_src, false, "-pie");
 	unsigned char buf[PK_SAMPLE_MAX_SIZE];
-	__u64 eval, call, run_main, main_addr, size, bias;
-	char maps[4096] = "", *out;
+	__u64 u[5];
+	char *out;
 	struct pk_reader_stats st;
 	struct pk_profile p = { 0 };
 	struct pk_reader *r;
 
-	pk_fx_symbol(prog, "_PyEval_EvalFrameDefault", &eval, &size);
-	pk_fx_symbol(prog, "method_call", &call, &size);
-	pk_fx_symbol(prog, "Py_RunMain", &run_main, &size);
-	pk_fx_symbol(prog, "main", &main_addr, &size);
-	bias = pk_fx_fake_maps(prog, PK_FX_PIE_BASE, maps, sizeof(maps));
-	pk_fx_set_maps(PK_FX_PID, maps);
-	r = new_reader();
-	py_codes(r, PK_FX_PID);
+	r = py_reader(u);
 	{
-		/* native: eval, method_call, eval, Py_RunMain, main */
-		const __u64 u[] = { bias + eval + 1, bias + call + 2, bias + eval + 3,
-				    bias + run_main + 2, bias + main_addr + 2 };
 		/* Python: café (index 4), Job.run (index 3) entered the leaf
 		 * eval call; <module> (index 1) the outer one */
 		const __u64 py[] = { pk_py_frame(CODE_CAFE, 5, 0), pk_py_frame(CODE_RUN, 4, 1),
@@ -1161,26 +1173,16 @@ END_TEST
  * from the leaf, every Python frame would sit one eval frame too deep. */
 START_TEST(test_python_merge_from_root)
 {
-	const char *prog = pk_fx_build("py", py_src, false, "-pie");
 	unsigned char buf[PK_SAMPLE_MAX_SIZE];
-	__u64 eval, call, run_main, main_addr, size, bias;
-	char maps[4096] = "", *out;
+	__u64 u[5];
+	char *out;
 	struct pk_reader_stats st;
 	struct pk_profile p = { 0 };
 	struct pk_reader *r;
 	__u32 flags = PK_SAMPLE_PY | PK_SAMPLE_USTACK_DWARF;
 
-	pk_fx_symbol(prog, "_PyEval_EvalFrameDefault", &eval, &size);
-	pk_fx_symbol(prog, "method_call", &call, &size);
-	pk_fx_symbol(prog, "Py_RunMain", &run_main, &size);
-	pk_fx_symbol(prog, "main", &main_addr, &size);
-	bias = pk_fx_fake_maps(prog, PK_FX_PIE_BASE, maps, sizeof(maps));
-	pk_fx_set_maps(PK_FX_PID, maps);
-	r = new_reader();
-	py_codes(r, PK_FX_PID);
+	r = py_reader(u);
 	{
-		const __u64 u[] = { bias + eval + 1, bias + call + 2, bias + eval + 3,
-				    bias + run_main + 2, bias + main_addr + 2 };
 		/* one group: <module> called Job.run within the outer call */
 		const __u64 py[] = { pk_py_frame(CODE_RUN, 4, 0), pk_py_frame(CODE_MOD, 2, 1) };
 
