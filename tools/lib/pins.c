@@ -125,8 +125,10 @@ int pk_pins_detach(const char *dir)
 	while (d && (de = readdir(d))) {
 		if (de->d_name[0] == '.')
 			continue;
+		/* ENOENT: unpinned at the same time by the other party that
+		 * may, the target watcher or an --unload */
 		if (pk_pin_path(path, sizeof(path), links, de->d_name) == 0 &&
-		    unlink(path) && !ret)
+		    unlink(path) && errno != ENOENT && !ret)
 			ret = -errno;
 	}
 	if (d)
