@@ -8,9 +8,10 @@
 #     while bench/deep.c keeps every CPU busy sorting (deep-nofp 1 ... sort:
 #     libc's qsort() under a comparator, built without frame pointers, one
 #     process per CPU). Per run and length, one after the other:
-#       - probekit: probe-load (system-wide, --unwind dwarf; the table cache
-#         warmed by one unmeasured load before the runs, as a restarted
-#         always-on profiler finds it), probe-read -d SECONDS -o FILE, then
+#       - probekit: probe-load (system-wide, --unwind dwarf; the table and
+#         location caches warmed by one unmeasured 10 s session before the
+#         runs, as a restarted always-on profiler finds them), probe-read
+#         -d SECONDS -o FILE, then
 #         probe-load --unload. probe-load's and probe-read's user+sys from
 #         wait4 (bench/cpurun); the BPF programs' run time from the
 #         kernel's run-time statistics (BPF_ENABLE_STATS), over all of the
@@ -132,9 +133,13 @@ echo "bench/overhead.sh: system-wide at $FREQ Hz, $RUNS runs of $SECONDS_SHORT s
 # script be killed without its trap.
 "$DEEP" 1 $((RUNS * 3 * (SECONDS_SHORT + SECONDS_LONG + 60) + 600)) "$NCPU" sort &
 pids+=($!)
-# The table cache, warmed: one load unmeasured.
+# The caches, warmed: one session unmeasured, whose load builds the unwind
+# tables and whose reader keeps the workload's symbolized addresses
+# (location caches), as a profiler restarted on the machine finds them.
 "$LOAD" --pin-dir "$PIN" -F "$FREQ" 2>"$tmp/load.err" ||
 	{ cat "$tmp/load.err" >&2; die "probe-load failed"; }
+"$READ" --pin-dir "$PIN" -d 10 -o "$tmp/warm.folded" 2>"$tmp/read.err" ||
+	{ cat "$tmp/read.err" >&2; die "probe-read failed"; }
 "$LOAD" --unload --pin-dir "$PIN"
 for ((i = 0; i < RUNS; i++)); do
 	for secs in "$SECONDS_SHORT" "$SECONDS_LONG"; do

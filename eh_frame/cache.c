@@ -97,8 +97,7 @@ int eh_cache_path(const char *root, const char *key, char *buf, size_t len)
 				      key + 2));
 }
 
-/* mkdir -p of the directory holding FILE. */
-static int make_parent_dirs(const char *file, char err[PK_ERR_LEN])
+int eh_cache_mkdirs(const char *file, char err[PK_ERR_LEN])
 {
 	char dir[4096];
 	char *p;
@@ -179,7 +178,7 @@ int eh_cache_get(const char *path, const struct eh_cache_opts *opts,
 	ret = eh_table_from_elf_file(ef, path, EH_OPT(opts, build, NULL), &t, err);
 	if (ret)
 		goto out;
-	ret = make_parent_dirs(file, err);
+	ret = eh_cache_mkdirs(file, err);
 	if (!ret)
 		ret = eh_unwind_table_write(t, file, err);
 	if (ret)

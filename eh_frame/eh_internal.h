@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <linux/types.h>
 
+#include "eh_frame/checksum.h"
 #include "eh_frame/eh_table.h"
 
 /* An options struct's FIELD if the caller's struct is big enough to hold
@@ -25,13 +26,7 @@
 
 /* ---- checksum.c: the 64-bit hash of cache files and content keys ------- */
 
-#define EH_HASH_INIT	0xcbf29ce484222325ull
-/* FNV-1a over little-endian 64-bit words; a trailing partial word is
- * zero-padded, so only the last call of a sequence may pass a length that
- * is not a multiple of 8. */
-__u64 eh_hash_update(__u64 h, const void *data, size_t len);
-/* Mix in the total length and avalanche (murmur3 fmix64). */
-__u64 eh_hash_final(__u64 h, __u64 total_len);
+/* eh_hash_update(), eh_hash_final(): eh_frame/checksum.h */
 /* Checksum of a serialized table: the whole buffer with the header's
  * checksum field read as zero. */
 __u64 eh_table_checksum(const void *buf, size_t size);

@@ -81,6 +81,9 @@ int eh_cache_key(const char *path, char *buf, size_t len, char err[PK_ERR_LEN]);
 /* <root>/<first 2 hex>/<rest>.unwind */
 int eh_cache_path(const char *root, const char *key, char *buf, size_t len);
 
+/* mkdir -p of the directory that is to hold cache file FILE. */
+int eh_cache_mkdirs(const char *file, char err[PK_ERR_LEN]);
+
 struct eh_cache_opts {
 	size_t sz;			/* sizeof(struct eh_cache_opts) */
 	const char *cache_dir;		/* NULL: eh_cache_root() default */

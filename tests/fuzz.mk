@@ -21,7 +21,8 @@ FUZZ_TOOL_SRCS := tools/symbolization/demangle.c tools/lib/util/strbuf.c \
 	tools/reading/record.c tools/lib/proc_maps.c \
 	tools/lib/kallsyms.c tools/lib/symtab.c tools/lib/util/strpool.c \
 	tools/symbolization/perf_map.c tools/symbolization/plt.c \
-	tools/symbolization/python_code.c tools/lib/util/u64map.c tools/lib/python.c
+	tools/symbolization/python_code.c tools/lib/util/u64map.c tools/lib/python.c \
+	tools/symbolization/loc_cache.c
 # probe-load's parsers of the files it probes (uprobe symbols, USDT notes)
 FUZZ_LOADER_SRCS := loader/events/elf_probe_sites.c loader/events/suggest.c
 

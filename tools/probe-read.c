@@ -335,7 +335,7 @@ static int run(const struct pk_read_opts *o)
 	struct pk_session_fds fds = { -1, -1, -1, -1 };
 	struct pk_reader_opts ropts = {
 		.debug_dirs = o->ndebug_dirs ? o->debug_dirs : NULL, .ndebug_dirs = o->ndebug_dirs,
-		.no_dwarf = o->no_inline,
+		.no_dwarf = o->no_inline, .keep_locs = true,
 	};
 	struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_RESTART };
 	struct pk_reader *reader = NULL;

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "eh_frame/eh_table.h"
 #include "eh_frame/unwind_table.h"
 #include "lib/proc_maps.h"
 #include "lib/unwind_store.h"
@@ -63,6 +64,7 @@ struct pk_reader *pk_reader_new(const struct pk_reader_opts *opts)
 {
 	struct pk_symbolizer_opts sopts = {};
 	struct pk_reader *r = calloc(1, sizeof(*r));
+	char root[4096];
 
 	if (!r)
 		return NULL;
@@ -73,6 +75,8 @@ struct pk_reader *pk_reader_new(const struct pk_reader_opts *opts)
 		sopts.debug_dirs = opts->debug_dirs;
 		sopts.ndebug_dirs = opts->ndebug_dirs;
 		sopts.no_dwarf = opts->no_dwarf;
+		if (opts->keep_locs && !eh_cache_root(opts->cache_dir, root, sizeof(root)))
+			sopts.cache_dir = root;
 		if (opts->tables)
 			r->tables = *opts->tables;
 		r->log = opts->log;
@@ -639,5 +643,10 @@ void pk_reader_take(struct pk_reader *r, __u64 start_ns, __u64 end_ns, struct pk
 
 void pk_reader_stats(const struct pk_reader *r, struct pk_reader_stats *st)
 {
+	struct pk_symbolizer_stats ss;
+
+	pk_symbolizer_stats(r->sym, &ss);
 	*st = r->stats;
+	st->addrs_resolved = ss.lookups;
+	st->addrs_cached = ss.cached;
 }

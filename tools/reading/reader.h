@@ -53,6 +53,9 @@ struct pk_reader_opts {
 					 * counted only; 0: every event's */
 	const char *cache_dir;		/* the eh2table cache the copied stacks
 					 * are finished with; NULL: its default */
+	bool keep_locs;			/* resolved addresses kept in the location
+					 * caches under cache_dir's root, and read
+					 * back by the next reader (loc_cache.h) */
 	__u64 from_ns;			/* --from-now: samples taken before it
 					 * (CLOCK_BOOTTIME) are dropped, and a
 					 * profile covers its whole reading time
@@ -83,6 +86,9 @@ struct pk_reader_stats {
 	 * stack's): how many got a name, a source line, inlined callees. */
 	__u64 user_frames, user_named, user_lines, user_inlined;
 	__u64 kernel_frames, kernel_named;
+	/* Distinct addresses symbolized, and of those, the ones an earlier
+	 * reader's location cache answered (keep_locs). */
+	__u64 addrs_resolved, addrs_cached;
 	/* Python (layout 5): samples with a Python walk, by how it ended (a
 	 * newer writer's unknown reason: in py_samples only), and over
 	 * every sample's frames: the Python frames read, those a code report

@@ -138,6 +138,10 @@ void pk_summary_symbols(FILE *f, const struct pk_reader_stats *st)
 			pct(st->kernel_named, st->kernel_frames));
 		sep = ";";
 	}
+	if (*sep == ';' && st->addrs_resolved)
+		fprintf(f, "; %llu addresses, %llu from the location cache",
+			(unsigned long long)st->addrs_resolved,
+			(unsigned long long)st->addrs_cached);
 	if (*sep == ';')
 		fputc('\n', f);
 }

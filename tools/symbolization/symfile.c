@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <elfutils/libdwelf.h>
 #include <gelf.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "eh_frame/checksum.h"
 #include "eh_frame/hex.h"
 #include "lib/overlay.h"
 #include "lib/symtab.h"
@@ -15,6 +17,7 @@
 #include "lib/util/u64map.h"
 #include "symbolization/debuginfo.h"
 #include "symbolization/demangle.h"
+#include "symbolization/loc_cache.h"
 #include "symbolization/plt.h"
 #include "symbolization/symfile.h"
 
@@ -46,6 +49,12 @@ struct symdata {
 	size_t nsegs;
 	__u64 image_size;
 	struct pk_srcline *srcline;	/* NULL until the first lookup */
+	struct pk_symfiles *files;	/* its owner */
+	char *opened;		/* the path it was read from */
+	struct stat opened_st;
+	bool syms_tried;	/* symbols loaded (load_symbols), once */
+	struct pk_loc_cache *locs;	/* NULL until the first lookup */
+	bool locs_tried;
 	size_t users;		/* files that name it */
 	size_t leaving;		/* of those, freed by the sweep under way */
 };
@@ -65,6 +74,7 @@ struct pk_symfiles {
 	struct symdata *unshared;	/* files without a build-id */
 	char **debug_dirs;
 	size_t ndebug_dirs;
+	char *cache_root;	/* the location cache's; NULL: none */
 	__u64 sweeps;
 	struct pk_symfiles_stats stats;
 };
@@ -433,6 +443,10 @@ static void symdata_free(struct symdata *d)
 			free((char *)d->aliases[i].name);
 	free(d->aliases);
 	pk_symtab_free(d->syms);
+	if (d->locs)
+		pk_loc_cache_save(d->locs);	/* an accelerator: errors only slow */
+	pk_loc_cache_free(d->locs);
+	free(d->opened);
 	free(d->segs);
 	pk_srcline_free(d->srcline);
 	if (d->dwfl)
@@ -465,8 +479,13 @@ static struct symdata *open_elf(const char *path)
 		memcpy(d->build_id, bits, len);
 		d->build_id_len = len;
 	}
-	if (stat(path, &st) == 0)
+	if (stat(path, &st) == 0) {
 		d->image_size = st.st_size;
+		d->opened_st = st;
+	}
+	d->opened = strdup(path);
+	if (!d->opened)
+		goto fail;
 	return d;
 fail:
 	symdata_free(d);
@@ -498,11 +517,12 @@ static struct symdata *adopt(struct pk_symfiles *files, struct symdata *d)
 		symdata_free(d);
 		return old;
 	}
-	if (load_segments(d) || load_symbols(d)) {
+	/* the symbols wait for an address the location cache lacks */
+	if (load_segments(d)) {
 		symdata_free(d);
 		return NULL;
 	}
-	files->stats.symtabs++;
+	d->files = files;
 	if (!d->build_id_len) {
 		d->next = files->unshared;
 		files->unshared = d;
@@ -720,13 +740,28 @@ static const char *symbol_name(struct symdata *d, long idx)
 	return d->names[idx];
 }
 
+/* D's symbols, loaded on first use: false when they cannot be. */
+static bool has_symbols(struct symdata *d)
+{
+	if (!d->syms_tried) {
+		d->syms_tried = true;
+		if (load_symbols(d)) {
+			pk_symtab_free(d->syms);
+			d->syms = NULL;
+		} else {
+			d->files->stats.symtabs++;
+		}
+	}
+	return d->syms != NULL;
+}
+
 const char *pk_symfile_symbol(struct pk_symfile *f, __u64 vaddr, __u64 *start)
 {
 	struct symdata *d = f->data;
 	const struct pk_sym *s;
 	long idx;
 
-	if (!d)
+	if (!d || !has_symbols(d))
 		return NULL;
 	idx = pk_symtab_lookup(d->syms, vaddr);
 	s = pk_symtab_sym(d->syms, idx);
@@ -743,6 +778,8 @@ int pk_symfile_srcline(struct pk_symfile *f, __u64 vaddr, struct pk_srcline_fram
 
 	if (!d)
 		return 0;
+	if (!has_symbols(d))
+		return -ENOMEM;
 	if (!d->srcline) {
 		d->srcline = pk_srcline_new(d->dm);
 		if (!d->srcline)
@@ -759,6 +796,136 @@ int pk_symfile_srcline(struct pk_symfile *f, __u64 vaddr, struct pk_srcline_fram
 	}
 	return n;
 }
+
+/* --- the location cache ---------------------------------------------------- */
+
+static __u64 fold_st(__u64 h, const struct stat *st)
+{
+	__u64 v[5] = { st->st_dev, st->st_ino, st->st_size, st->st_mtim.tv_sec,
+		       st->st_mtim.tv_nsec };
+
+	return eh_hash_update(h, v, sizeof(v));
+}
+
+static __u64 fold_stat(__u64 h, const char *path)
+{
+	struct stat st;
+
+	if (stat(path, &st))
+		memset(&st, 0, sizeof(st));
+	return fold_st(h, &st);
+}
+
+/*
+ * What D's answers come from: this reader's own code, the file it was read
+ * from, and every debug file pk_find_debuginfo or a debug directory could
+ * give it (by build-id, by .gnu_debuglink), present or not. Installing a
+ * -dbgsym package, stripping a copy or rebuilding probe-read each makes a
+ * new source, whose cache starts empty.
+ */
+static __u64 source_sig(struct symdata *d)
+{
+	static const char *const def[] = { "/usr/lib/debug" };
+	static const char *const by_link[] = { "%s/%s", "%s/.debug/%s", "/usr/lib/debug%s/%s" };
+	const char *const *dirs = d->files->debug_dirs ?
+		(const char *const *)d->files->debug_dirs : def;
+	size_t n = d->files->debug_dirs ? d->files->ndebug_dirs : 1;
+	__u64 h = fold_st(pk_loc_cache_self_sig(), &d->opened_st);
+	char path[4096], dir[4096];
+	const char *link, *slash;
+	GElf_Addr bias;
+	GElf_Word crc;
+	Elf *elf;
+
+	for (size_t i = 0; i <= n; i++)
+		if (!pk_build_id_debug_path(i < n ? dirs[i] : def[0], d->build_id,
+					    d->build_id_len, path, sizeof(path)))
+			h = fold_stat(h, path);
+	elf = dwfl_module_getelf(d->dm, &bias);
+	link = elf ? dwelf_elf_gnu_debuglink(elf, &crc) : NULL;
+	slash = strrchr(d->opened, '/');
+	if (link && slash && !strchr(link, '/')) {
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - d->opened), d->opened);
+		for (size_t i = 0; i < sizeof(by_link) / sizeof(by_link[0]); i++)
+			if (snprintf(path, sizeof(path), by_link[i], dir, link) < (int)sizeof(path))
+				h = fold_stat(h, path);
+	}
+	return eh_hash_final(h, n);
+}
+
+/* D's location cache, opened on first use: in memory only without a cache
+ * directory or a build-id; NULL: no memory. */
+static struct pk_loc_cache *locs_of(struct symdata *d)
+{
+	char key[2 * PK_BUILD_ID_MAX + 1], path[4096];
+	int n;
+
+	if (d->locs_tried)
+		return d->locs;
+	d->locs_tried = true;
+	/* without a file to keep them in, they are still kept for the
+	 * other processes that map the file */
+	if (!d->files->cache_root || !d->build_id_len ||
+	    eh_hex(d->build_id, d->build_id_len, key, sizeof(key))) {
+		d->locs = pk_loc_cache_open(NULL, 0);
+		return d->locs;
+	}
+	n = snprintf(path, sizeof(path), "%s/%.2s/%s.locs", d->files->cache_root, key, key + 2);
+	if (n < 0 || n >= (int)sizeof(path))
+		return NULL;
+	d->locs = pk_loc_cache_open(path, source_sig(d));
+	return d->locs;
+}
+
+int pk_symfile_locate(struct pk_symfile *f, __u64 vaddr, bool dwarf, const char **name,
+		      __u64 *start, struct pk_srcline_frame *out, int max)
+{
+	struct symdata *d = f->data;
+	struct pk_loc_cache *c = d ? locs_of(d) : NULL;
+	const struct pk_loc_entry *e = c ? pk_loc_cache_get(c, vaddr) : NULL;
+	int n = 0;
+
+	*name = NULL;
+	*start = 0;
+	if (!d)
+		return 0;
+	if (e && (e->dwarf || !dwarf) && e->nframes <= max) {
+		*name = e->name;
+		*start = e->start;
+		n = dwarf ? e->nframes : 0;
+		if (n)
+			memcpy(out, e->frames, n * sizeof(*out));
+		d->files->stats.cached += e->saved;
+		return n;
+	}
+	*name = pk_symfile_symbol(f, vaddr, start);
+	if (dwarf) {
+		n = pk_symfile_srcline(f, vaddr, out, max);
+		if (n == -ENOMEM)
+			return n;
+		if (n < 0)	/* no DWARF there: that is the answer */
+			n = 0;
+	}
+	if (!*name)
+		*start = 0;
+	if (c && pk_loc_cache_put(c, vaddr, &(struct pk_loc_entry){
+			.name = *name, .start = *start, .dwarf = dwarf,
+			.nframes = n, .frames = out }))
+		return -ENOMEM;
+	return n;
+}
+
+int pk_symfiles_set_cache_dir(struct pk_symfiles *files, const char *root)
+{
+	char *r = root ? strdup(root) : NULL;
+
+	if (root && !r)
+		return -ENOMEM;
+	free(files->cache_root);
+	files->cache_root = r;
+	return 0;
+}
+
 
 /* --- sweeping -------------------------------------------------------------- */
 
@@ -866,6 +1033,7 @@ void pk_symfiles_free(struct pk_symfiles *files)
 	for (size_t i = 0; i < files->ndebug_dirs; i++)
 		free(files->debug_dirs[i]);
 	free(files->debug_dirs);
+	free(files->cache_root);
 	free(files);
 }
 

@@ -83,6 +83,22 @@ const char *pk_symfile_symbol(struct pk_symfile *f, __u64 vaddr, __u64 *start);
 int pk_symfile_srcline(struct pk_symfile *f, __u64 vaddr, struct pk_srcline_frame *out, int max);
 
 /*
+ * Everything a profile says of ELF address VADDR in F: the function whose
+ * symbol holds it (*NAME, demangled, and its *START; NULL and 0: none) and,
+ * with DWARF, its inline frames (as pk_symfile_srcline, at most MAX into
+ * OUT). Answered from the file's location cache (loc_cache.h, with
+ * pk_symfiles_set_cache_dir) when an earlier reader resolved VADDR from
+ * the same source, else from the file, and kept for the next. The
+ * strings live as long as F's data. The number of frames, or -ENOMEM.
+ */
+int pk_symfile_locate(struct pk_symfile *f, __u64 vaddr, bool dwarf, const char **name,
+		      __u64 *start, struct pk_srcline_frame *out, int max);
+
+/* Keep the files' locations under ROOT (the cache root, eh_cache_root;
+ * NULL: nowhere), saved as each file is let go. 0 or -ENOMEM. */
+int pk_symfiles_set_cache_dir(struct pk_symfiles *files, const char *root);
+
+/*
  * Letting go of the files no process needs any more, so that a reader left
  * running holds the files of the processes it still names, not of all it
  * ever saw (a build server runs new binaries all day), and no stale file
@@ -101,6 +117,7 @@ struct pk_symfiles_stats {
 	__u64 files;		/* inodes added */
 	__u64 loaded;		/* of those, loaded */
 	__u64 symtabs;		/* symbol tables read (one per build-id) */
+	__u64 cached;		/* addresses answered by a location cache */
 	__u64 by_build_id;	/* loaded from a debug directory by build-id */
 	__u64 freed;		/* files let go by sweeps */
 };
