@@ -1,11 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "eh_frame/checksum.h"
+#include "eh_frame/eh_table.h"
 #include "lib/kallsyms.h"
+#include "lib/util/strbuf.h"
 
 
 static bool is_text(char type)
@@ -175,4 +182,171 @@ int pk_kallsyms_range(const struct pk_symtab *tab, const char *name, __u64 *lo, 
 		return 0;
 	}
 	return -ENOENT;
+}
+
+/* --- the table kept for later readers -------------------------------------- */
+
+#define SAVED_MAGIC "PKKSYMS\1"
+
+struct saved_header {
+	char magic[8];
+	__u64 sig;
+	__u32 count, strbytes;
+	__u64 checksum;
+};
+
+struct saved_rec {
+	__u64 addr;
+	__u32 name, module;
+	__u16 rank, zero16;
+	__u32 zero32;
+};
+
+static __u64 saved_checksum(const void *buf, size_t len)
+{
+	return eh_hash_final(eh_hash_update(EH_HASH_INIT, buf, len), len);
+}
+
+int pk_kallsyms_save(const struct pk_symtab *tab, const char *path, __u64 sig)
+{
+	size_t n = pk_symtab_count(tab);
+	struct saved_header h = { SAVED_MAGIC, sig, n, 0, 0 };
+	struct pk_strbuf recs = { 0 }, strs = { 0 };
+	char tmp[4096], err[PK_ERR_LEN];
+	const char *last_mod = NULL;
+	__u32 last_mod_off = 0;
+	int fd, ret = 0;
+	FILE *f;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	for (size_t i = 0; i < n; i++) {
+		const struct pk_sym *s = pk_symtab_sym(tab, i);
+		const char *mod = pk_symtab_module(tab, s);
+		struct saved_rec r = { .addr = s->addr, .name = strs.len, .rank = s->rank };
+
+		pk_strbuf_putn(&strs, s->name, strlen(s->name) + 1);
+		/* a module's symbols are together: its name once per run */
+		if (mod && mod != last_mod) {
+			last_mod = mod;
+			last_mod_off = strs.len;
+			pk_strbuf_putn(&strs, mod, strlen(mod) + 1);
+		}
+		r.module = mod ? last_mod_off + 1 : 0;
+		pk_strbuf_putn(&recs, (const char *)&r, sizeof(r));
+	}
+	if (recs.failed || strs.failed || strs.len > UINT32_MAX) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	h.strbytes = strs.len;
+	h.checksum = eh_hash_final(eh_hash_update(eh_hash_update(EH_HASH_INIT, recs.s, recs.len),
+						  strs.s, strs.len), recs.len + strs.len);
+	ret = eh_cache_mkdirs(path, err);
+	fd = ret ? -1 : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (!ret && fd < 0)
+		ret = -errno;
+	if (fd < 0)
+		goto out;
+	f = fdopen(fd, "w");
+	if (!f) {
+		ret = -errno;
+		close(fd);
+	} else {
+		if (fwrite(&h, sizeof(h), 1, f) != 1 || (recs.len && fwrite(recs.s, recs.len, 1, f) != 1) ||
+		    (strs.len && fwrite(strs.s, strs.len, 1, f) != 1))
+			ret = -EIO;
+		if (fclose(f) && !ret)
+			ret = -errno;
+	}
+	if (!ret && rename(tmp, path))
+		ret = -errno;
+	if (ret)
+		unlink(tmp);
+out:
+	free(recs.s);
+	free(strs.s);
+	return ret;
+}
+
+struct pk_symtab *pk_kallsyms_parse_saved(const void *buf, size_t len, __u64 sig)
+{
+	const struct saved_rec *recs = (const void *)((const char *)buf + sizeof(struct saved_header));
+	const char *strs;
+	struct saved_header h;
+	struct pk_symtab *tab;
+	int err = 0;
+
+	if (len < sizeof(h)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	memcpy(&h, buf, sizeof(h));
+	if (memcmp(h.magic, SAVED_MAGIC, sizeof(h.magic)) ||
+	    (len - sizeof(h)) / sizeof(*recs) < h.count ||
+	    len - sizeof(h) - (size_t)h.count * sizeof(*recs) != h.strbytes ||
+	    h.checksum != saved_checksum(recs, len - sizeof(h))) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (h.sig != sig) {
+		errno = ESTALE;
+		return NULL;
+	}
+	strs = (const char *)(recs + h.count);
+	/* every string ends within the blob */
+	if (h.strbytes && strs[h.strbytes - 1]) {
+		errno = EINVAL;
+		return NULL;
+	}
+	tab = pk_symtab_new();
+	if (!tab)
+		return NULL;
+	for (__u32 i = 0; i < h.count && !err; i++) {
+		const struct saved_rec *r = &recs[i];
+
+		if (r->name >= h.strbytes || (r->module && r->module - 1 >= h.strbytes) ||
+		    r->rank > PK_SYM_GLOBAL || r->zero16 || r->zero32)
+			err = -EINVAL;
+		else
+			err = pk_symtab_add_in(tab, r->addr, 0, strs + r->name, r->rank,
+					       r->module ? strs + r->module - 1 : NULL);
+	}
+	if (!err)
+		err = pk_symtab_finish(tab);
+	if (err) {
+		pk_symtab_free(tab);
+		errno = -err;
+		return NULL;
+	}
+	return tab;
+}
+
+struct pk_symtab *pk_kallsyms_load_saved(const char *path, __u64 sig)
+{
+	struct pk_symtab *tab = NULL;
+	struct stat st;
+	void *buf;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st)) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return NULL;
+	}
+	buf = st.st_size ? mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0) : MAP_FAILED;
+	err = st.st_size ? errno : EINVAL;
+	close(fd);
+	if (buf == MAP_FAILED) {
+		errno = err;
+		return NULL;
+	}
+	tab = pk_kallsyms_parse_saved(buf, st.st_size, sig);
+	err = errno;
+	munmap(buf, st.st_size);
+	errno = err;
+	return tab;
 }

@@ -27,6 +27,28 @@ struct pk_symtab *pk_kallsyms_parse(FILE *f);
 /* pk_kallsyms_parse of PATH (NULL: /proc/kallsyms). */
 struct pk_symtab *pk_kallsyms_load(const char *path);
 
+/*
+ * The table kept for later readers: reading /proc/kallsyms costs the kernel
+ * about 40 ms of formatting and the reader as much of parsing, in every
+ * run that meets a kernel frame. pk_kallsyms_save writes TAB to PATH (a
+ * temporary file renamed over it) for SIG, the caller's hash of what it is
+ * valid for (the boot, the modules); pk_kallsyms_load_saved reads it back
+ * as it was: NULL with errno ENOENT (none), ESTALE (another SIG's) or
+ * EINVAL (damaged, its checksum or layout). The caller decides which
+ * addresses a saved table may answer: those in the code that was there
+ * when it was saved (vmlinux, the modules), not BPF programs, which come
+ * and go.
+ *
+ * Layout (host byte order): "PKKSYMS" 1, sig u64, count u32, string bytes
+ * u32, checksum u64 (eh_hash of what follows); count x (addr u64, name
+ * u32, module u32 (0: none, else offset + 1), rank u16, 0 u16, 0 u32),
+ * sorted as pk_symtab_finish left them; the NUL-terminated strings.
+ */
+int pk_kallsyms_save(const struct pk_symtab *tab, const char *path, __u64 sig);
+struct pk_symtab *pk_kallsyms_load_saved(const char *path, __u64 sig);
+/* pk_kallsyms_load_saved of the bytes BUF (LEN), for the fuzz target. */
+struct pk_symtab *pk_kallsyms_parse_saved(const void *buf, size_t len, __u64 sig);
+
 /* The name of the kernel text symbol covering ADDR, or NULL. MODULE (may
  * be NULL) gets its module's name, NULL for vmlinux and when no symbol
  * covers ADDR. Both strings are owned by TAB. */

@@ -139,7 +139,7 @@ void pk_summary_symbols(FILE *f, const struct pk_reader_stats *st)
 		sep = ";";
 	}
 	if (*sep == ';' && st->addrs_resolved)
-		fprintf(f, "; %llu addresses, %llu from the location cache",
+		fprintf(f, "; %llu addresses, %llu from earlier readers' caches",
 			(unsigned long long)st->addrs_resolved,
 			(unsigned long long)st->addrs_cached);
 	if (*sep == ';')

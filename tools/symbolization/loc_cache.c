@@ -21,7 +21,6 @@
 #define MAGIC		"PKLOCS\0\1"
 #define NO_STR		0xffff
 #define REC_NAME	0x1	/* a symbol holds the address */
-#define REC_AUX		0x2
 #define REC_DWARF	0x4
 
 struct header {
@@ -109,11 +108,10 @@ int pk_loc_cache_parse(struct pk_loc_cache *c, const void *buf, size_t len, __u6
 		if (!e)
 			goto nomem;
 		if (!take(&cur, &addr, 8) || !take(&cur, &e->start, 8) || !take(&cur, &flags, 1) ||
-		    !take(&cur, &n, 1) || (flags & ~(REC_NAME | REC_AUX | REC_DWARF)) ||
+		    !take(&cur, &n, 1) || (flags & ~(REC_NAME | REC_DWARF)) ||
 		    n > PK_LOC_CACHE_MAX_FRAMES || (n && !(flags & REC_DWARF)))
 			goto bad;
-		if (((flags & REC_NAME) && (!take_str(&cur, &c->pool, &e->name, &nomem) || !e->name)) ||
-		    ((flags & REC_AUX) && (!take_str(&cur, &c->pool, &e->aux, &nomem) || !e->aux)))
+		if ((flags & REC_NAME) && (!take_str(&cur, &c->pool, &e->name, &nomem) || !e->name))
 			goto bad;
 		if (n && !(fr = pk_strpool_zalloc(&c->pool, n * sizeof(*fr))))
 			goto nomem;
@@ -270,7 +268,7 @@ int pk_loc_cache_put(struct pk_loc_cache *c, __u64 addr, const struct pk_loc_ent
 		if ((e->frames[i].name && strlen(e->frames[i].name) >= NO_STR) ||
 		    (e->frames[i].file && strlen(e->frames[i].file) >= NO_STR))
 			return 0;
-	if ((e->name && strlen(e->name) >= NO_STR) || (e->aux && strlen(e->aux) >= NO_STR))
+	if (e->name && strlen(e->name) >= NO_STR)
 		return 0;
 	k = pk_strpool_zalloc(&c->pool, sizeof(*k));
 	if (k && e->nframes)
@@ -280,7 +278,6 @@ int pk_loc_cache_put(struct pk_loc_cache *c, __u64 addr, const struct pk_loc_ent
 	*k = *e;
 	k->saved = false;
 	k->name = keep_str(c, e->name, &nomem);
-	k->aux = keep_str(c, e->aux, &nomem);
 	for (int i = 0; i < e->nframes; i++)
 		fr[i] = (struct pk_srcline_frame){ keep_str(c, e->frames[i].name, &nomem),
 						   keep_str(c, e->frames[i].file, &nomem),
@@ -315,8 +312,7 @@ int pk_loc_cache_save(struct pk_loc_cache *c)
 	pk_strbuf_putn(&b, (const char *)&h, sizeof(h));
 	pk_u64map_for_each(&c->by_addr, it) {
 		const struct pk_loc_entry *e = it.val;
-		__u8 flags = (e->name ? REC_NAME : 0) | (e->aux ? REC_AUX : 0) |
-			     (e->dwarf ? REC_DWARF : 0), n = e->nframes;
+		__u8 flags = (e->name ? REC_NAME : 0) | (e->dwarf ? REC_DWARF : 0), n = e->nframes;
 
 		pk_strbuf_putn(&b, (const char *)&it.key, 8);
 		pk_strbuf_putn(&b, (const char *)&e->start, 8);
@@ -324,8 +320,6 @@ int pk_loc_cache_save(struct pk_loc_cache *c)
 		pk_strbuf_putn(&b, (const char *)&n, 1);
 		if (e->name)
 			put_str(&b, e->name);
-		if (e->aux)
-			put_str(&b, e->aux);
 		for (int i = 0; i < n; i++) {
 			put_str(&b, e->frames[i].name);
 			put_str(&b, e->frames[i].file);

@@ -3,15 +3,14 @@
  * Symbolized addresses kept from one reader to the next: what a file's
  * symbol table and DWARF said of each address resolved in it, saved in the
  * cache beside its unwind table (<root>/<2 hex>/<rest>.locs, keyed by
- * build-id as the table is), and the kernel's, from kallsyms, under
- * <root>/kernel/ (keyed by the boot and the modules loaded). A reader that
- * meets an address an earlier one resolved finds it with a hash lookup: it
- * neither loads the file's symbol table nor inflates its debug sections
- * nor reads /proc/kallsyms. Only what samples reached is ever resolved, and
- * each such address once per machine rather than once per run.
+ * build-id as the table is). A reader that meets an address an earlier
+ * one resolved finds it with a hash lookup: it neither loads the file's
+ * symbol table nor inflates its debug sections. Only what samples reached
+ * is ever resolved, and each such address once per machine rather than
+ * once per run. (The kernel's symbols are kept whole: lib/kallsyms.h.)
  *
  * A cache file holds the answers of one source: SIG, the caller's hash of
- * what they came from (the file opened, the debug files found, the boot).
+ * what they came from (the file opened, the debug files found).
  * A file of another SIG, or one that is not whole (its checksum), reads as
  * empty, and the next save replaces it.
  *
@@ -19,7 +18,7 @@
  *   header: "PKLOCS" 0 1, sig u64, count u32, 0 u32, checksum u64 (of
  *           the records: eh_hash_update/final)
  *   count records: addr u64, start u64, flags u8 (PK_LOC_REC_*),
- *           nframes u8, [name str], [aux str], nframes x (name str,
+ *           nframes u8, [name str], nframes x (name str,
  *           file str, line u32)
  *   str: u16 length (0xffff: none), then the bytes
  */
@@ -41,8 +40,6 @@
 struct pk_loc_entry {
 	const char *name;	/* the symbol holding it; NULL: none */
 	__u64 start;		/* the symbol's address */
-	const char *aux;	/* the kernel symbol's module; NULL: vmlinux,
-				 * or none */
 	bool dwarf;		/* FRAMES were looked up (not --no-inline) */
 	bool saved;		/* read from the file: an earlier reader's */
 	int nframes;

@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,7 +10,6 @@
 
 #include "bpf/probekit.h"
 #include "eh_frame/checksum.h"
-#include "lib/kallsyms.h"
 #include "lib/proc_maps.h"
 #include "lib/symtab.h"
 #include "lib/util/array.h"
@@ -21,7 +18,7 @@
 #include "lib/util/text.h"
 #include "lib/util/u64map.h"
 #include "lib/vdso_image.h"
-#include "symbolization/loc_cache.h"
+#include "symbolization/kernel_syms.h"
 #include "symbolization/perf_map.h"
 #include "symbolization/symbolizer.h"
 #include "symbolization/symfile.h"
@@ -74,16 +71,11 @@ struct proc {
 
 struct pk_symbolizer {
 	char proc_root[256];
-	char *kallsyms_path;
 	bool no_dwarf;
 	struct pk_u64map procs;		/* pid -> struct proc */
 	struct pk_symfiles *files;
 	struct pk_u64map klocs;		/* kernel addr << 1 | ret -> struct pk_loc */
-	struct pk_symtab *kallsyms;
-	bool kallsyms_tried;
-	char *cache_root;		/* the location caches'; NULL: none */
-	struct pk_loc_cache *klocs_cache; /* the kernel's; NULL: none */
-	bool klocs_cache_tried;
+	struct pk_kernel_syms *ksyms;
 	struct pk_u64map kmaps;		/* hash(module name) -> struct pk_map */
 	struct pk_strpool pool;		/* the kernel's names, locations, maps */
 	struct pk_symfile *vdso;	/* our own vDSO's image; NULL: not tried */
@@ -715,7 +707,7 @@ const struct pk_loc *pk_symbolizer_py_loc(struct pk_symbolizer *sym, __u32 pid, 
  * "[kernel.kallsyms]" or "[MODULE]", as perf names them. */
 static struct pk_map *kernel_map(struct pk_symbolizer *sym, const char *module)
 {
-	/* by name: kallsyms and the location cache each have a copy */
+	/* by name: the saved table and kallsyms each have a copy */
 	__u64 key = module ? eh_hash_final(eh_hash_update(EH_HASH_INIT, module, strlen(module)),
 					   strlen(module)) : 0;
 	struct pk_map *map = pk_u64map_get(&sym->kmaps, key);
@@ -732,103 +724,18 @@ static struct pk_map *kernel_map(struct pk_symbolizer *sym, const char *module)
 	return map;
 }
 
-/* The hash of the modules loaded, as /proc/modules lists them (name, size,
- * address; not the reference counts, which change as they are used). */
-static __u64 modules_sig(void)
-{
-	FILE *f = fopen("/proc/modules", "re");
-	char line[4096], name[256], addr[32];
-	unsigned long size;
-	__u64 h = EH_HASH_INIT;
-
-	if (!f)
-		return h;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%255s %lu %*s %*s %*s %31s", name, &size, addr) == 3) {
-			h = eh_hash_update(h, name, strlen(name));
-			h = eh_hash_update(h, &size, sizeof(size));
-			h = eh_hash_update(h, addr, strlen(addr));
-		}
-	fclose(f);
-	return h;
-}
-
-/*
- * The kernel's location cache: <root>/kernel/<boot id>.locs, valid for
- * this boot (KASLR moves every address at the next) and the modules loaded
- * now. The files of earlier boots are removed as it is saved. None for a
- * kallsyms file of the caller's (tests).
- */
-static struct pk_loc_cache *kernel_locs(struct pk_symbolizer *sym)
-{
-	char boot[64] = "", path[4096];
-	FILE *f;
-	__u64 h;
-	int n;
-
-	if (sym->klocs_cache_tried)
-		return sym->klocs_cache;
-	sym->klocs_cache_tried = true;
-	if (!sym->cache_root || sym->kallsyms_path)
-		return NULL;
-	f = fopen("/proc/sys/kernel/random/boot_id", "re");
-	if (!f || !fgets(boot, sizeof(boot), f) || strlen(boot) < 32) {
-		if (f)
-			fclose(f);
-		return NULL;
-	}
-	fclose(f);
-	boot[strcspn(boot, "\n")] = '\0';
-	n = snprintf(path, sizeof(path), "%s/kernel/%s.locs", sym->cache_root, boot);
-	if (n < 0 || n >= (int)sizeof(path) || strchr(boot, '/'))
-		return NULL;
-	h = modules_sig();
-	h = eh_hash_update(h, &(__u64){ pk_loc_cache_self_sig() }, 8);
-	sym->klocs_cache = pk_loc_cache_open(path, eh_hash_final(h, 0));
-	return sym->klocs_cache;
-}
-
-/* Symbols that come and go while the kernel runs: BPF programs and
- * trampolines, whose addresses a later one may take. */
-static bool kernel_sym_lasts(const char *module)
-{
-	return !module || (strcmp(module, "bpf") && strncmp(module, "__builtin", 9));
-}
-
 const struct pk_loc *pk_symbolizer_kernel_loc(struct pk_symbolizer *sym, __u64 addr, bool ret)
 {
-	__u64 key = addr << 1 | ret, lookup = addr - (ret && addr > 0), start = 0;
+	__u64 key = addr << 1 | ret, lookup = addr - (ret && addr > 0), start;
 	struct pk_loc *loc = pk_u64map_get(&sym->klocs, key);
-	struct pk_loc_cache *cache;
-	const struct pk_loc_entry *e;
-	const char *name, *module = NULL;
-	const struct pk_sym *s = NULL;
+	const char *name, *module;
+	bool saved;
 
 	if (loc)
 		return pk_symbolizer_number(sym, loc);
 	sym->stats.lookups++;
-	cache = kernel_locs(sym);
-	e = cache ? pk_loc_cache_get(cache, lookup) : NULL;
-	if (e) {
-		name = e->name;
-		module = e->aux;
-		start = e->start;
-		sym->stats.cached += e->saved;
-	} else {
-		if (!sym->kallsyms_tried) {
-			sym->kallsyms_tried = true;
-			sym->kallsyms = pk_kallsyms_load(sym->kallsyms_path);
-		}
-		name = sym->kallsyms ? pk_kallsyms_lookup(sym->kallsyms, lookup, &module) : NULL;
-		if (name)
-			s = pk_symtab_sym(sym->kallsyms, pk_symtab_lookup(sym->kallsyms, lookup));
-		if (s)
-			start = s->addr;
-		if (cache && name && kernel_sym_lasts(module) &&
-		    pk_loc_cache_put(cache, lookup, &(struct pk_loc_entry){
-				.name = name, .start = start, .aux = module }))
-			return NULL;
-	}
+	name = pk_kernel_syms_lookup(sym->ksyms, lookup, &start, &module, &saved);
+	sym->stats.cached += saved;
 	/* A module's symbol says whose it is, as kallsyms lists it: the same
 	 * name may be in vmlinux and in a module, or in two BPF programs. */
 	if (name && module && !(name = pk_strpool_printf(&sym->pool, "%s [%s]", name, module)))
@@ -840,7 +747,7 @@ const struct pk_loc *pk_symbolizer_kernel_loc(struct pk_symbolizer *sym, __u64 a
 	if (!loc->map)
 		return NULL;
 	loc->module_addr = lookup;
-	if (name && (s || e))
+	if (name)
 		loc->sym_off = addr - start;
 	if (pk_u64map_put(&sym->klocs, key, loc))
 		return NULL;
@@ -943,46 +850,16 @@ struct pk_symbolizer *pk_symbolizer_new(const struct pk_symbolizer_opts *opts)
 	if (opts && opts->debug_dirs &&
 	    pk_symfiles_set_debug_dirs(sym->files, opts->debug_dirs, opts->ndebug_dirs))
 		goto fail;
-	if (opts && opts->kallsyms_path) {
-		sym->kallsyms_path = strdup(opts->kallsyms_path);
-		if (!sym->kallsyms_path)
-			goto fail;
-	}
-	if (opts && opts->cache_dir &&
-	    (!(sym->cache_root = strdup(opts->cache_dir)) ||
-	     pk_symfiles_set_cache_dir(sym->files, opts->cache_dir)))
+	sym->ksyms = pk_kernel_syms_new(opts ? opts->kallsyms_path : NULL,
+					opts ? opts->cache_dir : NULL);
+	if (!sym->ksyms ||
+	    (opts && opts->cache_dir && pk_symfiles_set_cache_dir(sym->files, opts->cache_dir)))
 		goto fail;
 	return sym;
 fail:
 	pk_symbolizer_free(sym);
 	errno = ENOMEM;
 	return NULL;
-}
-
-/* The kernel location caches of earlier boots, which no reader can use. */
-static void forget_other_boots(struct pk_symbolizer *sym)
-{
-	char dir[4096], own[64] = "";
-	struct dirent *de;
-	FILE *f = fopen("/proc/sys/kernel/random/boot_id", "re");
-	DIR *d;
-
-	if (f && fgets(own, sizeof(own), f))
-		own[strcspn(own, "\n")] = '\0';
-	if (f)
-		fclose(f);
-	if (!own[0] || snprintf(dir, sizeof(dir), "%s/kernel", sym->cache_root) >= (int)sizeof(dir))
-		return;
-	d = opendir(dir);
-	while (d && (de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-
-		if (len > 5 && !strcmp(de->d_name + len - 5, ".locs") &&
-		    strncmp(de->d_name, own, len - 5))
-			unlinkat(dirfd(d), de->d_name, 0);
-	}
-	if (d)
-		closedir(d);
 }
 
 void pk_symbolizer_free(struct pk_symbolizer *sym)
@@ -994,17 +871,12 @@ void pk_symbolizer_free(struct pk_symbolizer *sym)
 	pk_u64map_free(&sym->procs);
 	pk_u64map_free(&sym->klocs);
 	pk_u64map_free(&sym->kmaps);
-	if (sym->klocs_cache && !pk_loc_cache_save(sym->klocs_cache))
-		forget_other_boots(sym);
-	pk_loc_cache_free(sym->klocs_cache);
-	free(sym->cache_root);
+	pk_kernel_syms_free(sym->ksyms);
 	pk_symfiles_free(sym->files);
 	pk_py_codes_free(sym->py);
-	pk_symtab_free(sym->kallsyms);
 	pk_strpool_free(&sym->pool);
 	if (sym->vdso_fd >= 0)
 		close(sym->vdso_fd);
-	free(sym->kallsyms_path);
 	free(sym);
 }
 

@@ -43,16 +43,18 @@ struct pk_symbolizer_opts {
 	size_t ndebug_dirs;
 	bool no_dwarf;			/* function names only: no inline frames,
 					 * no source lines, no DWARF read */
-	const char *cache_dir;		/* the location caches' root (loc_cache.h,
-					 * eh_cache_root); NULL: none */
+	const char *cache_dir;		/* the cache root (eh_cache_root) where
+					 * what is resolved is kept for the next
+					 * reader (loc_cache.h, kernel_syms.h);
+					 * NULL: nowhere */
 };
 
 struct pk_symbolizer_stats {
 	__u64 maps_reads;	/* /proc/PID/maps reads */
 	__u64 modules;		/* files whose symbols were loaded */
 	__u64 lookups;		/* addresses resolved (cache misses) */
-	__u64 cached;		/* of those not, answered by a location cache
-				 * (loc_cache.h) an earlier reader saved */
+	__u64 cached;		/* of those, answered by what an earlier
+				 * reader saved (loc_cache.h, kernel_syms.h) */
 	__u64 kernel_mappings;	/* mappings the kernel reported */
 	__u64 procs_forgotten;	/* processes gone and forgotten */
 	__u64 files_freed;	/* files no process kept names (pk_symfiles_sweep) */
