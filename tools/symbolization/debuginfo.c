@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "eh_frame/elf_file.h"
+#include "symbolization/debug_plain.h"
 #include "symbolization/debuginfo.h"
 
 const Dwfl_Callbacks pk_dwfl_callbacks = {
@@ -87,6 +88,15 @@ int pk_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GE
 	char *canon;
 	int len, fd;
 
+	len = dwfl_module_build_id(mod, &id, &vaddr);
+	/* The module's own debug file (an alternate, dwz, file is asked for
+	 * by its path, which has a '/'), uncompressed once for all readers.
+	 * libdwfl's search would keep the file it opened. */
+	if (len > 0 && (!debuglink_file || !strchr(debuglink_file, '/'))) {
+		fd = pk_debug_plain_find(id, len, debuginfo_file_name);
+		if (fd >= 0)
+			return fd;
+	}
 	fd = dwfl_build_id_find_debuginfo(mod, userdata, modname, base, file_name,
 					  debuglink_file, debuglink_crc, debuginfo_file_name);
 	if (fd >= 0)
@@ -96,7 +106,6 @@ int pk_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GE
 	 * plain name, as the link holds. An alternate (dwz) file, looked up
 	 * here too, has another build-id than the module's: found by its own
 	 * above, never by name. */
-	len = dwfl_module_build_id(mod, &id, &vaddr);
 	if (len <= 0 || !file_name || !debuglink_file || !*debuglink_file ||
 	    strchr(debuglink_file, '/'))
 		return -1;
@@ -110,5 +119,5 @@ int pk_find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, GE
 		fd = search_beside(canon, debuglink_file, id, len, have_main ? &main_st : NULL,
 				   debuginfo_file_name);
 	free(canon);
-	return fd;
+	return fd >= 0 ? pk_debug_plain_open(fd, id, len, debuginfo_file_name) : fd;
 }

@@ -15,6 +15,7 @@
 #include "lib/util/array.h"
 #include "lib/util/text.h"
 #include "lib/util/u64map.h"
+#include "symbolization/debug_plain.h"
 #include "symbolization/debuginfo.h"
 #include "symbolization/demangle.h"
 #include "symbolization/loc_cache.h"
@@ -919,8 +920,10 @@ int pk_symfiles_set_cache_dir(struct pk_symfiles *files, const char *root)
 {
 	char *r = root ? strdup(root) : NULL;
 
-	if (root && !r)
+	if ((root && !r) || pk_debug_plain_set_root(root)) {
+		free(r);
 		return -ENOMEM;
+	}
 	free(files->cache_root);
 	files->cache_root = r;
 	return 0;

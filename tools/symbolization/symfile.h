@@ -95,7 +95,8 @@ int pk_symfile_locate(struct pk_symfile *f, __u64 vaddr, bool dwarf, const char 
 		      __u64 *start, struct pk_srcline_frame *out, int max);
 
 /* Keep the files' locations under ROOT (the cache root, eh_cache_root;
- * NULL: nowhere), saved as each file is let go. 0 or -ENOMEM. */
+ * NULL: nowhere), saved as each file is let go, and uncompressed copies
+ * of their debug files (debug_plain.h). 0 or -ENOMEM. */
 int pk_symfiles_set_cache_dir(struct pk_symfiles *files, const char *root);
 
 /*
