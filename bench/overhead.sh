@@ -9,7 +9,7 @@
 #     libc's qsort() under a comparator, built without frame pointers, one
 #     process per CPU). Per run and length, one after the other:
 #       - probekit: probe-load (system-wide, --unwind dwarf; the table and
-#         location caches warmed by one unmeasured 10 s session before the
+#         symbol caches warmed by one unmeasured 10 s session before the
 #         runs, as a restarted always-on profiler finds them), probe-read
 #         -d SECONDS -o FILE, then
 #         probe-load --unload. probe-load's and probe-read's user+sys from
@@ -21,7 +21,14 @@
 #         timed the same way. perf's stack copies in the sampled tasks'
 #         interrupts are charged to those tasks and not counted.
 #     The share of the machine: CPU / (CPUs x SECONDS).
-#  2. BPF time per sample at $DEPTHS user frames: bench/deep.c without frame
+#  2. Always on ($WINDOWS windows of $SECONDS_SHORT s, PARTS "steady"):
+#     one system-wide probe-load, then one probe-read --interval
+#     $SECONDS_SHORT writing a profile per window, as a continuous profiler
+#     runs: start-up paid once. Per window, probe-read's CPU
+#     (/proc/PID/schedstat, read at each window's end) and the BPF
+#     programs' run time; the first window (with probe-read's start-up)
+#     apart from the median of the others. probe-load's CPU is paid once.
+#  3. BPF time per sample at $DEPTHS user frames: bench/deep.c without frame
 #     pointers (DEPTH - 4 frames of rec(), then main and libc's start), one
 #     process per CPU, under probe-load -F $FREQ -- deep-nofp (so filtered
 #     to it) for $BPF_SECONDS s; run_time_ns over the samples of the
@@ -40,10 +47,11 @@ SECONDS_SHORT=${SECONDS_SHORT:-30}
 SECONDS_LONG=${SECONDS_LONG:-120}
 DEPTHS=${DEPTHS:-"15 60"}	# user frames per sample, item 2
 BPF_SECONDS=${BPF_SECONDS:-20}	# per run and depth, item 2
-PARTS=${PARTS:-"sys bpf"}	# which measurements (both by default)
+PARTS=${PARTS:-"sys steady bpf"}	# which measurements (all by default)
+WINDOWS=${WINDOWS:-5}		# always-on windows of SECONDS_SHORT, item 2
 BENCH_RAW=${BENCH_RAW:-}	# a directory to keep the per-run numbers in
 NCPU=$(nproc)
-export RUNS FREQ NCPU BPF_SECONDS
+export RUNS FREQ NCPU BPF_SECONDS SECONDS_SHORT WINDOWS
 
 LOAD=$BUILD/probe-load
 READ=$BUILD/probe-read
@@ -68,6 +76,7 @@ stats_hold "$tmp/stats" || die "cannot keep BPF run-time statistics on"
 
 part() { [[ " $PARTS " == *" $1 "* ]]; }
 : > "$tmp/sys"
+: > "$tmp/steady"
 : > "$tmp/bpf"
 
 # cpu_ms FILE: user+sys of bench/cpurun's FILE, ms
@@ -78,6 +87,21 @@ cpu_ms() {
 # read_samples FILE: N of probe-read's "N samples read" line in FILE
 read_samples() {
 	sed -n 's/^probe-read: \([0-9]*\) samples read.*/\1/p' "$1"
+}
+
+# warm_caches: one session unmeasured, whose load builds the unwind tables
+# and whose reader keeps the workload's symbolized addresses, the kernel's
+# symbols and uncompressed debug files, as a profiler restarted on the
+# machine finds them. Once, with the workload running.
+warmed=
+warm_caches() {
+	[ -z "$warmed" ] || return 0
+	"$LOAD" --pin-dir "$PIN" -F "$FREQ" 2>"$tmp/load.err" ||
+		{ cat "$tmp/load.err" >&2; die "probe-load failed"; }
+	"$READ" --pin-dir "$PIN" -d 10 -o "$tmp/warm.folded" 2>"$tmp/read.err" ||
+		{ cat "$tmp/read.err" >&2; die "probe-read failed"; }
+	"$LOAD" --unload --pin-dir "$PIN"
+	warmed=1
 }
 
 # ---- 1. system-wide sessions ------------------------------------------------
@@ -133,14 +157,7 @@ echo "bench/overhead.sh: system-wide at $FREQ Hz, $RUNS runs of $SECONDS_SHORT s
 # script be killed without its trap.
 "$DEEP" 1 $((RUNS * 3 * (SECONDS_SHORT + SECONDS_LONG + 60) + 600)) "$NCPU" sort &
 pids+=($!)
-# The caches, warmed: one session unmeasured, whose load builds the unwind
-# tables and whose reader keeps the workload's symbolized addresses
-# (location caches), as a profiler restarted on the machine finds them.
-"$LOAD" --pin-dir "$PIN" -F "$FREQ" 2>"$tmp/load.err" ||
-	{ cat "$tmp/load.err" >&2; die "probe-load failed"; }
-"$READ" --pin-dir "$PIN" -d 10 -o "$tmp/warm.folded" 2>"$tmp/read.err" ||
-	{ cat "$tmp/read.err" >&2; die "probe-read failed"; }
-"$LOAD" --unload --pin-dir "$PIN"
+warm_caches
 for ((i = 0; i < RUNS; i++)); do
 	for secs in "$SECONDS_SHORT" "$SECONDS_LONG"; do
 		echo "bench/overhead.sh: run $((i + 1))/$RUNS, $secs s: probekit, then perf" >&2
@@ -149,10 +166,54 @@ for ((i = 0; i < RUNS; i++)); do
 		echo "$secs $a $b" >> "$tmp/sys"
 	done
 done
+part steady || stop_all
+fi
+
+# ---- 2. always on -------------------------------------------------------------
+# one_steady: per window of one always-on session, a line "WINDOW READ_NS
+# BPF_NS" (READ_NS: probe-read's CPU in the window, BPF_NS: the session's
+# programs'), and "load LOAD_MS" for its probe-load.
+one_steady() {
+	local ids pid w t0 t1 b0 b1 end
+	"$CPURUN" -t "$tmp/load.time" "$LOAD" --pin-dir "$PIN" -F "$FREQ" 2>"$tmp/load.err" ||
+		{ cat "$tmp/load.err" >&2; die "probe-load failed"; }
+	echo "load $(cpu_ms "$tmp/load.time")"
+	ids=$(prog_ids)
+	read -r b0 _ <<< "$(prog_stats $ids)"
+	"$READ" --pin-dir "$PIN" --interval "$SECONDS_SHORT" -d $((SECONDS_SHORT * WINDOWS)) \
+		-o "$tmp/steady-%s.folded" 2>"$tmp/read.err" &
+	pid=$!
+	t0=0
+	end=$(($(date +%s%N) / 1000000))
+	for ((w = 1; w <= WINDOWS; w++)); do
+		# each window's end, on the reader's clock (give or take its
+		# start-up): a window's profile is written once it ends
+		end=$((end + SECONDS_SHORT * 1000))
+		sleep "$(awk -v e="$end" -v n="$(($(date +%s%N) / 1000000))" \
+			'BEGIN { d = (e - n) / 1000; print (d > 0 ? d : 0) }')"
+		read -r t1 _ < "/proc/$pid/schedstat" || break
+		read -r b1 _ <<< "$(prog_stats $ids)"
+		echo "$w $((t1 - t0)) $((b1 - b0))"
+		t0=$t1
+		b0=$b1
+	done
+	wait "$pid" || { cat "$tmp/read.err" >&2; die "probe-read --interval failed"; }
+	"$LOAD" --unload --pin-dir "$PIN" || die "probe-load --unload failed"
+	rm -f "$tmp"/steady-*.folded
+}
+
+if part steady; then
+echo "bench/overhead.sh: always on, $RUNS runs of $WINDOWS windows of $SECONDS_SHORT s" >&2
+[ ${#pids[@]} -gt 0 ] ||
+	{ "$DEEP" 1 $((RUNS * (WINDOWS + 2) * SECONDS_SHORT + 600)) "$NCPU" sort & pids+=($!); }
+warm_caches
+for ((i = 0; i < RUNS; i++)); do
+	one_steady | sed "s/^/$i /" >> "$tmp/steady"
+done
 stop_all
 fi
 
-# ---- 2. BPF time per sample by depth ----------------------------------------
+# ---- 3. BPF time per sample by depth ----------------------------------------
 # one_bpf DEPTH [COMMAND...]: "RUN_NS RUNS FILTERED SAMPLES FRAMES" of the
 # cpu-clock program in a session of COMMAND (default: deep-nofp DEPTH - 4,
 # one process per CPU); FRAMES: deep-nofp's user frames per sample.
@@ -186,12 +247,12 @@ for ((i = 0; i < RUNS; i++)); do
 	done
 done
 fi
-[ -z "$BENCH_RAW" ] || { mkdir -p "$BENCH_RAW" && cp "$tmp/sys" "$tmp/bpf" "$BENCH_RAW/"; }
+[ -z "$BENCH_RAW" ] || { mkdir -p "$BENCH_RAW" && cp "$tmp/sys" "$tmp/steady" "$tmp/bpf" "$BENCH_RAW/"; }
 
 # ---- the tables --------------------------------------------------------------
 perl -e '
 	use strict; use warnings;
-	my ($sys, $bpf) = @ARGV;
+	my ($sys, $bpf, $steady) = @ARGV;
 	sub rows { open my $fh, "<", $_[0] or die "$_[0]: $!"; map { [split] } grep { /\S/ } <$fh> }
 	sub median { my @v = sort { $a <=> $b } @_; $v[$#v / 2] }
 	sub col { my ($r, $f) = @_; median(map { $f->(@$_) } @$r) }
@@ -223,6 +284,26 @@ perl -e '
 			"BPF per sample: the cpu-clock program\x27s run time per run, every CPU\x27s samples (the idle task\x27s too). ",
 			"Targets (issue 20): probekit <= 0.1 % over 30 s, <= 0.05 % over 120 s, <= 1/10 of perf.\n";
 	}
+	# run window read_ns bpf_ns | run load load_ms
+	my @st = rows($steady);
+	if (@st) {
+		my $w = $ENV{SECONDS_SHORT};
+		my @load = map { $_->[2] } grep { $_->[1] eq "load" } @st;
+		my @first = grep { $_->[1] eq "1" } @st;
+		my @rest = grep { $_->[1] ne "load" && $_->[1] ne "1" } @st;
+		my $share = sub { ($_[2] + $_[3]) / ($ncpu * $w * 1e9) };
+		printf "\n### Always on: one probe-load, one probe-read --interval %d s, %d windows, %s Hz, %d CPUs busy, median of %d runs\n\n",
+			$w, $ENV{WINDOWS}, $ENV{FREQ}, $ncpu, $ENV{RUNS};
+		print "| window | probe-read | BPF programs | share of the machine |\n|---|---:|---:|---:|\n";
+		printf "| first (probe-read\x27s start-up) | %.1f ms | %.1f ms | %.3f %% |\n",
+			col(\@first, sub { $_[2] / 1e6 }), col(\@first, sub { $_[3] / 1e6 }), 100 * col(\@first, $share)
+			if @first;
+		printf "| each later one | %.1f ms | %.1f ms | **%.3f %%** |\n",
+			col(\@rest, sub { $_[2] / 1e6 }), col(\@rest, sub { $_[3] / 1e6 }), 100 * col(\@rest, $share)
+			if @rest;
+		printf "\nprobe-load, once per session: %.0f ms. Targets (issue 20): <= 0.1 %% over 30 s, <= 0.05 %% over 120 s.\n",
+			median(@load) if @load;
+	}
 	# depth ns runs filtered samples frames filtered_ns filtered_runs
 	my @b = rows($bpf);
 	if (@b) {
@@ -240,4 +321,4 @@ perl -e '
 		}
 		print "\nns per sample: (run_time_ns - filtered runs x ns per filtered run) / samples. Target (issue 20): <= 2000 at 15 frames, <= 5000 at 60.\n";
 	}
-' "$tmp/sys" "$tmp/bpf"
+' "$tmp/sys" "$tmp/bpf" "$tmp/steady"
