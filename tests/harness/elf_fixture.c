@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "harness/elf_fixture.h"
+#include "symbolization/symbolizer.h"
 #include "test_util.h"
 
 const char pk_fx_c_src[] =
@@ -207,4 +208,18 @@ void pk_fx_syms_free(struct pk_fx_sym *v, size_t n)
 	for (size_t i = 0; i < n; i++)
 		free(v[i].name);
 	free(v);
+}
+
+struct pk_symbolizer *pk_fx_symbolizer(bool cached)
+{
+	char dir[512];
+	struct pk_symbolizer_opts o = { .proc_root = pk_fx_proc_root() };
+	struct pk_symbolizer *sym;
+
+	snprintf(dir, sizeof(dir), "%s/cache", pk_fx_dir());
+	if (cached)
+		o.cache_dir = dir;
+	sym = pk_symbolizer_new(&o);
+	ck_assert_ptr_nonnull(sym);
+	return sym;
 }

@@ -36,6 +36,12 @@ const char *pk_fx_build(const char *name, const char *src, bool cxx, const char 
  * Returns the load bias (what to add to an ELF address). */
 __u64 pk_fx_fake_maps(const char *path, __u64 base, char *maps, size_t len);
 
+struct pk_symbolizer;
+
+/* A symbolizer over the fake /proc; with CACHED, keeping what it resolves
+ * under <dir>/cache for the next (pk_symbolizer_opts.cache_dir). */
+struct pk_symbolizer *pk_fx_symbolizer(bool cached);
+
 /* Write MAPS as <fake proc>/PID/maps. */
 void pk_fx_set_maps(__u32 pid, const char *maps);
 

@@ -190,16 +190,10 @@ END_TEST
 
 static char *libc_text(const struct pk_fx_sym *syms, size_t n, bool cached, __u64 base)
 {
-	char dir[512], line[128];
-	struct pk_symbolizer_opts o = { .proc_root = pk_fx_proc_root() };
-	struct pk_symbolizer *sym;
+	struct pk_symbolizer *sym = pk_fx_symbolizer(cached);
 	struct pk_strbuf b = { 0 };
+	char line[128];
 
-	snprintf(dir, sizeof(dir), "%s/cache", pk_fx_dir());
-	if (cached)
-		o.cache_dir = dir;
-	sym = pk_symbolizer_new(&o);
-	ck_assert_ptr_nonnull(sym);
 	for (size_t i = 0; i < n; i += 7) {
 		const struct pk_loc *loc = pk_symbolizer_user_loc(sym, PK_FX_PID,
 								  base + syms[i].addr + syms[i].size / 2,

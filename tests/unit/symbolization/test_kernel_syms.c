@@ -114,17 +114,6 @@ START_TEST(test_saved_damaged)
 }
 END_TEST
 
-static struct pk_symbolizer *symbolizer(bool cached)
-{
-	char dir[512];
-	struct pk_symbolizer_opts o = { .proc_root = pk_fx_proc_root() };
-
-	snprintf(dir, sizeof(dir), "%s/cache", pk_fx_dir());
-	if (cached)
-		o.cache_dir = dir;
-	return pk_symbolizer_new(&o);
-}
-
 /* The running kernel's text symbols, from the saved table as kallsyms
  * names them; BPF programs' and what lies outside vmlinux's text (first
  * function to a page past its last) and the modules, from kallsyms
@@ -160,8 +149,8 @@ START_TEST(test_kernel_answers)
 	fclose(f);
 	ck_assert_int_ge(n, 20);
 	ck_assert(hi > lo);
-	sym[0] = symbolizer(false);
-	sym[1] = symbolizer(true);
+	sym[0] = pk_fx_symbolizer(false);
+	sym[1] = pk_fx_symbolizer(true);
 	for (int i = 0; i < n; i++) {
 		fresh[i] = pk_symbolizer_kernel(sym[0], addrs[i] + 1);
 		ck_assert_str_ne(fresh[i], "[unknown]");
@@ -179,7 +168,7 @@ START_TEST(test_kernel_answers)
 	line[strcspn(line, "\n")] = '\0';
 	snprintf(path, sizeof(path), "%s/cache/kernel/%s.syms", pk_fx_dir(), line);
 	ck_assert_int_eq(access(path, R_OK), 0);
-	sym[2] = symbolizer(true);
+	sym[2] = pk_fx_symbolizer(true);
 	for (int i = 0; i < n; i++)
 		ck_assert_str_eq(pk_symbolizer_kernel(sym[2], addrs[i] + 1), fresh[i]);
 	pk_symbolizer_stats(sym[2], &st);

@@ -184,17 +184,6 @@ END_TEST
 
 /* --- through the symbolizer ------------------------------------------------- */
 
-static struct pk_symbolizer *symbolizer(bool cached)
-{
-	char dir[512];
-	struct pk_symbolizer_opts o = { .proc_root = pk_fx_proc_root() };
-
-	snprintf(dir, sizeof(dir), "%s/cache", pk_fx_dir());
-	if (cached)
-		o.cache_dir = dir;
-	return pk_symbolizer_new(&o);
-}
-
 static void put_loc(struct pk_strbuf *b, const struct pk_loc *loc)
 {
 	char line[64];
@@ -222,7 +211,7 @@ static void put_loc(struct pk_strbuf *b, const struct pk_loc *loc)
 static char *resolve_text(const char *path, bool cached, __u64 *from_cache, __u64 *in_file)
 {
 	__u64 bias, lo = 0, size = 0;
-	struct pk_symbolizer *sym = symbolizer(cached);
+	struct pk_symbolizer *sym = pk_fx_symbolizer(cached);
 	struct pk_symbolizer_stats st;
 	struct pk_strbuf b = { 0 };
 	char maps[4096] = "";
