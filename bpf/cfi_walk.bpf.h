@@ -16,8 +16,10 @@
  * nothing but tables for its files.
  *
  * Cost: one VMA lookup per frame outside the mappings of the frames before
- * it, and a binary search only for PCs that miss a per-CPU cache of recent
- * (table, PC) -> rule lookups.
+ * it (a memo hit for a VMA an earlier sample found, which keeps its table
+ * and report too: no unwind_files or mappings_seen lookup), and a binary
+ * search only for PCs that miss a per-CPU cache of recent (table, PC) ->
+ * rule lookups.
  */
 #ifndef PK_CFI_WALK_BPF_H
 #define PK_CFI_WALK_BPF_H
@@ -212,6 +214,85 @@ static __always_inline void uw_regs_from(struct pk_unwind_regs *f, const struct 
 	f->exact_pc = 1;
 }
 
+/* The walk's python fields for a file with PK_FILE_PYTHON, KEY, whose ELF
+ * vaddrs are V's addresses + delta. */
+static __always_inline void uw_python_seen(struct uw_state *st, const struct vma_cursor *v,
+					   const struct pk_file_key *key)
+{
+	/* ELF vaddr + bias = runtime address, in every segment of the file:
+	 * its data's too */
+	st->py_seen = 1;
+	st->py_bias = -v->delta;
+	st->py_key = *key;
+}
+
+/* What an earlier sample made of the VMA vma_at() just found (its memo
+ * entry, vma_memo_cur), into the walk's vma, when that holds ADDR and its
+ * table is still the one it was: true then. */
+static __always_inline bool uw_recall_walk(struct uw_state *st, __u64 addr,
+					   const struct pk_file_key *key)
+{
+	struct vma_memo_entry *e = vma_memo_cur();
+	struct vma_cursor *v = &st->vma;
+	struct pk_table_info *t;
+	__u32 table;
+
+	if (!e || e->walk_kind != VMA_TABLE || addr < e->walk_start || addr >= e->walk_end)
+		return false;
+	/* a table given back (nrows 0) or its index handed out again (gen)
+	 * is no longer the file's */
+	table = e->walk_table;
+	t = bpf_map_lookup_elem(&unwind_tables, &table);
+	if (!t || !t->nrows || t->gen != e->walk_gen)
+		return false;
+	v->kind = VMA_TABLE;
+	v->start = e->walk_start;
+	v->end_addr = e->walk_end;
+	v->table = table;
+	v->delta = e->walk_delta;
+	if (e->walk_python)
+		uw_python_seen(st, v, key);
+	return true;
+}
+
+/* Keep what the walk found of the mapping vma_at() just found (a table)
+ * in its memo entry for uw_recall_walk, once its report is sent for good
+ * (vma_memo_reported). */
+static __always_inline void uw_keep_walk(const struct vma_cursor *v,
+					 const struct pk_file_key *key)
+{
+	struct vma_memo_entry *e = vma_memo_cur();
+	struct vma_memo *memo;
+	struct pk_table_info *t;
+	struct pk_file_info *fi;
+	__u32 table = v->table, zero = 0, gen;
+
+	memo = bpf_map_lookup_elem(&vma_memos, &zero);
+	if (!e || !memo || !memo->cur_reported)
+		return;
+	t = bpf_map_lookup_elem(&unwind_tables, &table);
+	if (!t || !t->nrows)
+		return;
+	gen = t->gen;
+	/* The file's entry again, after the gen: user space writes a table
+	 * before the files that point at it and deletes them before it gives
+	 * it back, so a file that still points at TABLE now has it under GEN
+	 * or a later gen (which uw_recall_walk refuses). The entry looked up
+	 * before report_mapping may have been deleted since, its index
+	 * handed out to another file's table, which kept under its new gen
+	 * would serve this VMA until the memo dropped it. */
+	fi = bpf_map_lookup_elem(&unwind_files, key);
+	if (!fi || fi->table != table)
+		return;
+	e->walk_start = v->start;
+	e->walk_end = v->end_addr;
+	e->walk_delta = v->delta;
+	e->walk_table = table;
+	e->walk_gen = gen;
+	e->walk_python = !!(fi->flags & PK_FILE_PYTHON);
+	e->walk_kind = VMA_TABLE;
+}
+
 /* Look ADDR's mapping up: vma.kind, and for tables vma.table and vma.delta,
  * valid for [vma.start, vma.end_addr). false when no VMA holds ADDR. */
 static __always_inline bool uw_lookup_mapping(struct uw_state *st, __u64 addr)
@@ -221,6 +302,7 @@ static __always_inline bool uw_lookup_mapping(struct uw_state *st, __u64 addr)
 	struct pk_file_key key;
 	struct file *f;
 	__u64 off, file_start;
+	bool in_seg = false;
 	int found;
 
 	found = vma_at(v, addr, &key, &f);
@@ -230,9 +312,11 @@ static __always_inline bool uw_lookup_mapping(struct uw_state *st, __u64 addr)
 		v->kind = VMA_ANON;
 		return true;
 	}
+	if (uw_recall_walk(st, addr, &key))
+		return true;
 	v->kind = VMA_TABLE;
 	fi = bpf_map_lookup_elem(&unwind_files, &key);
-	report_mapping(v, f, &key, fi ? fi->table : PK_TABLE_NONE);
+	vma_memo_reported(report_mapping(v, f, &key, fi ? fi->table : PK_TABLE_NONE));
 	if (!fi) {
 		v->kind = VMA_MISSING;
 		report_missing(v, &key);
@@ -252,23 +336,26 @@ static __always_inline bool uw_lookup_mapping(struct uw_state *st, __u64 addr)
 			continue;
 		v->table = fi->table;
 		v->delta = (__s64)(file_start - v->vm_start) + fi->segs[i].bias;
-		if (fi->flags & PK_FILE_PYTHON) {
-			/* ELF vaddr + bias = runtime address, in every
-			 * segment of the file: its data's too */
-			st->py_seen = 1;
-			st->py_bias = -v->delta;
-			st->py_key = key;
-		}
+		if (fi->flags & PK_FILE_PYTHON)
+			uw_python_seen(st, v, &key);
 		/* The segment's part of the VMA. */
 		if (fi->segs[i].off > file_start &&
 		    v->vm_start + fi->segs[i].off - file_start > v->start)
 			v->start = v->vm_start + fi->segs[i].off - file_start;
 		if (v->vm_start + fi->segs[i].end - file_start < v->end_addr)
 			v->end_addr = v->vm_start + fi->segs[i].end - file_start;
+		in_seg = true;
+		break;
+	}
+	if (!in_seg) {
+		/* In the file but in no executable segment: not code we have
+		 * rows for. */
+		v->kind = VMA_REFUSED;
 		return true;
 	}
-	/* In the file but in no executable segment: not code we have rows for. */
-	v->kind = VMA_REFUSED;
+	/* once, after the loop: in its unrolled steps the verifier would
+	 * walk each of its paths */
+	uw_keep_walk(v, &key);
 	return true;
 }
 

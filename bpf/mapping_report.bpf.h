@@ -303,8 +303,12 @@ static __always_inline void report_build_id(struct report_state *rs, const struc
 }
 
 /* Tell user space once per process where the file KEY (F; NULL: the vDSO)
- * is mapped, V's VMA, before the sample that goes through it. */
-static __always_inline void report_mapping(const struct vma_cursor *v, struct file *f,
+ * is mapped, V's VMA, before the sample that goes through it. true when it
+ * is sent for good (with its build-id, or with none to read, or out of
+ * tries), so that its caller may stop asking; false while it is not sent
+ * yet (the ring buffer was full, the map busy) or is to be sent again for
+ * its build-id. */
+static __always_inline bool report_mapping(const struct vma_cursor *v, struct file *f,
 					   const struct pk_file_key *key, __u32 table)
 {
 	struct report_state *rs;
@@ -317,14 +321,14 @@ static __always_inline void report_mapping(const struct vma_cursor *v, struct fi
 	/* 1: sent with its build-id (or none to read); more: sent tries - 1
 	 * times without, tried again until REPORT_BUILD_ID_TRIES */
 	if (tries && (*tries == 1 || *tries > REPORT_BUILD_ID_TRIES))
-		return;		/* sent already */
+		return true;	/* sent already */
 	if (!tries && bpf_map_update_elem(&mappings_seen, &mk, &one, BPF_NOEXIST))
-		return;		/* the map is busy */
+		return false;	/* the map is busy */
 	rs = report_state_get();
 	if (!rs) {
 		if (!tries)
 			bpf_map_delete_elem(&mappings_seen, &mk);
-		return;
+		return false;
 	}
 	rs->mev.hdr.type = PK_EVENT_MAPPING;
 	rs->mev.hdr.size = sizeof(rs->mev);
@@ -348,16 +352,18 @@ static __always_inline void report_mapping(const struct vma_cursor *v, struct fi
 		if (!tries)
 			bpf_map_delete_elem(&mappings_seen, &mk);
 		count(PK_CNT_MAPPING_LOST);
-		return;
+		return false;
 	}
 	count(PK_CNT_MAPPING_EVENTS);
 	if (f && !rs->mev.build_id_len) {
 		__u8 next = tries ? *tries + 1 : 2;
 
 		bpf_map_update_elem(&mappings_seen, &mk, &next, BPF_ANY);
-	} else if (tries) {
-		bpf_map_update_elem(&mappings_seen, &mk, &one, BPF_ANY);
+		return next > REPORT_BUILD_ID_TRIES;
 	}
+	if (tries)
+		bpf_map_update_elem(&mappings_seen, &mk, &one, BPF_ANY);
+	return true;
 }
 
 /* bpf_loop body of pk_note_mappings: report the mapping of user frame I. */

@@ -176,6 +176,17 @@ struct vma_memo_entry {
 	__u64 file;		/* struct file *, held by the VMA */
 	__u32 tgid;
 	__s32 found;		/* vma_at()'s result: 0 or 1 */
+	/* What the DWARF walk made of it (bpf/cfi_walk.bpf.h), kept once its
+	 * mapping report is sent for good and its table loaded, so that a
+	 * later sample skips the unwind_files and mappings_seen lookups
+	 * too: the range of one executable segment, its table (valid while
+	 * the table's gen holds) and delta. walk_kind VMA_NONE: none kept. */
+	__u64 walk_start, walk_end;
+	__s64 walk_delta;
+	__u32 walk_table, walk_gen;
+	__u8 walk_kind;		/* enum vma_kind: VMA_NONE or VMA_TABLE */
+	__u8 walk_python;	/* the file has PK_FILE_PYTHON */
+	__u8 __pad[6];
 };
 
 struct vma_memo {
@@ -184,6 +195,12 @@ struct vma_memo {
 					 * stack, which 6.1 bounds at 512
 					 * bytes for the calls together */
 	__u32 next;		/* the entry to replace (next % VMA_MEMO_SLOTS) */
+	/* The entry of the last vma_at()'s VMA, VMA_MEMO_SLOTS for none,
+	 * and whether its mapping report was sent for good: its user's,
+	 * here in map memory rather than in registers, where the verifier
+	 * would walk the rest of a walk step once for each value. */
+	__u32 cur;
+	__u32 cur_reported;
 	__u32 __pad;
 };
 
@@ -215,7 +232,8 @@ static __always_inline bool vma_memo_key(struct task_struct *task, struct vma_me
  * end_addr) for the next addresses), and what it maps: the file's inode in
  * *KEY and the file in *F (NULL for the vDSO, keyed PK_VDSO_*). Returns 1
  * for a file or the vDSO, 0 for anonymous or special memory, -1 when no
- * executable VMA holds ADDR.
+ * executable VMA holds ADDR. vma_memos' cur: the memo entry that holds the
+ * VMA now, for its user to keep more in (VMA_MEMO_SLOTS: none).
  */
 static __always_inline int vma_at(struct vma_cursor *v, __u64 addr, struct pk_file_key *key,
 				  struct file **f)
@@ -227,6 +245,8 @@ static __always_inline int vma_at(struct vma_cursor *v, __u64 addr, struct pk_fi
 	struct vma_memo_entry *e;
 	int found;
 
+	if (memo)
+		memo->cur = VMA_MEMO_SLOTS;
 	if (memo && !vma_memo_key(task, &memo->key))
 		memo = NULL;
 	if (memo) {
@@ -242,6 +262,7 @@ static __always_inline int vma_at(struct vma_cursor *v, __u64 addr, struct pk_fi
 			v->vm_pgoff = e->vm_pgoff;
 			*key = e->key;
 			*f = (struct file *)e->file;
+			memo->cur = i;
 			return e->found;
 		}
 	}
@@ -272,7 +293,8 @@ static __always_inline int vma_at(struct vma_cursor *v, __u64 addr, struct pk_fi
 		found = 1;
 	}
 	if (memo) {
-		e = &memo->e[memo->next++ % VMA_MEMO_SLOTS];
+		memo->cur = memo->next++ % VMA_MEMO_SLOTS;
+		e = &memo->e[memo->cur];
 		*e = memo->key;
 		e->vm_start = v->vm_start;
 		e->vm_end = v->vm_end;
@@ -280,8 +302,30 @@ static __always_inline int vma_at(struct vma_cursor *v, __u64 addr, struct pk_fi
 		e->key = *key;
 		e->file = (__u64)*f;
 		e->found = found;
+		e->walk_kind = VMA_NONE;	/* a new VMA: nothing kept of it */
 	}
 	return found;
+}
+
+/* The memo entry of the last vma_at()'s VMA, or NULL. */
+static __always_inline struct vma_memo_entry *vma_memo_cur(void)
+{
+	__u32 zero = 0;
+	struct vma_memo *memo = bpf_map_lookup_elem(&vma_memos, &zero);
+
+	if (!memo || memo->cur >= VMA_MEMO_SLOTS)
+		return NULL;
+	return &memo->e[memo->cur & (VMA_MEMO_SLOTS - 1)];
+}
+
+/* Note whether the mapping of the last vma_at()'s VMA is reported for good. */
+static __always_inline void vma_memo_reported(bool reported)
+{
+	__u32 zero = 0;
+	struct vma_memo *memo = bpf_map_lookup_elem(&vma_memos, &zero);
+
+	if (memo)
+		memo->cur_reported = reported;
 }
 
 /* Whether the range last looked up holds ADDR. */
