@@ -119,7 +119,7 @@ static void check_script(const char *svg_path, const char *svg, const char *fold
 {
 	char frag[128], err[PK_ORACLE_ERR_LEN], want[64], *dom = NULL, *save = NULL;
 	unsigned long long total, with;
-	unsigned long inside = 0, callers = 0, hidden = 0, zd, zx, zn;
+	unsigned long inside = 0, callers = 0, hidden = 0, zd = 0, zx = 0, zn = 0;
 	unsigned long above = zoom_target(svg, &zd, &zx, &zn);
 	int ret;
 
