@@ -747,6 +747,15 @@ static bool has_symbols(struct symdata *d)
 	if (!d->syms_tried) {
 		d->syms_tried = true;
 		if (load_symbols(d)) {
+			/* as a file that has none: named by address */
+			for (size_t i = 0; i < d->naliases; i++)
+				if (d->aliases[i].owned)
+					free((char *)d->aliases[i].name);
+			free(d->aliases);
+			d->aliases = NULL;
+			d->naliases = 0;
+			free(d->names);
+			d->names = NULL;
 			pk_symtab_free(d->syms);
 			d->syms = NULL;
 		} else {
@@ -779,8 +788,8 @@ int pk_symfile_srcline(struct pk_symfile *f, __u64 vaddr, struct pk_srcline_fram
 
 	if (!d)
 		return 0;
-	if (!has_symbols(d))
-		return -ENOMEM;
+	/* its aliases rename DWARF's names; without symbols, none do */
+	has_symbols(d);
 	if (!d->srcline) {
 		d->srcline = pk_srcline_new(d->dm);
 		if (!d->srcline)
