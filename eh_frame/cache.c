@@ -6,6 +6,7 @@
  * never parses call-frame information.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,6 +122,72 @@ int eh_cache_mkdirs(const char *file, char err[PK_ERR_LEN])
 			return 0;
 		*p = '/';
 	}
+}
+
+int eh_cache_file_begin(struct eh_cache_file *f, const char *file, char err[PK_ERR_LEN])
+{
+	int ret = 0;
+
+	f->fd = -1;
+	f->path = file;
+	if (fit(f->tmp, sizeof(f->tmp), snprintf(f->tmp, sizeof(f->tmp), "%s.tmp.XXXXXX", file)))
+		return pk_err(err, -ENAMETOOLONG, "cache path too long");
+	f->fd = mkostemp(f->tmp, O_CLOEXEC);
+	if (f->fd < 0)
+		return pk_err(err, -errno, "cannot create %s: %s", f->tmp, strerror(errno));
+	/* mkstemp makes 0600 */
+	if (fchmod(f->fd, 0644)) {
+		ret = pk_err(err, -errno, "cannot chmod %s: %s", f->tmp, strerror(errno));
+		close(f->fd);
+		unlink(f->tmp);
+		f->fd = -1;
+	}
+	return ret;
+}
+
+int eh_cache_file_put(struct eh_cache_file *f, const void *buf, size_t n)
+{
+	const char *p = buf;
+
+	while (n) {
+		ssize_t w = write(f->fd, p, n);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? -errno : -EIO;
+		p += w;
+		n -= w;
+	}
+	return 0;
+}
+
+int eh_cache_file_commit(struct eh_cache_file *f, int failed, char err[PK_ERR_LEN])
+{
+	int ret = failed;
+
+	if (f->fd < 0)
+		return failed ? failed : -EBADF;
+	if (ret)
+		pk_err(err, ret, "cannot write %s: %s", f->tmp, strerror(-ret));
+	if (close(f->fd) && !ret)
+		ret = pk_err(err, -errno, "cannot write %s: %s", f->tmp, strerror(errno));
+	f->fd = -1;
+	if (!ret && rename(f->tmp, f->path))
+		ret = pk_err(err, -errno, "cannot rename to %s: %s", f->path, strerror(errno));
+	if (ret)
+		unlink(f->tmp);
+	return ret;
+}
+
+int eh_cache_write(const char *file, const void *buf, size_t n, char err[PK_ERR_LEN])
+{
+	struct eh_cache_file f;
+	int ret = eh_cache_file_begin(&f, file, err);
+
+	if (ret)
+		return ret;
+	return eh_cache_file_commit(&f, eh_cache_file_put(&f, buf, n), err);
 }
 
 static bool same_build_id(const struct eh_unwind_table *t, const struct eh_elf_file *ef)

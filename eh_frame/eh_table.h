@@ -48,8 +48,7 @@ int eh_unwind_table_from_section(const void *data, size_t size, __u64 vaddr,
 int eh_unwind_table_open(const char *path, struct eh_unwind_table **out,
 		       char err[PK_ERR_LEN]);
 
-/* Write atomically (temporary file in the same directory, rename; no fsync:
- * a file torn by a crash fails validation and is rebuilt). */
+/* Write the table to PATH whole or not at all (eh_cache_write()). */
 int eh_unwind_table_write(const struct eh_unwind_table *t, const char *path,
 			char err[PK_ERR_LEN]);
 
@@ -83,6 +82,28 @@ int eh_cache_path(const char *root, const char *key, char *buf, size_t len);
 
 /* mkdir -p of the directory that is to hold cache file FILE. */
 int eh_cache_mkdirs(const char *file, char err[PK_ERR_LEN]);
+
+/*
+ * A cache file written whole or not at all, so that a reader never sees a
+ * part (no fsync: a file torn by a crash fails its reader's checks and is
+ * written again). eh_cache_file_begin() opens a temporary file beside FILE
+ * (f->fd, mode 0644: a shared cache is readable by all), in a directory
+ * that must exist (eh_cache_mkdirs()); eh_cache_file_commit() closes it and renames it to FILE, or,
+ * when the writer FAILED (its negative errno) or anything else does,
+ * removes it and returns the error. Both return 0 or a negative errno.
+ */
+struct eh_cache_file {
+	int fd;
+	const char *path;
+	char tmp[4096];
+};
+
+int eh_cache_file_begin(struct eh_cache_file *f, const char *file, char err[PK_ERR_LEN]);
+int eh_cache_file_commit(struct eh_cache_file *f, int failed, char err[PK_ERR_LEN]);
+/* Write N bytes from BUF to F->fd, across short writes and EINTR. */
+int eh_cache_file_put(struct eh_cache_file *f, const void *buf, size_t n);
+/* FILE with the N bytes of BUF, through the three calls above. */
+int eh_cache_write(const char *file, const void *buf, size_t n, char err[PK_ERR_LEN]);
 
 struct eh_cache_opts {
 	size_t sz;			/* sizeof(struct eh_cache_opts) */

@@ -152,62 +152,10 @@ out_fd:
 	return ret;
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -errno;
-		}
-		p += n;
-		len -= n;
-	}
-	return 0;
-}
-
 int eh_unwind_table_write(const struct eh_unwind_table *t, const char *path,
 			char err[PK_ERR_LEN])
 {
-	char tmp[4096];
-	int fd, ret, n;
-
-	n = snprintf(tmp, sizeof(tmp), "%s.tmp.XXXXXX", path);
-	if (n < 0 || (size_t)n >= sizeof(tmp))
-		return pk_err(err, -ENAMETOOLONG, "cache path too long");
-	fd = mkostemp(tmp, O_CLOEXEC);
-	if (fd < 0)
-		return pk_err(err, -errno, "cannot create %s: %s", tmp, strerror(errno));
-	ret = write_all(fd, t->buf, t->size);
-	if (ret) {
-		pk_err(err, ret, "cannot write %s: %s", tmp, strerror(-ret));
-		goto fail;
-	}
-	/* mkstemp makes 0600; a shared cache is readable by all */
-	if (fchmod(fd, 0644)) {
-		ret = pk_err(err, -errno, "cannot chmod %s: %s", tmp, strerror(errno));
-		goto fail;
-	}
-	ret = close(fd);
-	fd = -1;
-	if (ret) {
-		ret = pk_err(err, -errno, "cannot write %s: %s", tmp, strerror(errno));
-		goto fail;
-	}
-	if (rename(tmp, path)) {
-		ret = pk_err(err, -errno, "cannot rename to %s: %s", path, strerror(errno));
-		goto fail;
-	}
-	return 0;
-fail:
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-	return ret;
+	return eh_cache_write(path, t->buf, t->size, err);
 }
 
 const struct pk_unwind_header *eh_unwind_table_header(const struct eh_unwind_table *t)

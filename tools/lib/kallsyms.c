@@ -212,14 +212,12 @@ int pk_kallsyms_save(const struct pk_symtab *tab, const char *path, __u64 sig)
 	size_t n = pk_symtab_count(tab);
 	struct saved_header h = { SAVED_MAGIC, sig, n, 0, 0 };
 	struct pk_strbuf recs = { 0 }, strs = { 0 };
-	char tmp[4096], err[PK_ERR_LEN];
+	char err[PK_ERR_LEN];
 	const char *last_mod = NULL;
 	__u32 last_mod_off = 0;
-	int fd, ret = 0;
-	FILE *f;
+	struct eh_cache_file f;
+	int ret = 0;
 
-	if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", path, (int)getpid()) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
 	for (size_t i = 0; i < n; i++) {
 		const struct pk_sym *s = pk_symtab_sym(tab, i);
 		const char *mod = pk_symtab_module(tab, s);
@@ -243,26 +241,16 @@ int pk_kallsyms_save(const struct pk_symtab *tab, const char *path, __u64 sig)
 	h.checksum = eh_hash_final(eh_hash_update(eh_hash_update(EH_HASH_INIT, recs.s, recs.len),
 						  strs.s, strs.len), recs.len + strs.len);
 	ret = eh_cache_mkdirs(path, err);
-	fd = ret ? -1 : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (!ret && fd < 0)
-		ret = -errno;
-	if (fd < 0)
-		goto out;
-	f = fdopen(fd, "w");
-	if (!f) {
-		ret = -errno;
-		close(fd);
-	} else {
-		if (fwrite(&h, sizeof(h), 1, f) != 1 || (recs.len && fwrite(recs.s, recs.len, 1, f) != 1) ||
-		    (strs.len && fwrite(strs.s, strs.len, 1, f) != 1))
-			ret = -EIO;
-		if (fclose(f) && !ret)
-			ret = -errno;
-	}
-	if (!ret && rename(tmp, path))
-		ret = -errno;
+	if (!ret)
+		ret = eh_cache_file_begin(&f, path, err);
 	if (ret)
-		unlink(tmp);
+		goto out;
+	ret = eh_cache_file_put(&f, &h, sizeof(h));
+	if (!ret)
+		ret = eh_cache_file_put(&f, recs.s, recs.len);
+	if (!ret)
+		ret = eh_cache_file_put(&f, strs.s, strs.len);
+	ret = eh_cache_file_commit(&f, ret, err);
 out:
 	free(recs.s);
 	free(strs.s);

@@ -111,9 +111,10 @@ static int open_same(const char *path, const unsigned char *id, int len)
 
 int pk_debug_plain_open(int fd, const unsigned char *id, int len, char **path)
 {
-	char hex[2 * 64 + 1], plain[4096], tmp[4200], err[PK_ERR_LEN], *name;
+	char hex[2 * 64 + 1], plain[4096], err[PK_ERR_LEN], *name;
+	struct eh_cache_file f;
 	Elf *elf;
-	int pfd, tfd, n;
+	int pfd, n;
 
 	if (!root || len < 2 || len > 64 || eh_hex(id, len, hex, sizeof(hex)))
 		return fd;
@@ -128,13 +129,8 @@ int pk_debug_plain_open(int fd, const unsigned char *id, int len, char **path)
 			return fd;
 		}
 		/* a copy is only an accelerator: on any error, none */
-		snprintf(tmp, sizeof(tmp), "%s.%d.tmp", plain, (int)getpid());
-		tfd = eh_cache_mkdirs(plain, err) ? -1 :
-		      open(tmp, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (tfd >= 0 && (write_plain(elf, tfd) || rename(tmp, plain)))
-			unlink(tmp);
-		if (tfd >= 0)
-			close(tfd);
+		if (!eh_cache_mkdirs(plain, err) && !eh_cache_file_begin(&f, plain, err))
+			eh_cache_file_commit(&f, write_plain(elf, f.fd) ? -EIO : 0, err);
 		elf_end(elf);
 		pfd = open_same(plain, id, len);
 	}

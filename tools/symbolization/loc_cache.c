@@ -301,14 +301,12 @@ static void put_str(struct pk_strbuf *b, const char *s)
 int pk_loc_cache_save(struct pk_loc_cache *c)
 {
 	struct header h = { .sig = c->sig, .count = c->by_addr.n };
-	char tmp[4096], err[PK_ERR_LEN];
+	char err[PK_ERR_LEN];
 	struct pk_strbuf b = { 0 };
-	int fd, ret = 0;
+	int ret;
 
 	if (!c->dirty || !c->path)
 		return 0;
-	if (snprintf(tmp, sizeof(tmp), "%s.%d.tmp", c->path, (int)getpid()) >= (int)sizeof(tmp))
-		return -ENAMETOOLONG;
 	pk_strbuf_putn(&b, (const char *)&h, sizeof(h));
 	pk_u64map_for_each(&c->by_addr, it) {
 		const struct pk_loc_entry *e = it.val;
@@ -334,27 +332,8 @@ int pk_loc_cache_save(struct pk_loc_cache *c)
 	h.checksum = checksum(b.s + sizeof(h), b.len - sizeof(h));
 	memcpy(b.s, &h, sizeof(h));
 	ret = eh_cache_mkdirs(c->path, err);
-	fd = ret ? -1 : open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (!ret && fd < 0)
-		ret = -errno;
-	if (fd >= 0) {
-		for (size_t off = 0; off < b.len && !ret;) {
-			ssize_t w = write(fd, b.s + off, b.len - off);
-
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				ret = w < 0 ? -errno : -EIO;
-			else
-				off += w;
-		}
-		if (close(fd) && !ret)
-			ret = -errno;
-		if (!ret && rename(tmp, c->path))
-			ret = -errno;
-		if (ret)
-			unlink(tmp);
-	}
+	if (!ret)
+		ret = eh_cache_write(c->path, b.s, b.len, err);
 	free(b.s);
 	if (!ret)
 		c->dirty = false;
