@@ -962,7 +962,9 @@ static void relink(struct pk_u64map *m, __u64 key, void *old, void *head)
 		pk_u64map_put(m, key, head);	/* a key there: cannot fail */
 }
 
-/* The list at HEAD less the data no file names any more, freed. */
+/* The list at HEAD less the data no file names any more, freed (which
+ * saves their location caches). The data kept save theirs too: a reader
+ * killed later loses what one interval learnt, not all it has. */
 static struct symdata *drop_unnamed(struct symdata *head)
 {
 	struct symdata *d, **link = &head;
@@ -971,6 +973,8 @@ static struct symdata *drop_unnamed(struct symdata *head)
 		d->users -= d->leaving;
 		d->leaving = 0;
 		if (d->users) {
+			if (d->locs)
+				pk_loc_cache_save(d->locs);	/* errors only slow */
 			link = &d->next;
 			continue;
 		}

@@ -108,8 +108,9 @@ int pk_symfiles_set_cache_dir(struct pk_symfiles *files, const char *root);
  * the files held at neither it nor the sweep before (a program run again
  * soon after its last process ended keeps its file), and each build-id's
  * symbols with its last file. A file freed is added anew when a process
- * maps it again. Files of pk_symfiles_named are kept. Returns how many
- * files were freed.
+ * maps it again. Files of pk_symfiles_named are kept. Every build-id's
+ * new locations are saved then (pk_symfiles_set_cache_dir). Returns how
+ * many files were freed.
  */
 void pk_symfiles_hold(struct pk_symfiles *files, struct pk_symfile *f);
 size_t pk_symfiles_sweep(struct pk_symfiles *files);

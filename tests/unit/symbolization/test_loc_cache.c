@@ -272,6 +272,36 @@ START_TEST(test_same_answers)
 }
 END_TEST
 
+static bool every_pid_in_use(void *ctx, __u32 pid)
+{
+	(void)ctx;
+	(void)pid;
+	return true;
+}
+
+/* A reader's sweep after an interval saves what it learnt of the files it
+ * keeps: a reader killed after it loses only the next interval's. */
+START_TEST(test_saved_at_sweep)
+{
+	const char *path = pk_fx_build("c_pie", pk_fx_c_src, false, "-pie");
+	struct pk_symbolizer *sym = pk_fx_symbolizer(true);
+	char hex[128], locs[1024], maps[4096] = "";
+	__u64 bias, lo = 0, size = 0;
+
+	ck_assert_ptr_nonnull(sym);
+	bias = pk_fx_fake_maps(path, PK_FX_PIE_BASE, maps, sizeof(maps));
+	pk_fx_set_maps(PK_FX_PID, maps);
+	pk_fx_symbol(path, "main", &lo, &size);
+	ck_assert_ptr_nonnull(pk_symbolizer_user_loc(sym, PK_FX_PID, bias + lo, false));
+	pk_test_readelf_build_id(path, hex, sizeof(hex));
+	snprintf(locs, sizeof(locs), "%s/cache/%.2s/%s.locs", pk_fx_dir(), hex, hex + 2);
+	ck_assert_int_ne(access(locs, F_OK), 0);
+	ck_assert_uint_eq(pk_symbolizer_forget_gone(sym, every_pid_in_use, NULL), 0);
+	ck_assert_msg(access(locs, R_OK) == 0, "%s not saved by the sweep", locs);
+	pk_symbolizer_free(sym);
+}
+END_TEST
+
 Suite *suite_loc_cache(void)
 {
 	Suite *s = suite_create("loc_cache");
@@ -287,6 +317,7 @@ Suite *suite_loc_cache(void)
 	tcase_add_checked_fixture(tc, pk_fx_setup, pk_fx_teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_same_answers);
+	tcase_add_test(tc, test_saved_at_sweep);
 	suite_add_tcase(s, tc);
 	return s;
 }
