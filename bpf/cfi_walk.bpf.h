@@ -807,19 +807,19 @@ static __always_inline void pk_report_code(__u64 addr)
 /* PF_KTHREAD, include/linux/sched.h (a #define: not in BTF). */
 #define UW_PF_KTHREAD		0x00200000
 /*
- * The user registers of the current task: the sample's own when it
- * interrupted user mode (CTX_REGS), else the ones saved at kernel entry.
- * false for kernel threads, which have no user stack.
+ * The user registers of the current task: USER_REGS when the sample
+ * interrupted user mode (the caller tested pk_regs_user_mode(): NULL
+ * otherwise), else the ones saved at kernel entry. false for kernel
+ * threads, which have no user stack.
  */
-static __always_inline bool pk_user_regs(const struct pt_regs *ctx_regs, struct pt_regs *out)
+static __always_inline bool pk_user_regs(const struct pt_regs *user_regs, struct pt_regs *out)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
 
 	if (task->flags & UW_PF_KTHREAD)
 		return false;
-	if (ctx_regs && pk_regs_user_mode(ctx_regs)) {
-		return bpf_probe_read_kernel(out, sizeof(*out), ctx_regs) == 0;
-	}
+	if (user_regs)
+		return bpf_probe_read_kernel(out, sizeof(*out), user_regs) == 0;
 	return bpf_probe_read_kernel(out, sizeof(*out), (void *)bpf_task_pt_regs(task)) == 0;
 }
 

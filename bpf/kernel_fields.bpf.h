@@ -42,6 +42,20 @@ static __always_inline bool pk_regs_user_mode(const struct pt_regs *regs)
 }
 
 /*
+ * The registers a perf event's program was run for: those the event
+ * interrupted (user mode's, or the kernel's). Not &ctx->regs: the verifier
+ * rewrites loads of the context's fields, but the context pointer itself
+ * is the kernel's struct bpf_perf_event_data_kern, which points to them,
+ * and a helper given &ctx->regs would read that struct instead.
+ */
+static __always_inline const struct pt_regs *pk_perf_event_regs(struct bpf_perf_event_data *ctx)
+{
+	struct bpf_perf_event_data_kern *kctx = (void *)ctx;
+
+	return (const struct pt_regs *)BPF_CORE_READ(kctx, regs);
+}
+
+/*
  * FMODE_BACKING (include/linux/fs.h, Linux 6.8+): the file is the `file` of
  * a struct backing_file (fs/file_table.c), which overlayfs and FUSE
  * passthrough, its only users, map in place of their own file

@@ -73,4 +73,30 @@ int BPF_PROG(canary_mm_seq, struct pt_regs *regs)
 	return 0;
 }
 
+/* pk_perf_event_regs of the target's cpu-clock samples: how many were
+ * taken in user mode with a PC in [user_lo, user_hi) (the test's own
+ * code, where it spins), in user mode elsewhere, and in the kernel. */
+const volatile __u64 user_lo, user_hi;
+__u64 perf_user_in, perf_user_out, perf_kernel;
+
+SEC("perf_event")
+int canary_perf_regs(struct bpf_perf_event_data *ctx)
+{
+	const struct pt_regs *regs = pk_perf_event_regs(ctx);
+	__u64 ip;
+
+	if (!is_target())
+		return 0;
+	if (!pk_regs_user_mode(regs)) {
+		__sync_fetch_and_add(&perf_kernel, 1);
+		return 0;
+	}
+	ip = BPF_CORE_READ(regs, ip);
+	if (ip >= user_lo && ip < user_hi)
+		__sync_fetch_and_add(&perf_user_in, 1);
+	else
+		__sync_fetch_and_add(&perf_user_out, 1);
+	return 0;
+}
+
 char LICENSE[] SEC("license") = "Dual BSD/GPL";

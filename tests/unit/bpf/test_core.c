@@ -10,11 +10,14 @@
  */
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include <inttypes.h>
+#include <linux/perf_event.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "test_util.h"
@@ -91,6 +94,31 @@ static bool kernel_has_member(const char *type, const char *member)
 	return kernel_member(type, member, false);
 }
 
+static __attribute__((noinline)) void spin_in_user(void);
+
+/* [*LO, *HI): the executable mapping of this program that holds
+ * spin_in_user(), from /proc/self/maps. */
+static void user_text(__u64 *lo, __u64 *hi)
+{
+	uintptr_t at = (uintptr_t)spin_in_user;
+	FILE *f = fopen("/proc/self/maps", "r");
+	char line[512];
+
+	ck_assert_msg(f, "cannot read /proc/self/maps");
+	*lo = *hi = 0;
+	while (fgets(line, sizeof(line), f)) {
+		uint64_t a, b;
+
+		if (sscanf(line, "%" SCNx64 "-%" SCNx64, &a, &b) == 2 && a <= at && at < b) {
+			*lo = a;
+			*hi = b;
+			break;
+		}
+	}
+	fclose(f);
+	ck_assert_msg(*hi, "no mapping of /proc/self/maps holds spin_in_user()");
+}
+
 /* Open the canary with only PROG to load; the load's result, libbpf's log
  * kept. */
 static struct core_canary_bpf *canary_open(const char *prog, int *err)
@@ -100,6 +128,7 @@ static struct core_canary_bpf *canary_open(const char *prog, int *err)
 
 	ck_assert_msg(skel, "cannot open the canary object");
 	skel->rodata->target_tgid = getpid();
+	user_text(&skel->rodata->user_lo, &skel->rodata->user_hi);
 	bpf_object__for_each_program(p, skel->obj)
 		bpf_program__set_autoload(p, !strcmp(bpf_program__name(p), prog));
 	libbpf_log_len = 0;
@@ -159,6 +188,60 @@ START_TEST(test_unguarded_read_refused_where_missing)
 }
 END_TEST
 
+/* Arithmetic in user mode until this thread has used 200 ms of CPU: a
+ * clock read (a system call for a thread's CPU clock) every few million
+ * steps only, so that cpu-clock samples land here, in user mode. */
+static __attribute__((noinline)) void spin_in_user(void)
+{
+	volatile __u64 x = 1;
+	struct timespec ts;
+
+	do {
+		for (int i = 0; i < 2000000; i++)
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+		clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	} while (ts.tv_sec == 0 && ts.tv_nsec < 200 * 1000 * 1000);
+}
+
+/* pk_perf_event_regs: a cpu-clock sample of a thread spinning in user mode
+ * finds user-mode registers whose PC is in that thread's code. Given
+ * &ctx->regs instead, a helper reads the kernel's context struct and
+ * finds no user mode at all. */
+START_TEST(test_perf_event_regs)
+{
+	struct perf_event_attr attr = {
+		.type = PERF_TYPE_SOFTWARE,
+		.size = sizeof(attr),
+		.config = PERF_COUNT_SW_CPU_CLOCK,
+		.freq = 1,
+		.sample_freq = 999,
+	};
+	struct core_canary_bpf *skel;
+	struct bpf_link *link;
+	__u64 in, out, kernel;
+	int err, fd;
+
+	skel = canary_open("canary_perf_regs", &err);
+	ck_assert_msg(err == 0, "pk_perf_event_regs refused (%d):\n%s", err, libbpf_log);
+	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	ck_assert_msg(fd >= 0, "perf_event_open(cpu-clock) failed: %m");
+	link = bpf_program__attach_perf_event(skel->progs.canary_perf_regs, fd);
+	ck_assert_msg(link, "cannot attach to the cpu-clock event: %m");
+	spin_in_user();
+	bpf_link__destroy(link);
+	close(fd);
+	in = skel->bss->perf_user_in;
+	out = skel->bss->perf_user_out;
+	kernel = skel->bss->perf_kernel;
+	core_canary_bpf__destroy(skel);
+	/* 200 ms at 999 Hz: about 200 samples, nearly all in the loop */
+	ck_assert_msg(in >= 50 && in >= 4 * (out + kernel),
+		      "%llu samples in user mode in spin_in_user's mapping, %llu elsewhere in user "
+		      "mode, %llu in the kernel", (unsigned long long)in, (unsigned long long)out,
+		      (unsigned long long)kernel);
+}
+END_TEST
+
 /* pk_mm_vma_seq: a count where mm_lock_seq is a seqcount (6.13+), which
  * an mmap and a munmap move on by two write locks each, even at a
  * syscall's entry; none elsewhere (an int before, or no field). */
@@ -202,6 +285,9 @@ Suite *suite_core(void)
 		return s;
 	tcase_add_test(tc, test_regs_user_mode);
 	tcase_add_test(tc, test_unguarded_read_refused_where_missing);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("perf_event");
+	tcase_add_test(tc, test_perf_event_regs);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("mm_struct");
 	tcase_add_test(tc, test_mm_vma_seq);
