@@ -473,16 +473,24 @@ __noinline int pk_walk_python(__u32 base)
 
 /*
  * After the DWARF walk of the sample in B (BASE frames so far): its Python
- * frames, when the walk went through an interpreter or the process ran one
- * at an earlier sample. Sets py_len, py_end and PK_SAMPLE_PY; returns the
- * Python frames written. The code events they need went out first.
+ * frames, when the walk went through an interpreter, or stopped short of
+ * the stack's entry in a process that ran one at an earlier sample. Sets
+ * py_len, py_end and PK_SAMPLE_PY; returns the Python frames written. The
+ * code events they need went out first.
  */
 static __always_inline __u32 pk_python_sample(struct pk_sample_buf *b, __u32 base)
 {
+	struct uw_state *uw = uw_state_get();
 	struct py_state *st;
 	__u32 n;
 
-	if (!python || !dwarf)
+	if (!python || !dwarf || !uw)
+		return 0;
+	/* A walk that reached the stack's entry without passing through an
+	 * interpreter shows a thread that runs no Python now: a thread in
+	 * Python has the interpreter's frames under its own. Not looking
+	 * py_procs up for it spares every native sample that cold lookup. */
+	if (!uw->py_seen && uw->end == PK_END_COMPLETE)
 		return 0;
 	pk_walk_python(base);
 	st = py_state_get();
