@@ -115,8 +115,13 @@ struct {
 	__type(value, struct pk_unwind_rule);
 } uw_rule SEC(".maps");
 
-/* The window of user stack uw_read serves words from: one page. */
-#define UW_WIN		PK_PAGE_SIZE
+/* The window of user stack uw_read serves words from: an aligned quarter
+ * of a page. A sample's walk runs with cold caches (at 99 Hz the workload
+ * evicts our maps between samples), so each line of the window written
+ * costs a miss: a whole page is 64 of them where most stacks' frames need
+ * a few; a window never crosses a page. */
+#define UW_WIN		1024
+_Static_assert(PK_PAGE_SIZE % UW_WIN == 0, "a window is in one page");
 
 struct uw_window {
 	__u64 base;		/* user address of win[0] */
@@ -124,11 +129,11 @@ struct uw_window {
 };
 
 /*
- * A user word. The walk reads a few words per frame, upwards through a few
- * pages of stack: each read is served from a copy of the page it is in,
- * taken with one bpf_probe_read_user when the walk first reaches that
- * page, instead of one helper call per word. A page that cannot be copied
- * whole (not resident) is read word by word.
+ * A user word. The walk reads a few words per frame, upwards through the
+ * stack: each read is served from a copy of the window it is in, taken
+ * with one bpf_probe_read_user when the walk first reaches that window,
+ * instead of one helper call per word. A window that cannot be copied
+ * whole (its page not resident) is read word by word.
  */
 static __always_inline bool uw_read(struct uw_window *w, __u64 *dst, __u64 addr)
 {
@@ -140,7 +145,7 @@ static __always_inline bool uw_read(struct uw_window *w, __u64 *dst, __u64 addr)
 		off = addr - base;
 		if (off > UW_WIN - sizeof(*dst) ||
 		    bpf_probe_read_user(w->win, UW_WIN, (const void *)base)) {
-			w->base = 1;	/* no window: 1 is never a page start */
+			w->base = 1;	/* no window: 1 is never a window's start */
 			return bpf_probe_read_user(dst, sizeof(*dst), (const void *)addr) == 0;
 		}
 		w->base = base;
@@ -179,6 +184,11 @@ struct uw_state {
 	__u8 __pad2[7];
 	__s64 py_bias;
 	struct pk_file_key py_key;
+	/* The last rule uw_rule_for() found, for VADDR in TABLE: recursion
+	 * repeats a return address frame after frame. */
+	__u64 rule_vaddr;
+	__u32 rule_table;	/* PK_TABLE_NONE: none yet this walk */
+	__u32 rule_found;	/* uw_find_rule()'s result, when not < 0 */
 	struct vma_cursor vma;	/* the mapping of the last PC, and the walk's */
 	struct uw_window win;	/* uw_read's copy of the user stack */
 	__u64 fp_mask[PK_MAX_USTACK_DEPTH / 64];
@@ -462,6 +472,25 @@ static __always_inline long uw_find_rule(struct uw_state *st, __u64 vaddr)
 	return id;
 }
 
+/* uw_find_rule() for VADDR in the walk's current table, unless the walk's
+ * last lookup was the same: then uw_rule still holds its rule, and the
+ * table's and the rule cache's cache lines are not touched again. A deep
+ * recursion costs one lookup per distinct return address. */
+static __always_inline long uw_rule_for(struct uw_state *st, __u64 vaddr)
+{
+	long rule;
+
+	if (st->rule_table == st->vma.table && st->rule_vaddr == vaddr)
+		return st->rule_found;
+	rule = uw_find_rule(st, vaddr);
+	if (rule >= 0) {
+		st->rule_table = st->vma.table;
+		st->rule_vaddr = vaddr;
+		st->rule_found = rule;
+	}
+	return rule;
+}
+
 /* A frame-pointer step from st->f's frame, for code without a rule (JIT,
  * anonymous code, a file refused a table, or no FDE at the PC; never a
  * file whose table is not loaded yet, where uw_step stops): 0, or STOP,
@@ -555,7 +584,7 @@ static long uw_step(__u32 i, void *ctx)
 		return 1;
 	}
 	if (st->vma.kind == VMA_TABLE) {
-		rule = uw_find_rule(st, lookup + st->vma.delta);
+		rule = uw_rule_for(st, lookup + st->vma.delta);
 		if (rule < 0) {
 			st->end = uw_unsupported(PK_CNT_UNSUP_NO_RULE);
 			return 1;
@@ -616,6 +645,7 @@ __noinline int pk_walk_user(void)
 	st->missing_frames = 0;
 	st->fp_mask[0] = st->fp_mask[1] = st->fp_mask[2] = st->fp_mask[3] = 0;
 	st->win.base = 1;
+	st->rule_table = PK_TABLE_NONE;
 	bpf_loop(PK_MAX_USTACK_DEPTH + 1, uw_step, NULL, 0);
 	if (st->end == PK_END_NONE)	/* the loop ran out: cannot happen */
 		st->end = PK_END_DEPTH;
