@@ -189,6 +189,9 @@ struct uw_state {
 	__u64 rule_vaddr;
 	__u32 rule_table;	/* PK_TABLE_NONE: none yet this walk */
 	__u32 rule_found;	/* uw_find_rule()'s result, when not < 0 */
+	/* uw_find_rule()'s binary search (uw_search_step) */
+	__u32 search_table, search_rel, search_lo, search_hi;
+	__u32 search_failed;
 	struct vma_cursor vma;	/* the mapping of the last PC, and the walk's */
 	struct uw_window win;	/* uw_read's copy of the user stack */
 	__u64 fp_mask[PK_MAX_USTACK_DEPTH / 64];
@@ -398,6 +401,38 @@ static __always_inline union pk_table_page *uw_page(void *pages, __u32 page)
 	return bpf_map_lookup_elem(pages, &page);
 }
 
+/* bpf_loop body: one step of uw_find_rule()'s binary search for the last
+ * row of table search_table whose PC is <= search_rel, in
+ * [search_lo, search_hi). A loop the verifier checks once: unrolled, or
+ * as a bounded loop, it followed every path through the search, a third
+ * of this program's verification (and of probe-load's CPU). */
+static long uw_search_step(__u32 i, void *ctx)
+{
+	struct uw_state *st = uw_state_get();
+	union pk_table_page *pg;
+	void *pages;
+	__u32 mid;
+
+	(void)i;
+	(void)ctx;
+	if (!st)
+		return 1;
+	if (st->search_hi - st->search_lo <= 1)
+		return 1;
+	mid = st->search_lo + (st->search_hi - st->search_lo) / 2;
+	pages = bpf_map_lookup_elem(&unwind_rows, &st->search_table);
+	pg = pages ? uw_page(pages, mid / PK_PCS_PER_PAGE) : NULL;
+	if (!pg) {
+		st->search_failed = 1;
+		return 1;
+	}
+	if (pg->pcs[mid % PK_PCS_PER_PAGE] <= st->search_rel)
+		st->search_lo = mid;
+	else
+		st->search_hi = mid;
+	return 0;
+}
+
 /* The rule for ELF vaddr VADDR of table vma.table, copied into uw_rule: its
  * id in the table, PK_TABLE_NONE for END, or -1 when the maps are
  * inconsistent (the table was given back under the walk). */
@@ -407,7 +442,7 @@ static __always_inline long uw_find_rule(struct uw_state *st, __u64 vaddr)
 	struct uw_cache_slot *slot;
 	struct pk_unwind_rule *out;
 	union pk_table_page *pg;
-	__u32 table = st->vma.table, rel, lo, hi, slot_idx, zero = 0, id, at;
+	__u32 table = st->vma.table, rel, lo, slot_idx, zero = 0, id, at;
 	void *pages;
 
 	t = bpf_map_lookup_elem(&unwind_tables, &table);
@@ -429,22 +464,15 @@ static __always_inline long uw_find_rule(struct uw_state *st, __u64 vaddr)
 	if (!pages)
 		return -1;
 	/* The last row whose PC is <= rel; pcs[0] == 0, so there is one. */
-	lo = 0;
-	hi = t->nrows;
-	for (int i = 0; i < 27; i++) {	/* rows < 2^26 (eh_frame/README.md) */
-		__u32 mid;
-
-		if (hi - lo <= 1)
-			break;
-		mid = lo + (hi - lo) / 2;
-		pg = uw_page(pages, mid / PK_PCS_PER_PAGE);
-		if (!pg)
-			return -1;
-		if (pg->pcs[mid % PK_PCS_PER_PAGE] <= rel)
-			lo = mid;
-		else
-			hi = mid;
-	}
+	st->search_table = table;
+	st->search_rel = rel;
+	st->search_lo = 0;
+	st->search_hi = t->nrows;
+	st->search_failed = 0;
+	bpf_loop(27, uw_search_step, NULL, 0);	/* rows < 2^26 (eh_frame/README.md) */
+	if (st->search_failed)
+		return -1;
+	lo = st->search_lo;
 	at = t->rule_ids_at + lo;
 	pg = uw_page(pages, at / PK_RULE_IDS_PER_PAGE);
 	if (!pg)

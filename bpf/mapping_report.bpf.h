@@ -92,6 +92,7 @@ struct report_state {
 	struct report_elf_hdr eh;
 	struct report_elf_phdr ph;
 	__u8 notes[REPORT_NOTES_BUF + 64];
+	__u32 elf_note_off, elf_note_size;	/* report_elf_note_step's place */
 	/* pk_note_mappings' walk: the user frames at scratch's frames[kbase...] */
 	__u32 note_kbase;
 	__u32 __pad;
@@ -223,38 +224,53 @@ static __always_inline void report_file_path(struct report_state *rs, struct fil
 	rs->mev.path[len] = '\0';
 }
 
+/* bpf_loop body of report_scan_notes: the note at elf_note_off of the
+ * elf_note_size bytes in notes; 1 once the GNU build-id is in rs->mev or
+ * none is left. A loop the verifier checks once (unrolled, it followed
+ * each note's way out of the loop on its own). */
+static long report_elf_note_step(__u32 i, void *ctx)
+{
+	struct report_state *rs = report_state_get();
+	__u32 off, size, namesz, descsz, type, name, desc;
+
+	(void)i;
+	(void)ctx;
+	if (!rs)
+		return 1;
+	off = rs->elf_note_off;
+	size = rs->elf_note_size;
+	if (off + 12 > size || off > REPORT_NOTES_BUF)
+		return 1;
+	namesz = *(__u32 *)&rs->notes[off & (REPORT_NOTES_BUF - 1)];
+	descsz = *(__u32 *)&rs->notes[(off + 4) & (REPORT_NOTES_BUF - 1)];
+	type = *(__u32 *)&rs->notes[(off + 8) & (REPORT_NOTES_BUF - 1)];
+	if (namesz > REPORT_NOTES_BUF || descsz > REPORT_NOTES_BUF)
+		return 1;
+	name = off + 12;
+	desc = name + ((namesz + 3) & ~3u);
+	if (type == ELF_NT_GNU_BUILD_ID && namesz == 4 && descsz &&
+	    descsz <= PK_MAPPING_BUILD_ID_MAX && desc + descsz <= size &&
+	    *(__u32 *)&rs->notes[name & (REPORT_NOTES_BUF - 1)] == 0x00554e47 /* "GNU" */) {
+		/* <= PK_MAPPING_BUILD_ID_MAX already; the verifier's bound */
+		barrier_var(descsz);
+		descsz &= 2 * PK_MAPPING_BUILD_ID_MAX - 1;
+		if (descsz > PK_MAPPING_BUILD_ID_MAX ||
+		    bpf_probe_read_kernel(rs->mev.build_id, descsz,
+					  &rs->notes[desc & (REPORT_NOTES_BUF - 1)]))
+			return 1;
+		rs->mev.build_id_len = descsz;
+		return 1;
+	}
+	rs->elf_note_off = desc + ((descsz + 3) & ~3u);
+	return 0;
+}
+
 /* The GNU build-id note in RS->notes (SIZE bytes) into rs->mev. */
 static __always_inline void report_scan_notes(struct report_state *rs, __u32 size)
 {
-	__u32 off = 0;
-
-	for (int k = 0; k < REPORT_NOTES_MAX; k++) {
-		__u32 namesz, descsz, type, name, desc;
-
-		if (off + 12 > size || off > REPORT_NOTES_BUF)
-			return;
-		namesz = *(__u32 *)&rs->notes[off & (REPORT_NOTES_BUF - 1)];
-		descsz = *(__u32 *)&rs->notes[(off + 4) & (REPORT_NOTES_BUF - 1)];
-		type = *(__u32 *)&rs->notes[(off + 8) & (REPORT_NOTES_BUF - 1)];
-		if (namesz > REPORT_NOTES_BUF || descsz > REPORT_NOTES_BUF)
-			return;
-		name = off + 12;
-		desc = name + ((namesz + 3) & ~3u);
-		if (type == ELF_NT_GNU_BUILD_ID && namesz == 4 && descsz &&
-		    descsz <= PK_MAPPING_BUILD_ID_MAX && desc + descsz <= size &&
-		    *(__u32 *)&rs->notes[name & (REPORT_NOTES_BUF - 1)] == 0x00554e47 /* "GNU" */) {
-			/* <= PK_MAPPING_BUILD_ID_MAX already; the verifier's bound */
-			barrier_var(descsz);
-			descsz &= 2 * PK_MAPPING_BUILD_ID_MAX - 1;
-			if (descsz > PK_MAPPING_BUILD_ID_MAX ||
-			    bpf_probe_read_kernel(rs->mev.build_id, descsz,
-						  &rs->notes[desc & (REPORT_NOTES_BUF - 1)]))
-				return;
-			rs->mev.build_id_len = descsz;
-			return;
-		}
-		off = desc + ((descsz + 3) & ~3u);
-	}
+	rs->elf_note_off = 0;
+	rs->elf_note_size = size;
+	bpf_loop(REPORT_NOTES_MAX, report_elf_note_step, NULL, 0);
 }
 
 /* bpf_loop body of report_build_id: program header I, a PT_NOTE? */
