@@ -771,7 +771,7 @@ static __always_inline const void *pk_ustack_copy_attach(const struct pk_sample_
 	c->start_stack = st->start_stack;
 	/* from the red zone up, within the VMA that holds RSP */
 	c->start = st->f.sp;
-	vma = vma_lookup(&st->vma, st->f.sp);
+	vma = vma_lookup(st->f.sp);
 	if (vma) {
 		top = BPF_CORE_READ(vma, vm_end);
 		if (st->f.sp - PK_USTACK_COPY_BELOW >= BPF_CORE_READ(vma, vm_start))

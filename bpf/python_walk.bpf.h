@@ -94,6 +94,9 @@ struct py_state {
 	__u8 end;		/* enum pk_py_end once stopped */
 	__u8 walked;		/* an interpreter was found: end says how */
 	__u8 __pad[6];
+	__u64 find_ts, find_self;	/* py_find_tstate's search */
+	__u32 find_found;
+	__u32 __pad2;
 	__u8 hdr[PY_BUF + 8];	/* the frame's header */
 	__u8 code[PY_BUF + 8];	/* its code object's fixed part */
 };
@@ -364,7 +367,27 @@ static long py_step(__u32 i, void *ctx)
  * process in a container has tids its own). */
 #define PY_MAX_THREADS	64
 
-static __always_inline __u64 py_find_tstate(const struct py_state *st, __u64 runtime, __u32 tid)
+/* bpf_loop body of py_find_tstate: is find_ts the thread's state? 1 once
+ * it is (find_found), or once the list ends (find_ts 0). A loop the
+ * verifier checks once: unrolled, it followed each thread's way out on its
+ * own. */
+static long py_thread_step(__u32 i, void *ctx)
+{
+	struct py_state *st = py_state_get();
+
+	(void)i;
+	(void)ctx;
+	if (!st || !st->find_ts)
+		return 1;
+	if (py_read_ptr(st->find_ts + st->off.tstate_thread_id) == st->find_self) {
+		st->find_found = 1;
+		return 1;
+	}
+	st->find_ts = py_read_ptr(st->find_ts + st->off.tstate_next);
+	return 0;
+}
+
+static __always_inline __u64 py_find_tstate(struct py_state *st, __u64 runtime, __u32 tid)
 {
 	const struct pk_py_offsets *o = &st->off;
 	__u64 key = (__u64)st->tgid << 32 | tid, *cached, ts, interp, self;
@@ -378,15 +401,15 @@ static __always_inline __u64 py_find_tstate(const struct py_state *st, __u64 run
 	interp = py_read_ptr(runtime + o->runtime_interp_head);
 	if (!interp)
 		return 0;
-	ts = py_read_ptr(interp + o->interp_threads_head);
-	for (int i = 0; i < PY_MAX_THREADS && ts; i++) {
-		if (py_read_ptr(ts + o->tstate_thread_id) == self) {
-			bpf_map_update_elem(&py_threads, &key, &ts, BPF_ANY);
-			return ts;
-		}
-		ts = py_read_ptr(ts + o->tstate_next);
-	}
-	return 0;
+	st->find_ts = py_read_ptr(interp + o->interp_threads_head);
+	st->find_self = self;
+	st->find_found = 0;
+	bpf_loop(PY_MAX_THREADS, py_thread_step, NULL, 0);
+	if (!st->find_found)
+		return 0;	/* not in the list, or past its first threads */
+	ts = st->find_ts;
+	bpf_map_update_elem(&py_threads, &key, &ts, BPF_ANY);
+	return ts;
 }
 
 /* The interpreter the current process runs: the one the DWARF walk just

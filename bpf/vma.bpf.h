@@ -74,7 +74,6 @@ struct vma_cursor {
 	struct vma_range ranges[VMA_RANGES];
 	__u32 nranges;		/* found so far in this walk (ranges[n % VMA_RANGES]) */
 	__u32 __pad2;
-	__u64 pivots[MT_PIVOTS_MAX];	/* a maple node's, while looking one up */
 };
 
 /* Forget what an earlier walk found. */
@@ -82,6 +81,77 @@ static __always_inline void vma_cursor_reset(struct vma_cursor *v)
 {
 	v->kind = VMA_NONE;
 	v->nranges = 0;
+}
+
+/* vma_lookup's descent, per CPU (under busy_cpu, as the sample that
+ * asks): the node to look into next, and the leaf's VMA once found. */
+struct vma_descent {
+	__u64 entry;		/* the next node, as its parent's slot holds it */
+	__u64 addr;
+	__u64 vma;		/* 0: none (yet) */
+	__u64 pivots[MT_PIVOTS_MAX];	/* the node's, copied */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct vma_descent);
+} vma_descents SEC(".maps");
+
+/* bpf_loop body of vma_lookup: one level of the tree. A loop the verifier
+ * checks once: unrolled, it followed each level's ways on through the
+ * levels below, most of the verification of every program that looks a
+ * VMA up. */
+static long vma_descend_step(__u32 i, void *ctx)
+{
+	__u32 zero = 0;
+	struct vma_descent *d = bpf_map_lookup_elem(&vma_descents, &zero);
+	struct maple_node *node;
+	unsigned int type, npivots, off;
+	__u64 entry, addr, start, end;
+	__u32 size;
+	void **slots;
+	void *pivots;
+
+	(void)i;
+	(void)ctx;
+	if (!d || d->entry <= XA_NODE_MIN)
+		return 1;
+	entry = d->entry;
+	addr = d->addr;
+	node = (struct maple_node *)(entry & ~MT_NODE_MASK);
+	type = (entry >> MT_TYPE_SHIFT) & MT_TYPE_MASK;
+	if (type == bpf_core_enum_value(enum maple_type, maple_arange_64)) {
+		size = bpf_core_field_size(node->ma64.pivot);
+		pivots = &node->ma64.pivot;
+		slots = node->ma64.slot;
+	} else if (type == bpf_core_enum_value(enum maple_type, maple_range_64) ||
+		   type == bpf_core_enum_value(enum maple_type, maple_leaf_64)) {
+		size = bpf_core_field_size(node->mr64.pivot);
+		pivots = &node->mr64.pivot;
+		slots = node->mr64.slot;
+	} else {
+		return 1;
+	}
+	if (size > sizeof(d->pivots) ||
+	    bpf_probe_read_kernel(d->pivots, size, pivots))
+		return 1;
+	npivots = size / sizeof(d->pivots[0]);
+	for (off = 0; off < MT_PIVOTS_MAX; off++)
+		if (off >= npivots || d->pivots[off] >= addr)
+			break;
+	if (bpf_probe_read_kernel(&entry, sizeof(entry), &slots[off]))
+		return 1;
+	if (type != bpf_core_enum_value(enum maple_type, maple_leaf_64)) {
+		d->entry = entry;
+		return 0;
+	}
+	start = BPF_CORE_READ((struct vm_area_struct *)entry, vm_start);
+	end = BPF_CORE_READ((struct vm_area_struct *)entry, vm_end);
+	if (entry && start <= addr && addr < end)
+		d->vma = entry;
+	return 1;
 }
 
 /*
@@ -93,60 +163,27 @@ static __always_inline void vma_cursor_reset(struct vma_cursor *v)
  * (mtree_lookup_walk) does: nodes are freed only after an RCU grace period,
  * BPF programs run inside an RCU read section, and every read is a
  * bpf_probe_read_kernel, so a concurrent munmap gives at worst a miss or a
- * VMA that the containment check below rejects.
+ * VMA that the containment check rejects.
  */
-static __always_inline struct vm_area_struct *vma_lookup(struct vma_cursor *v, __u64 addr)
+static __always_inline struct vm_area_struct *vma_lookup(__u64 addr)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
-	struct vm_area_struct *vma;
+	__u32 zero = 0;
+	struct vma_descent *d = bpf_map_lookup_elem(&vma_descents, &zero);
 	unsigned long entry;
 
+	if (!d)
+		return NULL;
 	entry = (unsigned long)BPF_CORE_READ(task, mm, mm_mt.ma_root);
 	/* xa_is_node(): the root is a node (MAPLE_ROOT_NODE set), not a
 	 * single entry, as in any mm with more than one VMA. */
 	if ((entry & XA_INTERNAL_MASK) != XA_INTERNAL || entry <= XA_NODE_MIN)
 		return NULL;
-	for (int depth = 0; depth < MT_MAX_DEPTH; depth++) {
-		struct maple_node *node;
-		unsigned int type, npivots, off;
-		__u32 size;
-		void **slots;
-		void *pivots;
-
-		if (entry <= XA_NODE_MIN)
-			return NULL;
-		node = (struct maple_node *)(entry & ~MT_NODE_MASK);
-		type = (entry >> MT_TYPE_SHIFT) & MT_TYPE_MASK;
-		if (type == bpf_core_enum_value(enum maple_type, maple_arange_64)) {
-			size = bpf_core_field_size(node->ma64.pivot);
-			pivots = &node->ma64.pivot;
-			slots = node->ma64.slot;
-		} else if (type == bpf_core_enum_value(enum maple_type, maple_range_64) ||
-			   type == bpf_core_enum_value(enum maple_type, maple_leaf_64)) {
-			size = bpf_core_field_size(node->mr64.pivot);
-			pivots = &node->mr64.pivot;
-			slots = node->mr64.slot;
-		} else {
-			return NULL;
-		}
-		if (size > sizeof(v->pivots) ||
-		    bpf_probe_read_kernel(v->pivots, size, pivots))
-			return NULL;
-		npivots = size / sizeof(v->pivots[0]);
-		for (off = 0; off < MT_PIVOTS_MAX; off++)
-			if (off >= npivots || v->pivots[off] >= addr)
-				break;
-		if (bpf_probe_read_kernel(&entry, sizeof(entry), &slots[off]))
-			return NULL;
-		if (type == bpf_core_enum_value(enum maple_type, maple_leaf_64)) {
-			vma = (struct vm_area_struct *)entry;
-			if (!vma || BPF_CORE_READ(vma, vm_start) > addr ||
-			    BPF_CORE_READ(vma, vm_end) <= addr)
-				return NULL;
-			return vma;
-		}
-	}
-	return NULL;
+	d->entry = entry;
+	d->addr = addr;
+	d->vma = 0;
+	bpf_loop(MT_MAX_DEPTH, vma_descend_step, NULL, 0);
+	return (struct vm_area_struct *)d->vma;
 }
 
 /* VM_EXEC, include/linux/mm.h (a #define: not in BTF). */
@@ -167,6 +204,7 @@ static __always_inline struct vm_area_struct *vma_lookup(struct vma_cursor *v, _
  * field without CONFIG_PER_VMA_LOCK: pk_mm_vma_seq) nothing is remembered.
  */
 #define VMA_MEMO_SLOTS		8
+_Static_assert((VMA_MEMO_SLOTS & (VMA_MEMO_SLOTS - 1)) == 0, "a mask of slots");
 
 struct vma_memo_entry {
 	__u64 mm, start_stack;
@@ -252,22 +290,28 @@ static __always_inline int vma_at(struct vma_cursor *v, __u64 addr, struct pk_fi
 	if (memo) {
 		for (__u32 i = 0; i < VMA_MEMO_SLOTS; i++) {
 			e = &memo->e[i];
-			if (e->seq != memo->key.seq || e->mm != memo->key.mm ||
-			    e->tgid != memo->key.tgid ||
-			    e->start_stack != memo->key.start_stack ||
-			    addr < e->vm_start || addr >= e->vm_end)
-				continue;
+			if (e->seq == memo->key.seq && e->mm == memo->key.mm &&
+			    e->tgid == memo->key.tgid &&
+			    e->start_stack == memo->key.start_stack &&
+			    addr >= e->vm_start && addr < e->vm_end) {
+				memo->cur = i;
+				break;
+			}
+		}
+		/* after the loop, from map memory: one way on for the
+		 * verifier to check, not one per slot */
+		if (memo->cur < VMA_MEMO_SLOTS) {
+			e = &memo->e[memo->cur & (VMA_MEMO_SLOTS - 1)];
 			v->vm_start = v->start = e->vm_start;
 			v->vm_end = v->end_addr = e->vm_end;
 			v->vm_pgoff = e->vm_pgoff;
 			*key = e->key;
 			*f = (struct file *)e->file;
-			memo->cur = i;
 			return e->found;
 		}
 	}
 
-	vma = vma_lookup(v, addr);
+	vma = vma_lookup(addr);
 	/* A PC is in code: an address in memory that is not executable (a
 	 * return address a frame-pointer step read from data) is no frame. */
 	if (!vma || !(BPF_CORE_READ(vma, vm_flags) & UW_VM_EXEC))
