@@ -51,6 +51,11 @@
 #define PK_PIN_EVENT_COUNTS	"event_counts"	/* PERCPU_ARRAY [PK_MAX_EVENTS * PK_ECNT_SLOTS] of __u64 */
 /* Python interpreters (see "Python" below). */
 #define PK_PIN_PY_FILES		"py_files"	/* HASH pk_file_key -> struct pk_py_file */
+/* In-kernel aggregation (probe-load --aggregate), see "Aggregation" below. */
+#define PK_PIN_AGG_SLOT		"agg_slot"	/* ARRAY_OF_MAPS [1]: the counts map
+						 * samples are counted in now */
+#define PK_PIN_AGG_COUNTS0	"agg_counts0"	/* HASH __u64 -> struct pk_agg_value */
+#define PK_PIN_AGG_COUNTS1	"agg_counts1"	/* the other one */
 
 #define PK_PIN_LAYOUT_VERSION	3
 
@@ -81,6 +86,10 @@ enum pk_sample_flags {
 					    * pk_ustack_copy is at copy_off */
 	PK_SAMPLE_PY		= 1u << 6, /* layout 5: a Python walk ran; py_len
 					    * and py_end are set */
+	PK_SAMPLE_AGG_DEF	= 1u << 7, /* layout 6 (--aggregate): the first
+					    * sample of its stack in the counts
+					    * map now in agg_slot; agg_hash is
+					    * set ("Aggregation" below) */
 };
 
 /* How a DWARF walk of the user stack ended (pk_sample.ustack_end). */
@@ -148,6 +157,9 @@ struct pk_sample {
 	__u8  py_end;		/* enum pk_py_end */
 	__u8  __pad6;
 	__u32 __pad7;
+	/* Since layout 6 (frames_off >= 136); with PK_SAMPLE_AGG_DEF only: */
+	__u64 agg_hash;		/* the key the stack's later samples are
+				 * counted under (pk_agg_value) */
 	/* __u64 frames[kstack_len + ustack_len + py_len] at frames_off: kernel,
 	 * user (native), then Python frames (pk_py_frame), each part leaf first */
 	/* struct pk_ustack_copy at copy_off, with PK_SAMPLE_USTACK_COPY */
@@ -311,6 +323,11 @@ enum pk_counter {
 	PK_CNT_PY_READ_FAULT,
 	PK_CNT_PY_CODE_EVENTS,	/* pk_py_code_event events sent */
 	PK_CNT_PY_CODE_LOST,	/* ... the ring buffer had no room for */
+	/* Layout 6 (--aggregate): samples counted in the counts map, not
+	 * sent (their walks' ends and errors are counted above as the
+	 * others'); and samples the map had no room for, sent whole. */
+	PK_CNT_AGG_COUNTED,
+	PK_CNT_AGG_FULL,
 	PK_CNT__MAX,
 };
 
@@ -331,6 +348,7 @@ enum pk_session_flags {
 	PK_SESSION_COMMAND	= 1u << 3, /* started with probe-load -- CMD */
 	PK_SESSION_DWARF	= 1u << 4, /* --unwind dwarf: unwind maps pinned */
 	PK_SESSION_PYTHON	= 1u << 5, /* Python frames walked (not --no-python) */
+	PK_SESSION_AGGREGATE	= 1u << 6, /* --aggregate: the agg_ maps pinned */
 };
 
 /* What probe-load configured, for probe-read and for humans (bpftool map dump). */
@@ -583,6 +601,33 @@ struct pk_py_code_event {
 };
 
 /*
+ * Aggregation (probe-load --aggregate). A sample whose stack the counts map
+ * in agg_slot already holds is not sent: its count and weight are added
+ * to the stack's entry there, keyed by a 64-bit hash of all a sample says
+ * but its time, thread, CPU and weight (pid, comm, event, flags, the
+ * walks' ends, fp_mask, every frame). The first sample of a stack in the
+ * map is sent whole, with PK_SAMPLE_AGG_DEF and the key in agg_hash: the
+ * definition the counts are read by. A sample that needs its user stack
+ * copied (ustack_end PK_END_NO_TABLE) is always sent whole, and so is one
+ * the map has no room for (PK_CNT_AGG_FULL).
+ *
+ * The reader drains by swapping maps: it puts the other counts map in
+ * agg_slot (an update of a map of maps waits until no program that may
+ * still use the old one runs), reads the ring buffer, where every
+ * definition of the old map's keys now is, then reads and empties the old
+ * map, which is the other one next time. Each map starts empty, so each
+ * swap sends the definitions of the stacks sampled since again: a lost
+ * definition costs the counts of one swap, not the session's.
+ *
+ * What an aggregated sample loses is its time (the reader knows only
+ * between which swaps it was taken), its thread and its CPU.
+ */
+struct pk_agg_value {
+	__u64 count;		/* samples */
+	__u64 weight;		/* the sum of their weights */
+};
+
+/*
  * Events (probe-load -e). Every program that takes a sample knows the index
  * of its event in event_list (a BPF cookie, or a constant per program), and
  * puts it in pk_sample.event; pk_sample.weight is in the event's unit.
@@ -642,7 +687,8 @@ struct pk_event_desc {
 #define PK_ECNT_SLOTS		8
 enum pk_event_counter {
 	PK_ECNT_HITS = 0,	/* times it fired for a target (after -p/-C) */
-	PK_ECNT_SAMPLES,	/* samples sent to the ring buffer */
+	PK_ECNT_SAMPLES,	/* samples sent to the ring buffer, or counted
+				 * in the counts map (--aggregate) */
 	PK_ECNT_SKIPPED,	/* hits not sampled (one in N) */
 	PK_ECNT_SHORT,		/* off-cpu: blocks shorter than --min-block */
 	PK_ECNT_LOST,		/* samples dropped: no room, or nested */

@@ -18,6 +18,7 @@
 #include "bpf/mapping_report.bpf.h"
 #include "bpf/cfi_walk.bpf.h"
 #include "bpf/python_walk.bpf.h"
+#include "bpf/aggregate.bpf.h"
 
 const volatile bool filter_pids = false;
 const volatile bool skip_idle = false;
@@ -198,6 +199,8 @@ static __always_inline void send_sample(const struct pk_sample_buf *b, __u32 siz
 	const void *data = b;
 	__u64 len;
 
+	if (pk_aggregate(b))
+		return;	/* counted in the counts map (--aggregate) */
 	if (size > sizeof(*b))
 		return;	/* cannot happen; tells the verifier the bound */
 	if (copy)

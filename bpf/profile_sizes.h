@@ -36,6 +36,13 @@
 /* Bytes of user stack a walk that stops for want of a table copies unless
  * --stack-copy says otherwise (at most PK_USTACK_COPY_MAX, bpf/probekit.h). */
 #define PK_STACK_COPY_DEFAULT	32768u
+/* --aggregate: distinct stacks each counts map holds between two reads
+ * (bpf/probekit.h "Aggregation") unless --aggregate-entries says
+ * otherwise; a stack past them is sent whole, as without --aggregate.
+ * About 100 kernel bytes each, twice (two maps). */
+#define PK_AGG_ENTRIES_DEFAULT	16384u
+#define PK_AGG_ENTRIES_MIN	1u
+#define PK_AGG_ENTRIES_MAX	(1u << 22)
 /* kprobe:FUNC events attached by fentry: one program each. */
 #define PK_FENTRY_PROGS		8
 

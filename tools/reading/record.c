@@ -24,7 +24,10 @@ _Static_assert(PK_SAMPLE_V4_END == 120, "layout 4 samples have their frames at 1
 #define PK_SAMPLE_V5_END \
 	(offsetof(struct pk_sample, __pad7) + sizeof(((struct pk_sample *)0)->__pad7))
 _Static_assert(PK_SAMPLE_V5_END == 128, "layout 5 samples have their frames at 128");
-_Static_assert(PK_SAMPLE_V5_END == sizeof(struct pk_sample), "layout 5 ends the sample");
+#define PK_SAMPLE_V6_END \
+	(offsetof(struct pk_sample, agg_hash) + sizeof(((struct pk_sample *)0)->agg_hash))
+_Static_assert(PK_SAMPLE_V6_END == 136, "layout 6 samples have their frames at 136");
+_Static_assert(PK_SAMPLE_V6_END == sizeof(struct pk_sample), "layout 6 ends the sample");
 _Static_assert(sizeof(struct pk_ustack_copy) == 168, "the stack copy's header is 168 bytes");
 /* The strings of a code event start at its struct's (padded) size. */
 _Static_assert(sizeof(struct pk_py_code_event) == 48, "a code event's data starts at 48");
@@ -165,6 +168,15 @@ static enum pk_record_kind parse_sample(const struct pk_event_hdr *hdr, const vo
 		       sizeof(out->weight));
 		memcpy(&out->event, (const char *)data + offsetof(struct pk_sample, event),
 		       sizeof(out->event));
+	}
+	/* Layout 6: the definition of an aggregated stack. A stack copy
+	 * is never aggregated (the reader finishes its walk). */
+	out->agg_hash = 0;
+	if (layout_flag(hdr, s.frames_off, PK_SAMPLE_V6_END, PK_SAMPLE_AGG_DEF, out)) {
+		if (hdr->flags & PK_SAMPLE_USTACK_COPY)
+			return PK_RECORD_BAD;
+		memcpy(&out->agg_hash, (const char *)data + offsetof(struct pk_sample, agg_hash),
+		       sizeof(out->agg_hash));
 	}
 	out->frames = (const char *)data + s.frames_off;
 	if (!parse_copy(hdr, data, s.frames_off, s.frames_off + frames_bytes, out))

@@ -14,7 +14,9 @@
  * and the user stack a walk stopped for want of a table left after the
  * frames. Layout 5 (frames_off 128) adds py_len and py_end: with
  * PK_SAMPLE_PY, py_len Python frames (pk_py_frame) after the user frames,
- * and the stack copy after all of them.
+ * and the stack copy after all of them. Layout 6 (frames_off 136) adds
+ * agg_hash: with PK_SAMPLE_AGG_DEF (never with a stack copy), the key of
+ * the aggregated stack the sample defines (bpf/probekit.h "Aggregation").
  *
  * PK_EVENT_PY_CODE names a Python code object: its strings and line table
  * are checked to lie inside the record and to fit their limits.
@@ -68,6 +70,8 @@ struct pk_record_sample {
 	__u16 py_len;		/* <= PK_MAX_PY_DEPTH */
 	__u8 py_end;		/* enum pk_py_end; a newer writer's value may
 				 * be >= PK_PY_END__MAX */
+	/* Layout 6 with PK_SAMPLE_AGG_DEF (else 0, the flag cleared). */
+	__u64 agg_hash;
 	const void *frames;	/* kstack_len, ustack_len then py_len __u64,
 				 * maybe unaligned */
 	/* With PK_SAMPLE_USTACK_COPY in flags (layout 4, a DWARF walk that

@@ -18,6 +18,10 @@
 #define V4_FRAMES_OFF	120
 /* Layout 5 (py_len, py_end). */
 #define V5_FRAMES_OFF	128
+#define V5_MAX_SIZE \
+	(V5_FRAMES_OFF + 8 * (PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH + PK_MAX_PY_DEPTH))
+/* Layout 6 (agg_hash). */
+#define V6_FRAMES_OFF	136
 
 /* A sample record with K kernel and U user frames at FRAMES_OFF (layout 1:
  * V1_FRAMES_OFF, only the fields before ustack_end written), frames
@@ -122,6 +126,46 @@ static size_t make_copy(unsigned char *buf, __u16 k, __u16 u, __u32 len)
 	set16(buf, offsetof(struct pk_event_hdr, size), off + sizeof(c) + len);
 	return off + sizeof(c) + len;
 }
+
+/* Layout 6: a definition of an aggregated stack carries its key; older
+ * layouts have no such flag, and a stack copy is never aggregated. */
+START_TEST(test_agg_def)
+{
+	static unsigned char buf[PK_SAMPLE_COPY_MAX_SIZE];
+	struct pk_record rec;
+	struct pk_record_sample *r = &rec.sample;
+	size_t size = make_sample_at(buf, 2, 3, V6_FRAMES_OFF, PK_SAMPLE_AGG_DEF);
+
+	set64(buf, offsetof(struct pk_sample, agg_hash), 0x0123456789abcdefULL);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+	ck_assert(r->flags & PK_SAMPLE_AGG_DEF);
+	ck_assert_uint_eq(r->agg_hash, 0x0123456789abcdefULL);
+	ck_assert_uint_eq(r->kstack_len, 2);
+	ck_assert_uint_eq(r->ustack_len, 3);
+	for (size_t i = 0; i < 5; i++)
+		ck_assert_uint_eq(pk_record_frame(r, i), i + 1);
+	/* the largest sample of this layout fits */
+	size = make_sample_at(buf, PK_MAX_STACK_DEPTH, PK_MAX_STACK_DEPTH, V6_FRAMES_OFF,
+			      PK_SAMPLE_AGG_DEF);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+	/* without the flag the key says nothing */
+	size = make_sample_at(buf, 2, 3, V6_FRAMES_OFF, 0);
+	set64(buf, offsetof(struct pk_sample, agg_hash), 7);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+	ck_assert_uint_eq(r->agg_hash, 0);
+	/* layout 5 had no such flag: an ordinary sample, whatever the bit says */
+	size = make_sample_at(buf, 2, 3, V5_FRAMES_OFF, PK_SAMPLE_AGG_DEF);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+	ck_assert(!(r->flags & PK_SAMPLE_AGG_DEF));
+	ck_assert_uint_eq(r->agg_hash, 0);
+	ck_assert_uint_eq(pk_record_frame(r, 0), 1);
+	/* a definition with a stack copy contradicts itself */
+	size = make_sample_at(buf, 2, 3, V6_FRAMES_OFF,
+			      PK_SAMPLE_AGG_DEF | PK_SAMPLE_USTACK_DWARF | PK_SAMPLE_USTACK_COPY);
+	buf[offsetof(struct pk_sample, ustack_end)] = PK_END_NO_TABLE;
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+}
+END_TEST
 
 START_TEST(test_copy)
 {
@@ -744,13 +788,13 @@ START_TEST(test_py_frames)
 	ck_assert_uint_eq(r->py_end, PK_PY_END_DEPTH);
 	for (size_t i = 0; i < 9; i++)
 		ck_assert_uint_eq(pk_record_frame(r, i), i + 1);
-	/* the deepest of every part */
+	/* the deepest of every part: a layout 5 writer's largest sample */
 	size = make_py(buf, PK_MAX_STACK_DEPTH, PK_MAX_USTACK_DEPTH, PK_MAX_PY_DEPTH);
-	ck_assert_uint_eq(size, PK_SAMPLE_MAX_SIZE);
+	ck_assert_uint_eq(size, V5_MAX_SIZE);
 	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
 	ck_assert_uint_eq(r->py_len, PK_MAX_PY_DEPTH);
-	ck_assert_uint_eq(pk_record_frame(r, PK_SAMPLE_MAX_SIZE / 8 - V5_FRAMES_OFF / 8 - 1),
-			  PK_SAMPLE_MAX_SIZE / 8 - V5_FRAMES_OFF / 8);
+	ck_assert_uint_eq(pk_record_frame(r, V5_MAX_SIZE / 8 - V5_FRAMES_OFF / 8 - 1),
+			  V5_MAX_SIZE / 8 - V5_FRAMES_OFF / 8);
 	/* a Python walk that found nothing (the thread ran no Python) */
 	size = make_py(buf, 1, 1, 0);
 	buf[offsetof(struct pk_sample, py_end)] = PK_PY_END_COMPLETE;
@@ -945,6 +989,7 @@ Suite *suite_record(void)
 	tcase_add_test(tc, test_no_table);
 	tcase_add_test(tc, test_mapping);
 	tcase_add_test(tc, test_copy);
+	tcase_add_test(tc, test_agg_def);
 	tcase_add_test(tc, test_py_frames);
 	tcase_add_test(tc, test_py_code);
 	suite_add_tcase(s, tc);
