@@ -62,6 +62,15 @@ const char pk_load_usage[] =
 "      --no-python        do not walk Python frames (default: with --unwind\n"
 "                         dwarf, the frames of CPython 3.11 interpreters are\n"
 "                         added to their samples)\n"
+"      --aggregate        count the samples of a stack already sampled in a\n"
+"                         kernel map instead of sending each one: what\n"
+"                         probe-read reads then has no time, thread or CPU\n"
+"                         per sample (-f folded, pprof and svg; no -f perf,\n"
+"                         speedscope, --per-tid or --per-cpu)\n"
+"      --aggregate-entries N\n"
+"                         distinct stacks the map holds between two reads\n"
+"                         (K, M suffixes; default 16K); samples of more are\n"
+"                         sent one by one\n"
 "  -j, --jobs N           build up to N unwind tables at once (default: one\n"
 "                         per online CPU)\n"
 "      --unload           stop: detach and remove every pin under DIR\n"
@@ -131,6 +140,8 @@ enum {
 	OPT_NO_FENTRY,
 	OPT_NO_PYTHON,
 	OPT_LIST,
+	OPT_AGGREGATE,
+	OPT_AGG_ENTRIES,
 };
 
 static const struct option long_opts[] = {
@@ -151,6 +162,8 @@ static const struct option long_opts[] = {
 	{ "no-fentry",		no_argument,	   NULL, OPT_NO_FENTRY },
 	{ "no-python",		no_argument,	   NULL, OPT_NO_PYTHON },
 	{ "list",		no_argument,	   NULL, OPT_LIST },
+	{ "aggregate",		no_argument,	   NULL, OPT_AGGREGATE },
+	{ "aggregate-entries",	required_argument, NULL, OPT_AGG_ENTRIES },
 	{ "verbose",		no_argument,	   NULL, 'v' },
 	{ "help",		no_argument,	   NULL, 'h' },
 	{ "version",		no_argument,	   NULL, 'V' },
@@ -298,6 +311,15 @@ static int parse_one(struct pk_load_opts *o, int c, const char *arg,
 	case OPT_LIST:
 		o->list = true;
 		return 0;
+	case OPT_AGGREGATE:
+		o->aggregate = true;
+		return 0;
+	case OPT_AGG_ENTRIES:
+		if (!parse_size(arg, &size) || size < PK_AGG_ENTRIES_MIN || size > PK_AGG_ENTRIES_MAX)
+			return pk_err(err, -EINVAL, "--aggregate-entries %s: not a number of stacks from 1 to 4M", arg);
+		o->agg_entries = size;
+		o->agg_entries_given = true;
+		return 0;
 	case 'v':
 		o->verbose = true;
 		return 0;
@@ -349,6 +371,7 @@ int pk_load_opts_parse(struct pk_load_opts *o, int argc, char **argv,
 	o->table_memory = PK_TABLE_MEMORY_DEFAULT;
 	o->stack_copy = PK_STACK_COPY_DEFAULT;
 	o->min_block_us = PK_MIN_BLOCK_US_DEFAULT;
+	o->agg_entries = PK_AGG_ENTRIES_DEFAULT;
 	err[0] = '\0';
 
 	optind = 0;	/* glibc: full reset, for repeated calls */
@@ -361,7 +384,8 @@ int pk_load_opts_parse(struct pk_load_opts *o, int argc, char **argv,
 			       c == OPT_SKIP_IDLE || c == OPT_RINGBUF_SIZE || c == OPT_UNWIND ||
 			       c == OPT_TABLE_ROWS || c == OPT_TABLE_MEMORY || c == 'j' ||
 			       c == 'e' || c == 'c' || c == OPT_MIN_BLOCK || c == OPT_STACK_COPY ||
-			       c == OPT_NO_FENTRY || c == OPT_NO_PYTHON;
+			       c == OPT_NO_FENTRY || c == OPT_NO_PYTHON || c == OPT_AGGREGATE ||
+			       c == OPT_AGG_ENTRIES;
 		table_option |= c == OPT_TABLE_ROWS || c == OPT_TABLE_MEMORY || c == 'j' ||
 				c == OPT_STACK_COPY;
 		ret = parse_one(o, c, optarg, err);
@@ -390,6 +414,8 @@ int pk_load_opts_parse(struct pk_load_opts *o, int argc, char **argv,
 		return pk_err(err, -EINVAL, "--unload takes no other option than --pin-dir and -v");
 	if (!o->dwarf && table_option)
 		return pk_err(err, -EINVAL, "--table-memory, --table-rows, --stack-copy and -j are for --unwind dwarf");
+	if (o->agg_entries_given && !o->aggregate)
+		return pk_err(err, -EINVAL, "--aggregate-entries is for --aggregate");
 	return check_event_options(o, err);
 }
 

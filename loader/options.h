@@ -41,6 +41,9 @@ struct pk_load_opts {
 	bool min_block_given;
 	bool no_fentry;		/* --no-fentry */
 	bool no_python;		/* --no-python */
+	bool aggregate;		/* --aggregate */
+	__u32 agg_entries;	/* --aggregate-entries */
+	bool agg_entries_given;
 	bool list;		/* --list */
 	const char *list_pattern;	/* its PATTERN, in argv; NULL: all */
 };

@@ -225,6 +225,15 @@ static int configure(struct load *l)
 		if (ret)
 			return pk_err(l->err, ret, "mappings_seen: %s", strerror(-ret));
 	}
+	/* --aggregate: both counts maps sized, the first one in the slot. */
+	skel->rodata->aggregate = o->aggregate;
+	if (o->aggregate) {
+		ret = bpf_map__set_max_entries(skel->maps.agg_counts0, o->agg_entries);
+		if (!ret)
+			ret = bpf_map__set_max_entries(skel->maps.agg_counts1, o->agg_entries);
+		if (ret)
+			return pk_err(l->err, ret, "counts maps: %s", strerror(-ret));
+	}
 	/* Without targets there is nothing for the fork/exit programs to do. */
 	bpf_program__set_autoload(skel->progs.pk_follow_fork, follow);
 	bpf_program__set_autoload(skel->progs.pk_forget_exit, follow);
@@ -379,7 +388,8 @@ static int write_session(struct load *l)
 		   (o->cpu >= 0 ? PK_SESSION_FILTER_CPU : 0) |
 		   (o->cmd ? PK_SESSION_COMMAND : 0) |
 		   (o->dwarf ? PK_SESSION_DWARF : 0) |
-		   (o->dwarf && !o->no_python ? PK_SESSION_PYTHON : 0);
+		   (o->dwarf && !o->no_python ? PK_SESSION_PYTHON : 0) |
+		   (o->aggregate ? PK_SESSION_AGGREGATE : 0);
 	/* Boot clock: bpf_ktime_get_boot_ns() keeps counting in suspend. */
 	s->start_time_ns = clock_ns(CLOCK_BOOTTIME);
 	s->start_realtime_ns = clock_ns(CLOCK_REALTIME);
@@ -433,6 +443,14 @@ static int pin_all(struct load *l)
 		for (int i = 0; !ret && i < PK_UNWIND_NMAPS; i++)
 			ret = pk_pins_add(p, fds.fd[i], pk_unwind_pins[i], l->err);
 	}
+	if (!ret && l->opts->aggregate)
+		ret = pk_pins_add(p, bpf_map__fd(skel->maps.agg_slot), PK_PIN_AGG_SLOT, l->err);
+	if (!ret && l->opts->aggregate)
+		ret = pk_pins_add(p, bpf_map__fd(skel->maps.agg_counts0), PK_PIN_AGG_COUNTS0,
+				  l->err);
+	if (!ret && l->opts->aggregate)
+		ret = pk_pins_add(p, bpf_map__fd(skel->maps.agg_counts1), PK_PIN_AGG_COUNTS1,
+				  l->err);
 	if (!ret)
 		ret = pk_pins_add(p, bpf_map__fd(skel->maps.session), PK_PIN_SESSION, l->err);
 	return ret;

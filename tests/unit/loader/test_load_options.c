@@ -57,6 +57,28 @@ START_TEST(test_defaults)
 	ck_assert_uint_eq(o.table_rows, 0);	/* no limit but the memory's */
 	ck_assert_uint_eq(o.table_memory, 256ull << 20);
 	ck_assert_uint_eq(o.jobs, 0);
+	ck_assert(!o.aggregate);
+}
+END_TEST
+
+START_TEST(test_aggregate)
+{
+	ck_assert_int_eq(PARSE("--aggregate"), 0);
+	ck_assert(o.aggregate);
+	ck_assert_uint_eq(o.agg_entries, PK_AGG_ENTRIES_DEFAULT);
+	ck_assert_int_eq(PARSE("--aggregate", "--aggregate-entries", "2K"), 0);
+	ck_assert_uint_eq(o.agg_entries, 2048);
+	ck_assert_int_eq(PARSE("--aggregate-entries", "1", "--aggregate", "--unwind", "fp"), 0);
+	ck_assert_uint_eq(o.agg_entries, 1);
+	ck_assert(o.aggregate && !o.dwarf);
+	ck_assert_int_eq(PARSE("--aggregate", "--aggregate-entries", "4M"), 0);
+	ck_assert_uint_eq(o.agg_entries, 4u << 20);
+	ck_refused(PARSE("--aggregate", "--aggregate-entries", "0"),
+		   "--aggregate-entries 0: not a number of stacks from 1 to 4M");
+	ck_refused(PARSE("--aggregate", "--aggregate-entries", "4097K"),
+		   "--aggregate-entries 4097K: not a number of stacks from 1 to 4M");
+	ck_refused(PARSE("--aggregate-entries", "64"), "--aggregate-entries is for --aggregate");
+	ck_assert_int_eq(PARSE("--unload", "--aggregate"), -EINVAL);
 }
 END_TEST
 
@@ -538,6 +560,7 @@ Suite *suite_load_options(void)
 	tcase_add_test(tc, test_list);
 	tcase_add_test(tc, test_help_version);
 	tcase_add_test(tc, test_event_options);
+	tcase_add_test(tc, test_aggregate);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("refused");
