@@ -27,6 +27,7 @@
 #include "output/output_file.h"
 #include "output/terminal.h"
 #include "output/top.h"
+#include "reading/agg_maps.h"
 #include "reading/bpf_cost.h"
 #include "reading/read_options.h"
 #include "reading/read_plan.h"
@@ -41,6 +42,8 @@
 static volatile sig_atomic_t stop;
 /* probe-load --unload removed the session while we read it. */
 static bool unloaded;
+/* --aggregate's counts maps; slot -1: a session without them. */
+static struct pk_agg_maps agg = { .slot = -1, .counts = { -1, -1 } };
 
 static void on_signal(int sig)
 {
@@ -136,6 +139,16 @@ static int drain(struct ring_buffer *rb, double deadline, const struct pk_sessio
 	return 0;
 }
 
+/* --aggregate: the samples counted in the kernel since the last call
+ * (and the definitions the ring buffer holds of them) go to READER
+ * before a profile is taken. */
+static int read_counts(struct ring_buffer *rb, struct pk_reader *reader, char err[PK_ERR_LEN])
+{
+	if (agg.slot < 0)
+		return 0;
+	return pk_agg_maps_read(&agg, rb, reader, boot_ns(), false, err);
+}
+
 /* Everything read since the last call, spanning [*SPAN_START, now) (the
  * next span starts there), with the session's and the options' settings. */
 static void take_profile(struct pk_reader *reader, const struct pk_read_opts *o,
@@ -228,6 +241,8 @@ static int read_intervals(struct ring_buffer *rb, struct pk_reader *reader,
 		if (ret)
 			return ret;
 		ret = drain(rb, next, fds, info, loader, lock_fd, &done, err);
+		if (!ret)
+			ret = read_counts(rb, reader, err);
 		if (ret) {
 			pk_output_files_discard(outs, plan->nsinks);
 			return ret;
@@ -277,6 +292,9 @@ static int read_top(struct ring_buffer *rb, struct pk_reader *reader,
 		if (ret || quit || (!done && !redraw && pk_now_s() < next))
 			continue;
 		if (done || pk_now_s() >= next) {
+			ret = read_counts(rb, reader, err);
+			if (ret)
+				break;
 			take_profile(reader, o, info, plan, &span, &p);
 			ret = pk_top_add(top, &p);
 			if (ret) {
@@ -449,6 +467,22 @@ static int run(const struct pk_read_opts *o)
 			goto cleanup;
 		}
 	}
+	/* --aggregate: what a reader that stopped between a swap and its
+	 * read left; with --from-now, all counted so far, dropped as the
+	 * backlog is (counted before the reader's start). */
+	if (info.flags & PK_SESSION_AGGREGATE) {
+		__u64 at = o->from_now ? ropts.from_ns - 1 : span;
+
+		ret = pk_agg_maps_open(&agg, o->pin_dir, err);
+		if (!ret)
+			ret = pk_agg_maps_read(&agg, rb, reader, at, true, err);
+		if (!ret && o->from_now)
+			ret = pk_agg_maps_read(&agg, rb, reader, at, false, err);
+		if (ret) {
+			pk_output_files_discard(outs, plan->nsinks);
+			goto cleanup;
+		}
+	}
 	if (o->interval) {
 		ret = read_intervals(rb, reader, loader, o, &fds, &info, plan, lock_fd, span, err);
 	} else if (o->top) {
@@ -456,6 +490,8 @@ static int run(const struct pk_read_opts *o)
 	} else {
 		ret = drain(rb, o->duration ? pk_now_s() + o->duration : 0, &fds, &info, loader,
 			    lock_fd, &done, err);
+		if (!ret)
+			ret = read_counts(rb, reader, err);
 		if (ret)
 			pk_output_files_discard(outs, plan->nsinks);
 		else
@@ -475,6 +511,7 @@ cleanup:
 	pk_bpf_cost_free(cost);
 	free(plan);
 	ring_buffer__free(rb);
+	pk_agg_maps_close(&agg);
 	pk_reader_free(reader);
 	pk_table_loader_free(loader);
 	if (tables_fd >= 0)

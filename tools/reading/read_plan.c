@@ -41,6 +41,16 @@ int pk_read_plan_make(struct pk_read_plan *plan, const struct pk_read_opts *o,
 				      o->event, o->pin_dir, names);
 	}
 	plan->nsinks = 0;
+	/* what the kernel did not keep of samples it counted (--aggregate) */
+	if (info->flags & PK_SESSION_AGGREGATE) {
+		if (o->group == PK_GROUP_TID || o->group == PK_GROUP_CPU)
+			return pk_err(err, -EINVAL, "%s: the session at %s counts samples in the kernel (probe-load --aggregate), which keeps no thread or CPU per sample: load it without --aggregate",
+				      o->group == PK_GROUP_TID ? "--per-tid" : "--per-cpu", o->pin_dir);
+		for (size_t i = 0; i < o->noutputs; i++)
+			if (pk_format_timed(o->outputs[i].format))
+				return pk_err(err, -EINVAL, "-f %s: the session at %s counts samples in the kernel (probe-load --aggregate), which keeps no time, thread or CPU per sample: load it without --aggregate, or write folded, pprof or svg",
+					      pk_format_name(o->outputs[i].format), o->pin_dir);
+	}
 	if (o->top && plan->keep < 0 && plan->nevents > 1)
 		return pk_err(err, -EINVAL, "--top: the session has %u events (%s), whose shares do not add up: choose one with --event NAME",
 			      plan->nevents, names);

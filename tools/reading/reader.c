@@ -14,6 +14,7 @@
 #include "lib/unwind_store.h"
 #include "lib/util/array.h"
 #include "lib/util/u64map.h"
+#include "reading/agg_defs.h"
 #include "reading/reader.h"
 #include "reading/record.h"
 #include "reading/stack_agg.h"
@@ -24,6 +25,7 @@ struct pk_reader {
 	struct pk_stack_agg *agg;
 	struct pk_symbolizer *sym;
 	struct pk_ustack_finisher *finish;	/* walks the copied stacks on */
+	struct pk_agg_defs *defs;		/* aggregated stacks (--aggregate) */
 	struct pk_reader_stats stats;
 	char *proc_root;
 	struct pk_table_sink tables;	/* add NULL: none */
@@ -96,7 +98,8 @@ struct pk_reader *pk_reader_new(const struct pk_reader_opts *opts)
 		.proc_root = r->proc_root, .cache_dir = opts ? opts->cache_dir : NULL,
 		.debug_dirs = opts ? opts->debug_dirs : NULL,
 		.ndebug_dirs = opts ? opts->ndebug_dirs : 0 });
-	if (!r->agg || !r->sym || !r->proc_root || !r->finish) {
+	r->defs = pk_agg_defs_new();
+	if (!r->agg || !r->sym || !r->proc_root || !r->finish || !r->defs) {
 		pk_reader_free(r);
 		return NULL;
 	}
@@ -118,6 +121,7 @@ void pk_reader_free(struct pk_reader *r)
 	pk_stack_agg_free(r->agg);
 	pk_symbolizer_free(r->sym);
 	pk_ustack_finisher_free(r->finish);
+	pk_agg_defs_free(r->defs);
 	pk_u64map_free(&r->merged);
 	free(r->samples);
 	free(r->taken);
@@ -255,7 +259,7 @@ fail:
 }
 
 static int log_sample(struct pk_reader *r, const struct pk_record_sample *rec,
-		      const struct stack_rec *stack)
+		      const struct stack_rec *stack, __u64 n)
 {
 	__u64 key = 0;
 	size_t idx;
@@ -274,7 +278,7 @@ static int log_sample(struct pk_reader *r, const struct pk_record_sample *rec,
 
 			if (v->stack == &stack->view && v->tid == rec->tid && v->cpu == rec->cpu &&
 			    v->event == rec->event) {
-				v->count++;
+				v->count += n;
 				v->weight = pk_sat_add(v->weight, rec->weight);
 				return 0;
 			}
@@ -284,7 +288,7 @@ static int log_sample(struct pk_reader *r, const struct pk_record_sample *rec,
 			     1024))
 		return -ENOMEM;
 	r->samples[r->nsamples++] = (struct pk_sample_view){
-		.time_ns = rec->time_ns, .tid = rec->tid, .cpu = rec->cpu, .count = 1,
+		.time_ns = rec->time_ns, .tid = rec->tid, .cpu = rec->cpu, .count = n,
 		.stack = &stack->view, .weight = rec->weight, .event = rec->event,
 	};
 	if (!r->timed && pk_u64map_put(&r->merged, key, (void *)(uintptr_t)r->nsamples))
@@ -327,9 +331,11 @@ static int finish_walk(struct pk_reader *r, const struct pk_record_sample *rec,
 	return 0;
 }
 
-/* A stack is kept with the frames found however its walk ended: a
- * truncated stack still tells where the time went. */
-static int handle_sample(struct pk_reader *r, const struct pk_record_sample *sample)
+/* N samples of SAMPLE's stack (more than one: counted in the kernel,
+ * --aggregate), whose weights sum to its weight. A stack is kept with the
+ * frames found however its walk ended: a truncated stack still tells
+ * where the time went. */
+static int handle_sample(struct pk_reader *r, const struct pk_record_sample *sample, __u64 n)
 {
 	__u64 frames[PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH + PK_MAX_PY_DEPTH];
 	const struct pk_record_sample *rec = sample;
@@ -344,19 +350,19 @@ static int handle_sample(struct pk_reader *r, const struct pk_record_sample *sam
 		r->stats.bad++;
 		return 0;
 	}
-	r->stats.samples++;
+	r->stats.samples += n;
 	/* --from-now: the backlog is read (its mapping reports name later
 	 * samples) and dropped */
 	if (rec->time_ns < r->from_ns) {
-		r->stats.before_from++;
+		r->stats.before_from += n;
 		return 0;
 	}
-	r->stats.event_samples[rec->event]++;
+	r->stats.event_samples[rec->event] += n;
 	r->stats.event_weight[rec->event] = pk_sat_add(r->stats.event_weight[rec->event],
 						    rec->weight);
 	/* --event: the others are counted, never symbolized. */
 	if (r->keep_event && rec->event != r->keep_event - 1) {
-		r->stats.filtered++;
+		r->stats.filtered += n;
 		return 0;
 	}
 	if (rec->flags & PK_SAMPLE_USTACK_COPY) {
@@ -366,17 +372,17 @@ static int handle_sample(struct pk_reader *r, const struct pk_record_sample *sam
 		rec = &finished;
 	}
 	if (rec->flags & PK_SAMPLE_USTACK_DWARF) {
-		r->stats.dwarf++;
+		r->stats.dwarf += n;
 		if (rec->ustack_end < PK_END__MAX)
-			r->stats.ends[rec->ustack_end]++;
+			r->stats.ends[rec->ustack_end] += n;
 	}
 	if (rec->flags & PK_SAMPLE_PY) {
-		r->stats.py_samples++;
+		r->stats.py_samples += n;
 		if (rec->py_end < PK_PY_END__MAX)
-			r->stats.py_ends[rec->py_end]++;
+			r->stats.py_ends[rec->py_end] += n;
 	}
 	s = pk_stack_agg_add(r->agg, rec->pid, rec->comm, rec->frames, rec->kstack_len,
-			     rec->ustack_len, rec->py_len, 1, &is_new);
+			     rec->ustack_len, rec->py_len, n, &is_new);
 	if (!s)
 		return -ENOMEM;
 	if (is_new) {
@@ -390,22 +396,66 @@ static int handle_sample(struct pk_reader *r, const struct pk_record_sample *sam
 		r->stats.stacks++;
 	}
 	st = s->user;
-	r->stats.user_frames += st->native;
-	r->stats.user_named += st->named;
-	r->stats.user_lines += st->lines;
-	r->stats.user_inlined += st->inlined;
-	r->stats.kernel_frames += st->view.nkernel;
-	r->stats.kernel_named += st->knamed;
-	r->stats.py_frames += st->py;
-	r->stats.py_named += st->py_named;
-	r->stats.py_lines += st->py_lines;
-	r->stats.py_left += st->py_left;
-	r->stats.eval_left += st->eval_left;
+	r->stats.user_frames += st->native * n;
+	r->stats.user_named += st->named * n;
+	r->stats.user_lines += st->lines * n;
+	r->stats.user_inlined += st->inlined * n;
+	r->stats.kernel_frames += st->view.nkernel * n;
+	r->stats.kernel_named += st->knamed * n;
+	r->stats.py_frames += st->py * n;
+	r->stats.py_named += st->py_named * n;
+	r->stats.py_lines += st->py_lines * n;
+	r->stats.py_left += st->py_left * n;
+	r->stats.eval_left += st->eval_left * n;
 	if (!r->nsamples || rec->time_ns < r->first_ns)
 		r->first_ns = rec->time_ns;
 	if (!r->nsamples || rec->time_ns > r->last_ns)
 		r->last_ns = rec->time_ns;
-	return log_sample(r, rec, st);
+	return log_sample(r, rec, st, n);
+}
+
+/* The definition of an aggregated stack: a sample, and what names the
+ * stack's counts from now on, those read before it included. */
+static int handle_def(struct pk_reader *r, const struct pk_record_sample *rec)
+{
+	struct pk_agg_pending pending = { 0 };
+	struct pk_record_sample counted;
+	int ret;
+
+	/* one of an event the session does not have is bad: not kept */
+	if (rec->event < r->nevents) {
+		ret = pk_agg_defs_put(r->defs, rec, r->takes, &pending);
+		if (ret)
+			return ret;
+		r->stats.agg_defs++;
+	}
+	ret = handle_sample(r, rec, 1);
+	if (ret || !pending.count)
+		return ret;
+	counted = *rec;
+	counted.time_ns = pending.time_ns;
+	counted.weight = pending.weight;
+	r->stats.agg_counted += pending.count;
+	return handle_sample(r, &counted, pending.count);
+}
+
+int pk_reader_add_counts(struct pk_reader *r, __u64 key, const struct pk_agg_value *v,
+			 __u64 time_ns)
+{
+	const struct pk_record_sample *def;
+	struct pk_record_sample rec;
+
+	/* a stack sampled once since the swap: its definition was all */
+	if (!v->count)
+		return 0;
+	def = pk_agg_defs_get(r->defs, key, r->takes);
+	if (!def)
+		return pk_agg_defs_pend(r->defs, key, v->count, v->weight, time_ns);
+	rec = *def;
+	rec.time_ns = time_ns;
+	rec.weight = v->weight;
+	r->stats.agg_counted += v->count;
+	return handle_sample(r, &rec, v->count);
 }
 
 /* The build-id of unwind table TABLE, from the session's maps. */
@@ -542,7 +592,9 @@ int pk_reader_handle(struct pk_reader *r, const void *data, size_t size)
 	case PK_RECORD_SAMPLE:
 		break;
 	}
-	return handle_sample(r, &rec.sample);
+	if (rec.sample.flags & PK_SAMPLE_AGG_DEF)
+		return handle_def(r, &rec.sample);
+	return handle_sample(r, &rec.sample, 1);
 }
 
 static bool stack_in_take(void *ctx, struct pk_stack *s)
@@ -629,6 +681,9 @@ void pk_reader_take(struct pk_reader *r, __u64 start_ns, __u64 end_ns, struct pk
 	free(r->taken);
 	r->taken = NULL;
 	trim_to_take(r);
+	/* a stack's definition comes again with each map it is counted
+	 * in: the ones the last two takes used are all that can still be */
+	pk_agg_defs_expire(r->defs, r->takes - 1);
 	p->nsamples = r->nsamples;
 	p->samples = samples;
 	p->nstacks = r->next_stack_id;
@@ -644,9 +699,12 @@ void pk_reader_take(struct pk_reader *r, __u64 start_ns, __u64 end_ns, struct pk
 void pk_reader_stats(const struct pk_reader *r, struct pk_reader_stats *st)
 {
 	struct pk_symbolizer_stats ss;
+	struct pk_agg_defs_stats as;
 
 	pk_symbolizer_stats(r->sym, &ss);
+	pk_agg_defs_stats(r->defs, &as);
 	*st = r->stats;
+	st->agg_pending = as.pending;
 	st->addrs_resolved = ss.lookups;
 	st->addrs_cached = ss.cached;
 }

@@ -110,6 +110,10 @@ struct pk_reader_stats {
 	 * that only such stacks named, files no process kept names
 	 * (pk_reader_take). */
 	__u64 stacks_dropped, procs_forgotten, files_freed;
+	/* --aggregate: definitions read (in samples), samples read from the
+	 * counts maps (in samples too), and samples counted under keys no
+	 * definition came for (yet; at the end: lost, not in samples). */
+	__u64 agg_defs, agg_counted, agg_pending;
 };
 
 struct pk_reader;
@@ -134,6 +138,14 @@ int pk_reader_handle(struct pk_reader *r, const void *data, size_t size);
  * interval holds, however long it runs. Ids (stacks, locations, mappings)
  * are dense within each profile. */
 void pk_reader_take(struct pk_reader *r, __u64 start_ns, __u64 end_ns, struct pk_profile *p);
+
+/* V's samples of the aggregated stack KEY (bpf/probekit.h "Aggregation"),
+ * read from a counts map at TIME_NS after the ring buffer that holds its
+ * definitions: handled as V->count samples of the stack its definition
+ * says, weighing V->weight in all, or kept until a definition of KEY
+ * comes. 0 or -ENOMEM. */
+int pk_reader_add_counts(struct pk_reader *r, __u64 key, const struct pk_agg_value *v,
+			 __u64 time_ns);
 
 void pk_reader_stats(const struct pk_reader *r, struct pk_reader_stats *st);
 

@@ -91,6 +91,24 @@ void pk_summary_from_now(FILE *f, const struct pk_reader_stats *st)
 			(unsigned long long)st->before_from);
 }
 
+void pk_summary_aggregate(FILE *f, const struct pk_reader_stats *st, const __u64 *cnt)
+{
+	__u64 full = cnt ? cnt[PK_CNT_AGG_FULL] : 0;
+
+	if (!st->agg_defs && !st->agg_counted && !st->agg_pending && !full &&
+	    !(cnt && cnt[PK_CNT_AGG_COUNTED]))
+		return;
+	fprintf(f, "probe-read: %llu of them counted in the kernel (--aggregate), %llu sent to define their stacks",
+		(unsigned long long)st->agg_counted, (unsigned long long)st->agg_defs);
+	if (full)
+		fprintf(f, "; %llu sent whole (the counts map was full: probe-load --aggregate-entries)",
+			(unsigned long long)full);
+	fputc('\n', f);
+	if (st->agg_pending)
+		fprintf(f, "probe-read: %llu samples counted in the kernel under stacks whose definition was lost (ring buffer full): not in the profile\n",
+			(unsigned long long)st->agg_pending);
+}
+
 /* The walks that ended "unsupported rule", by what was not supported. */
 void pk_summary_unsupported(FILE *f, const __u64 cnt[PK_CNT__MAX])
 {
@@ -208,6 +226,7 @@ void pk_summary_print(FILE *f, const struct pk_reader *reader, int counters_fd,
 	}
 	if (!ret && cnt[PK_CNT_RINGBUF_FULL])
 		fprintf(f, "%s", pk_summary_lost_hint);
+	pk_summary_aggregate(f, &st, ret ? NULL : cnt);
 	pk_summary_from_now(f, &st);
 	pk_summary_events(f, &st, events, nevents, keep);
 	pk_summary_ustack_ends(f, &st);

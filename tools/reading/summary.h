@@ -38,6 +38,13 @@ void pk_summary_events(FILE *f, const struct pk_reader_stats *st,
  * some did, in enum order. Nothing when no sample had a DWARF walk. */
 void pk_summary_ustack_ends(FILE *f, const struct pk_reader_stats *st);
 
+/* --aggregate: "probe-read: 9000 of them counted in the kernel
+ * (--aggregate), 40 stacks sent to define them; 3 sent whole (the counts
+ * map was full: ...)" and the samples counted under stacks whose
+ * definition never came. CNT: the session's counters, or NULL. Nothing
+ * for a session without aggregation. */
+void pk_summary_aggregate(FILE *f, const struct pk_reader_stats *st, const __u64 *cnt);
+
 /* "unsupported rules: 12 CFA expression, 3 return-address register not
  * known": the session's walks that ended "unsupported rule", by what was
  * not supported (the counters, CNT). Nothing when none did. */

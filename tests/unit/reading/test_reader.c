@@ -452,6 +452,141 @@ START_TEST(test_span_from_now)
 }
 END_TEST
 
+/* A kernel thread's sample of kernel frame K weighing WEIGHT, the
+ * definition of aggregated stack KEY (0: an ordinary sample). */
+static size_t agg_record(unsigned char *buf, __u64 k, __u64 weight, __u64 key)
+{
+	size_t size = record(buf, 2, "kthreadd", &k, 1, NULL, 0);
+	__u32 flags = key ? PK_SAMPLE_AGG_DEF : 0;
+
+	memcpy(buf + offsetof(struct pk_event_hdr, flags), &flags, sizeof(flags));
+	memcpy(buf + offsetof(struct pk_sample, weight), &weight, sizeof(weight));
+	memcpy(buf + offsetof(struct pk_sample, agg_hash), &key, sizeof(key));
+	return size;
+}
+
+/* Counts of KEY read at TIME_NS. */
+static void add_counts(struct pk_reader *r, __u64 key, __u64 count, __u64 weight,
+		       __u64 time_ns)
+{
+	struct pk_agg_value v = { .count = count, .weight = weight };
+
+	ck_assert_int_eq(pk_reader_add_counts(r, key, &v, time_ns), 0);
+}
+
+/* The weight of P's samples of stack ID. */
+static __u64 stack_weight(const struct pk_profile *p, const char *leaf, __u64 *count)
+{
+	__u64 w = 0;
+
+	*count = 0;
+	for (size_t i = 0; i < p->nsamples; i++) {
+		const struct pk_stack_view *v = p->samples[i].stack;
+
+		if (strcmp(v->locs[0]->frames[0].name, leaf) == 0) {
+			w += p->samples[i].weight;
+			*count += p->samples[i].count;
+		}
+	}
+	return w;
+}
+
+/* --aggregate: counts are samples of the stack their definition names,
+ * those read before it wait for it, and those of a definition never
+ * read are counted as lost. */
+START_TEST(test_agg_counts)
+{
+	const __u64 key_a = 0xa, key_b = 0xb, key_c = 0xc;
+	unsigned char buf[PK_SAMPLE_MAX_SIZE];
+	struct pk_reader *r = new_reader();
+	struct pk_reader_stats st;
+	struct pk_profile p = { 0 };
+	__u64 n;
+	char *out;
+
+	/* A defined, then counted; B counted before its definition */
+	ck_assert_int_eq(pk_reader_handle(r, buf, agg_record(buf, 0xffffffff81000250, 10, key_a)),
+			 0);
+	add_counts(r, key_a, 4, 40, 100);
+	add_counts(r, key_a, 0, 0, 100);	/* only the definition's sample */
+	add_counts(r, key_b, 3, 30, 100);
+	pk_reader_stats(r, &st);
+	ck_assert_uint_eq(st.agg_pending, 3);
+	pk_reader_take(r, 0, 0, &p);
+	out = folded(&p);
+	ck_assert_str_eq(out, "kthreadd;k_leaf_[k] 5\n");
+	free(out);
+	ck_assert_uint_eq(stack_weight(&p, "k_leaf", &n), 50);
+	ck_assert_uint_eq(n, 5);
+	/* B's definition comes: its sample and the 3 waiting */
+	ck_assert_int_eq(pk_reader_handle(r, buf, agg_record(buf, 0xffffffff81000150, 7, key_b)),
+			 0);
+	add_counts(r, key_b, 2, 20, 200);
+	/* an ordinary sample of B's stack merges with them */
+	ck_assert_int_eq(pk_reader_handle(r, buf, agg_record(buf, 0xffffffff81000150, 5, 0)), 0);
+	pk_reader_take(r, 0, 0, &p);
+	out = folded(&p);
+	ck_assert_str_eq(out, "kthreadd;k_middle_[k] 7\n");
+	free(out);
+	ck_assert_uint_eq(stack_weight(&p, "k_middle", &n), 7 + 30 + 20 + 5);
+	ck_assert_uint_eq(n, 7);
+	pk_reader_stats(r, &st);
+	ck_assert_uint_eq(st.agg_pending, 0);
+	ck_assert_uint_eq(st.agg_defs, 2);
+	ck_assert_uint_eq(st.agg_counted, 4 + 3 + 2);
+	ck_assert_uint_eq(st.samples, 5 + 7);
+	ck_assert_uint_eq(st.event_samples[0], 12);
+	ck_assert_uint_eq(st.event_weight[0], 50 + 62);
+	/* A was last used two takes ago: its definition is forgotten (the
+	 * kernel sends it again with each map it is counted in); C never
+	 * had one */
+	add_counts(r, key_a, 1, 10, 300);
+	add_counts(r, key_c, 2, 20, 300);
+	pk_reader_take(r, 0, 0, &p);
+	ck_assert_uint_eq(p.nsamples, 0);
+	pk_reader_stats(r, &st);
+	ck_assert_uint_eq(st.agg_pending, 3);
+	ck_assert_uint_eq(st.samples, 12);
+	{
+		__u64 cnt[PK_CNT__MAX] = { [PK_CNT_AGG_COUNTED] = 9, [PK_CNT_AGG_FULL] = 4 };
+		char *buf2 = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf2, &len);
+
+		pk_summary_aggregate(f, &st, cnt);
+		pk_summary_aggregate(f, &(struct pk_reader_stats){ 0 }, NULL);
+		fclose(f);
+		ck_assert_str_eq(buf2,
+				 "probe-read: 9 of them counted in the kernel (--aggregate), 2 sent to define their stacks; 4 sent whole (the counts map was full: probe-load --aggregate-entries)\n"
+				 "probe-read: 3 samples counted in the kernel under stacks whose definition was lost (ring buffer full): not in the profile\n");
+		free(buf2);
+	}
+	pk_reader_free(r);
+}
+END_TEST
+
+/* A definition the reader cannot use (an event the session does not
+ * have) is a bad record, and names no counts. */
+START_TEST(test_agg_bad_def)
+{
+	unsigned char buf[PK_SAMPLE_MAX_SIZE];
+	struct pk_reader *r = new_reader();
+	struct pk_reader_stats st;
+	size_t size = agg_record(buf, 0xffffffff81000250, 10, 0xd);
+	__u16 event = 1;
+
+	memcpy(buf + offsetof(struct pk_sample, event), &event, sizeof(event));
+	ck_assert_int_eq(pk_reader_handle(r, buf, size), 0);
+	add_counts(r, 0xd, 2, 20, 100);
+	pk_reader_stats(r, &st);
+	ck_assert_uint_eq(st.bad, 1);
+	ck_assert_uint_eq(st.agg_defs, 0);
+	ck_assert_uint_eq(st.agg_pending, 2);
+	ck_assert_uint_eq(st.samples, 0);
+	pk_reader_free(r);
+}
+END_TEST
+
 START_TEST(test_bad_records)
 {
 	unsigned char buf[PK_SAMPLE_MAX_SIZE];
@@ -1274,6 +1409,8 @@ Suite *suite_reader(void)
 	tcase_add_test(tc, test_python_merge);
 	tcase_add_test(tc, test_python_merge_from_root);
 	tcase_add_test(tc, test_python_codes_replaced);
+	tcase_add_test(tc, test_agg_counts);
+	tcase_add_test(tc, test_agg_bad_def);
 	suite_add_tcase(s, tc);
 	return s;
 }
