@@ -211,6 +211,35 @@ int pk_e2e_read(const char *const args[], char **out, char **err)
 	return run_tool("probe-read", args, out, err);
 }
 
+struct pk_e2e_waiting pk_e2e_start_waiting(const char *path)
+{
+	struct pk_e2e_waiting w;
+	pid_t parent = getpid();
+	int p[2];
+
+	ck_assert_int_eq(pipe(p), 0);
+	w.pid = fork();
+	ck_assert_int_ge(w.pid, 0);
+	if (w.pid == 0) {
+		pk_test_die_with_parent(parent);
+		dup2(p[0], 0);
+		close(p[0]);
+		close(p[1]);
+		execl(path, path, "--wait", (char *)NULL);
+		_exit(127);
+	}
+	close(p[0]);
+	w.release_fd = p[1];
+	return w;
+}
+
+void pk_e2e_release(struct pk_e2e_waiting *w)
+{
+	ck_assert_int_eq(write(w->release_fd, "g", 1), 1);
+	close(w->release_fd);
+	ck_assert_int_eq(pk_test_wait(w->pid), 0);
+}
+
 pid_t pk_e2e_spawn_read(const char *const args[], const char *log)
 {
 	char path[4096];

@@ -47,6 +47,16 @@ int pk_e2e_unload(void);
 /* Start probe-read --pin-dir <pin dir> ARGS... in the background, its
  * stdout and stderr appended to LOG (NULL: /dev/null): its pid, or -1. */
 pid_t pk_e2e_spawn_read(const char *const args[], const char *log);
+/* PATH --wait, started with a pipe on its stdin: it does nothing until
+ * pk_e2e_release() writes to it, so that a session can attach with -p
+ * first (tests/fixtures_nofp/ev_calls.c). */
+struct pk_e2e_waiting {
+	pid_t pid;
+	int release_fd;
+};
+struct pk_e2e_waiting pk_e2e_start_waiting(const char *path);
+/* Let W go and wait for it: it must exit 0. */
+void pk_e2e_release(struct pk_e2e_waiting *w);
 /* The session's counters (bpf/probekit.h), summed over CPUs; a session
  * that cannot be read fails the test. */
 void pk_e2e_counters(__u64 cnt[PK_CNT__MAX]);

@@ -288,49 +288,13 @@ END_TEST
 
 /* --- probes ------------------------------------------------------------- */
 
-/* Start ev_calls --wait ARGS with a pipe on its stdin: it does nothing
- * until release() writes to it, so a session can attach with -p first. */
-struct waiting {
-	pid_t pid;
-	int release_fd;
-};
-
-static struct waiting start_waiting(const char *path)
-{
-	struct waiting w;
-	pid_t parent = getpid();
-	int p[2];
-
-	ck_assert_int_eq(pipe(p), 0);
-	w.pid = fork();
-	ck_assert_int_ge(w.pid, 0);
-	if (w.pid == 0) {
-		pk_test_die_with_parent(parent);
-		dup2(p[0], 0);
-		close(p[0]);
-		close(p[1]);
-		execl(path, path, "--wait", (char *)NULL);
-		_exit(127);
-	}
-	close(p[0]);
-	w.release_fd = p[1];
-	return w;
-}
-
-static void release(struct waiting *w)
-{
-	ck_assert_int_eq(write(w->release_fd, "g", 1), 1);
-	close(w->release_fd);
-	ck_assert_int_eq(pk_test_wait(w->pid), 0);
-}
-
 /* Count EVENT's samples in ev_calls' CHAIN, attached with -p to the
  * waiting fixture. */
 static struct sum count_with_pid(const char *event, int variant, const char *chain,
 				 const char *const *kframes)
 {
 	char path[4096], pid[16];
-	struct waiting w = start_waiting(fixture("ev_calls", variant, path, sizeof(path)));
+	struct pk_e2e_waiting w = pk_e2e_start_waiting(fixture("ev_calls", variant, path, sizeof(path)));
 	const char *load[] = { "-p", pid, "-e", event, NULL };
 	const char *read[] = { NULL };
 	struct pk_folded f = { 0 };
@@ -339,7 +303,7 @@ static struct sum count_with_pid(const char *event, int variant, const char *cha
 
 	snprintf(pid, sizeof(pid), "%d", (int)w.pid);
 	ck_assert_int_eq(pk_e2e_load(load), 0);
-	release(&w);
+	pk_e2e_release(&w);
 	read_folded(read, &f, &err);
 	s = sum_chain(&f, chain, kframes);
 	if (s.broken)
@@ -424,7 +388,7 @@ START_TEST(test_tracepoint_pattern)
 	const char *const kframes[] = { "entry_SYSCALL_64", NULL };
 	const char *event = "tracepoint:syscalls:sys_enter_writ*";
 	char path[4096], pid[16];
-	struct waiting w = start_waiting(fixture("ev_calls", 0, path, sizeof(path)));
+	struct pk_e2e_waiting w = pk_e2e_start_waiting(fixture("ev_calls", 0, path, sizeof(path)));
 	const char *load[] = { "-p", pid, "-e", event, NULL };
 	const char *read[] = { "--event", event, NULL };
 	bool kernel = kernel_stack_at_sys_enter();
@@ -440,7 +404,7 @@ START_TEST(test_tracepoint_pattern)
 	ck_assert_int_eq(event0_links(), (int)g.gl_pathc);
 	ck_assert_int_ge(g.gl_pathc, 2);	/* write and writev */
 	globfree(&g);
-	release(&w);
+	pk_e2e_release(&w);
 	read_folded(read, &f, &err);
 	s = sum_chain(&f, ";main;writer;", kernel ? kframes : NULL);
 	fprintf(stderr, "%s: %llu in main;writer, %llu elsewhere (want %d, 0)\n", event, s.chain,
@@ -573,7 +537,7 @@ START_TEST(test_kprobe_kretprobe)
 	const char *read[] = { "-o", pattern, NULL };
 	struct pk_folded f[2] = { { 0 } };
 	const char *const kframes[] = { "entry_SYSCALL_64", NULL };
-	struct waiting w = { .pid = -1 };
+	struct pk_e2e_waiting w = { .pid = -1 };
 	char **lines[2], *err = NULL, *out = NULL;
 	size_t nlines[2];
 	int status, n = 9, links = pk_e2e_perf_links();
@@ -583,7 +547,7 @@ START_TEST(test_kprobe_kretprobe)
 	if (no_fentry)
 		argv[n++] = "--no-fentry";
 	if (by_pid) {
-		w = start_waiting(path);
+		w = pk_e2e_start_waiting(path);
 		snprintf(pid, sizeof(pid), "%d", (int)w.pid);
 		argv[n++] = "-p";
 		argv[n++] = pid;
@@ -633,7 +597,7 @@ START_TEST(test_kprobe_kretprobe)
 	}
 	free(err);
 	if (by_pid)
-		release(&w);
+		pk_e2e_release(&w);
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(pattern, sizeof(pattern), "%s/{event}.folded", dir);
 	ck_assert_int_eq(pk_e2e_read(read, &out, &err), 0);
@@ -1186,7 +1150,7 @@ START_TEST(test_kprobe_pattern)
 	const char *const kframes[] = { "entry_SYSCALL_64", NULL };
 	const char *event = "kprobe:vfs_writ[e]";
 	char path[4096], pid[16];
-	struct waiting w;
+	struct pk_e2e_waiting w;
 	const char *load[] = { "-p", pid, "-e", event, "-c", "1", NULL };
 	const char *read[] = { "--event", event, NULL };
 	struct pk_folded f = { 0 };
@@ -1201,11 +1165,11 @@ START_TEST(test_kprobe_pattern)
 	}
 	matches = filter_functions_matching("vfs_writ[e]");
 	ck_assert_int_eq(matches, 1);
-	w = start_waiting(fixture("ev_calls", 0, path, sizeof(path)));
+	w = pk_e2e_start_waiting(fixture("ev_calls", 0, path, sizeof(path)));
 	snprintf(pid, sizeof(pid), "%d", (int)w.pid);
 	ck_assert_int_eq(pk_e2e_load(load), 0);
 	ck_assert_int_eq(event0_links(), matches);
-	release(&w);
+	pk_e2e_release(&w);
 	read_folded(read, &f, &err);
 	s = sum_chain(&f, ";main;writer;", kframes);
 	fprintf(stderr, "%s: %llu in main;writer, %llu elsewhere (want %d, 0), %llu with kernel "
