@@ -12,7 +12,8 @@
 #   samples of layout 1 (frames at 56), layout 2 (frames at 96, with and
 #   without a DWARF walk), layout 3 (frames at 112: weight and event) and
 #   layout 4 (frames at 120, a stack copy after them), layout 5 (frames at
-#   128, Python frames after the user frames), no-table events and Python
+#   128, Python frames after the user frames), layout 6 (frames at 136:
+#   the definition of an aggregated stack), no-table events and Python
 #   code reports.
 # corpus/py_linetable/NAME: a first line (4 bytes little-endian) and a
 #   CPython 3.11 location table, of real functions (python3.11).
@@ -182,6 +183,24 @@ sample_py() {
 	} > "$OUT/record/$name"
 }
 
+# sample_agg NAME "KERNEL" "USER" KEY: layout 6, a complete DWARF walk
+# sent as the definition of aggregated stack KEY (PK_SAMPLE_AGG_DEF).
+sample_agg() {
+	local name=$1 k=($2) u=($3) key=$4 off=136 a
+
+	{ le 2 1; le 2 $((off + 8 * (${#k[@]} + ${#u[@]}))); le 4 144
+	  le 8 123456789; le 4 42; le 4 43; le 4 1
+	  le 2 ${#k[@]}; le 2 ${#u[@]}; le 2 $off; le 6 0
+	  printf 'fp_chain'; le 8 0
+	  le 1 1; le 1 0; le 2 0; le 4 0; le 8 0; le 8 0; le 8 0; le 8 0
+	  le 8 10101010; le 2 0; le 6 0
+	  le 2 0; le 6 0
+	  le 2 0; le 1 0; le 1 0; le 4 0
+	  le 8 "$key"
+	  for a in "${k[@]}" "${u[@]}"; do le 8 "$a"; done
+	} > "$OUT/record/$name"
+}
+
 # py_code NAME FLAGS CODE QUALNAME FILE LINETABLE_HEX
 py_code() {
 	local name=$1 flags=$2 code=$3 q=$4 f=$5 lt=$6
@@ -200,6 +219,7 @@ py_code() {
 sample_py sample_python "0x555555560000 0x555555561000 0x555555560010 0x555555554000" \
 	"$(((3 << 48) | 0x7f0000001000)) $(((9 << 48) | (1 << 63) | 0x7f0000002000)) \
 	 $(((1 << 48) | (1 << 63) | 0x7f0000003000))"
+sample_agg sample_agg_def "$kern" "$user4" 0x0123456789abcdef
 py_code py_code 0 0x7f0000001000 Job.run /srv/app/job.py 8000d80809882189038041d80b0c8048
 py_code py_code_trunc 6 0x7f0000002000 "<module>" ...app/main.py 80f0480300018000
 
