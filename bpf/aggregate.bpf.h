@@ -113,22 +113,6 @@ __noinline __u64 pk_agg_hash(const struct pk_sample_buf *b)
 	return h ^ (h >> 32);
 }
 
-/* What send_sample() counts of a sample it sends, for one counted here. */
-static __always_inline void agg_count_delivered(const struct pk_sample_buf *b)
-{
-	count(PK_CNT_AGG_COUNTED);
-	event_count(b->s.event, PK_ECNT_SAMPLES);
-	if (b->s.ustack_end != PK_END_NONE)
-		count(pk_end_counter(b->s.ustack_end));
-	if ((b->s.hdr.flags & PK_SAMPLE_PY) && b->s.py_end >= PK_PY_END_COMPLETE &&
-	    b->s.py_end < PK_PY_END__MAX)
-		count(PK_CNT_PY_COMPLETE + b->s.py_end - PK_PY_END_COMPLETE);
-	if (b->s.hdr.flags & PK_SAMPLE_KSTACK_ERR)
-		count(PK_CNT_KSTACK_ERR);
-	if (b->s.hdr.flags & PK_SAMPLE_USTACK_ERR)
-		count(PK_CNT_USTACK_ERR);
-}
-
 /*
  * True when B's sample was counted in the counts map: not to be sent.
  * False when it goes to the ring buffer: aggregation off; a walk that
@@ -177,7 +161,8 @@ static __always_inline bool pk_aggregate(const struct pk_sample_buf *b)
 	}
 	__sync_fetch_and_add(&v->count, 1);
 	__sync_fetch_and_add(&v->weight, b->s.weight);
-	agg_count_delivered(b);
+	count(PK_CNT_AGG_COUNTED);
+	count_delivered(b);
 	return true;
 }
 

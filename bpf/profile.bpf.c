@@ -221,20 +221,11 @@ static __always_inline void send_sample(const struct pk_sample_buf *b, __u32 siz
 		return;
 	}
 	count(PK_CNT_SAMPLES);
-	event_count(event, PK_ECNT_SAMPLES);
+	count_delivered(b);
 	if (data != (const void *)b) {
 		count(PK_CNT_USTACK_COPIES);
 		count_add(PK_CNT_USTACK_COPY_BYTES, size);
 	}
-	if (b->s.ustack_end != PK_END_NONE)
-		count(pk_end_counter(b->s.ustack_end));
-	if ((b->s.hdr.flags & PK_SAMPLE_PY) && b->s.py_end >= PK_PY_END_COMPLETE &&
-	    b->s.py_end < PK_PY_END__MAX)
-		count(PK_CNT_PY_COMPLETE + b->s.py_end - PK_PY_END_COMPLETE);
-	if (b->s.hdr.flags & PK_SAMPLE_KSTACK_ERR)
-		count(PK_CNT_KSTACK_ERR);
-	if (b->s.hdr.flags & PK_SAMPLE_USTACK_ERR)
-		count(PK_CNT_USTACK_ERR);
 }
 
 /*

@@ -87,4 +87,21 @@ static __always_inline void event_count(__u32 event, __u32 idx)
 		__sync_fetch_and_add(c, 1);
 }
 
+/* What a sample delivered to the reader counts, however it went (sent
+ * through the ring buffer, or counted in --aggregate's map), but the
+ * counter of how it went, which its caller counts. */
+static __always_inline void count_delivered(const struct pk_sample_buf *b)
+{
+	event_count(b->s.event, PK_ECNT_SAMPLES);
+	if (b->s.ustack_end != PK_END_NONE)
+		count(pk_end_counter(b->s.ustack_end));
+	if ((b->s.hdr.flags & PK_SAMPLE_PY) && b->s.py_end >= PK_PY_END_COMPLETE &&
+	    b->s.py_end < PK_PY_END__MAX)
+		count(PK_CNT_PY_COMPLETE + b->s.py_end - PK_PY_END_COMPLETE);
+	if (b->s.hdr.flags & PK_SAMPLE_KSTACK_ERR)
+		count(PK_CNT_KSTACK_ERR);
+	if (b->s.hdr.flags & PK_SAMPLE_USTACK_ERR)
+		count(PK_CNT_USTACK_ERR);
+}
+
 #endif /* PK_SAMPLE_BPF_H */
