@@ -8,6 +8,7 @@
  * counted; what an aggregated session cannot give is refused.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,16 +173,40 @@ static unsigned long folded_files_total(const char *dir, int *nfiles)
 	return total;
 }
 
+/* The files in DIR, once it holds N of them, for two minutes at most
+ * (in a TCG guest a reader's intervals come slowly). */
+static void wait_files(const char *dir, int n)
+{
+	int have = 0;
+
+	for (int i = 0; i < 2400 && have < n; i++) {
+		char *list = NULL;
+
+		ck_assert_int_eq(pk_test_run((char *const[]){ "ls", (char *)dir, NULL }, &list,
+					     NULL), 0);
+		have = 0;
+		for (char *p = list; p && *p; p++)
+			have += *p == '\n';
+		free(list);
+		if (have < n)
+			usleep(50 * 1000);
+	}
+	ck_assert_msg(have >= n, "probe-read began %d intervals in two minutes, not %d", have, n);
+}
+
 /*
  * CPU samples of fp_chain, read while it runs, one profile a second: each
  * swap of the counts maps loses nothing, and every sample the kernel took
  * (sent, or counted) is in the files once. The fixture's one hot chain is
- * the same stack as without --aggregate.
+ * the same stack as without --aggregate. It runs until probe-read has
+ * begun its third interval (two swaps while it runs, however slow the
+ * reader's start: a TCG guest's took longer than 3 s of the fixture's
+ * CPU), then its CPU budget is made to expire (SIGALRM) and it exits.
  */
 START_TEST(test_intervals_lose_nothing)
 {
 	char dir[] = "/tmp/pk-agg-XXXXXX", pattern[128], log[128];
-	const char *load[] = { "-F", "499", "--aggregate", "--", pk_e2e_fixture("fp_chain"), "3",
+	const char *load[] = { "-F", "499", "--aggregate", "--", pk_e2e_fixture("fp_chain"), "120",
 			       NULL };
 	const char *plain[] = { "-F", "499", "--", pk_e2e_fixture("fp_chain"), "1", NULL };
 	const char *plain_agg[] = { "-F", "499", "--aggregate", "--", pk_e2e_fixture("fp_chain"),
@@ -204,6 +229,8 @@ START_TEST(test_intervals_lose_nothing)
 	ck_assert_int_eq(pk_e2e_load(load), 0);
 	reader = pk_e2e_spawn_read(interval, log);
 	ck_assert_int_gt(reader, 0);
+	wait_files(dir, 3);
+	ck_assert_int_eq(pk_e2e_signal_targets(SIGALRM), 1);
 	/* it stops once the fixture has exited, all read */
 	status = pk_test_wait(reader);
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "probe-read: %#x", status);
