@@ -26,25 +26,9 @@ BENCH_RAW=${BENCH_RAW:-}	# a directory to keep the per-run numbers in
 NCPU=$(nproc)
 export RUNS FREQ NCPU SECONDS_RUN
 
-LOAD=$BUILD/probe-load
-READ=$BUILD/probe-read
-CPURUN=$BUILD/bench/cpurun
-DEEP=$BUILD/bench/deep-nofp
-PIN=/sys/fs/bpf/pkbench-aggregate-$$
-tmp=$(mktemp -d /tmp/probekit-bench-aggregate.XXXXXX)
-export PROBEKIT_CACHE_DIR=$tmp/cache
-here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=bench/bpf_events.bash
-. "$here/bpf_events.bash"
-# shellcheck source=bench/cleanup.bash
-. "$here/cleanup.bash"
-
-die() { echo "bench/aggregate.sh: $*" >&2; exit 1; }
-
-[ "$(id -u)" = 0 ] || die "needs root (BPF)"
-command -v bpftool >/dev/null || die "needs bpftool"
-make --no-print-directory -s BUILD="$BUILD" "$LOAD" "$READ" "$CPURUN" "$DEEP"
-stats_hold "$tmp/stats" || die "cannot keep BPF run-time statistics on"
+BENCH=aggregate
+# shellcheck source=bench/deep_session.bash
+. "$(dirname "$0")/deep_session.bash"
 
 # user+sys of bench/cpurun's FILE, ms
 cpu_ms() {

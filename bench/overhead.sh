@@ -53,26 +53,10 @@ BENCH_RAW=${BENCH_RAW:-}	# a directory to keep the per-run numbers in
 NCPU=$(nproc)
 export RUNS FREQ NCPU BPF_SECONDS SECONDS_SHORT WINDOWS
 
-LOAD=$BUILD/probe-load
-READ=$BUILD/probe-read
-CPURUN=$BUILD/bench/cpurun
-DEEP=$BUILD/bench/deep-nofp
-PIN=/sys/fs/bpf/pkbench-overhead-$$
-tmp=$(mktemp -d /tmp/probekit-bench-overhead.XXXXXX)
-export PROBEKIT_CACHE_DIR=$tmp/cache
-here=$(cd "$(dirname "$0")" && pwd)
-# shellcheck source=bench/bpf_events.bash
-. "$here/bpf_events.bash"
-# shellcheck source=bench/cleanup.bash
-. "$here/cleanup.bash"
-
-die() { echo "bench/overhead.sh: $*" >&2; exit 1; }
-
-[ "$(id -u)" = 0 ] || die "needs root (BPF)"
+BENCH=overhead
+# shellcheck source=bench/deep_session.bash
+. "$(dirname "$0")/deep_session.bash"
 command -v perf >/dev/null || die "needs perf (linux-perf)"
-command -v bpftool >/dev/null || die "needs bpftool"
-make --no-print-directory -s BUILD="$BUILD" "$LOAD" "$READ" "$CPURUN" "$DEEP"
-stats_hold "$tmp/stats" || die "cannot keep BPF run-time statistics on"
 
 part() { [[ " $PARTS " == *" $1 "* ]]; }
 : > "$tmp/sys"
