@@ -31,15 +31,24 @@
 #include "reading/bpf_cost.h"
 #include "reading/read_options.h"
 #include "reading/read_plan.h"
+#include "reading/read_wait.h"
 #include "reading/reader.h"
 #include "reading/summary.h"
 #include "reading/table_loader.h"
 
-/* Poll timeout: how soon a signal, the end of -d, the exit of the last
- * target or the unload of the session is noticed. */
+/* Poll timeout: how soon the exit of the last target is noticed (only the
+ * targets map says), and --top's keys. */
 #define POLL_MS 100
+/* Otherwise: signals, -d, --interval and the unload of the session end the
+ * wait at once (read_wait.h), and the ring buffer wakes the reader for new
+ * mappings and when a quarter full; the timer only reads what came
+ * without a wakeup, now and then. At 100 ms it was two thirds of a
+ * machine-wide reader's CPU (bench/overhead.sh, always on). */
+#define IDLE_POLL_MS 5000
 
 static volatile sig_atomic_t stop;
+/* The drain's sleep, which a signal ends. */
+static struct pk_read_wait sleeper = { .epoll_fd = -1, .inotify_fd = -1, .wake_fd = -1 };
 /* probe-load --unload removed the session while we read it. */
 static bool unloaded;
 /* --aggregate's counts maps; slot -1: a session without them. */
@@ -48,6 +57,7 @@ static struct pk_agg_maps agg = { .slot = -1, .counts = { -1, -1 } };
 static void on_signal(int sig)
 {
 	stop = 1;
+	pk_read_wait_wake(&sleeper);
 }
 
 /* The ring buffer's errors are reported by us, in one line. */
@@ -88,11 +98,13 @@ static int drain(struct ring_buffer *rb, double deadline, const struct pk_sessio
 		 bool *done, char err[PK_ERR_LEN])
 {
 	bool targets = info->flags & PK_SESSION_FILTER_PIDS;
+	/* without a watch on the session, its unload is seen on the timer */
+	int idle = targets || sleeper.inotify_fd < 0 ? POLL_MS : IDLE_POLL_MS;
 	char terr[PK_ERR_LEN];
 	int ret;
 
 	while (!stop) {
-		int timeout = POLL_MS;
+		int timeout = idle;
 
 		if (deadline) {
 			double left = deadline - pk_now_s();
@@ -102,11 +114,10 @@ static int drain(struct ring_buffer *rb, double deadline, const struct pk_sessio
 			if (left * 1000 < timeout)
 				timeout = (int)(left * 1000) + 1;
 		}
-		ret = ring_buffer__poll(rb, timeout);
+		ret = pk_read_wait(&sleeper, timeout);
 		/* Samples come without a wakeup until a quarter of the buffer
-		 * is full (bpf/profile.bpf.c), and ring_buffer__poll() reads
-		 * only a buffer that woke it: read the rest on the timer, while
-		 * the processes they sampled still live to be symbolized. */
+		 * is full (bpf/profile.bpf.c): read all there is, whatever
+		 * ended the wait. */
 		if (ret >= 0)
 			ret = ring_buffer__consume(rb);
 		if (ret < 0 && ret != -EINTR)
@@ -452,6 +463,11 @@ static int run(const struct pk_read_opts *o)
 		ret = pk_err(err, -errno, "cannot open the ring buffer: %s", strerror(errno));
 		goto cleanup;
 	}
+	ret = pk_read_wait_open(&sleeper, ring_buffer__epoll_fd(rb), lock_fd);
+	if (ret) {
+		pk_err(err, ret, "cannot wait for the ring buffer: %s", strerror(-ret));
+		goto cleanup;
+	}
 	/* after what cannot be written is refused, before any sample is read */
 	if (!o->interval) {
 		ret = pk_read_plan_names(plan, -1, paths, err);
@@ -510,6 +526,7 @@ cleanup:
 		fprintf(stderr, "probe-read: %s\n", err);
 	pk_bpf_cost_free(cost);
 	free(plan);
+	pk_read_wait_close(&sleeper);
 	ring_buffer__free(rb);
 	pk_agg_maps_close(&agg);
 	pk_reader_free(reader);
