@@ -129,19 +129,29 @@ struct uw_window {
 };
 
 /*
- * A user word. The walk reads a few words per frame, upwards through the
- * stack: each read is served from a copy of the window it is in, taken
- * with one bpf_probe_read_user when the walk first reaches that window,
- * instead of one helper call per word. A window that cannot be copied
- * whole (its page not resident) is read word by word.
+ * A user word into *DST: 1, or 0 when it cannot be read. The walk reads a
+ * few words per frame, upwards through the stack: each read is served from
+ * a copy of the window it is in, taken with one bpf_probe_read_user when
+ * the walk first reaches that window, instead of one helper call per word.
+ * A window that cannot be copied whole (its page not resident) is read
+ * word by word.
+ *
+ * A global function: the verifier checks it once, on its own, instead of
+ * at each of the rule step's dozen reads in every state that reaches them
+ * (a tenth of the perf_event program's verification). So its pointers are
+ * memory of their types' sizes that may be NULL, and a caller's *DST must
+ * be initialized (the verifier checks the read of a global function's
+ * memory argument too).
  */
-static __always_inline bool uw_read(struct uw_window *w, __u64 *dst, __u64 addr)
+__noinline int uw_read(struct uw_window *w, __u64 *dst, __u64 addr)
 {
-	__u64 off = addr - w->base;
+	__u64 off, base;
 
+	if (!w || !dst)
+		return 0;
+	off = addr - w->base;
 	if (off > UW_WIN - sizeof(*dst)) {
-		__u64 base = addr & ~(__u64)(UW_WIN - 1);
-
+		base = addr & ~(__u64)(UW_WIN - 1);
 		off = addr - base;
 		if (off > UW_WIN - sizeof(*dst) ||
 		    bpf_probe_read_user(w->win, UW_WIN, (const void *)base)) {
@@ -150,8 +160,13 @@ static __always_inline bool uw_read(struct uw_window *w, __u64 *dst, __u64 addr)
 		}
 		w->base = base;
 	}
-	*dst = *(__u64 *)&w->win[off & (UW_WIN - 1)];
-	return true;
+	/* the bound again where the verifier sees it: W is only as big as
+	 * its type, and the compiler drops a test it can prove */
+	barrier_var(off);
+	if (off > UW_WIN - sizeof(*dst))
+		return 0;
+	*dst = *(__u64 *)&w->win[off];
+	return 1;
 }
 
 /* The rule evaluation shared with user space reads through the window. */
@@ -192,6 +207,11 @@ struct uw_state {
 	/* uw_find_rule()'s binary search (uw_search_step) */
 	__u32 search_table, search_rel, search_lo, search_hi;
 	__u32 search_failed;
+	/* pk_ustack_copy_attach's copy, page by page (uw_copy_step): from
+	 * user address copy_start to uw_copy_bufs' data[copy_at...], bit i
+	 * of copy_holes for a page i that could not be read */
+	__u64 copy_start;
+	__u32 copy_at, copy_len, copy_done, copy_holes;
 	struct vma_cursor vma;	/* the mapping of the last PC, and the walk's */
 	struct uw_window win;	/* uw_read's copy of the user stack */
 	__u64 fp_mask[PK_MAX_USTACK_DEPTH / 64];
@@ -744,6 +764,42 @@ struct {
  * it: B itself, or the per-CPU copy buffer with the stack copy appended
  * (*SIZE updated) when the walk stopped for want of a table. Call right
  * after the walk, on the thread it walked. */
+/* bpf_loop body: page I of pk_ustack_copy_attach's copy, from the state
+ * in uw_states. A loop the verifier checks once: as a bounded loop it
+ * followed every page of it, a tenth of the perf_event program's
+ * verification. */
+static long uw_copy_step(__u32 i, void *ctx)
+{
+	__u32 cpu = bpf_get_smp_processor_id(), chunk;
+	struct uw_copy_buf *cb = bpf_map_lookup_elem(&uw_copy_bufs, &cpu);
+	struct uw_state *st = uw_state_get();
+	__u64 addr, at;
+
+	(void)ctx;
+	if (!cb || !st || st->copy_done >= st->copy_len || st->copy_done > PK_USTACK_COPY_MAX)
+		return 1;
+	addr = st->copy_start + st->copy_done;
+	at = (__u64)st->copy_at + st->copy_done;
+	chunk = PK_PAGE_SIZE - (addr & (PK_PAGE_SIZE - 1));
+	/* where the chunk goes, bounded where it is used: a page of cb is
+	 * left for it */
+	barrier_var(at);
+	if (at > sizeof(cb->data) - PK_PAGE_SIZE)
+		return 1;
+	if (chunk > st->copy_len - st->copy_done)
+		chunk = st->copy_len - st->copy_done;
+	/* <= PK_PAGE_SIZE already; the mask (after the barrier, so that the
+	 * compiler keeps it) tells the verifier */
+	barrier_var(chunk);
+	chunk &= 2 * PK_PAGE_SIZE - 1;
+	if (chunk > PK_PAGE_SIZE)
+		return 1;
+	if (bpf_probe_read_user(&cb->data[at], chunk, (const void *)addr))
+		st->copy_holes |= 1u << (i & 31);
+	st->copy_done += chunk;
+	return 0;
+}
+
 static __always_inline const void *pk_ustack_copy_attach(const struct pk_sample_buf *b,
 							 __u32 *size)
 {
@@ -792,34 +848,13 @@ static __always_inline const void *pk_ustack_copy_attach(const struct pk_sample_
 	/* Page by page: a page of a big frame that was never touched cannot
 	 * be read (it is not there), and one such page must not lose the
 	 * rest. It is left zero and marked. */
-	c->holes = 0;
-	for (__u32 i = 0, done = 0; i < PK_USTACK_COPY_MAX / PK_PAGE_SIZE + 1; i++) {
-		__u64 addr = c->start + done, at = off + sizeof(*c) + done;
-		__u32 chunk = PK_PAGE_SIZE - (addr & (PK_PAGE_SIZE - 1));
-
-		if (done >= len || done > PK_USTACK_COPY_MAX)
-			break;
-		/* Where the chunk goes, bounded where it is used (a page of
-		 * cb is left for the chunk): 6.1's verifier does not carry
-		 * a test's bound to a copy spilled to the stack before the
-		 * test, and off, reloaded, was at most sizeof(struct
-		 * pk_sample_buf) + 7, its bound before the rounding down. */
-		barrier_var(at);
-		if (at > sizeof(cb->data) - PK_PAGE_SIZE)
-			break;
-		if (chunk > len - done)
-			chunk = len - done;
-		/* <= PK_PAGE_SIZE already; the mask (after the barrier, so
-		 * that the compiler keeps it) tells the verifier */
-		barrier_var(chunk);
-		chunk &= 2 * PK_PAGE_SIZE - 1;
-		if (chunk > PK_PAGE_SIZE)
-			break;
-		if (bpf_probe_read_user(&cb->data[at], chunk,
-					(const void *)addr))
-			c->holes |= 1u << (i & 31);
-		done += chunk;
-	}
+	st->copy_start = c->start;
+	st->copy_at = off + sizeof(*c);
+	st->copy_len = len;
+	st->copy_done = 0;
+	st->copy_holes = 0;
+	bpf_loop(PK_USTACK_COPY_MAX / PK_PAGE_SIZE + 1, uw_copy_step, NULL, 0);
+	c->holes = st->copy_holes;
 	if (c->holes)
 		c->flags |= PK_COPY_HOLES;
 	c->len = len;

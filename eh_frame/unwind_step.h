@@ -15,7 +15,8 @@
  * word at ADDR in *DST and is nonzero when it could. BPF code defines it
  * before the include (it has no function pointers); user space may leave
  * it undefined, and then CTX is a struct pk_unwind_mem, a callback and its
- * argument.
+ * argument. The words it reads into start at 0: BPF's reader is a global
+ * function, and the verifier wants a global function's memory initialized.
  */
 #ifndef PK_UNWIND_STEP_H
 #define PK_UNWIND_STEP_H
@@ -121,7 +122,7 @@ PK_UNWIND_INLINE void pk_unwind_restore_saved(struct pk_unwind_regs *f,
 	for (int i = 0; i < PK_UNWIND_NSAVED; i++) {
 		__u32 reg = PK_UNWIND_SAVED_REG(i);
 		__s8 at = r->saved[i];
-		__u64 v;
+		__u64 v = 0;
 
 		if (at == PK_SAVED_SAME)
 			continue;
@@ -139,7 +140,7 @@ PK_UNWIND_INLINE void pk_unwind_restore_saved(struct pk_unwind_regs *f,
  * with every general register it had. */
 PK_UNWIND_INLINE int pk_unwind_signal_step(struct pk_unwind_regs *f, void *ctx)
 {
-	__u64 sp = f->sp, v, ra, rsp;
+	__u64 sp = f->sp, v = 0, ra = 0, rsp = 0;
 
 	if (!PK_UNWIND_READ(ctx, &rsp, sp + PK_SIGFRAME_RSP) ||
 	    !PK_UNWIND_READ(ctx, &ra, sp + PK_SIGFRAME_RIP))
@@ -177,7 +178,7 @@ PK_UNWIND_INLINE int pk_unwind_signal_step(struct pk_unwind_regs *f, void *ctx)
 PK_UNWIND_INLINE int pk_unwind_rule_step(struct pk_unwind_regs *f,
 					 const struct pk_unwind_rule *r, void *ctx)
 {
-	__u64 cfa, base, v, ra, bp;
+	__u64 cfa, base, v = 0, ra = 0, bp = 0;
 
 	switch (r->cfa_type) {
 	case PK_CFA_END:
@@ -260,7 +261,7 @@ PK_UNWIND_INLINE int pk_unwind_rule_step(struct pk_unwind_regs *f,
  */
 PK_UNWIND_INLINE int pk_unwind_fp_step(struct pk_unwind_regs *f, void *ctx)
 {
-	__u64 bp, next_bp, ra;
+	__u64 bp, next_bp = 0, ra = 0;
 
 	if (!pk_unwind_reg(f, PK_DWARF_RBP, &bp) || !bp || (bp & 7) || bp < f->sp ||
 	    bp - f->sp >= PK_UNWIND_FP_MAX_FRAME)
