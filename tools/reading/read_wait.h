@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * How probe-read sleeps between batches of samples: until the ring buffer
- * wakes it (a quarter full, or a mapping report), the session it reads is
- * unloaded, a signal handler wakes it, or a timeout. Each wakeup costs a
+ * wakes it (a quarter full, or code with no table met), the session it
+ * reads is unloaded, a signal handler wakes it, or a timeout. Each wakeup costs a
  * reader on a busy machine two context switches and its caches: a timer
  * at 10 Hz made most of its CPU time in a machine-wide session.
  */
