@@ -760,10 +760,6 @@ struct {
 	__type(value, struct uw_copy_buf);
 } uw_copy_bufs SEC(".maps");
 
-/* The record to send for the sample in B (*SIZE bytes) as its walk left
- * it: B itself, or the per-CPU copy buffer with the stack copy appended
- * (*SIZE updated) when the walk stopped for want of a table. Call right
- * after the walk, on the thread it walked. */
 /* bpf_loop body: page I of pk_ustack_copy_attach's copy, from the state
  * in uw_states. A loop the verifier checks once: as a bounded loop it
  * followed every page of it, a tenth of the perf_event program's
@@ -800,6 +796,10 @@ static long uw_copy_step(__u32 i, void *ctx)
 	return 0;
 }
 
+/* The record to send for the sample in B (*SIZE bytes) as its walk left
+ * it: B itself, or the per-CPU copy buffer with the stack copy appended
+ * (*SIZE updated) when the walk stopped for want of a table. Call right
+ * after the walk, on the thread it walked. */
 static __always_inline const void *pk_ustack_copy_attach(const struct pk_sample_buf *b,
 							 __u32 *size)
 {
