@@ -89,8 +89,14 @@ struct {
 /* Recent rule lookups, direct-mapped, with the rule itself: a hit costs no
  * lookup in the table. Keyed by (table, gen): an index handed out again
  * (bpf/probekit.h) has another gen, so an entry never serves a freed
- * table's rule for the new one. */
+ * table's rule for the new one. Two levels: UW_RECENT_SLOTS in the walk's
+ * own state (uw_state.recent), in front of UW_CACHE_SLOTS in uw_cache. A
+ * sample's walk runs with cold caches and a cold TLB, and uw_cache spans
+ * 48 pages: each lookup there is a page the walk touches for that lookup
+ * alone, about 0.3 µs here; a stack whose return addresses were seen a
+ * few samples ago finds them in the pages the walk's state is in anyway. */
 #define UW_CACHE_SLOTS	4096
+#define UW_RECENT_SLOTS	128
 
 struct uw_cache_slot {
 	__u32 table_plus1;	/* 0: empty */
@@ -213,6 +219,7 @@ struct uw_state {
 	__u64 copy_start;
 	__u32 copy_at, copy_len, copy_done, copy_holes;
 	struct vma_cursor vma;	/* the mapping of the last PC, and the walk's */
+	struct uw_cache_slot recent[UW_RECENT_SLOTS];	/* uw_cache's first level */
 	struct uw_window win;	/* uw_read's copy of the user stack */
 	__u64 fp_mask[PK_MAX_USTACK_DEPTH / 64];
 };
@@ -459,7 +466,7 @@ static long uw_search_step(__u32 i, void *ctx)
 static __always_inline long uw_find_rule(struct uw_state *st, __u64 vaddr)
 {
 	struct pk_table_info *t;
-	struct uw_cache_slot *slot;
+	struct uw_cache_slot *slot, *recent;
 	struct pk_unwind_rule *out;
 	union pk_table_page *pg;
 	__u32 table = st->vma.table, rel, lo, slot_idx, zero = 0, id, at;
@@ -472,11 +479,18 @@ static __always_inline long uw_find_rule(struct uw_state *st, __u64 vaddr)
 	if (vaddr < t->pc_base || vaddr >= t->pc_end)
 		return PK_TABLE_NONE;
 	rel = vaddr - t->pc_base;
-	slot_idx = (rel * 2654435761u ^ table * 40503u) % UW_CACHE_SLOTS;
+	slot_idx = rel * 2654435761u ^ table * 40503u;
+	recent = &st->recent[slot_idx % UW_RECENT_SLOTS];
+	if (recent->table_plus1 == table + 1 && recent->gen == t->gen && recent->rel_pc == rel) {
+		*out = recent->rule;
+		return 0;
+	}
+	slot_idx %= UW_CACHE_SLOTS;
 	slot = bpf_map_lookup_elem(&uw_cache, &slot_idx);
 	if (slot && slot->table_plus1 == table + 1 && slot->gen == t->gen &&
 	    slot->rel_pc == rel) {
 		*out = slot->rule;
+		*recent = *slot;
 		return 0;
 	}
 
@@ -516,6 +530,7 @@ static __always_inline long uw_find_rule(struct uw_state *st, __u64 vaddr)
 		slot->gen = t->gen;
 		slot->rel_pc = rel;
 		slot->rule = *out;
+		*recent = *slot;
 	}
 	return id;
 }
