@@ -448,17 +448,21 @@ int BPF_PROG(pk_forget_exit, struct task_struct *task)
 }
 
 /* The code reports (pk_report_code) of a target, unless this CPU is
- * building a sample, whose walk state they would clobber. */
-static __always_inline void report_code_at(__u64 addr)
+ * building a sample, whose walk state they would clobber. A global
+ * function, as pk_walk_user: pk_exec_report calls it twice, and the
+ * verifier checks it once rather than at each call, where it was half
+ * that program's verification. Always 0. */
+__noinline int report_code_at(__u64 addr)
 {
 	__u32 zero = 0, tgid = bpf_get_current_pid_tgid() >> 32;
 	__u32 *busy = bpf_map_lookup_elem(&busy_cpu, &zero);
 
 	if (!busy || *busy || (filter_pids && !bpf_map_lookup_elem(&targets, &tgid)))
-		return;
+		return 0;
 	*busy = 1;
 	pk_report_code(addr);
 	*busy = 0;
+	return 0;
 }
 
 /* A target exec'd (--unwind dwarf): its new program's text (mm->start_code)
