@@ -87,7 +87,11 @@ struct {
 } unwind_alloc SEC(".maps");
 
 /* Recent rule lookups, direct-mapped, with the rule itself: a hit costs no
- * lookup in the table. Keyed by (table, gen): an index handed out again
+ * lookup in the table. A slot holds the row's whole range of PCs and is
+ * found by the PC's UW_CACHE_GRAIN-byte grain, so that the interrupted
+ * PCs of a hot loop, each one a PC of its own, share the row they are in
+ * (rather than each missing once, and each miss a binary search).
+ * Keyed by (table, gen): an index handed out again
  * (bpf/probekit.h) has another gen, so an entry never serves a freed
  * table's rule for the new one. Two levels: UW_RECENT_SLOTS in the walk's
  * own state (uw_state.recent), in front of UW_CACHE_SLOTS in uw_cache. A
@@ -97,14 +101,22 @@ struct {
  * few samples ago finds them in the pages the walk's state is in anyway. */
 #define UW_CACHE_SLOTS	4096
 #define UW_RECENT_SLOTS	128
+#define UW_CACHE_GRAIN	16
 
 struct uw_cache_slot {
 	__u32 table_plus1;	/* 0: empty */
 	__u32 gen;		/* pk_table_info.gen of the table */
-	__u32 rel_pc;		/* PC - pc_base */
-	__u32 __pad;
+	__u32 rel_lo, rel_hi;	/* the row's PCs - pc_base: [rel_lo, rel_hi) */
 	struct pk_unwind_rule rule;
 };
+
+/* Whether SLOT holds the rule of PC pc_base + REL in TABLE under GEN. */
+static __always_inline bool uw_slot_holds(const struct uw_cache_slot *slot, __u32 table,
+					  __u32 gen, __u32 rel)
+{
+	return slot->table_plus1 == table + 1 && slot->gen == gen &&
+	       rel >= slot->rel_lo && rel < slot->rel_hi;
+}
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -460,6 +472,24 @@ static long uw_search_step(__u32 i, void *ctx)
 	return 0;
 }
 
+/* The PCs of row LO of table T (whose array is PAGES), which holds
+ * pc_base + REL, into SLOT's range: only REL where a page cannot be had. */
+static __always_inline void uw_row_range(void *pages, const struct pk_table_info *t, __u32 lo,
+					 __u32 rel, struct uw_cache_slot *slot)
+{
+	union pk_table_page *pg = uw_page(pages, lo / PK_PCS_PER_PAGE);
+
+	slot->rel_lo = pg ? pg->pcs[lo % PK_PCS_PER_PAGE] : rel;
+	slot->rel_hi = rel + 1;
+	if (lo + 1 >= t->nrows) {
+		slot->rel_hi = t->pc_end - t->pc_base;
+		return;
+	}
+	pg = uw_page(pages, (lo + 1) / PK_PCS_PER_PAGE);
+	if (pg)
+		slot->rel_hi = pg->pcs[(lo + 1) % PK_PCS_PER_PAGE];
+}
+
 /* The rule for ELF vaddr VADDR of table vma.table, copied into uw_rule: its
  * id in the table, PK_TABLE_NONE for END, or -1 when the maps are
  * inconsistent (the table was given back under the walk). */
@@ -479,16 +509,15 @@ static __always_inline long uw_find_rule(struct uw_state *st, __u64 vaddr)
 	if (vaddr < t->pc_base || vaddr >= t->pc_end)
 		return PK_TABLE_NONE;
 	rel = vaddr - t->pc_base;
-	slot_idx = rel * 2654435761u ^ table * 40503u;
+	slot_idx = rel / UW_CACHE_GRAIN * 2654435761u ^ table * 40503u;
 	recent = &st->recent[slot_idx % UW_RECENT_SLOTS];
-	if (recent->table_plus1 == table + 1 && recent->gen == t->gen && recent->rel_pc == rel) {
+	if (uw_slot_holds(recent, table, t->gen, rel)) {
 		*out = recent->rule;
 		return 0;
 	}
 	slot_idx %= UW_CACHE_SLOTS;
 	slot = bpf_map_lookup_elem(&uw_cache, &slot_idx);
-	if (slot && slot->table_plus1 == table + 1 && slot->gen == t->gen &&
-	    slot->rel_pc == rel) {
+	if (slot && uw_slot_holds(slot, table, t->gen, rel)) {
 		*out = slot->rule;
 		*recent = *slot;
 		return 0;
@@ -528,7 +557,7 @@ static __always_inline long uw_find_rule(struct uw_state *st, __u64 vaddr)
 	if (slot) {
 		slot->table_plus1 = table + 1;
 		slot->gen = t->gen;
-		slot->rel_pc = rel;
+		uw_row_range(pages, t, lo, rel, slot);
 		slot->rule = *out;
 		*recent = *slot;
 	}
