@@ -130,6 +130,27 @@ static __always_inline __u32 stack_frames(long ret, __u32 err_flag,
 }
 
 /*
+ * The current task's name into COMM, as bpf_get_current_comm() gives it,
+ * by two loads rather than a helper call: each line of code a sample runs
+ * is a cold miss, and the helper's are lines of its own (0.2 µs of a
+ * sample here). A task's comm is NUL-terminated and padded
+ * (__set_task_comm), a longer one cut as the helper cuts it.
+ */
+static __always_inline void current_comm(char comm[PK_TASK_COMM_LEN])
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+
+	_Static_assert(PK_TASK_COMM_LEN == 2 * sizeof(__u64), "two loads");
+	if (bpf_core_field_size(task->comm) < PK_TASK_COMM_LEN) {
+		bpf_get_current_comm(comm, PK_TASK_COMM_LEN);
+		return;
+	}
+	*(__u64 *)&comm[0] = *(__u64 *)&task->comm[0];
+	*(__u64 *)&comm[8] = *(__u64 *)&task->comm[8];
+	comm[PK_TASK_COMM_LEN - 1] = 0;
+}
+
+/*
  * The current task's stacks as a sample of EVENT weighing WEIGHT, in the
  * per-CPU scratch: kernel frames from CTX (any program type's context),
  * user frames from CTX_REGS when they are the user's (perf events, uprobes),
@@ -186,7 +207,7 @@ static __always_inline __u32 build_sample(void *ctx, struct pk_sample_buf *b,
 	b->s.frames_off = sizeof(b->s);
 	b->s.weight = weight;
 	b->s.event = event;
-	bpf_get_current_comm(b->s.comm, sizeof(b->s.comm));
+	current_comm(b->s.comm);
 	return size;
 }
 
