@@ -18,8 +18,8 @@
  * Cost: one VMA lookup per frame outside the mappings of the frames before
  * it (a memo hit for a VMA an earlier sample found, which keeps its table
  * and report too: no unwind_files or mappings_seen lookup), and a binary
- * search only for PCs that miss a per-CPU cache of recent (table, PC) ->
- * rule lookups.
+ * search only for PCs that miss two levels of per-CPU caches of recent
+ * (table, row) -> rule lookups.
  */
 #ifndef PK_CFI_WALK_BPF_H
 #define PK_CFI_WALK_BPF_H
@@ -118,11 +118,20 @@ static __always_inline bool uw_slot_holds(const struct uw_cache_slot *slot, __u3
 	       rel >= slot->rel_lo && rel < slot->rel_hi;
 }
 
+/* uw_cache's slots UW_CACHE_GROUP to an entry: the kernel makes each
+ * entry of a per-CPU array by an allocation of its own, a sixth of
+ * probe-load's map creation when each slot was one. */
+#define UW_CACHE_GROUP	32
+
+struct uw_cache_group {
+	struct uw_cache_slot slot[UW_CACHE_GROUP];
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, UW_CACHE_SLOTS);
+	__uint(max_entries, UW_CACHE_SLOTS / UW_CACHE_GROUP);
 	__type(key, __u32);
-	__type(value, struct uw_cache_slot);
+	__type(value, struct uw_cache_group);
 } uw_cache SEC(".maps");
 
 /* The rule uw_find_rule() found last, for uw_rule_step(). */
@@ -496,7 +505,8 @@ static __always_inline void uw_row_range(void *pages, const struct pk_table_info
 static __always_inline long uw_find_rule(struct uw_state *st, __u64 vaddr)
 {
 	struct pk_table_info *t;
-	struct uw_cache_slot *slot, *recent;
+	struct uw_cache_slot *slot = NULL, *recent;
+	struct uw_cache_group *group;
 	struct pk_unwind_rule *out;
 	union pk_table_page *pg;
 	__u32 table = st->vma.table, rel, lo, slot_idx, zero = 0, id, at;
@@ -516,7 +526,10 @@ static __always_inline long uw_find_rule(struct uw_state *st, __u64 vaddr)
 		return 0;
 	}
 	slot_idx %= UW_CACHE_SLOTS;
-	slot = bpf_map_lookup_elem(&uw_cache, &slot_idx);
+	at = slot_idx / UW_CACHE_GROUP;
+	group = bpf_map_lookup_elem(&uw_cache, &at);
+	if (group)
+		slot = &group->slot[slot_idx % UW_CACHE_GROUP];
 	if (slot && uw_slot_holds(slot, table, t->gen, rel)) {
 		*out = slot->rule;
 		*recent = *slot;
