@@ -34,7 +34,10 @@
 #     to it) for $BPF_SECONDS s; run_time_ns over the samples of the
 #     cpu-clock program, less its filtered runs (other processes on the
 #     CPUs) at the cost of a filtered run measured in the same run (a
-#     session whose one target sleeps).
+#     session whose one target sleeps). The reference, in the same runs:
+#     an empty perf_event program (bench/floor.bpf.c) at $FREQ Hz on every
+#     CPU over the same workload at 15 frames, what any program costs here
+#     before doing anything.
 #
 # Quick check: SECONDS_SHORT=5 SECONDS_LONG=10 RUNS=1 BPF_SECONDS=5. Every
 # table cache is a temporary directory (PROBEKIT_CACHE_DIR). Needs root,
@@ -57,6 +60,8 @@ BENCH=overhead
 # shellcheck source=bench/deep_session.bash
 . "$(dirname "$0")/deep_session.bash"
 command -v perf >/dev/null || die "needs perf (linux-perf)"
+FLOOR=$BUILD/bench/floor
+make --no-print-directory -s BUILD="$BUILD" "$FLOOR"
 
 part() { [[ " $PARTS " == *" $1 "* ]]; }
 : > "$tmp/sys"
@@ -221,6 +226,15 @@ one_bpf() {
 	echo "$ns $cnt $filtered $samples $frames"
 }
 
+# one_floor: "RUN_NS RUNS" of the empty program over deep-nofp at 15 frames
+one_floor() {
+	local pid out
+	"$DEEP" 11 $((BPF_SECONDS + 2)) "$NCPU" & pid=$!
+	out=$("$FLOOR" "$BPF_SECONDS" "$FREQ") || die "bench/floor failed"
+	wait "$pid" || die "deep-nofp failed under bench/floor"
+	echo "$out"
+}
+
 if part bpf; then
 echo "bench/overhead.sh: BPF time per sample at $DEPTHS user frames, $RUNS runs" >&2
 for ((i = 0; i < RUNS; i++)); do
@@ -229,6 +243,7 @@ for ((i = 0; i < RUNS; i++)); do
 	for d in $DEPTHS; do
 		echo "$d $(one_bpf "$d") $fns $fcnt" >> "$tmp/bpf"
 	done
+	echo "floor $(one_floor)" >> "$tmp/bpf"
 done
 fi
 [ -z "$BENCH_RAW" ] || { mkdir -p "$BENCH_RAW" && cp "$tmp/sys" "$tmp/steady" "$tmp/bpf" "$BENCH_RAW/"; }
@@ -288,8 +303,10 @@ perl -e '
 		printf "\nprobe-load, once per session: %.0f ms. Targets (issue 20): <= 0.1 %% over 30 s, <= 0.05 %% over 120 s.\n",
 			median(@load) if @load;
 	}
-	# depth ns runs filtered samples frames filtered_ns filtered_runs
-	my @b = rows($bpf);
+	# depth ns runs filtered samples frames filtered_ns filtered_runs,
+	# or floor ns runs
+	my @b = grep { $_->[0] ne "floor" } rows($bpf);
+	my @floor = grep { $_->[0] eq "floor" && $_->[2] } rows($bpf);
 	if (@b) {
 		my %by; push @{$by{$_->[0]}}, $_ for @b;
 		printf "\n### BPF time per sample by depth (deep-nofp, %d processes, %s Hz, %s s per run, median of %d runs)\n\n",
@@ -304,5 +321,7 @@ perl -e '
 				col($r, sub { $_[4] ? ($_[1] - $_[3] * $fr->(@_)) / $_[4] : 0 });
 		}
 		print "\nns per sample: (run_time_ns - filtered runs x ns per filtered run) / samples. Target (issue 20): <= 2000 at 15 frames, <= 5000 at 60.\n";
+		printf "Reference, in the same runs: an empty perf_event program (bench/floor.bpf.c), %s Hz on every CPU over deep-nofp at 15 frames, **%.0f ns** per run (%d runs).\n",
+			$ENV{FREQ}, col(\@floor, sub { $_[1] / $_[2] }), col(\@floor, sub { $_[2] }) if @floor;
 	}
 ' "$tmp/sys" "$tmp/bpf" "$tmp/steady"
