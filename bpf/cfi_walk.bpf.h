@@ -96,7 +96,7 @@ struct {
  * table's rule for the new one. Two levels: UW_RECENT_SLOTS in the walk's
  * own state (uw_state.recent), in front of UW_CACHE_SLOTS in uw_cache. A
  * sample's walk runs with cold caches and a cold TLB, and uw_cache spans
- * 48 pages: each lookup there is a page the walk touches for that lookup
+ * 40 pages: each lookup there is a page the walk touches for that lookup
  * alone, about 0.3 µs here; a stack whose return addresses were seen a
  * few samples ago finds them in the pages the walk's state is in anyway. */
 #define UW_CACHE_SLOTS	4096
