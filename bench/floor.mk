@@ -2,14 +2,12 @@
 # bench/overhead.sh's reference for the BPF time per sample: an empty
 # perf_event program (bench/floor.bpf.c), built as the product's programs
 # are, and its loader (bench/floor.c).
-$(BUILD)/bench/floor.bpf.o: bench/floor.bpf.c bench/floor.mk
+$(BUILD)/bench/%.bpf.o: bench/%.bpf.c bench/floor.mk
 	@mkdir -p $(@D)
-	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(bpf_object)
 
-$(BUILD)/bench/floor.skel.h: $(BUILD)/bench/floor.bpf.o
-	$(call msg,GEN-SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< name floor_bpf > $@
+$(BUILD)/bench/%.skel.h: $(BUILD)/bench/%.bpf.o
+	$(bpf_skeleton)
 
 $(BUILD)/bench/floor: bench/floor.c $(BUILD)/bench/floor.skel.h bench/floor.mk
 	@mkdir -p $(@D)

@@ -7,11 +7,9 @@ TEST_SKELS := $(TEST_BPF_SRCS:tests/bpf/%.bpf.c=$(BUILD)/tests/bpf/%.skel.h)
 
 $(BUILD)/tests/bpf/%.bpf.o: tests/bpf/%.bpf.c
 	@mkdir -p $(@D)
-	$(call msg,BPF,$@)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -c $< -o $@
+	$(bpf_object)
 
 $(BUILD)/tests/bpf/%.skel.h: $(BUILD)/tests/bpf/%.bpf.o
-	$(call msg,GEN-SKEL,$@)
-	$(Q)$(BPFTOOL) gen skeleton $< name $(subst .,_,$(notdir $*))_bpf > $@
+	$(bpf_skeleton)
 
 $(TEST_OBJS): | $(TEST_SKELS)
