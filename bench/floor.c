@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * floor SECONDS FREQ: attach bench/floor.bpf.c's empty program to a
- * cpu-clock event at FREQ Hz on every online CPU, system-wide, for SECONDS
- * of wall time, and print "RUN_TIME_NS RUN_CNT" of its runs. The kernel
+ * floor SECONDS FREQ [NAME]: attach bench/floor.bpf.c's program floor_NAME
+ * (empty, the default; copy_ring; fp_walk) to a cpu-clock event at FREQ Hz
+ * on every online CPU, system-wide, for SECONDS of wall time, and print
+ * "RUN_TIME_NS RUN_CNT" of its runs. The kernel
  * keeps run-time statistics only while somebody asks for them: the caller
  * holds them on (bench/bpf_events.bash's stats_hold), or the counts are 0.
  */
@@ -39,18 +40,29 @@ int main(int argc, char **argv)
 	struct bpf_link *links[MAX_CPUS] = { 0 };
 	struct bpf_prog_info info = { 0 };
 	__u32 len = sizeof(info);
+	const char *name = argc > 3 ? argv[3] : "empty";
+	struct bpf_program *prog;
 	struct floor_bpf *skel;
 	int ncpus, secs, ret = 1;
 	unsigned long freq;
+	char prog_name[64];
 
-	if (argc != 3 || (secs = atoi(argv[1])) < 1 || !(freq = strtoul(argv[2], NULL, 10))) {
-		fprintf(stderr, "usage: floor SECONDS FREQ\n");
+	if (argc < 3 || argc > 4 || (secs = atoi(argv[1])) < 1 ||
+	    !(freq = strtoul(argv[2], NULL, 10))) {
+		fprintf(stderr, "usage: floor SECONDS FREQ [empty|copy_ring|fp_walk]\n");
 		return 2;
 	}
 	skel = floor_bpf__open_and_load();
 	if (!skel) {
-		fprintf(stderr, "floor: cannot load the empty program: %s\n", strerror(errno));
+		fprintf(stderr, "floor: cannot load the reference programs: %s\n", strerror(errno));
 		return 1;
+	}
+	snprintf(prog_name, sizeof(prog_name), "floor_%s", name);
+	prog = bpf_object__find_program_by_name(skel->obj, prog_name);
+	if (!prog) {
+		fprintf(stderr, "floor: no reference program %s (empty, copy_ring, fp_walk)\n", name);
+		ret = 2;
+		goto out;
 	}
 	ncpus = libbpf_num_possible_cpus();
 	if (ncpus < 0 || ncpus > MAX_CPUS) {
@@ -66,7 +78,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "floor: perf_event_open on CPU %d: %s\n", cpu, strerror(errno));
 			goto out;
 		}
-		links[cpu] = bpf_program__attach_perf_event(skel->progs.floor_empty, fd);
+		links[cpu] = bpf_program__attach_perf_event(prog, fd);
 		if (!links[cpu]) {
 			fprintf(stderr, "floor: attach on CPU %d: %s\n", cpu, strerror(errno));
 			close(fd);
@@ -74,7 +86,7 @@ int main(int argc, char **argv)
 		}
 	}
 	sleep(secs);
-	if (bpf_obj_get_info_by_fd(bpf_program__fd(skel->progs.floor_empty), &info, &len)) {
+	if (bpf_obj_get_info_by_fd(bpf_program__fd(prog), &info, &len)) {
 		fprintf(stderr, "floor: the program's statistics: %s\n", strerror(errno));
 		goto out;
 	}

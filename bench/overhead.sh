@@ -34,10 +34,13 @@
 #     to it) for $BPF_SECONDS s; run_time_ns over the samples of the
 #     cpu-clock program, less its filtered runs (other processes on the
 #     CPUs) at the cost of a filtered run measured in the same run (a
-#     session whose one target sleeps). The reference, in the same runs:
-#     an empty perf_event program (bench/floor.bpf.c) at $FREQ Hz on every
-#     CPU over the same workload at 15 frames, what any program costs here
-#     before doing anything.
+#     session whose one target sleeps). The references, in the same runs,
+#     each at $FREQ Hz on every CPU over the same workload at 15 frames
+#     (bench/floor.bpf.c): an empty perf_event program, what any program
+#     costs here before doing anything; one copy of the KiB of stack at the
+#     user SP and one 15-word ring-buffer record, the least any walk
+#     touches; and the kernel's own frame-pointer walk (bpf_get_stack) over
+#     deep-fp, the same code built with frame pointers.
 #
 # Quick check: SECONDS_SHORT=5 SECONDS_LONG=10 RUNS=1 BPF_SECONDS=5. Every
 # table cache is a temporary directory (PROBEKIT_CACHE_DIR). Needs root,
@@ -61,7 +64,8 @@ BENCH=overhead
 . "$(dirname "$0")/deep_session.bash"
 command -v perf >/dev/null || die "needs perf (linux-perf)"
 FLOOR=$BUILD/bench/floor
-make --no-print-directory -s BUILD="$BUILD" "$FLOOR"
+DEEP_FP=$BUILD/bench/deep-fp
+make --no-print-directory -s BUILD="$BUILD" "$FLOOR" "$DEEP_FP"
 
 part() { [[ " $PARTS " == *" $1 "* ]]; }
 : > "$tmp/sys"
@@ -226,12 +230,15 @@ one_bpf() {
 	echo "$ns $cnt $filtered $samples $frames"
 }
 
-# one_floor: "RUN_NS RUNS" of the empty program over deep-nofp at 15 frames
+# one_floor NAME: "RUN_NS RUNS" of reference program NAME (bench/floor.c)
+# over deep at 15 frames: deep-fp for the frame-pointer walk, deep-nofp
+# otherwise
 one_floor() {
-	local pid out
-	"$DEEP" 11 $((BPF_SECONDS + 2)) "$NCPU" & pid=$!
-	out=$("$FLOOR" "$BPF_SECONDS" "$FREQ") || die "bench/floor failed"
-	wait "$pid" || die "deep-nofp failed under bench/floor"
+	local deep=$DEEP pid out
+	[ "$1" != fp_walk ] || deep=$DEEP_FP
+	"$deep" 11 $((BPF_SECONDS + 2)) "$NCPU" & pid=$!
+	out=$("$FLOOR" "$BPF_SECONDS" "$FREQ" "$1") || die "bench/floor $1 failed"
+	wait "$pid" || die "$deep failed under bench/floor"
 	echo "$out"
 }
 
@@ -243,7 +250,9 @@ for ((i = 0; i < RUNS; i++)); do
 	for d in $DEPTHS; do
 		echo "$d $(one_bpf "$d") $fns $fcnt" >> "$tmp/bpf"
 	done
-	echo "floor $(one_floor)" >> "$tmp/bpf"
+	for f in empty copy_ring fp_walk; do
+		echo "floor $f $(one_floor "$f")" >> "$tmp/bpf"
+	done
 done
 fi
 [ -z "$BENCH_RAW" ] || { mkdir -p "$BENCH_RAW" && cp "$tmp/sys" "$tmp/steady" "$tmp/bpf" "$BENCH_RAW/"; }
@@ -304,9 +313,9 @@ perl -e '
 			median(@load) if @load;
 	}
 	# depth ns runs filtered samples frames filtered_ns filtered_runs,
-	# or floor ns runs
+	# or floor name ns runs
 	my @b = grep { $_->[0] ne "floor" } rows($bpf);
-	my @floor = grep { $_->[0] eq "floor" && $_->[2] } rows($bpf);
+	my %floor; push @{$floor{$_->[1]}}, $_ for grep { $_->[0] eq "floor" && $_->[3] } rows($bpf);
 	if (@b) {
 		my %by; push @{$by{$_->[0]}}, $_ for @b;
 		printf "\n### BPF time per sample by depth (deep-nofp, %d processes, %s Hz, %s s per run, median of %d runs)\n\n",
@@ -321,7 +330,19 @@ perl -e '
 				col($r, sub { $_[4] ? ($_[1] - $_[3] * $fr->(@_)) / $_[4] : 0 });
 		}
 		print "\nns per sample: (run_time_ns - filtered runs x ns per filtered run) / samples. Target (issue 20): <= 2000 at 15 frames, <= 5000 at 60.\n";
-		printf "Reference, in the same runs: an empty perf_event program (bench/floor.bpf.c), %s Hz on every CPU over deep-nofp at 15 frames, **%.0f ns** per run (%d runs).\n",
-			$ENV{FREQ}, col(\@floor, sub { $_[1] / $_[2] }), col(\@floor, sub { $_[2] }) if @floor;
+		my @ref = (
+			[ "empty", "an empty perf_event program", "deep-nofp" ],
+			[ "copy_ring", "one copy of the KiB of stack at the user SP, one 15-word ring-buffer record", "deep-nofp" ],
+			[ "fp_walk", "the kernel\x27s frame-pointer walk (bpf_get_stack, BPF_F_USER_STACK)", "deep-fp" ],
+		);
+		if (grep { $floor{$_->[0]} } @ref) {
+			printf "\nReferences, in the same runs (bench/floor.bpf.c, %s Hz on every CPU, 15 frames):\n\n", $ENV{FREQ};
+			print "| program | workload | runs per run | **ns per run** |\n|---|---|---:|---:|\n";
+			for my $f (grep { $floor{$_->[0]} } @ref) {
+				my $r = $floor{$f->[0]};
+				printf "| %s | %s | %d | **%.0f** |\n", $f->[1], $f->[2],
+					col($r, sub { $_[3] }), col($r, sub { $_[2] / $_[3] });
+			}
+		}
 	}
 ' "$tmp/sys" "$tmp/bpf" "$tmp/steady"
