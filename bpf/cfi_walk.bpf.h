@@ -243,6 +243,7 @@ struct uw_state {
 	struct uw_cache_slot recent[UW_RECENT_SLOTS];	/* uw_cache's first level */
 	struct uw_window win;	/* uw_read's copy of the user stack */
 	__u64 fp_mask[PK_MAX_USTACK_DEPTH / 64];
+	struct pt_regs uregs;	/* pk_user_regs()'s copy */
 };
 
 struct {
@@ -355,10 +356,13 @@ static __always_inline void uw_keep_walk(const struct vma_cursor *v,
 }
 
 /* Look ADDR's mapping up: vma.kind, and for tables vma.table and vma.delta,
- * valid for [vma.start, vma.end_addr). false when no VMA holds ADDR. */
-static __always_inline bool uw_lookup_mapping(struct uw_state *st, __u64 addr)
+ * valid for [vma.start, vma.end_addr). false when no VMA holds ADDR.
+ * A global function, as uw_read: inlined in the step, the verifier walked
+ * its paths once for each state of the step that reaches it (a sixth of
+ * the perf_event program's verification). */
+__noinline int uw_lookup_mapping(struct uw_state *st, __u64 addr)
 {
-	struct vma_cursor *v = &st->vma;
+	struct vma_cursor *v;
 	struct pk_file_info *fi;
 	struct pk_file_key key;
 	struct file *f;
@@ -366,6 +370,9 @@ static __always_inline bool uw_lookup_mapping(struct uw_state *st, __u64 addr)
 	bool in_seg = false;
 	int found;
 
+	if (!st)
+		return false;
+	v = &st->vma;
 	found = vma_at(v, addr, &key, &f);
 	if (found < 0)
 		return false;
@@ -377,7 +384,7 @@ static __always_inline bool uw_lookup_mapping(struct uw_state *st, __u64 addr)
 		return true;
 	v->kind = VMA_TABLE;
 	fi = bpf_map_lookup_elem(&unwind_files, &key);
-	vma_memo_reported(report_mapping(v, f, &key, fi ? fi->table : PK_TABLE_NONE));
+	vma_memo_reported(report_mapping(v, (__u64)f, &key, fi ? fi->table : PK_TABLE_NONE));
 	if (!fi) {
 		v->kind = VMA_MISSING;
 		report_missing(v, &key);
@@ -949,7 +956,7 @@ static __always_inline void pk_report_code(__u64 addr)
 	if (vma_at(&st->vma, addr, &key, &f) <= 0 || !f)
 		return;
 	fi = bpf_map_lookup_elem(&unwind_files, &key);
-	report_mapping(&st->vma, f, &key, fi ? fi->table : PK_TABLE_NONE);
+	report_mapping(&st->vma, (__u64)f, &key, fi ? fi->table : PK_TABLE_NONE);
 	if (!fi)
 		report_missing(&st->vma, &key);
 }
@@ -957,20 +964,25 @@ static __always_inline void pk_report_code(__u64 addr)
 /* PF_KTHREAD, include/linux/sched.h (a #define: not in BTF). */
 #define UW_PF_KTHREAD		0x00200000
 /*
- * The user registers of the current task: USER_REGS when the sample
- * interrupted user mode (the caller tested pk_regs_user_mode(): NULL
- * otherwise), else the ones saved at kernel entry. false for kernel
- * threads, which have no user stack.
+ * The user registers of the current task, copied into the walk's state:
+ * USER_REGS when the sample interrupted user mode (the caller tested
+ * pk_regs_user_mode(): NULL otherwise), else the ones saved at kernel
+ * entry. NULL for kernel threads, which have no user stack. Not on the
+ * BPF stack: 168 bytes there put the calls down to report_mapping() past
+ * the 512 bytes Linux 6.1 and 6.12 allow a chain of calls.
  */
-static __always_inline bool pk_user_regs(const struct pt_regs *user_regs, struct pt_regs *out)
+static __always_inline const struct pt_regs *pk_user_regs(const struct pt_regs *user_regs)
 {
 	struct task_struct *task = bpf_get_current_task_btf();
+	struct uw_state *st = uw_state_get();
 
-	if (task->flags & UW_PF_KTHREAD)
-		return false;
-	if (user_regs)
-		return bpf_probe_read_kernel(out, sizeof(*out), user_regs) == 0;
-	return bpf_probe_read_kernel(out, sizeof(*out), (void *)bpf_task_pt_regs(task)) == 0;
+	if (!st || (task->flags & UW_PF_KTHREAD))
+		return NULL;
+	if (!user_regs)
+		user_regs = (const struct pt_regs *)bpf_task_pt_regs(task);
+	if (bpf_probe_read_kernel(&st->uregs, sizeof(st->uregs), user_regs))
+		return NULL;
+	return &st->uregs;
 }
 
 #endif /* PK_CFI_WALK_BPF_H */

@@ -318,21 +318,34 @@ static __always_inline void report_build_id(struct report_state *rs, const struc
 	bpf_loop(REPORT_PHDRS_MAX, report_phdr_step, NULL, 0);
 }
 
-/* Tell user space once per process where the file KEY (F; NULL: the vDSO)
- * is mapped, V's VMA, before the sample that goes through it. true when it
- * is sent for good (with its build-id, or with none to read, or out of
- * tries), so that its caller may stop asking; false while it is not sent
- * yet (the ring buffer was full, the map busy) or is to be sent again for
- * its build-id. */
-static __always_inline bool report_mapping(const struct vma_cursor *v, struct file *f,
-					   const struct pk_file_key *key, __u32 table)
+/* Tell user space once per process where the file KEY (FILE, a struct
+ * file *; 0: the vDSO) is mapped, V's VMA, before the sample that goes
+ * through it. true when it is sent for good (with its build-id, or with
+ * none to read, or out of tries), so that its caller may stop asking;
+ * false while it is not sent yet (the ring buffer was full, the map busy)
+ * or is to be sent again for its build-id.
+ *
+ * A global function, which the verifier checks once per program rather
+ * than at each state of each caller that reaches it (a tenth of the
+ * perf_event program's verification, a fifth of the report programs').
+ * So FILE is a number (a global function's arguments are scalars or
+ * memory; F is only ever read through BPF_CORE_READ), and V and KEY may be
+ * NULL. */
+__noinline int report_mapping(const struct vma_cursor *v, __u64 file,
+			      const struct pk_file_key *key, __u32 table)
 {
+	struct file *f = (struct file *)file;
 	struct report_state *rs;
-	struct report_mapping_key mk = {
-		.pid = bpf_get_current_pid_tgid() >> 32,
-		.vm_start = v->vm_start, .vm_pgoff = v->vm_pgoff, .file = *key,
-	};
-	__u8 one = 1, *tries = bpf_map_lookup_elem(&mappings_seen, &mk);
+	struct report_mapping_key mk = {};
+	__u8 one = 1, *tries;
+
+	if (!v || !key)
+		return false;
+	mk.pid = bpf_get_current_pid_tgid() >> 32;
+	mk.vm_start = v->vm_start;
+	mk.vm_pgoff = v->vm_pgoff;
+	mk.file = *key;
+	tries = bpf_map_lookup_elem(&mappings_seen, &mk);
 
 	/* 1: sent with its build-id (or none to read); more: sent tries - 1
 	 * times without, tried again until REPORT_BUILD_ID_TRIES */
@@ -413,7 +426,7 @@ static long report_note_step(__u32 i, void *ctx)
 	v->kind = VMA_ANON;	/* any kind: [start, end) is looked up */
 	vma_remember(v);
 	if (found)
-		report_mapping(v, f, &key, PK_TABLE_NONE);
+		report_mapping(v, (__u64)f, &key, PK_TABLE_NONE);
 	return 0;
 }
 

@@ -163,7 +163,7 @@ static __always_inline __u32 build_sample(void *ctx, struct pk_sample_buf *b,
 	__u64 pid_tgid = bpf_get_current_pid_tgid();
 	__u32 flags = 0, kn, un = 0, pn = 0, size;
 	bool in_user = ctx_regs && pk_regs_user_mode(ctx_regs);
-	struct pt_regs uregs;
+	const struct pt_regs *uregs;
 	long ret = 0;
 
 	/* A sample that interrupted user mode has no kernel frames, and
@@ -189,9 +189,12 @@ static __always_inline __u32 build_sample(void *ctx, struct pk_sample_buf *b,
 		un = stack_frames(ret, PK_SAMPLE_USTACK_ERR, PK_SAMPLE_USTACK_TRUNC, &flags);
 		if (fp_mappings && un)
 			pk_note_mappings(kn, un);
-	} else if (pk_user_regs(in_user ? ctx_regs : NULL, &uregs)) {
-		un = pk_unwind_user(b, kn, &uregs);
-		pn = pk_python_sample(b, kn + un);
+	} else {
+		uregs = pk_user_regs(in_user ? ctx_regs : NULL);
+		if (uregs) {
+			un = pk_unwind_user(b, kn, uregs);
+			pn = pk_python_sample(b, kn + un);
+		}
 	}
 
 	size = sizeof(b->s) + (kn + un + pn) * sizeof(__u64);
