@@ -363,7 +363,18 @@ struct item {
 					 * py_files value */
 	struct pk_python_build py_build;
 	struct pk_py_file py;
+	bool file_due;			/* its unwind_files entry, for table
+					 * file_table, waits for commit() */
+	__u32 file_table;
 	char msg[PK_ERR_LEN];
+};
+
+/* A table placed by a batch, whose array goes into unwind_rows and whose
+ * entry into unwind_tables at commit(). */
+struct pending {
+	__u32 idx;
+	int fd;				/* the array */
+	struct pk_table_info ti;
 };
 
 struct batch {
@@ -376,6 +387,8 @@ struct batch {
 	__u32 nknown;
 	struct eh_cache_opts copts;
 	struct pk_unwind_stats st;
+	struct pending *pend;		/* n of them at most */
+	int npend;
 	bool reclaimed;			/* room was sought once: not again */
 	int ret;			/* first map failure */
 	char *err;
@@ -714,6 +727,9 @@ static int reclaim_locked(struct pk_unwind_store *s, struct batch *b, struct pk_
 		goto out;
 	}
 	ret = used_tables(s, used);
+	/* the batch's tables, in unwind_tables before their files' entries */
+	for (int i = 0; i < b->npend; i++)
+		used[b->pend[i].idx] = 1;
 	for (__u32 i = 0; !ret && i < a->tables && i < s->caps.max_tables; i++) {
 		struct pk_table_info ti;
 
@@ -742,7 +758,24 @@ out:
 	return ret;
 }
 
-/* Copy IT's table into the maps; under the lock, with A just read. */
+/* IT's entry for TABLE, written by commit() once the table is in. */
+static void defer_file(struct item *it, __u32 table)
+{
+	it->file_due = true;
+	it->file_table = table;
+}
+
+/* Whether an item of B before IT has IT's file's entry due already. */
+static bool file_due_before(const struct batch *b, const struct item *it)
+{
+	for (const struct item *o = b->items; o < it; o++)
+		if (o->file_due && o->key.dev == it->key.dev && o->key.ino == it->key.ino)
+			return true;
+	return false;
+}
+
+/* IT's table into an array of its own, placed for commit(); under the
+ * lock, with A just read. */
 static int load_table(struct batch *b, struct item *it, struct pk_unwind_alloc *a)
 {
 	struct pk_unwind_store *s = b->s;
@@ -789,13 +822,8 @@ static int load_table(struct batch *b, struct item *it, struct pk_unwind_alloc *
 	}
 	if (fd < 0)
 		return pk_err(b->err, fd, "cannot make an unwind table array: %s", strerror(-fd));
-	ret = bpf_map_update_elem(s->fds.rows, &idx, &fd, BPF_ANY) ? -errno : 0;
-	close(fd);	/* unwind_rows holds it now */
-	if (ret)
-		return pk_err(b->err, ret, "cannot add to unwind_rows: %s", strerror(-ret));
 	memcpy(ti.build_id, it->id.id, it->id.len);
-	if (bpf_map_update_elem(s->fds.tables, &idx, &ti, BPF_ANY))
-		return pk_err(b->err, -errno, "cannot add to unwind_tables: %s", strerror(errno));
+	b->pend[b->npend++] = (struct pending){ .idx = idx, .fd = fd, .ti = ti };
 	if ((__u32)idx == a->tables)
 		a->tables++;
 	a->live++;
@@ -816,12 +844,7 @@ static int load_table(struct batch *b, struct item *it, struct pk_unwind_alloc *
 		b->st.hit++;
 	else
 		b->st.built++;
-	ret = put_file(b, it, idx, 0);
-	if (ret == -E2BIG)
-		fprintf(s->log ? s->log : stderr, "%s: %s: unwind_files is full\n", s->prog,
-			it->name);
-	else if (ret)
-		return pk_err(b->err, ret, "cannot add to unwind_files: %s", strerror(-ret));
+	defer_file(it, idx);
 	return 0;
 }
 
@@ -833,7 +856,7 @@ static int place(struct batch *b, struct item *it)
 	struct pk_unwind_alloc a;
 	int idx, ret;
 
-	if (!bpf_map_lookup_elem(s->fds.files, &it->key, &fi))
+	if (file_due_before(b, it) || !bpf_map_lookup_elem(s->fds.files, &it->key, &fi))
 		return 0;	/* another file of this batch, or another process */
 	if (it->status == -ENOENT || it->status == -ESRCH) {
 		/* gone (the process that mapped it exited): no entry, so that
@@ -853,13 +876,7 @@ static int place(struct batch *b, struct item *it)
 		return pk_err(b->err, ret, "cannot read the unwind maps: %s", strerror(-ret));
 	idx = find_id(s->ids, &it->id, s->nids);
 	if (idx >= 0) {
-		ret = put_file(b, it, idx, 0);
-		if (ret == -E2BIG)
-			fprintf(s->log ? s->log : stderr, "%s: %s: unwind_files is full\n",
-				s->prog, it->name);
-		else if (ret)
-			return pk_err(b->err, ret, "cannot add to unwind_files: %s",
-				      strerror(-ret));
+		defer_file(it, idx);
 		b->st.shared++;
 		return 0;
 	}
@@ -874,26 +891,98 @@ static int place(struct batch *b, struct item *it)
 	return load_table(b, it, &a);
 }
 
-static void done(void *arg, int i)
+/* The arrays of the batch's tables into unwind_rows: in one batch update
+ * where the kernel has one for arrays of maps. The kernel waits for an RCU
+ * grace period after each update of such a map (7 to 21 ms here), after a
+ * batch only once. Else, or for what a batch left, one by one. */
+static int insert_rows(struct batch *b)
 {
-	struct batch *b = arg;
-	struct item *it = &b->items[i];
-	int ret;
+	LIBBPF_OPTS(bpf_map_batch_opts, o, .elem_flags = BPF_ANY);
+	__u32 *keys = calloc(b->npend, sizeof(*keys)), count = b->npend;
+	int *fds = calloc(b->npend, sizeof(*fds)), ret = 0;
 
-	if (!it->skip && !b->ret) {
-		ret = lock(b->s);
-		if (ret)
-			b->ret = pk_err(b->err, ret, "cannot lock the pin directory: %s",
-					strerror(-ret));
-		else {
-			ret = place(b, it);
-			if (ret && !b->ret)
-				b->ret = ret;
-			unlock(b->s);
-		}
+	if (!keys || !fds) {
+		ret = -ENOMEM;
+		goto out;
 	}
-	eh_unwind_table_free(it->t);
-	it->t = NULL;
+	for (int i = 0; i < b->npend; i++) {
+		keys[i] = b->pend[i].idx;
+		fds[i] = b->pend[i].fd;
+	}
+	if (!bpf_map_update_batch(b->s->fds.rows, keys, fds, &count, &o))
+		goto out;
+	/* refused whole (Linux 6.1 has no batch update for arrays of maps),
+	 * count 0; or failed part way, count done */
+	if (count > (__u32)b->npend)
+		count = 0;
+	for (int i = count; !ret && i < b->npend; i++)
+		if (bpf_map_update_elem(b->s->fds.rows, &keys[i], &fds[i], BPF_ANY))
+			ret = -errno;
+out:
+	free(keys);
+	free(fds);
+	return ret;
+}
+
+/* What place() left for after the tables' arrays are made: unwind_rows,
+ * then unwind_tables, then the files' entries, in that order because the
+ * BPF side goes from a file to its table to the table's array. */
+static int commit(struct batch *b)
+{
+	struct pk_unwind_store *s = b->s;
+	int ret = b->npend ? insert_rows(b) : 0;
+
+	for (int i = 0; i < b->npend; i++) {
+		close(b->pend[i].fd);	/* unwind_rows holds them now */
+		b->pend[i].fd = -1;
+	}
+	if (ret)
+		return pk_err(b->err, ret, "cannot add to unwind_rows: %s", strerror(-ret));
+	for (int i = 0; i < b->npend; i++)
+		if (bpf_map_update_elem(s->fds.tables, &b->pend[i].idx, &b->pend[i].ti, BPF_ANY))
+			return pk_err(b->err, -errno, "cannot add to unwind_tables: %s",
+				      strerror(errno));
+	for (int i = 0; i < b->n; i++) {
+		struct item *it = &b->items[i];
+
+		if (!it->file_due)
+			continue;
+		ret = put_file(b, it, it->file_table, 0);
+		if (ret == -E2BIG)
+			fprintf(s->log ? s->log : stderr, "%s: %s: unwind_files is full\n",
+				s->prog, it->name);
+		else if (ret)
+			return pk_err(b->err, ret, "cannot add to unwind_files: %s",
+				      strerror(-ret));
+	}
+	return 0;
+}
+
+/* Serial part, in file order: every file of the batch placed under one
+ * hold of the lock, then committed. */
+static int place_all(struct batch *b)
+{
+	int ret = lock(b->s);
+
+	if (ret)
+		return pk_err(b->err, ret, "cannot lock the pin directory: %s", strerror(-ret));
+	for (int i = 0; !ret && !b->ret && i < b->n; i++) {
+		struct item *it = &b->items[i];
+
+		if (!it->skip)
+			ret = place(b, it);
+		eh_unwind_table_free(it->t);	/* copied into its array, if anywhere */
+		it->t = NULL;
+	}
+	if (!ret)
+		ret = b->ret;
+	if (!ret)
+		ret = commit(b);
+	for (int i = 0; i < b->npend; i++)
+		if (b->pend[i].fd >= 0)
+			close(b->pend[i].fd);	/* a failure's: never inserted */
+	unlock(b->s);
+	return ret;
 }
 
 static void stats_add(struct pk_unwind_stats *st, const struct pk_unwind_stats *add)
@@ -968,14 +1057,20 @@ int pk_unwind_store_add(struct pk_unwind_store *s, const struct pk_unwind_file *
 		return pk_err(err, -ENOMEM, "out of memory");
 	}
 	memcpy(b.known, s->ids, b.nknown * sizeof(*b.known));
-	ret = pk_jobs_run(n, s->jobs, work, done, &b);
+	b.pend = calloc(n, sizeof(*b.pend));
+	ret = b.pend ? pk_jobs_run(n, s->jobs, work, NULL, &b) : -ENOMEM;
+	if (ret)
+		pk_err(err, ret, "cannot start table builders: %s", strerror(-ret));
+	else
+		ret = place_all(&b);
+	for (int i = 0; i < n; i++)
+		eh_unwind_table_free(b.items[i].t);	/* what a failure left */
+	free(b.pend);
 	free(b.known);
 	free(b.items);
-	if (ret)
-		return pk_err(err, ret, "cannot start table builders: %s", strerror(-ret));
-	if (st)
+	if (!ret && st)
 		stats_add(st, &b.st);
-	return b.ret;
+	return ret;
 }
 
 int pk_unwind_store_reclaim(struct pk_unwind_store *s, struct pk_unwind_stats *st,

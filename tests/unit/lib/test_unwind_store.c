@@ -400,6 +400,33 @@ START_TEST(test_shared_build_id)
 }
 END_TEST
 
+/* A batch places its files first and puts their tables in at once: a file
+ * it names twice gets one entry, the table it needs once. */
+START_TEST(test_batch_names_file_twice)
+{
+	char demo[4096];
+	struct pk_unwind_file f[2];
+	struct pk_unwind_stats st = {};
+	struct env e;
+	int fd;
+
+	env_init(&e, 4 << 20, 8);
+	pk_test_build_path("fixtures/demo", demo, sizeof(demo));
+	f[0] = f[1] = file_of(demo);
+	add(&e, f, 2, &st);
+	ck_assert_uint_eq(st.files, 1);
+	ck_assert_uint_eq(st.tables, 1);
+	ck_assert_uint_eq(st.shared, 0);
+	ck_assert_uint_eq(file_info(&e, f[0].key).table, 0);
+	ck_assert_uint_eq(alloc_of(&e).tables, 1);
+	fd = table_array_fd(&e, 0);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_lt(table_array_fd(&e, 1), 0);
+	env_free(&e);
+}
+END_TEST
+
 /* A table bigger than the room left under the memory limit is refused
  * with one line naming the file and why, and the maps stay as they were:
  * the next table that fits goes where it would have. */
@@ -805,6 +832,7 @@ Suite *suite_unwind_store(void)
 		tcase_set_timeout(tc, 60);
 		tcase_add_test(tc, test_libc_and_fixture);
 		tcase_add_test(tc, test_shared_build_id);
+		tcase_add_test(tc, test_batch_names_file_twice);
 		tcase_add_test(tc, test_refused_no_room);
 		tcase_add_test(tc, test_refused_no_table);
 		tcase_add_test(tc, test_corrupt_cache_rebuilt);
