@@ -115,6 +115,7 @@ int pk_unwind_maps_create(const struct pk_unwind_alloc *caps, __u32 nfiles,
 {
 	LIBBPF_OPTS(bpf_map_create_opts, inner_o, .map_flags = BPF_F_MMAPABLE | BPF_F_INNER_MAP);
 	LIBBPF_OPTS(bpf_map_create_opts, outer_o);
+	LIBBPF_OPTS(bpf_map_create_opts, files_o, .map_flags = BPF_F_NO_PREALLOC);
 	int inner, ret = 0;
 
 	for (int i = 0; i < PK_UNWIND_NMAPS; i++)
@@ -126,7 +127,7 @@ int pk_unwind_maps_create(const struct pk_unwind_alloc *caps, __u32 nfiles,
 	outer_o.inner_map_fd = inner;
 	fds->files = bpf_map_create(BPF_MAP_TYPE_HASH, PK_PIN_UNWIND_FILES,
 				    sizeof(struct pk_file_key), sizeof(struct pk_file_info),
-				    nfiles, NULL);
+				    nfiles, &files_o);
 	fds->tables = bpf_map_create(BPF_MAP_TYPE_ARRAY, PK_PIN_UNWIND_TABLES, sizeof(__u32),
 				     sizeof(struct pk_table_info), caps->max_tables, NULL);
 	fds->rows = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, PK_PIN_UNWIND_ROWS, sizeof(__u32),
