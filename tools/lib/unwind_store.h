@@ -93,8 +93,10 @@ int pk_unwind_store_open(const char *pin_dir, const struct pk_unwind_store_opts 
  * no process maps were given back) is marked PK_FILE_REFUSED, with one line
  * on the log naming the file and why; that is not an error. A file already
  * in unwind_files is skipped; one that does not exist (any more) is left
- * out. Adds to *ST (may be NULL). Returns 0, or a negative errno when the
- * maps themselves failed. */
+ * out. The new tables go into the kernel together (one RCU grace period
+ * for all of them, where the kernel updates arrays of maps in batches):
+ * add the files known at once in one call. Adds to *ST (may be NULL).
+ * Returns 0, or a negative errno when the maps themselves failed. */
 int pk_unwind_store_add(struct pk_unwind_store *s, const struct pk_unwind_file *files, int n,
 			 struct pk_unwind_stats *st, char err[PK_ERR_LEN]);
 
