@@ -245,9 +245,16 @@ struct uw_state {
 	__u32 copy_at, copy_len, copy_done, copy_holes;
 	struct vma_cursor vma;	/* the mapping of the last PC, and the walk's */
 	struct uw_cache_slot recent[UW_RECENT_SLOTS];	/* uw_cache's first level */
-	struct uw_window win;	/* uw_read's copy of the user stack */
+	/* uw_read's copy of the user stack, in the lines that
+	 * pk_user_regs()'s copy of the registers took before the walk
+	 * (uw_regs_from() read them into f): the window's first copy writes
+	 * those lines anyway, where registers of their own would be three
+	 * more cold lines a sample. */
+	union {
+		struct uw_window win;
+		struct pt_regs uregs;
+	};
 	__u64 fp_mask[PK_MAX_USTACK_DEPTH / 64];
-	struct pt_regs uregs;	/* pk_user_regs()'s copy */
 };
 
 struct {
@@ -968,12 +975,13 @@ static __always_inline void pk_report_code(__u64 addr)
 /* PF_KTHREAD, include/linux/sched.h (a #define: not in BTF). */
 #define UW_PF_KTHREAD		0x00200000
 /*
- * The user registers of the current task, copied into the walk's state:
- * USER_REGS when the sample interrupted user mode (the caller tested
- * pk_regs_user_mode(): NULL otherwise), else the ones saved at kernel
- * entry. NULL for kernel threads, which have no user stack. Not on the
- * BPF stack: 168 bytes there put the calls down to report_mapping() past
- * the 512 bytes Linux 6.1 and 6.12 allow a chain of calls.
+ * The user registers of the current task, copied into the walk's state
+ * until pk_unwind_user() starts the walk (uw_state.uregs): USER_REGS when
+ * the sample interrupted user mode (the caller tested pk_regs_user_mode():
+ * NULL otherwise), else the ones saved at kernel entry. NULL for kernel
+ * threads, which have no user stack. Not on the BPF stack: 168 bytes
+ * there put the calls down to report_mapping() past the 512 bytes Linux
+ * 6.1 and 6.12 allow a chain of calls.
  */
 static __always_inline const struct pt_regs *pk_user_regs(const struct pt_regs *user_regs)
 {
