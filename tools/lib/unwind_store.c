@@ -390,6 +390,8 @@ struct batch {
 	struct pk_unwind_stats st;
 	struct pending *pend;		/* n of them at most */
 	int npend;
+	struct pk_u64map due;		/* file_hash() -> the item whose file's
+					 * entry is due */
 	bool reclaimed;			/* room was sought once: not again */
 	int ret;			/* first map failure */
 	char *err;
@@ -759,20 +761,22 @@ out:
 	return ret;
 }
 
-/* IT's entry for TABLE, written by commit() once the table is in. */
-static void defer_file(struct item *it, __u32 table)
+/* IT's entry for TABLE, written by commit() once the table is in. 0 or
+ * -ENOMEM. */
+static int defer_file(struct batch *b, struct item *it, __u32 table)
 {
 	it->file_due = true;
 	it->file_table = table;
+	return pk_u64map_put(&b->due, file_hash(it->key.dev, it->key.ino), it);
 }
 
-/* Whether an item of B before IT has IT's file's entry due already. */
-static bool file_due_before(const struct batch *b, const struct item *it)
+/* Whether an item of B has IT's file's entry due already (a batch may
+ * name a file twice). */
+static bool file_entry_due(const struct batch *b, const struct item *it)
 {
-	for (const struct item *o = b->items; o < it; o++)
-		if (o->file_due && o->key.dev == it->key.dev && o->key.ino == it->key.ino)
-			return true;
-	return false;
+	const struct item *o = pk_u64map_get(&b->due, file_hash(it->key.dev, it->key.ino));
+
+	return o && o->key.dev == it->key.dev && o->key.ino == it->key.ino;
 }
 
 /* IT's table into an array of its own, placed for commit(); under the
@@ -845,8 +849,8 @@ static int load_table(struct batch *b, struct item *it, struct pk_unwind_alloc *
 		b->st.hit++;
 	else
 		b->st.built++;
-	defer_file(it, idx);
-	return 0;
+	ret = defer_file(b, it, idx);
+	return ret ? pk_err(b->err, ret, "out of memory") : 0;
 }
 
 /* Serial part, in file order: into the maps under the lock. */
@@ -857,7 +861,7 @@ static int place(struct batch *b, struct item *it)
 	struct pk_unwind_alloc a;
 	int idx, ret;
 
-	if (file_due_before(b, it) || !bpf_map_lookup_elem(s->fds.files, &it->key, &fi))
+	if (file_entry_due(b, it) || !bpf_map_lookup_elem(s->fds.files, &it->key, &fi))
 		return 0;	/* another file of this batch, or another process */
 	if (it->status == -ENOENT || it->status == -ESRCH) {
 		/* gone (the process that mapped it exited): no entry, so that
@@ -877,7 +881,9 @@ static int place(struct batch *b, struct item *it)
 		return pk_err(b->err, ret, "cannot read the unwind maps: %s", strerror(-ret));
 	idx = find_id(s->ids, &it->id, s->nids);
 	if (idx >= 0) {
-		defer_file(it, idx);
+		ret = defer_file(b, it, idx);
+		if (ret)
+			return pk_err(b->err, ret, "out of memory");
 		b->st.shared++;
 		return 0;
 	}
@@ -1059,18 +1065,21 @@ int pk_unwind_store_add(struct pk_unwind_store *s, const struct pk_unwind_file *
 	}
 	memcpy(b.known, s->ids, b.nknown * sizeof(*b.known));
 	b.pend = calloc(n, sizeof(*b.pend));
-	ret = b.pend ? pk_jobs_run(n, s->jobs, work, NULL, &b) : -ENOMEM;
-	if (ret)
+	if (!b.pend)
+		ret = pk_err(err, -ENOMEM, "out of memory");
+	else if ((ret = pk_jobs_run(n, s->jobs, work, NULL, &b)))
 		pk_err(err, ret, "cannot start table builders: %s", strerror(-ret));
-	else
+	else {
 		ret = place_all(&b);
+		if (st)
+			stats_add(st, &b.st);
+	}
 	for (int i = 0; i < n; i++)
 		eh_unwind_table_free(b.items[i].t);	/* what a failure left */
+	pk_u64map_free(&b.due);
 	free(b.pend);
 	free(b.known);
 	free(b.items);
-	if (!ret && st)
-		stats_add(st, &b.st);
 	return ret;
 }
 
