@@ -390,6 +390,7 @@ struct batch {
 	struct pk_unwind_stats st;
 	struct pending *pend;		/* n of them at most */
 	int npend;
+	int ntables;			/* of those, in unwind_tables */
 	struct pk_u64map due;		/* file_hash() -> the item whose file's
 					 * entry is due */
 	bool reclaimed;			/* room was sought once: not again */
@@ -828,7 +829,6 @@ static int load_table(struct batch *b, struct item *it, struct pk_unwind_alloc *
 	if (fd < 0)
 		return pk_err(b->err, fd, "cannot make an unwind table array: %s", strerror(-fd));
 	memcpy(ti.build_id, it->id.id, it->id.len);
-	b->pend[b->npend++] = (struct pending){ .idx = idx, .fd = fd, .ti = ti };
 	if ((__u32)idx == a->tables)
 		a->tables++;
 	a->live++;
@@ -836,8 +836,12 @@ static int load_table(struct batch *b, struct item *it, struct pk_unwind_alloc *
 	a->rules += h->nrules;
 	a->bytes += ti.bytes;
 	ret = write_alloc(s, a);
-	if (ret)
+	if (ret) {
+		close(fd);
 		return pk_err(b->err, ret, "cannot write unwind_alloc: %s", strerror(-ret));
+	}
+	/* counted in unwind_alloc: unplace() takes it out again on failure */
+	b->pend[b->npend++] = (struct pending){ .idx = idx, .fd = fd, .ti = ti };
 	s->ids[idx] = it->id;
 	if (s->nids < a->tables)
 		s->nids = a->tables;
@@ -945,8 +949,9 @@ static int commit(struct batch *b)
 	}
 	if (ret)
 		return pk_err(b->err, ret, "cannot add to unwind_rows: %s", strerror(-ret));
-	for (int i = 0; i < b->npend; i++)
-		if (bpf_map_update_elem(s->fds.tables, &b->pend[i].idx, &b->pend[i].ti, BPF_ANY))
+	for (; b->ntables < b->npend; b->ntables++)
+		if (bpf_map_update_elem(s->fds.tables, &b->pend[b->ntables].idx,
+					&b->pend[b->ntables].ti, BPF_ANY))
 			return pk_err(b->err, -errno, "cannot add to unwind_tables: %s",
 				      strerror(errno));
 	for (int i = 0; i < b->n; i++) {
@@ -963,6 +968,32 @@ static int commit(struct batch *b)
 				      strerror(-ret));
 	}
 	return 0;
+}
+
+/* After a failure, under the lock: the batch's tables that never reached
+ * unwind_tables out of unwind_alloc and the known ids, and their arrays out
+ * of unwind_rows, as if never placed. Else their room stayed taken for
+ * good (reclaim gives back only what unwind_tables holds), and a later add
+ * of the same build-id found it here and pointed its file at a table the
+ * BPF side never sees. */
+static void unplace(struct batch *b)
+{
+	struct pk_unwind_store *s = b->s;
+	struct pk_unwind_alloc a;
+
+	if (b->ntables == b->npend || read_alloc(s, &a))
+		return;
+	for (int i = b->ntables; i < b->npend; i++) {
+		const struct pending *p = &b->pend[i];
+
+		bpf_map_delete_elem(s->fds.rows, &p->idx);	/* ENOENT: never there */
+		a.live--;
+		a.rows -= p->ti.nrows;
+		a.rules -= p->ti.nrules;
+		a.bytes -= p->ti.bytes;
+		s->ids[p->idx].len = 0;
+	}
+	write_alloc(s, &a);
 }
 
 /* Serial part, in file order: every file of the batch placed under one
@@ -985,6 +1016,8 @@ static int place_all(struct batch *b)
 		ret = b->ret;
 	if (!ret)
 		ret = commit(b);
+	if (ret)
+		unplace(b);
 	for (int i = 0; i < b->npend; i++)
 		if (b->pend[i].fd >= 0)
 			close(b->pend[i].fd);	/* a failure's: never inserted */

@@ -427,6 +427,69 @@ START_TEST(test_batch_names_file_twice)
 }
 END_TEST
 
+/* A batch that fails after its tables were placed (here unwind_rows
+ * refuses the arrays: its inner maps have another value size) gives their
+ * room back and forgets them: the next add of the same file, by the same
+ * store, loads it anew rather than pointing at a table never inserted. */
+START_TEST(test_failed_batch_takes_its_tables_back)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, inner_o, .map_flags = BPF_F_INNER_MAP);
+	LIBBPF_OPTS(bpf_map_create_opts, outer_o);
+	struct pk_unwind_file f[1];
+	struct pk_unwind_stats st = {};
+	struct pk_unwind_alloc a;
+	struct pk_table_info ti;
+	char demo[4096], err[PK_ERR_LEN];
+	int good, inner, ret;
+	struct env e;
+
+	env_init(&e, 4 << 20, 8);
+	pk_test_build_path("fixtures/demo", demo, sizeof(demo));
+	f[0] = file_of(demo);
+	/* the store's unwind_rows fd number now holds a map that refuses */
+	good = dup(e.fds.rows);
+	ck_assert_int_ge(good, 0);
+	inner = bpf_map_create(BPF_MAP_TYPE_ARRAY, "bad_inner", sizeof(__u32), 8, 1, &inner_o);
+	ck_assert_int_ge(inner, 0);
+	outer_o.inner_map_fd = inner;
+	ret = bpf_map_create(BPF_MAP_TYPE_ARRAY_OF_MAPS, "bad_rows", sizeof(__u32),
+			     sizeof(__u32), e.caps.max_tables, &outer_o);
+	ck_assert_int_ge(ret, 0);
+	ck_assert_int_eq(dup2(ret, e.fds.rows), e.fds.rows);
+	close(ret);
+	close(inner);
+
+	ret = pk_unwind_store_add(e.s, f, 1, &st, err);
+	ck_assert_int_lt(ret, 0);
+	ck_assert_msg(strstr(err, "cannot add to unwind_rows"), "%s", err);
+	a = alloc_of(&e);
+	ck_assert_uint_eq(a.live, 0);
+	ck_assert_uint_eq(a.rows, 0);
+	ck_assert_uint_eq(a.rules, 0);
+	ck_assert_uint_eq(a.bytes, 0);
+	ck_assert_int_lt(bpf_map_lookup_elem(e.fds.files, &f[0].key, &ti), 0);
+
+	/* the right map back under the same fd number: the same store loads
+	 * the file, into a table the BPF side finds */
+	ck_assert_int_eq(dup2(good, e.fds.rows), e.fds.rows);
+	close(good);
+	memset(&st, 0, sizeof(st));
+	add(&e, f, 1, &st);
+	ck_assert_uint_eq(st.tables, 1);
+	ck_assert_uint_eq(st.shared, 0);
+	{
+		__u32 table = file_info(&e, f[0].key).table;
+
+		ck_assert_int_eq(bpf_map_lookup_elem(e.fds.tables, &table, &ti), 0);
+		ck_assert_uint_gt(ti.nrows, 0);
+		expect_table_of(&e, demo, table);
+		ck_assert_uint_eq(alloc_of(&e).live, 1);
+		ck_assert_uint_eq(alloc_of(&e).rows, ti.nrows);
+	}
+	env_free(&e);
+}
+END_TEST
+
 /* A table bigger than the room left under the memory limit is refused
  * with one line naming the file and why, and the maps stay as they were:
  * the next table that fits goes where it would have. */
@@ -833,6 +896,7 @@ Suite *suite_unwind_store(void)
 		tcase_add_test(tc, test_libc_and_fixture);
 		tcase_add_test(tc, test_shared_build_id);
 		tcase_add_test(tc, test_batch_names_file_twice);
+		tcase_add_test(tc, test_failed_batch_takes_its_tables_back);
 		tcase_add_test(tc, test_refused_no_room);
 		tcase_add_test(tc, test_refused_no_table);
 		tcase_add_test(tc, test_corrupt_cache_rebuilt);
