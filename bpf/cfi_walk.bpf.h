@@ -527,19 +527,21 @@ static __always_inline long uw_find_rule(struct uw_state *st, __u64 vaddr)
 	struct uw_cache_group *group;
 	struct pk_unwind_rule *out;
 	union pk_table_page *pg;
-	__u32 table = st->vma.table, rel, lo, slot_idx, zero = 0, id, at;
+	__u32 table = st->vma.table, rel, lo, slot_idx, zero = 0, id, at, gen, nrows;
 	void *pages;
 
 	t = bpf_map_lookup_elem(&unwind_tables, &table);
 	out = bpf_map_lookup_elem(&uw_rule, &zero);
 	if (!t || !out)
 		return -1;
+	gen = t->gen;
+	nrows = t->nrows;
 	if (vaddr < t->pc_base || vaddr >= t->pc_end)
 		return PK_TABLE_NONE;
 	rel = vaddr - t->pc_base;
 	slot_idx = rel / UW_CACHE_GRAIN * 2654435761u ^ table * 40503u;
 	recent = &st->recent[slot_idx % UW_RECENT_SLOTS];
-	if (uw_slot_holds(recent, table, t->gen, rel)) {
+	if (uw_slot_holds(recent, table, gen, rel)) {
 		*out = recent->rule;
 		return 0;
 	}
@@ -548,7 +550,7 @@ static __always_inline long uw_find_rule(struct uw_state *st, __u64 vaddr)
 	group = bpf_map_lookup_elem(&uw_cache, &at);
 	if (group)
 		slot = &group->slot[slot_idx % UW_CACHE_GROUP];
-	if (slot && uw_slot_holds(slot, table, t->gen, rel)) {
+	if (slot && uw_slot_holds(slot, table, gen, rel)) {
 		*out = slot->rule;
 		*recent = *slot;
 		return 0;
@@ -561,7 +563,7 @@ static __always_inline long uw_find_rule(struct uw_state *st, __u64 vaddr)
 	st->search_table = table;
 	st->search_rel = rel;
 	st->search_lo = 0;
-	st->search_hi = t->nrows;
+	st->search_hi = nrows;
 	st->search_failed = 0;
 	bpf_loop(27, uw_search_step, NULL, 0);	/* rows < 2^26 (eh_frame/README.md) */
 	if (st->search_failed)
@@ -587,11 +589,22 @@ static __always_inline long uw_find_rule(struct uw_state *st, __u64 vaddr)
 	*out = pg->rules[at];
 	if (slot) {
 		slot->table_plus1 = table + 1;
-		slot->gen = t->gen;
+		slot->gen = gen;
 		uw_row_range(pages, t, lo, rel, slot);
 		slot->rule = *out;
-		*recent = *slot;
 	}
+	/* User space may have given the table back and its index to another
+	 * table meanwhile (tools/lib/unwind_store.c: out of unwind_rows, then
+	 * unwind_tables' entry emptied, then a new array, then a new gen):
+	 * then what was read of the rows is the other table's. The entry
+	 * shows it, as it changed before any array did. */
+	if (*(volatile __u32 *)&t->gen != gen || *(volatile __u32 *)&t->nrows != nrows) {
+		if (slot)
+			slot->table_plus1 = 0;
+		return -1;
+	}
+	if (slot)
+		*recent = *slot;
 	return id;
 }
 
