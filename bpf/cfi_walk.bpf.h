@@ -287,6 +287,30 @@ static __always_inline void uw_regs_from(struct pk_unwind_regs *f, const struct 
 	f->exact_pc = 1;
 }
 
+/* SYSCALL (0f 05), as the two bytes before a PC read little-endian. */
+#define UW_SYSCALL_INSN		0x050f
+
+/*
+ * Whether R are a thread's registers at a syscall: its PC the instruction
+ * after the SYSCALL. A syscall last in a function that does not return
+ * (__restore_rt's rt_sigreturn, _exit's exit_group) leaves that PC past
+ * the function's FDE, where the walk found no CFI; the CFI at PC - 1 is
+ * the same everywhere else, a syscall moving no register it tracks. So
+ * such a frame is looked up as a return address is. orig_ax is the
+ * syscall's number, negative at an interrupt (~vector) or an exception
+ * without an error code; one with a code (a page fault on the instruction
+ * after a SYSCALL) has the same CFI at PC - 1 too.
+ */
+static __always_inline bool uw_after_syscall(const struct pt_regs *r)
+{
+	__u16 insn = 0;
+
+	if ((long)r->orig_ax < 0)
+		return false;
+	return !bpf_probe_read_user(&insn, sizeof(insn), (const void *)(r->ip - 2)) &&
+	       insn == UW_SYSCALL_INSN;
+}
+
 /* The walk's python fields for a file with PK_FILE_PYTHON, KEY, whose ELF
  * vaddrs are V's addresses + delta. */
 static __always_inline void uw_python_seen(struct uw_state *st, const struct vma_cursor *v,
@@ -801,6 +825,7 @@ static __always_inline __u32 pk_unwind_user(struct pk_sample_buf *b, __u32 kbase
 	if (!st)
 		return 0;
 	uw_regs_from(&st->f, regs);
+	st->f.exact_pc = !uw_after_syscall(regs);
 	st->kbase = kbase;
 	pk_walk_user();
 

@@ -388,6 +388,12 @@ static const char *const vdso_pats[] = {
 	START ";timer_loop;%*clock_gettime*;%__vdso_clock_gettime|\\[vdso+0x*];%\\[vdso+0x*];~K",
 	NULL };
 
+/* in the kernel at a SYSCALL last in its FDE (the leaf's PC past it); or
+ * the user loop */
+static const char *const syscall_end_pats[] = {
+	START ";zr_reader;zr_chunk;sys_read_end;~K",
+	START ";zr_reader;%zr_chunk;~K", NULL };
+
 /* mid has no CFI (a gap between FDEs) but a frame pointer: a frame-pointer
  * step crosses it (the fixture says why perf is no oracle here); a sample
  * in mid's own two-instruction prologue or its leave finds no frame
@@ -402,6 +408,7 @@ static const struct fixture fixtures[] = {
 	{ "vdso", "timer_loop|*clock_gettime*|\\[vdso+0x*]", vdso_pats },
 	{ "qsort", "sort_step|*qsort*|msort*|compare", qsort_pats },
 	{ "read", "reader|read_chunk|read|*libc_read", read_pats },
+	{ "syscall_end", "zr_reader|zr_chunk|sys_read_end", syscall_end_pats },
 	{ "shlib", "lib_a|lib_b|app_callback", shlib_pats },
 	{ "signal", "sig_a|sig_work|on_prof|handler_spin", signal_pats },
 	{ "threads", "worker|work_a|spin", threads_pats },
@@ -442,6 +449,22 @@ START_TEST(test_fixture_whole_stacks)
 			what, k.whole, k.total);
 		ck_assert_msg(k.whole * 2 >= k.total, "%s: %lu of %lu whole with kernel frames",
 			      what, k.whole, k.total);
+	}
+	if (!strcmp(fx->name, "syscall_end")) {
+		/* the samples in the syscall: whole through the frame whose PC
+		 * has no CFI, the one at PC - 1 (the SYSCALL) being its own */
+		const char *const kpats[] = {
+			START ";zr_reader;zr_chunk;sys_read_end;+K", NULL };
+		const char *const in_kernel[] = { "~*;sys_read_end;+K", NULL };
+		struct tally n = count_whole(&r.f, r.comm, in_kernel);
+		struct tally k = count_whole_in(&r.f, r.comm, in_kernel, kpats);
+
+		fprintf(stderr, "  %s: %lu samples in the syscall, %lu of them whole\n", what,
+			k.total, k.whole);
+		ck_assert_msg(n.whole * 2 >= n.total, "%s: only %lu of %lu samples in the syscall",
+			      what, n.whole, n.total);
+		ck_assert_msg(k.whole >= WHOLE_MIN * k.total, "%s: %lu of %lu samples in the "
+			      "syscall whole", what, k.whole, k.total);
 	}
 	if (!strcmp(fx->name, "vdso")) {
 		/* the vDSO, which has no file, has a table: the samples in it
