@@ -665,6 +665,15 @@ static int used_tables(const struct pk_unwind_store *s, __u8 *used)
 }
 
 /* Free table IDX (TI): unwind_rows first, then its entry, which keeps gen. */
+/* TI's table no longer counted in A. */
+static void alloc_sub(struct pk_unwind_alloc *a, const struct pk_table_info *ti)
+{
+	a->live--;
+	a->rows -= ti->nrows;
+	a->rules -= ti->nrules;
+	a->bytes -= ti->bytes;
+}
+
 static int free_table(struct pk_unwind_store *s, __u32 idx, const struct pk_table_info *ti,
 		      struct pk_unwind_alloc *a, struct pk_unwind_stats *st)
 {
@@ -674,10 +683,7 @@ static int free_table(struct pk_unwind_store *s, __u32 idx, const struct pk_tabl
 		return -errno;
 	if (bpf_map_update_elem(s->fds.tables, &idx, &empty, BPF_ANY))
 		return -errno;
-	a->live--;
-	a->rows -= ti->nrows;
-	a->rules -= ti->nrules;
-	a->bytes -= ti->bytes;
+	alloc_sub(a, ti);
 	a->freed++;
 	a->freed_bytes += ti->bytes;
 	st->freed++;
@@ -987,10 +993,7 @@ static void unplace(struct batch *b)
 		const struct pending *p = &b->pend[i];
 
 		bpf_map_delete_elem(s->fds.rows, &p->idx);	/* ENOENT: never there */
-		a.live--;
-		a.rows -= p->ti.nrows;
-		a.rules -= p->ti.nrules;
-		a.bytes -= p->ti.bytes;
+		alloc_sub(&a, &p->ti);
 		s->ids[p->idx].len = 0;
 	}
 	write_alloc(s, &a);
