@@ -36,11 +36,12 @@
 #include "reading/summary.h"
 #include "reading/table_loader.h"
 
-/* Poll timeout: how soon the exit of the last target is noticed (only the
- * targets map says), and --top's keys. */
+/* Poll timeout: how soon the exit of the last target is noticed where its
+ * processes cannot all be watched (watch_targets), and --top's keys. */
 #define POLL_MS 100
-/* Otherwise: signals, -d, --interval and the unload of the session end the
- * wait at once (read_wait.h), and the ring buffer wakes the reader when a
+/* Otherwise: signals, -d, --interval, the unload of the session and the
+ * exit of the last target end the wait at once (read_wait.h), and the ring
+ * buffer wakes the reader when a
  * quarter full and when code with no table is met (report_missing in
  * bpf/mapping_report.bpf.h), whose table then comes at once. The timer
  * only reads what came without a wakeup, now and then. At 100 ms it was
@@ -94,18 +95,47 @@ static int session_error(int ret, const char *pin_dir, char err[PK_ERR_LEN])
 /* Drain until DEADLINE (CLOCK_MONOTONIC seconds; 0: none). *done is set
  * when reading is over for good: a signal, the last target exited, or the
  * session held through LOCK_FD was unloaded. */
+/*
+ * Watch the exit of each process in the targets map TARGETS_FD: true when
+ * every one of them still there is watched (PK_WAIT_MAX_PIDS at most).
+ * Then the wait ends when the last of them exits, and only then need the
+ * map be read again: their children, targets too, are watched once their
+ * parents are gone. A process that exited leaves the map before its
+ * pidfd says so (pk_forget_exit runs in do_exit, before exit_notify).
+ */
+static bool watch_targets(int targets_fd)
+{
+	__u32 key, *prev = NULL;
+	int n = 0;
+
+	pk_read_wait_unwatch(&sleeper);
+	while (bpf_map_get_next_key(targets_fd, prev, &key) == 0) {
+		int ret = pk_read_wait_watch_exit(&sleeper, key);
+
+		if (ret && ret != -ESRCH) {
+			pk_read_wait_unwatch(&sleeper);
+			return false;
+		}
+		n += !ret;
+		prev = &key;
+	}
+	return n > 0;
+}
+
 static int drain(struct ring_buffer *rb, double deadline, const struct pk_session_fds *fds,
 		 const struct pk_session *info, struct pk_table_loader *loader, int lock_fd,
 		 bool *done, char err[PK_ERR_LEN])
 {
 	bool targets = info->flags & PK_SESSION_FILTER_PIDS;
-	/* without a watch on the session, its unload is seen on the timer */
-	int idle = targets || sleeper.inotify_fd < 0 ? POLL_MS : IDLE_POLL_MS;
+	bool watched = targets && watch_targets(fds->targets);
+	/* without a watch on the session or its targets, their end is seen
+	 * on the timer */
+	int idle = (targets && !watched) || sleeper.inotify_fd < 0 ? POLL_MS : IDLE_POLL_MS;
 	char terr[PK_ERR_LEN];
 	int ret;
 
 	while (!stop) {
-		int timeout = idle;
+		int timeout = idle, woke;
 
 		if (deadline) {
 			double left = deadline - pk_now_s();
@@ -115,7 +145,7 @@ static int drain(struct ring_buffer *rb, double deadline, const struct pk_sessio
 			if (left * 1000 < timeout)
 				timeout = (int)(left * 1000) + 1;
 		}
-		ret = pk_read_wait(&sleeper, timeout);
+		woke = ret = pk_read_wait(&sleeper, timeout);
 		/* Samples come without a wakeup until a quarter of the buffer
 		 * is full (bpf/profile.bpf.c): read all there is, whatever
 		 * ended the wait. */
@@ -129,9 +159,15 @@ static int drain(struct ring_buffer *rb, double deadline, const struct pk_sessio
 			fprintf(stderr, "probe-read: %s\n", terr);
 		/* 0 targets is exact: everything they sampled is already in
 		 * the buffer, so one more pass below drains it. */
-		if (targets && pk_targets_empty(fds->targets) == 1) {
-			*done = true;
-			break;
+		if (targets && (!watched || (woke > 0 && (woke & PK_WAIT_EXITED)))) {
+			if (pk_targets_empty(fds->targets) == 1) {
+				*done = true;
+				break;
+			}
+			if (watched) {	/* the watched ones left children */
+				watched = watch_targets(fds->targets);
+				idle = !watched || sleeper.inotify_fd < 0 ? POLL_MS : IDLE_POLL_MS;
+			}
 		}
 		/* --unload detaches every link before it removes the
 		 * directory, but a detach does not wait for a program

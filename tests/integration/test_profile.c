@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -345,6 +346,42 @@ START_TEST(test_unload_leaves_nothing)
 }
 END_TEST
 
+/*
+ * A reader of a session with targets sleeps until the last of them exits,
+ * a child that outlived its parent included: it does not look at the
+ * targets map on a timer (at 100 ms it woke 10 times a second). The
+ * target, sh, leaves a child that sleeps 4 s, then leaves a mark: the
+ * reader has ended after the mark, and woke a handful of times, where a
+ * 10 Hz timer alone would have made 40 voluntary context switches.
+ */
+START_TEST(test_reader_sleeps_until_targets_exit)
+{
+	char mark[] = "/tmp/pk-exit-mark-XXXXXX", script[256];
+	const char *load[] = { "-F", FREQ_STR, "--", "sh", "-c", script, NULL };
+	const char *args[] = { "-o", "/dev/null", NULL };
+	struct rusage ru;
+	struct stat st;
+	pid_t reader;
+	int status;
+
+	close(mkstemp(mark));
+	unlink(mark);
+	snprintf(script, sizeof(script), "(sleep 4; touch %s) & exit 0", mark);
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	reader = pk_e2e_spawn_read(args, NULL);
+	ck_assert_int_gt(reader, 0);
+	ck_assert_int_eq(wait4(reader, &status, 0, &ru), reader);
+	ck_assert_msg(stat(mark, &st) == 0, "probe-read ended before the last target");
+	fprintf(stderr, "probe-read of a sleeping target's session: %ld voluntary context "
+		"switches\n", ru.ru_nvcsw);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	ck_assert_int_lt(ru.ru_nvcsw, 20);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	unlink(mark);
+}
+END_TEST
+
 /* Ctrl-C (or a kill, or a closed terminal) ends the reading at once, with
  * the full output and the summary. */
 static void stop_reader_with(int sig)
@@ -494,6 +531,7 @@ Suite *suite_profile_e2e(void)
 	tc = pk_e2e_tcase(s, "lifecycle", 60);
 	tcase_add_test(tc, test_unload_leaves_nothing);
 	tcase_add_test(tc, test_read_without_session);
+	tcase_add_test(tc, test_reader_sleeps_until_targets_exit);
 	tcase_add_test(tc, test_sigint_stops_reader);
 	tcase_add_test(tc, test_sighup_stops_reader);
 	tcase_add_test(tc, test_output_file_errors);

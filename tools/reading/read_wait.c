@@ -5,13 +5,16 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/inotify.h>
+#include <sys/pidfd.h>
 #include <unistd.h>
 
 #include "reading/read_wait.h"
 
-static int watch(int epoll_fd, int fd, uint32_t what)
+/* FD into the wait, its events tagged WHAT (a PK_WAIT_* bit) and, for a
+ * process, its index in pidfds above the low 32 bits. */
+static int watch(int epoll_fd, int fd, uint64_t what)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = what };
+	struct epoll_event ev = { .events = EPOLLIN, .data.u64 = what };
 
 	return epoll_ctl(epoll_fd, EPOLL_CTL_ADD, fd, &ev) ? -errno : 0;
 }
@@ -42,6 +45,7 @@ int pk_read_wait_open(struct pk_read_wait *w, int ready_fd, int dir_fd)
 
 	w->inotify_fd = -1;
 	w->wake_fd = -1;
+	w->npidfds = w->live = 0;
 	w->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 	if (w->epoll_fd < 0)
 		return -errno;
@@ -79,6 +83,7 @@ static void close_fd(int *fd)
 
 void pk_read_wait_close(struct pk_read_wait *w)
 {
+	pk_read_wait_unwatch(w);
 	close_fd(&w->wake_fd);
 	close_fd(&w->inotify_fd);
 	close_fd(&w->epoll_fd);
@@ -105,15 +110,58 @@ static void drain_fd(int fd)
 		;
 }
 
+int pk_read_wait_watch_exit(struct pk_read_wait *w, int pid)
+{
+	int fd, ret;
+
+	if (w->npidfds >= PK_WAIT_MAX_PIDS)
+		return -ENOSPC;
+	fd = pidfd_open(pid, 0);
+	if (fd < 0)
+		return -errno;
+	ret = watch(w->epoll_fd, fd, PK_WAIT_EXITED | (uint64_t)w->npidfds << 32);
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	w->pidfds[w->npidfds++] = fd;
+	w->live++;
+	return 0;
+}
+
+void pk_read_wait_unwatch(struct pk_read_wait *w)
+{
+	for (int i = 0; i < w->npidfds; i++)
+		close_fd(&w->pidfds[i]);	/* closed, it leaves the epoll set */
+	w->npidfds = w->live = 0;
+}
+
+/* The process watched at I exited (its pidfd is readable for good). */
+static void exited(struct pk_read_wait *w, uint32_t i)
+{
+	if (i >= (uint32_t)w->npidfds || w->pidfds[i] < 0)
+		return;
+	close_fd(&w->pidfds[i]);
+	w->live--;
+}
+
 int pk_read_wait(struct pk_read_wait *w, int timeout_ms)
 {
-	struct epoll_event ev[3];
-	int n = epoll_wait(w->epoll_fd, ev, 3, timeout_ms), what = 0;
+	struct epoll_event ev[8];
+	int n = epoll_wait(w->epoll_fd, ev, 8, timeout_ms), what = 0;
 
 	if (n < 0)
 		return -errno;
-	for (int i = 0; i < n; i++)
-		what |= (int)ev[i].data.u32;
+	for (int i = 0; i < n; i++) {
+		uint32_t tag = (uint32_t)ev[i].data.u64;
+
+		if (tag == PK_WAIT_EXITED)
+			exited(w, ev[i].data.u64 >> 32);
+		else
+			what |= (int)tag;
+	}
+	if (w->npidfds && !w->live)
+		what |= PK_WAIT_EXITED;
 	if (what & PK_WAIT_WOKEN)
 		drain_fd(w->wake_fd);
 	if (what & PK_WAIT_UNLOADED)

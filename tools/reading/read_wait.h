@@ -2,7 +2,8 @@
 /*
  * How probe-read sleeps between batches of samples: until the ring buffer
  * wakes it (a quarter full, or code with no table met), the session it
- * reads is unloaded, a signal handler wakes it, or a timeout. Each wakeup costs a
+ * reads is unloaded, the processes it profiles exit, a signal handler
+ * wakes it, or a timeout. Each wakeup costs a
  * reader on a busy machine two context switches and its caches: a timer
  * at 10 Hz made most of its CPU time in a machine-wide session.
  */
@@ -15,12 +16,20 @@ enum {
 	PK_WAIT_UNLOADED = 1 << 1,	/* an entry of the watched directory's
 					 * parent was removed: maybe it */
 	PK_WAIT_WOKEN = 1 << 2,		/* pk_read_wait_wake() */
+	PK_WAIT_EXITED = 1 << 3,	/* the last of the processes watched
+					 * (pk_read_wait_watch_exit) exited */
 };
+
+/* Processes watched at most: a session's targets beyond that are looked
+ * at on a timer. */
+#define PK_WAIT_MAX_PIDS	64
 
 struct pk_read_wait {
 	int epoll_fd;
 	int inotify_fd;		/* -1: no watch (the caller polls) */
 	int wake_fd;		/* an eventfd */
+	int pidfds[PK_WAIT_MAX_PIDS];	/* -1 once exited */
+	int npidfds, live;	/* watched; of those, not seen exit */
 };
 
 /*
@@ -32,6 +41,14 @@ struct pk_read_wait {
  */
 int pk_read_wait_open(struct pk_read_wait *w, int ready_fd, int dir_fd);
 void pk_read_wait_close(struct pk_read_wait *w);
+
+/* Watch process PID (a thread group's leader) until it exits: the wait
+ * that sees the last watched one exit returns PK_WAIT_EXITED. 0, -ESRCH
+ * when it is gone already, -ENOSPC past PK_WAIT_MAX_PIDS, -ENOSYS where
+ * there are no pidfds, or another negative errno. */
+int pk_read_wait_watch_exit(struct pk_read_wait *w, int pid);
+/* Stop watching every process. */
+void pk_read_wait_unwatch(struct pk_read_wait *w);
 
 /* Async-signal-safe: the wait under way, or the next, ends at once. */
 void pk_read_wait_wake(const struct pk_read_wait *w);

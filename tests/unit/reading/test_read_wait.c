@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "reading/read_wait.h"
@@ -141,6 +142,75 @@ START_TEST(test_no_watch)
 }
 END_TEST
 
+/* A child that exits when its pipe's write end (*FD) is closed. */
+static pid_t child_until_closed(int *fd)
+{
+	int p[2];
+	pid_t pid;
+
+	ck_assert_int_eq(pipe2(p, O_CLOEXEC), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		char c;
+
+		/* none of the other children's write ends held open here */
+		if (dup2(p[0], 0) < 0 || close_range(3, ~0u, 0))
+			_exit(1);
+		_exit(read(0, &c, 1) < 0);
+	}
+	close(p[0]);
+	*fd = p[1];
+	return pid;
+}
+
+/* Two processes watched: the first one's exit ends a wait with nothing,
+ * the last one's with PK_WAIT_EXITED, which holds until they are
+ * unwatched. */
+START_TEST(test_exited)
+{
+	struct fixture f;
+	siginfo_t info;
+	int fd1, fd2;
+	pid_t c1 = child_until_closed(&fd1), c2 = child_until_closed(&fd2);
+
+	fixture_open(&f, true);
+	ck_assert_int_eq(pk_read_wait_watch_exit(&f.w, c1), 0);
+	ck_assert_int_eq(pk_read_wait_watch_exit(&f.w, c2), 0);
+	ck_assert_int_eq(pk_read_wait(&f.w, 0), 0);
+	close(fd1);
+	/* exited, not reaped: a zombie's pidfd says it exited too */
+	ck_assert_int_eq(waitid(P_PID, c1, &info, WEXITED | WNOWAIT), 0);
+	ck_assert_int_eq(pk_read_wait(&f.w, LONG_MS), 0);
+	ck_assert_int_eq(f.w.live, 1);
+	close(fd2);
+	ck_assert_int_eq(pk_read_wait(&f.w, LONG_MS), PK_WAIT_EXITED);
+	ck_assert_int_eq(pk_read_wait(&f.w, 0), PK_WAIT_EXITED);
+	pk_read_wait_unwatch(&f.w);
+	ck_assert_int_eq(pk_read_wait(&f.w, 0), 0);
+	ck_assert_int_eq(pk_test_wait(c1), 0);
+	ck_assert_int_eq(pk_test_wait(c2), 0);
+	/* reaped: gone for good */
+	ck_assert_int_eq(pk_read_wait_watch_exit(&f.w, c1), -ESRCH);
+	fixture_close(&f);
+}
+END_TEST
+
+/* No more than PK_WAIT_MAX_PIDS watched: the caller looks on a timer. */
+START_TEST(test_watch_bound)
+{
+	struct fixture f;
+
+	fixture_open(&f, true);
+	for (int i = 0; i < PK_WAIT_MAX_PIDS; i++)
+		ck_assert_int_eq(pk_read_wait_watch_exit(&f.w, getpid()), 0);
+	ck_assert_int_eq(pk_read_wait_watch_exit(&f.w, getpid()), -ENOSPC);
+	ck_assert_int_eq(pk_read_wait(&f.w, 0), 0);
+	fixture_close(&f);
+	ck_assert_int_eq(f.w.npidfds, 0);
+}
+END_TEST
+
 START_TEST(test_bad_fd)
 {
 	struct pk_read_wait w;
@@ -163,6 +233,8 @@ Suite *suite_read_wait(void)
 	tcase_add_test(tc, test_signal_before_wait);
 	tcase_add_test(tc, test_unloaded);
 	tcase_add_test(tc, test_no_watch);
+	tcase_add_test(tc, test_exited);
+	tcase_add_test(tc, test_watch_bound);
 	tcase_add_test(tc, test_bad_fd);
 	suite_add_tcase(s, tc);
 	return s;
