@@ -92,9 +92,6 @@ static int session_error(int ret, const char *pin_dir, char err[PK_ERR_LEN])
 	return pk_err(err, ret, "cannot open the session at %s: %s", pin_dir, strerror(-ret));
 }
 
-/* Drain until DEADLINE (CLOCK_MONOTONIC seconds; 0: none). *done is set
- * when reading is over for good: a signal, the last target exited, or the
- * session held through LOCK_FD was unloaded. */
 /*
  * Watch the exit of each process in the targets map TARGETS_FD: true when
  * every one of them still there is watched (PK_WAIT_MAX_PIDS at most).
@@ -122,15 +119,24 @@ static bool watch_targets(int targets_fd)
 	return n > 0;
 }
 
+/* The drain's wait: long where the end of the session and of its targets
+ * (TARGETS: it has some; WATCHED: each is watched) wakes it, else short,
+ * to look at them on the timer. */
+static int idle_ms(bool targets, bool watched)
+{
+	return (targets && !watched) || sleeper.inotify_fd < 0 ? POLL_MS : IDLE_POLL_MS;
+}
+
+/* Drain until DEADLINE (CLOCK_MONOTONIC seconds; 0: none). *done is set
+ * when reading is over for good: a signal, the last target exited, or the
+ * session held through LOCK_FD was unloaded. */
 static int drain(struct ring_buffer *rb, double deadline, const struct pk_session_fds *fds,
 		 const struct pk_session *info, struct pk_table_loader *loader, int lock_fd,
 		 bool *done, char err[PK_ERR_LEN])
 {
 	bool targets = info->flags & PK_SESSION_FILTER_PIDS;
 	bool watched = targets && watch_targets(fds->targets);
-	/* without a watch on the session or its targets, their end is seen
-	 * on the timer */
-	int idle = (targets && !watched) || sleeper.inotify_fd < 0 ? POLL_MS : IDLE_POLL_MS;
+	int idle = idle_ms(targets, watched);
 	char terr[PK_ERR_LEN];
 	int ret;
 
@@ -166,7 +172,7 @@ static int drain(struct ring_buffer *rb, double deadline, const struct pk_sessio
 			}
 			if (watched) {	/* the watched ones left children */
 				watched = watch_targets(fds->targets);
-				idle = !watched || sleeper.inotify_fd < 0 ? POLL_MS : IDLE_POLL_MS;
+				idle = idle_ms(targets, watched);
 			}
 		}
 		/* --unload detaches every link before it removes the
