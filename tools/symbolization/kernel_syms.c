@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -8,6 +7,7 @@
 #include <unistd.h>
 
 #include "eh_frame/checksum.h"
+#include "lib/boot_id.h"
 #include "lib/kallsyms.h"
 #include "lib/util/array.h"
 #include "symbolization/kernel_syms.h"
@@ -63,7 +63,6 @@ struct pk_kernel_syms *pk_kernel_syms_new(const char *kallsyms, const char *cach
 {
 	struct pk_kernel_syms *k = calloc(1, sizeof(*k));
 	char path[4096];
-	FILE *f;
 	__u64 h;
 
 	if (!k)
@@ -72,12 +71,7 @@ struct pk_kernel_syms *pk_kernel_syms_new(const char *kallsyms, const char *cach
 		goto fail;
 	if (kallsyms || !cache_root)
 		return k;
-	f = fopen("/proc/sys/kernel/random/boot_id", "re");
-	if (f && fgets(k->boot, sizeof(k->boot), f))
-		k->boot[strcspn(k->boot, "\n")] = '\0';
-	if (f)
-		fclose(f);
-	if (strlen(k->boot) < 32 || strchr(k->boot, '/') ||
+	if (pk_boot_id(k->boot, sizeof(k->boot)) ||
 	    snprintf(path, sizeof(path), "%s/kernel/%s.syms", cache_root, k->boot) >=
 	    (int)sizeof(path))
 		return k;	/* nothing kept */
@@ -167,21 +161,9 @@ static void forget_other_boots(const struct pk_kernel_syms *k)
 {
 	char dir[4096];
 	const char *slash = strrchr(k->saved_path, '/');
-	size_t blen = strlen(k->boot);
-	struct dirent *de;
-	DIR *d;
 
 	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - k->saved_path), k->saved_path);
-	d = opendir(dir);
-	while (d && (de = readdir(d))) {
-		size_t len = strlen(de->d_name);
-
-		if (len > 5 && !strcmp(de->d_name + len - 5, ".syms") &&
-		    (len != blen + 5 || strncmp(de->d_name, k->boot, blen)))
-			unlinkat(dirfd(d), de->d_name, 0);
-	}
-	if (d)
-		closedir(d);
+	pk_boot_prune(dir, ".syms", slash + 1);
 }
 
 static struct pk_symtab *live_table(struct pk_kernel_syms *k)

@@ -1,0 +1,46 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <dirent.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "lib/boot_id.h"
+
+#define BOOT_ID_PATH	"/proc/sys/kernel/random/boot_id"
+
+int pk_boot_id(char *buf, size_t len)
+{
+	FILE *f = fopen(BOOT_ID_PATH, "re");
+	bool read;
+
+	if (!f)
+		return -errno;
+	read = fgets(buf, len, f) != NULL;
+	fclose(f);
+	if (!read)
+		return -EIO;
+	buf[strcspn(buf, "\n")] = '\0';
+	/* a file name part: a UUID's 36 characters, never a path */
+	if (strlen(buf) < 32 || strchr(buf, '/'))
+		return -EINVAL;
+	return 0;
+}
+
+void pk_boot_prune(const char *dir, const char *suffix, const char *keep)
+{
+	size_t slen = strlen(suffix);
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	while (d && (de = readdir(d))) {
+		size_t len = strlen(de->d_name);
+
+		if (len > slen && !strcmp(de->d_name + len - slen, suffix) &&
+		    strcmp(de->d_name, keep))
+			unlinkat(dirfd(d), de->d_name, 0);
+	}
+	if (d)
+		closedir(d);
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * This boot of the kernel, for the caches of what cannot change before
+ * the next one: the kernel's symbols (probe-read) and the kernel types
+ * the BPF object relocates against (probe-load).
+ */
+#ifndef PK_LIB_BOOT_ID_H
+#define PK_LIB_BOOT_ID_H
+
+#include <stddef.h>
+
+/* The kernel's random boot id (/proc/sys/kernel/random/boot_id, a UUID)
+ * into BUF (LEN bytes): 0, or a negative errno when it cannot be read or
+ * is not one (then nothing should be kept under it). */
+int pk_boot_id(char *buf, size_t len);
+
+/* Delete the files of directory DIR whose names end in SUFFIX, all but
+ * KEEP (a name in DIR): another boot's, which no one can use. Best effort:
+ * a file left costs its bytes only. */
+void pk_boot_prune(const char *dir, const char *suffix, const char *keep);
+
+#endif
