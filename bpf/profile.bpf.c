@@ -440,12 +440,20 @@ int BPF_PROG(pk_offcpu, bool preempt, struct task_struct *prev, struct task_stru
 	return 0;
 }
 
+/*
+ * The session's bookkeeping programs below are raw tracepoints, not
+ * tp_btf: a tp_btf program makes libbpf read and index all of the
+ * kernel's BTF to find its hook, and the session's relocations then need
+ * no more than loader/kernel_btf.c's few KiB (40% of probe-load's
+ * CPU). Their arguments are plain words, read through BPF_CORE_READ.
+ */
+
 /* A target's new child process becomes a target too (new threads share
  * the tgid and need nothing). */
-SEC("tp_btf/sched_process_fork")
+SEC("raw_tp/sched_process_fork")
 int BPF_PROG(pk_follow_fork, struct task_struct *parent, struct task_struct *child)
 {
-	__u32 ptgid = parent->tgid, ctgid = child->tgid;
+	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
 	__u8 one = 1;
 
 	(void)ctx;	/* BPF_PROG's, the raw arguments: not needed here */
@@ -458,10 +466,10 @@ int BPF_PROG(pk_follow_fork, struct task_struct *parent, struct task_struct *chi
 /* Forget a target when its last thread exits, whichever thread that is:
  * do_exit() decrements signal->live before this tracepoint, so 0 means the
  * whole thread group is gone. probe-read stops when targets is empty. */
-SEC("tp_btf/sched_process_exit")
+SEC("raw_tp/sched_process_exit")
 int BPF_PROG(pk_forget_exit, struct task_struct *task)
 {
-	__u32 tgid = task->tgid;
+	__u32 tgid = BPF_CORE_READ(task, tgid);
 
 	(void)ctx;	/* BPF_PROG's, the raw arguments: not needed here */
 	if (BPF_CORE_READ(task, signal, live.counter) == 0) {
@@ -492,7 +500,7 @@ __noinline int report_code_at(__u64 addr)
 /* A target exec'd (--unwind dwarf): its new program's text (mm->start_code)
  * and its interpreter's (where it starts: the user PC) get their tables
  * now, ahead of its first samples. */
-SEC("tp_btf/sched_process_exec")
+SEC("raw_tp/sched_process_exec")
 int BPF_PROG(pk_exec_report, struct task_struct *p, pid_t old_pid, struct linux_binprm *bprm)
 {
 	struct task_struct *task = bpf_get_current_task_btf();

@@ -18,6 +18,7 @@
 
 #include "bpf/probekit.h"
 #include "bpf/profile.skel.h"
+#include "eh_frame/eh_table.h"
 #include "lib/cli.h"
 #include "lib/pins.h"
 #include "lib/session.h"
@@ -27,6 +28,7 @@
 #include "loader/command.h"
 #include "loader/events/catalog.h"
 #include "loader/events/events.h"
+#include "loader/kernel_btf.h"
 #include "loader/load_log.h"
 #include "loader/options.h"
 #include "loader/system.h"
@@ -77,6 +79,8 @@ struct load {
 	struct pk_unwind_store *unwind;	/* --unwind dwarf */
 	struct pk_unwind_stats unwind_stats;
 	struct pk_session session;
+	char kernel_btf[4096];	/* the types the object relocates against;
+				 * "": libbpf reads the kernel's whole BTF */
 	char err[PK_ERR_LEN];
 };
 
@@ -467,13 +471,38 @@ static void disconnect_links(struct load *l)
 		bpf_link__disconnect(l->skel->links.pk_forget_exit);
 }
 
+/* The kernel types the object relocates against (loader/kernel_btf.h),
+ * made once a boot. Without them libbpf reads the kernel's whole BTF, as
+ * it does anyway for the events whose hooks it names (fentry, off-cpu). */
+static void find_kernel_btf(struct load *l)
+{
+	char root[4096];
+	const void *obj;
+	size_t len;
+	int ret;
+
+	obj = profile_bpf__elf_bytes(&len);
+	ret = eh_cache_root(NULL, root, sizeof(root));
+	if (!ret)
+		ret = pk_kernel_btf_for(obj, len, root, l->kernel_btf, sizeof(l->kernel_btf));
+	if (ret)
+		l->kernel_btf[0] = '\0';
+	if (verbose && ret)
+		fprintf(stderr, "probe-load: kernel types: all of %s (no bpftool gen min_core_btf: %s)\n",
+			PK_BTF_VMLINUX, strerror(-ret));
+	else if (verbose)
+		fprintf(stderr, "probe-load: kernel types: %s\n", l->kernel_btf);
+}
+
 /* Open the BPF object afresh and configure it for the session's events. */
 static int open_object(struct load *l)
 {
+	LIBBPF_OPTS(bpf_object_open_opts, oo,
+		    .btf_custom_path = l->kernel_btf[0] ? l->kernel_btf : NULL);
 	int ret;
 
 	profile_bpf__destroy(l->skel);
-	l->skel = profile_bpf__open();
+	l->skel = profile_bpf__open_opts(&oo);
 	if (!l->skel)
 		return pk_err(l->err, -errno, "cannot open the BPF object: %s", strerror(errno));
 	ret = configure(l);
@@ -562,6 +591,7 @@ static int load_programs(struct load *l)
 	struct pk_load_log log;
 	int ret;
 
+	find_kernel_btf(l);
 	for (;;) {
 		ret = open_object(l);
 		if (ret)

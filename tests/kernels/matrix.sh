@@ -22,7 +22,7 @@ cache=${KERNEL_CACHE:-/var/cache/probekit-kernels}
 
 # Groups of suites kernels.list and the command line may name:
 #   kernel  the suites of the kernel-facing parts, each on its own: CO-RE
-#           reads, kallsyms, tracefs events, loading and pinning, the unwind
+#           reads and the kernel types they relocate against, kallsyms, tracefs events, loading and pinning, the unwind
 #           maps, BPF cost, overlayfs keys, the DWARF walk over the
 #           kernel's VMAs (dwarf), every event source (kprobes included),
 #           the counts maps of --aggregate and their swap (aggregate_e2e);
@@ -31,7 +31,7 @@ cache=${KERNEL_CACHE:-/var/cache/probekit-kernels}
 #           README.md says which of those do not hold in a TCG guest yet).
 # The other suites test user-space code on files and synthetic input, the
 # same on every kernel, and run on the host only.
-kernel_suites="core kallsyms event_list load_session unwind_files unwind_store
+kernel_suites="core kernel_btf kallsyms event_list load_session unwind_files unwind_store
 bpf_cost overlay dwarf event_sources aggregate_e2e"
 bpf_suites="$kernel_suites first_samples profile_e2e symbols_e2e formats_e2e
 inline_e2e perf_oracle"
