@@ -140,6 +140,6 @@ int pk_kernel_btf_for(const void *obj, size_t obj_len, const char *cache_root, c
 	}
 	unlink(obj_tmp);
 	if (!ret)
-		pk_boot_prune(dir, ".btf", name);
+		pk_boot_prune(dir, ".btf", boot);
 	return ret;
 }

@@ -28,9 +28,9 @@ int pk_boot_id(char *buf, size_t len)
 	return 0;
 }
 
-void pk_boot_prune(const char *dir, const char *suffix, const char *keep)
+void pk_boot_prune(const char *dir, const char *suffix, const char *boot)
 {
-	size_t slen = strlen(suffix);
+	size_t slen = strlen(suffix), blen = strlen(boot);
 	DIR *d = opendir(dir);
 	struct dirent *de;
 
@@ -38,7 +38,7 @@ void pk_boot_prune(const char *dir, const char *suffix, const char *keep)
 		size_t len = strlen(de->d_name);
 
 		if (len > slen && !strcmp(de->d_name + len - slen, suffix) &&
-		    strcmp(de->d_name, keep))
+		    strncmp(de->d_name, boot, blen))
 			unlinkat(dirfd(d), de->d_name, 0);
 	}
 	if (d)

@@ -14,9 +14,9 @@
  * is not one (then nothing should be kept under it). */
 int pk_boot_id(char *buf, size_t len);
 
-/* Delete the files of directory DIR whose names end in SUFFIX, all but
- * KEEP (a name in DIR): another boot's, which no one can use. Best effort:
- * a file left costs its bytes only. */
-void pk_boot_prune(const char *dir, const char *suffix, const char *keep);
+/* Delete the files of directory DIR whose names end in SUFFIX but do not
+ * start with BOOT (a boot id): other boots', which no one can use. Best
+ * effort: a file left costs its bytes only. */
+void pk_boot_prune(const char *dir, const char *suffix, const char *boot);
 
 #endif

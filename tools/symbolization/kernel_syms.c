@@ -163,7 +163,7 @@ static void forget_other_boots(const struct pk_kernel_syms *k)
 	const char *slash = strrchr(k->saved_path, '/');
 
 	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - k->saved_path), k->saved_path);
-	pk_boot_prune(dir, ".syms", slash + 1);
+	pk_boot_prune(dir, ".syms", k->boot);
 }
 
 static struct pk_symtab *live_table(struct pk_kernel_syms *k)
