@@ -222,8 +222,10 @@ static int configure(struct load *l)
 	}
 	/* Mapping reports name the frames of processes gone before they are
 	 * read: the DWARF walk sends them; with fp, the same VMA lookup does
-	 * where the kernel has it (the maple tree, 6.1). */
-	skel->rodata->fp_mappings = !o->dwarf && pk_kernel_has_struct("maple_tree");
+	 * where the kernel has it (the maple tree, 6.1): mm_struct's, which
+	 * the kernel types kept for the object have where the kernel does. */
+	skel->rodata->fp_mappings = !o->dwarf &&
+		pk_kernel_has_struct(l->kernel_btf[0] ? l->kernel_btf : NULL, "maple_tree");
 	if (o->dwarf || skel->rodata->fp_mappings) {
 		ret = bpf_map__set_max_entries(skel->maps.mappings_seen, PK_MAPPINGS_SEEN_MAX);
 		if (ret)

@@ -45,9 +45,9 @@ int pk_check_btf(const char *path, char err[PK_ERR_LEN])
 	return 0;
 }
 
-bool pk_kernel_has_struct(const char *name)
+bool pk_kernel_has_struct(const char *btf_path, const char *name)
 {
-	struct btf *btf = btf__load_vmlinux_btf();
+	struct btf *btf = btf_path ? btf__parse_raw(btf_path) : btf__load_vmlinux_btf();
 	bool found;
 
 	if (!btf)

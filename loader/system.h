@@ -22,8 +22,11 @@
 int pk_check_kernel_release(const char *release, bool dwarf, char err[PK_ERR_LEN]);
 /* 0 when the kernel BTF file PATH exists, else -ENOENT. */
 int pk_check_btf(const char *path, char err[PK_ERR_LEN]);
-/* Whether the running kernel's BTF has struct NAME ("maple_tree": 6.1+). */
-bool pk_kernel_has_struct(const char *name);
+/* Whether the running kernel's BTF has struct NAME ("maple_tree": 6.1+):
+ * read from the BTF file BTF_PATH when not NULL, a part of the kernel's
+ * as loader/kernel_btf.c keeps it, which has NAME where the kernel does as
+ * long as the BPF object relocates against it. */
+bool pk_kernel_has_struct(const char *btf_path, const char *name);
 /* 0 when the effective capability set EFF (bit n = capability n) can load
  * and attach the programs, else -EPERM. */
 int pk_check_caps(__u64 eff, char err[PK_ERR_LEN]);

@@ -22,6 +22,7 @@
 #include "bpf/profile.skel.h"
 #include "lib/boot_id.h"
 #include "loader/kernel_btf.h"
+#include "loader/system.h"
 #include "test_util.h"
 
 static char root[64];
@@ -94,6 +95,11 @@ START_TEST(test_made_once_then_kept)
 	ck_assert(btf_with_struct(path, "task_struct"));
 	ck_assert(btf_with_struct(path, "mm_struct"));
 	ck_assert(btf_with_struct(path, "maple_node"));
+	/* probe-load's question for --unwind fp, answered from the file as
+	 * from the kernel's whole BTF */
+	ck_assert_int_eq(pk_kernel_has_struct(path, "maple_tree"),
+			 pk_kernel_has_struct(NULL, "maple_tree"));
+	ck_assert(!pk_kernel_has_struct(path, "pk_no_such_struct"));
 	/* kept: the next load needs no bpftool */
 	setenv(PK_BPFTOOL_ENV, "/nonexistent/bpftool", 1);
 	ck_assert_int_eq(kernel_btf(again, sizeof(again)), 0);
