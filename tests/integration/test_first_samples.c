@@ -595,10 +595,13 @@ START_TEST(test_deleted_after_exec_by_build_id)
 	ck_assert_int_eq(pk_e2e_read(_i ? read_with : read_without, &out, &err), 0);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
 	ck_assert_msg(pk_folded_parse(out, &f, &bad), "not folded: '%s'", bad);
-	/* chain5-gone's user frames in its own file: named, or [chain5-gone+0x...] */
+	/* chain5-gone's user frames in its own file: named, or [chain5-gone+0x...];
+	 * not ld.so's, loading it before its main (_dl_start, named from
+	 * ld.so's own symbols), which a sample at 199 Hz meets now and then */
 	snprintf(frame, sizeof(frame), "[chain5-gone+0x");
 	for (size_t i = 0; i < f.n; i++) {
-		if (strncmp(f.lines[i].stack, "chain5-gone;", 12) || strstr(f.lines[i].stack, "execve"))
+		if (strncmp(f.lines[i].stack, "chain5-gone;", 12) ||
+		    strstr(f.lines[i].stack, "execve") || strstr(f.lines[i].stack, ";_dl_start;"))
 			continue;
 		total += f.lines[i].count;
 		if (!strstr(f.lines[i].stack, frame) && strstr(f.lines[i].stack, ";f"))
