@@ -341,6 +341,12 @@ static inline __u32 pk_end_counter(__u32 end)
 	return PK_CNT_END_COMPLETE + end - PK_END_COMPLETE;
 }
 
+/* pk_code_report's attach cookies: the hook it was attached to. */
+enum pk_code_hook {
+	PK_CODE_HOOK_EXEC = 1,	/* sched:sched_process_exec */
+	PK_CODE_HOOK_MMAP,	/* syscalls:sys_exit_mmap */
+};
+
 enum pk_session_flags {
 	PK_SESSION_FILTER_PIDS	= 1u << 0, /* only tgids in the targets map */
 	PK_SESSION_SKIP_IDLE	= 1u << 1,

@@ -76,6 +76,7 @@ struct load {
 	bool refused;		/* an event refused: bad input, exit 2 */
 	struct pk_pins pins;
 	struct profile_bpf *skel;
+	struct bpf_link *exec_report, *mmap_report;	/* pk_code_report's */
 	struct pk_unwind_store *unwind;	/* --unwind dwarf */
 	struct pk_unwind_stats unwind_stats;
 	struct pk_session session;
@@ -245,8 +246,7 @@ static int configure(struct load *l)
 	bpf_program__set_autoload(skel->progs.pk_forget_exit, follow);
 	/* Code mapped by exec and mmap reported as it is mapped: tables
 	 * before the first samples need them (the DWARF walk only). */
-	bpf_program__set_autoload(skel->progs.pk_exec_report, o->dwarf);
-	bpf_program__set_autoload(skel->progs.pk_mmap_report, o->dwarf);
+	bpf_program__set_autoload(skel->progs.pk_code_report, o->dwarf);
 	return 0;
 }
 
@@ -361,17 +361,29 @@ static int attach_follow(struct load *l)
 			  "sched_process_exit");
 }
 
+/* pk_code_report at tracepoint CATEGORY:NAME, its cookie HOOK, into *LINK. */
+static int attach_code_report(struct load *l, const char *category, const char *name,
+			      enum pk_code_hook hook, struct bpf_link **link)
+{
+	LIBBPF_OPTS(bpf_tracepoint_opts, opts, .bpf_cookie = hook);
+
+	*link = bpf_program__attach_tracepoint_opts(l->skel->progs.pk_code_report, category,
+						    name, &opts);
+	if (!*link)
+		return pk_err(l->err, -errno, "cannot attach to %s:%s: %s", category, name,
+			      strerror(errno));
+	return 0;
+}
+
 /* The code reports, with --unwind dwarf (autoloaded then only). */
 static int attach_code_reports(struct load *l)
 {
-	struct profile_bpf *skel = l->skel;
-
 	if (!l->opts->dwarf)
 		return 0;
-	return attach_one(l, skel->progs.pk_exec_report, &skel->links.pk_exec_report,
-			  "sched_process_exec") ?:
-	       attach_one(l, skel->progs.pk_mmap_report, &skel->links.pk_mmap_report,
-			  "syscalls:sys_exit_mmap");
+	return attach_code_report(l, "sched", "sched_process_exec", PK_CODE_HOOK_EXEC,
+				  &l->exec_report) ?:
+	       attach_code_report(l, "syscalls", "sys_exit_mmap", PK_CODE_HOOK_MMAP,
+				  &l->mmap_report);
 }
 
 static __u64 clock_ns(clockid_t clock)
@@ -425,12 +437,12 @@ static int pin_all(struct load *l)
 	if (!ret && skel->links.pk_forget_exit)
 		ret = pk_pins_add(p, bpf_link__fd(skel->links.pk_forget_exit),
 				  PK_PIN_LINKS_DIR "/exit", l->err);
-	if (!ret && skel->links.pk_exec_report)
-		ret = pk_pins_add(p, bpf_link__fd(skel->links.pk_exec_report),
-				  PK_PIN_LINKS_DIR "/exec", l->err);
-	if (!ret && skel->links.pk_mmap_report)
-		ret = pk_pins_add(p, bpf_link__fd(skel->links.pk_mmap_report),
-				  PK_PIN_LINKS_DIR "/mmap", l->err);
+	if (!ret && l->exec_report)
+		ret = pk_pins_add(p, bpf_link__fd(l->exec_report), PK_PIN_LINKS_DIR "/exec",
+				  l->err);
+	if (!ret && l->mmap_report)
+		ret = pk_pins_add(p, bpf_link__fd(l->mmap_report), PK_PIN_LINKS_DIR "/mmap",
+				  l->err);
 	if (!ret)
 		ret = pk_pins_add(p, bpf_map__fd(skel->maps.events), PK_PIN_EVENTS, l->err);
 	if (!ret)
@@ -471,6 +483,10 @@ static void disconnect_links(struct load *l)
 		bpf_link__disconnect(l->skel->links.pk_follow_fork);
 	if (l->skel->links.pk_forget_exit)
 		bpf_link__disconnect(l->skel->links.pk_forget_exit);
+	if (l->exec_report)
+		bpf_link__disconnect(l->exec_report);
+	if (l->mmap_report)
+		bpf_link__disconnect(l->mmap_report);
 }
 
 /* The kernel types the object relocates against (loader/kernel_btf.h),
@@ -535,8 +551,7 @@ static int load_object(struct load *l, struct pk_load_log *log)
 static const char *prog_role(const char *prog)
 {
 	static const struct { const char *prog, *role; } roles[] = {
-		{ "pk_exec_report", "dwarf unwinding (exec reports)" },
-		{ "pk_mmap_report", "dwarf unwinding (mmap reports)" },
+		{ "pk_code_report", "dwarf unwinding (code reports)" },
 		{ "pk_follow_fork", "following the targets' forks" },
 		{ "pk_forget_exit", "following the targets' exits" },
 	};
@@ -746,6 +761,8 @@ cleanup:
 	}
 	pk_events_free(&l->events);
 	pk_unwind_store_free(l->unwind);
+	bpf_link__destroy(l->exec_report);
+	bpf_link__destroy(l->mmap_report);
 	profile_bpf__destroy(l->skel);
 	free(l->tgids);
 	refused = l->refused;

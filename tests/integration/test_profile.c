@@ -335,8 +335,9 @@ START_TEST(test_unload_leaves_nothing)
 	pk_test_wait(sleeper);
 	fprintf(stderr, "perf_event links: %d before, %d loaded, %d after unload\n",
 		before, after_load, after_unload);
-	/* one per CPU, and the mmap report's tracepoint (--unwind dwarf) */
-	ck_assert_int_eq(after_load, before + sysconf(_SC_NPROCESSORS_ONLN) + 1);
+	/* one per CPU, and the code report's two tracepoints, exec and mmap
+	 * (--unwind dwarf) */
+	ck_assert_int_eq(after_load, before + sysconf(_SC_NPROCESSORS_ONLN) + 2);
 	ck_assert_int_eq(after_unload, before);
 	ck_assert_int_eq(stat(pk_e2e_pin_dir(), &st), -1);
 	ck_assert_int_eq(errno, ENOENT);

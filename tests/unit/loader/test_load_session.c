@@ -1450,9 +1450,9 @@ START_TEST(test_refused_needed_program)
 	char *out, *err, line[512];
 	int rc;
 
-	rc = LOAD_REFUSING("pk_exec_report", &out, &err, "-e", "cpu-clock");
-	snprintf(line, sizeof(line), "probe-load: dwarf unwinding (exec reports): Linux %s "
-		 "refused pk_exec_report: R0 !read_ok (probe-load -v shows the verifier's log)\n",
+	rc = LOAD_REFUSING("pk_code_report", &out, &err, "-e", "cpu-clock");
+	snprintf(line, sizeof(line), "probe-load: dwarf unwinding (code reports): Linux %s "
+		 "refused pk_code_report: R0 !read_ok (probe-load -v shows the verifier's log)\n",
 		 release());
 	ck_assert_int_eq(rc, 1);
 	ck_assert_str_eq(err, line);
@@ -1460,7 +1460,7 @@ START_TEST(test_refused_needed_program)
 	free(out);
 	free(err);
 
-	rc = LOAD_REFUSING("pk_exec_report", &out, &err, "--unwind", "fp");
+	rc = LOAD_REFUSING("pk_code_report", &out, &err, "--unwind", "fp");
 	ck_assert_msg(rc == 0, "probe-load exited %d: %s", rc, err);
 	ck_assert_str_eq(err, "");
 	free(out);
