@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <bpf/libbpf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,4 +270,40 @@ void *pk_test_grow(void *v, size_t n, size_t size)
 	if (n & (n - 1))
 		return v;
 	return realloc(v, (n ? 2 * n : 1) * size);
+}
+
+static char libbpf_log[1 << 20];
+static size_t libbpf_log_len;
+
+static int keep_libbpf_log(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	int n;
+
+	(void)level;
+	if (libbpf_log_len >= sizeof(libbpf_log) - 1)
+		return 0;
+	n = vsnprintf(libbpf_log + libbpf_log_len, sizeof(libbpf_log) - libbpf_log_len, fmt,
+		      ap);
+	if (n > 0)
+		libbpf_log_len += (size_t)n;
+	if (libbpf_log_len >= sizeof(libbpf_log))
+		libbpf_log_len = sizeof(libbpf_log) - 1;
+	return 0;
+}
+
+void pk_test_libbpf_log_start(void)
+{
+	libbpf_log_len = 0;
+	libbpf_log[0] = '\0';
+	libbpf_set_print(keep_libbpf_log);
+}
+
+void pk_test_libbpf_log_stop(void)
+{
+	libbpf_set_print(NULL);
+}
+
+const char *pk_test_libbpf_log(void)
+{
+	return libbpf_log;
 }

@@ -67,4 +67,11 @@ void pk_test_build_id_remove(const char *dir, const char *path);
  * 0) grows, to twice N. NULL when out of memory, V untouched. */
 void *pk_test_grow(void *v, size_t n, size_t size);
 
+/* libbpf's messages, every level, kept in memory instead of printed from
+ * pk_test_libbpf_log_start() to pk_test_libbpf_log_stop() (the first MiB
+ * of them); pk_test_libbpf_log() is what was kept, NUL-terminated. */
+void pk_test_libbpf_log_start(void);
+void pk_test_libbpf_log_stop(void);
+const char *pk_test_libbpf_log(void);
+
 #endif

@@ -12,7 +12,6 @@
 #include <bpf/libbpf.h>
 #include <inttypes.h>
 #include <linux/perf_event.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -24,24 +23,6 @@
 #include "tests/bpf/core_canary.skel.h"
 
 #define SYSCALLS	200
-
-static char libbpf_log[1 << 16];
-static size_t libbpf_log_len;
-
-static int keep_log(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	int n;
-
-	if (libbpf_log_len >= sizeof(libbpf_log) - 1)
-		return 0;
-	n = vsnprintf(libbpf_log + libbpf_log_len, sizeof(libbpf_log) - libbpf_log_len,
-		      fmt, ap);
-	if (n > 0)
-		libbpf_log_len += (size_t)n;
-	if (libbpf_log_len >= sizeof(libbpf_log))
-		libbpf_log_len = sizeof(libbpf_log) - 1;
-	return 0;
-}
 
 /* The type of member MEMBER of the running kernel's type ID, at any depth
  * of anonymous structs and unions, as CO-RE would find it, typedefs and
@@ -131,11 +112,9 @@ static struct core_canary_bpf *canary_open(const char *prog, int *err)
 	user_text(&skel->rodata->user_lo, &skel->rodata->user_hi);
 	bpf_object__for_each_program(p, skel->obj)
 		bpf_program__set_autoload(p, !strcmp(bpf_program__name(p), prog));
-	libbpf_log_len = 0;
-	libbpf_log[0] = '\0';
-	libbpf_set_print(keep_log);
+	pk_test_libbpf_log_start();
 	*err = core_canary_bpf__load(skel);
-	libbpf_set_print(NULL);
+	pk_test_libbpf_log_stop();
 	return skel;
 }
 
@@ -151,7 +130,8 @@ START_TEST(test_regs_user_mode)
 	struct core_canary_bpf *skel = canary_open("canary_guarded", &err);
 
 	ck_assert_msg(err == 0, "pk_regs_user_mode refused (%d) on a kernel %s pt_regs.csx:\n%s",
-		      err, kernel_has_member("pt_regs", "csx") ? "with" : "without", libbpf_log);
+		      err, kernel_has_member("pt_regs", "csx") ? "with" : "without",
+		      pk_test_libbpf_log());
 	ck_assert_int_eq(core_canary_bpf__attach(skel), 0);
 	some_syscalls();
 	core_canary_bpf__detach(skel);
@@ -171,7 +151,7 @@ START_TEST(test_unguarded_read_refused_where_missing)
 
 	if (has_csx) {
 		ck_assert_msg(err == 0, "pt_regs.csx exists here, yet the read was refused (%d):\n%s",
-			      err, libbpf_log);
+			      err, pk_test_libbpf_log());
 		ck_assert_int_eq(core_canary_bpf__attach(skel), 0);
 		some_syscalls();
 		core_canary_bpf__detach(skel);
@@ -180,9 +160,9 @@ START_TEST(test_unguarded_read_refused_where_missing)
 	} else {
 		ck_assert_msg(err != 0, "this kernel has no pt_regs.csx, yet the unguarded read loaded");
 		/* refused for the relocation, not for anything else */
-		ck_assert_msg(strstr(libbpf_log, "csx") &&
-			      strstr(libbpf_log, "failed to resolve CO-RE relocation"),
-			      "refused, but not for pt_regs.csx:\n%s", libbpf_log);
+		ck_assert_msg(strstr(pk_test_libbpf_log(), "csx") &&
+			      strstr(pk_test_libbpf_log(), "failed to resolve CO-RE relocation"),
+			      "refused, but not for pt_regs.csx:\n%s", pk_test_libbpf_log());
 	}
 	core_canary_bpf__destroy(skel);
 }
@@ -230,7 +210,8 @@ START_TEST(test_perf_event_regs)
 	int err, fd;
 
 	skel = canary_open("canary_perf_regs", &err);
-	ck_assert_msg(err == 0, "pk_perf_event_regs refused (%d):\n%s", err, libbpf_log);
+	ck_assert_msg(err == 0, "pk_perf_event_regs refused (%d):\n%s", err,
+		      pk_test_libbpf_log());
 	fd = syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
 	ck_assert_msg(fd >= 0, "perf_event_open(cpu-clock) failed: %m");
 	link = bpf_program__attach_perf_event(skel->progs.canary_perf_regs, fd);
@@ -269,7 +250,7 @@ START_TEST(test_mm_vma_seq)
 	void *p;
 
 	ck_assert_msg(err == 0, "pk_mm_vma_seq refused (%d) on a kernel %s mm_lock_seq seqcount:\n%s",
-		      err, seqcount ? "with a" : "without a", libbpf_log);
+		      err, seqcount ? "with a" : "without a", pk_test_libbpf_log());
 	ck_assert_int_eq(core_canary_bpf__attach(skel), 0);
 	syscall(SYS_getppid);
 	before = skel->bss->mm_seq;

@@ -12,7 +12,6 @@
 #include <bpf/libbpf.h>
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -173,25 +172,6 @@ START_TEST(test_other_boots_forgotten)
 }
 END_TEST
 
-static char libbpf_log[1 << 20];
-static size_t libbpf_log_len;
-
-static int keep_log(enum libbpf_print_level level, const char *fmt, va_list ap)
-{
-	int n;
-
-	(void)level;
-	if (libbpf_log_len >= sizeof(libbpf_log) - 1)
-		return 0;
-	n = vsnprintf(libbpf_log + libbpf_log_len, sizeof(libbpf_log) - libbpf_log_len, fmt,
-		      ap);
-	if (n > 0)
-		libbpf_log_len += (size_t)n;
-	if (libbpf_log_len >= sizeof(libbpf_log))
-		libbpf_log_len = sizeof(libbpf_log) - 1;
-	return 0;
-}
-
 /* The object opened with the kernel types at BTF_PATH (NULL: the kernel's
  * whole BTF, libbpf's default), loaded with the programs that need no
  * attach target of probe-load's (the fentry ones) or, with SESSION, only
@@ -199,12 +179,12 @@ static int keep_log(enum libbpf_print_level level, const char *fmt, va_list ap)
 static struct profile_bpf *load(const char *btf_path, bool session)
 {
 	LIBBPF_OPTS(bpf_object_open_opts, opts, .btf_custom_path = btf_path);
-	libbpf_print_fn_t old = libbpf_set_print(keep_log);
 	struct profile_bpf *skel;
 	struct bpf_program *prog;
+	const char *log;
+	int err;
 
-	libbpf_log_len = 0;
-	libbpf_log[0] = '\0';
+	pk_test_libbpf_log_start();
 	skel = profile_bpf__open_opts(&opts);
 	ck_assert_ptr_nonnull(skel);
 	bpf_object__for_each_program(prog, skel->obj) {
@@ -217,9 +197,10 @@ static struct profile_bpf *load(const char *btf_path, bool session)
 
 		bpf_program__set_autoload(prog, on);
 	}
-	ck_assert_msg(profile_bpf__load(skel) == 0, "load failed: %s",
-		      libbpf_log + (libbpf_log_len > 4000 ? libbpf_log_len - 4000 : 0));
-	libbpf_set_print(old);
+	err = profile_bpf__load(skel);
+	pk_test_libbpf_log_stop();
+	log = pk_test_libbpf_log();
+	ck_assert_msg(err == 0, "load failed: %s", log + (strlen(log) > 4000 ? strlen(log) - 4000 : 0));
 	return skel;
 }
 
@@ -317,12 +298,13 @@ START_TEST(test_session_reads_no_kernel_btf)
 
 	ck_assert_int_eq(kernel_btf(path, sizeof(path)), 0);
 	skel = load(path, true);
-	ck_assert_msg(!strstr(libbpf_log, "loading kernel BTF"), "libbpf read the kernel's BTF");
-	ck_assert_ptr_nonnull(strstr(libbpf_log, "CO-RE relocating"));
+	ck_assert_msg(!strstr(pk_test_libbpf_log(), "loading kernel BTF"),
+		      "libbpf read the kernel's BTF");
+	ck_assert_ptr_nonnull(strstr(pk_test_libbpf_log(), "CO-RE relocating"));
 	profile_bpf__destroy(skel);
 	/* and the log would show it: without the file, it does */
 	skel = load(NULL, true);
-	ck_assert_ptr_nonnull(strstr(libbpf_log, "loading kernel BTF"));
+	ck_assert_ptr_nonnull(strstr(pk_test_libbpf_log(), "loading kernel BTF"));
 	profile_bpf__destroy(skel);
 }
 END_TEST
