@@ -8,6 +8,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "lib/util/sysfile.h"
 #include "loader/system.h"
 
 /* Older kernels lack BPF perf_event links, which is what lets sampling go
@@ -113,17 +114,9 @@ int pk_parse_cpulist(const char *list, bool *mask, int n)
 
 int pk_online_cpus(bool *mask, int n, char *list, size_t len)
 {
-	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
-	bool ok;
+	int ret = pk_read_line("/sys/devices/system/cpu/online", list, len);
 
-	if (!f)
-		return -errno;
-	ok = fgets(list, len, f) != NULL;
-	fclose(f);
-	if (!ok)
-		return -EIO;
-	list[strcspn(list, "\n")] = '\0';
-	return pk_parse_cpulist(list, mask, n);
+	return ret ? ret : pk_parse_cpulist(list, mask, n);
 }
 
 int pk_read_uint(const char *path, unsigned int *out)

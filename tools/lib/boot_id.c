@@ -1,27 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <dirent.h>
 #include <errno.h>
-#include <stdbool.h>
-#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "lib/boot_id.h"
+#include "lib/util/sysfile.h"
 
 #define BOOT_ID_PATH	"/proc/sys/kernel/random/boot_id"
 
 int pk_boot_id(char *buf, size_t len)
 {
-	FILE *f = fopen(BOOT_ID_PATH, "re");
-	bool read;
+	int ret = pk_read_line(BOOT_ID_PATH, buf, len);
 
-	if (!f)
-		return -errno;
-	read = fgets(buf, len, f) != NULL;
-	fclose(f);
-	if (!read)
-		return -EIO;
-	buf[strcspn(buf, "\n")] = '\0';
+	if (ret)
+		return ret;
 	/* a file name part: a UUID's 36 characters, never a path */
 	if (strlen(buf) < 32 || strchr(buf, '/'))
 		return -EINVAL;
