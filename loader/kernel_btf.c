@@ -7,11 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "eh_frame/checksum.h"
+#include "eh_frame/eh_table.h"
 #include "lib/boot_id.h"
 #include "loader/kernel_btf.h"
 #include "loader/system.h"
@@ -27,31 +27,6 @@ static bool btf_readable(const char *path)
 
 	btf__free(btf);
 	return btf != NULL;
-}
-
-/* Write LEN bytes of DATA to a new file made from TEMPLATE (mkstemp). */
-static int write_temp(char *template, const void *data, size_t len)
-{
-	const char *p = data;
-	int fd = mkstemp(template), ret = 0;
-
-	if (fd < 0)
-		return -errno;
-	while (len && !ret) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno != EINTR)
-			ret = -errno;
-		if (n > 0) {
-			p += n;
-			len -= (size_t)n;
-		}
-	}
-	if (close(fd) && !ret)
-		ret = -errno;
-	if (ret)
-		unlink(template);
-	return ret;
 }
 
 /* Run ARGV (argv[0] looked for in $PATH when SEARCH) quietly, with no
@@ -107,39 +82,39 @@ static int min_core_btf(const char *obj_path, const char *out)
 int pk_kernel_btf_for(const void *obj, size_t obj_len, const char *cache_root, char *path,
 		      size_t len)
 {
-	char boot[64], dir[4096], name[128], obj_tmp[4096], out_tmp[4096];
+	char boot[64], name[128], obj_path[4096], out_tmp[4096], err[PK_ERR_LEN];
 	__u64 h = eh_hash_final(eh_hash_update(EH_HASH_INIT, obj, obj_len), obj_len);
-	int ret;
+	int ret, pid = (int)getpid();
 
 	ret = pk_boot_id(boot, sizeof(boot));
 	if (ret)
 		return ret;
-	snprintf(name, sizeof(name), "%s-%016llx.btf", boot, (unsigned long long)h);
-	if (snprintf(dir, sizeof(dir), "%s/kernel", cache_root) >= (int)sizeof(dir) ||
-	    snprintf(path, len, "%s/%s", dir, name) >= (int)len ||
-	    snprintf(obj_tmp, sizeof(obj_tmp), "%s/.obj-XXXXXX", dir) >= (int)sizeof(obj_tmp) ||
-	    snprintf(out_tmp, sizeof(out_tmp), "%s/.btf-XXXXXX", dir) >= (int)sizeof(out_tmp))
+	snprintf(name, sizeof(name), "%s-%016llx", boot, (unsigned long long)h);
+	/* the object and bpftool's output under names of this process's own,
+	 * which no other probe-load writes or prunes */
+	if (snprintf(path, len, "%s/kernel/%s.btf", cache_root, name) >= (int)len ||
+	    snprintf(obj_path, sizeof(obj_path), "%s.%d.bpf.o", path, pid) >=
+		    (int)sizeof(obj_path) ||
+	    snprintf(out_tmp, sizeof(out_tmp), "%s.%d.tmp", path, pid) >= (int)sizeof(out_tmp))
 		return -ENAMETOOLONG;
 	if (btf_readable(path))
 		return 0;
-	/* the cache root as eh2table makes it (its tables are beside) */
-	if ((mkdir(cache_root, 0755) && errno != EEXIST) || (mkdir(dir, 0755) && errno != EEXIST))
-		return -errno;
-	ret = write_temp(obj_tmp, obj, obj_len);
+	ret = eh_cache_mkdirs(path, err);
+	if (!ret)
+		ret = eh_cache_write(obj_path, obj, obj_len, err);
 	if (ret)
 		return ret;
-	ret = write_temp(out_tmp, "", 0);
+	ret = min_core_btf(obj_path, out_tmp);
+	if (!ret && !btf_readable(out_tmp))
+		ret = -EBADMSG;
+	if (!ret && rename(out_tmp, path))
+		ret = -errno;
+	if (ret)
+		unlink(out_tmp);
+	unlink(obj_path);
 	if (!ret) {
-		ret = min_core_btf(obj_tmp, out_tmp);
-		if (!ret && !btf_readable(out_tmp))
-			ret = -EBADMSG;
-		if (!ret && rename(out_tmp, path))
-			ret = -errno;
-		if (ret)
-			unlink(out_tmp);
+		*strrchr(obj_path, '/') = '\0';	/* the kernel/ directory */
+		pk_boot_prune(obj_path, ".btf", boot);
 	}
-	unlink(obj_tmp);
-	if (!ret)
-		pk_boot_prune(dir, ".btf", boot);
 	return ret;
 }
