@@ -10,6 +10,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -358,8 +359,9 @@ END_TEST
 START_TEST(test_reader_sleeps_until_targets_exit)
 {
 	char mark[] = "/tmp/pk-exit-mark-XXXXXX", script[256];
+	char folded[] = "/tmp/pk-exit-folded-XXXXXX";
 	const char *load[] = { "-F", FREQ_STR, "--", "sh", "-c", script, NULL };
-	const char *args[] = { "-o", "/dev/null", NULL };
+	const char *args[] = { "-o", folded, NULL };
 	struct rusage ru;
 	struct stat st;
 	pid_t reader;
@@ -367,6 +369,7 @@ START_TEST(test_reader_sleeps_until_targets_exit)
 
 	close(mkstemp(mark));
 	unlink(mark);
+	close(mkstemp(folded));
 	snprintf(script, sizeof(script), "(sleep 4; touch %s) & exit 0", mark);
 	ck_assert_int_eq(pk_e2e_load(load), 0);
 	reader = pk_e2e_spawn_read(args, NULL);
@@ -380,6 +383,7 @@ START_TEST(test_reader_sleeps_until_targets_exit)
 	ck_assert_int_lt(ru.ru_nvcsw, 20);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
 	unlink(mark);
+	unlink(folded);
 }
 END_TEST
 
@@ -498,6 +502,70 @@ START_TEST(test_output_file_errors)
 }
 END_TEST
 
+/*
+ * -o names what a shell's > would write: a FIFO a viewer reads, a symbolic
+ * link to the profile kept, a device such as /dev/null. One read writes all
+ * three (each made in a directory of the test's own): the viewer gets the
+ * profile the link's file holds, and the FIFO, the link and the device are
+ * still what they were.
+ */
+START_TEST(test_output_through_fifo_link_and_device)
+{
+	char dir[] = "/tmp/pk-out-kinds-XXXXXX", fifo[64], link[64], file[64], dev[64],
+	     seen[64], cmd[256];
+	const char *load[] = { "-F", FREQ_STR, "--", pk_e2e_fixture("fp_chain"), "1", NULL };
+	const char *args[] = { "-d", "60", "-f", "folded", "-o", fifo, "-f", "folded",
+			       "-o", link, "-f", "perf", "-o", dev, NULL };
+	char *out = NULL, *err = NULL, *viewed, *kept;
+	struct pk_folded f;
+	struct stat st;
+	pid_t viewer;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(link, sizeof(link), "%s/latest.folded", dir);
+	snprintf(file, sizeof(file), "%s/cpu.folded", dir);
+	snprintf(dev, sizeof(dev), "%s/null", dir);
+	snprintf(seen, sizeof(seen), "%s/seen", dir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	ck_assert_int_eq(symlink("cpu.folded", link), 0);
+	ck_assert_int_eq(mknod(dev, S_IFCHR | 0666, makedev(1, 3)), 0);
+	{	/* the viewer: cat FIFO > seen */
+		char *cat[] = { "cat", fifo, NULL };
+
+		viewer = pk_test_spawn(cat, seen);
+		ck_assert_int_gt(viewer, 0);
+	}
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	ck_assert_int_eq(pk_e2e_read(args, &out, &err), 0);
+	ck_assert_int_eq(pk_test_wait(viewer), 0);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+
+	viewed = pk_test_read_file(seen, NULL);
+	kept = pk_test_read_file(file, NULL);
+	ck_assert_ptr_nonnull(viewed);
+	ck_assert_ptr_nonnull(kept);
+	ck_assert_str_eq(viewed, kept);
+	parse_or_fail(kept, &f);
+	ck_assert_uint_gt(folded_sum(&f, full_fp_chain), 0);
+	pk_folded_free(&f);
+	ck_assert_int_eq(lstat(fifo, &st), 0);
+	ck_assert(S_ISFIFO(st.st_mode));
+	ck_assert_int_eq(lstat(link, &st), 0);
+	ck_assert(S_ISLNK(st.st_mode));
+	ck_assert_int_eq(lstat(dev, &st), 0);
+	ck_assert_msg(S_ISCHR(st.st_mode) && st.st_rdev == makedev(1, 3),
+		      "the device node was replaced (mode %o)", st.st_mode);
+	/* fifo, latest.folded, cpu.folded, null, seen: no temporary file */
+	snprintf(cmd, sizeof(cmd), "test $(ls -A %s | wc -l) -eq 5 && rm -r %s", dir, dir);
+	ck_assert_int_eq(system(cmd), 0);
+	free(viewed);
+	free(kept);
+	free(out);
+	free(err);
+}
+END_TEST
+
 START_TEST(test_read_without_session)
 {
 	const char *args[] = { "-d", "1", NULL };
@@ -536,5 +604,6 @@ Suite *suite_profile_e2e(void)
 	tcase_add_test(tc, test_sigint_stops_reader);
 	tcase_add_test(tc, test_sighup_stops_reader);
 	tcase_add_test(tc, test_output_file_errors);
+	tcase_add_test(tc, test_output_through_fifo_link_and_device);
 	return s;
 }
