@@ -41,6 +41,11 @@ const char *pk_test_disk_path(const char *rel, char *buf, size_t len)
 	return pk_test_build_path(rel, buf, len);
 }
 
+const char *pk_test_roots_path(const char *rel, char *buf, size_t len)
+{
+	return env_path("PROBEKIT_ROOTS", "/var/cache/probekit-roots", rel, buf, len);
+}
+
 unsigned int pk_test_slowdown(void)
 {
 	const char *m = getenv("CK_TIMEOUT_MULTIPLIER");

@@ -17,6 +17,10 @@ const char *pk_test_src_path(const char *rel, char *buf, size_t len);
  * guests, whose build is on a read-only 9p), else the build directory. */
 const char *pk_test_disk_path(const char *rel, char *buf, size_t len);
 
+/* $PROBEKIT_ROOTS/<rel>: the Debian roots `make test-deps` made
+ * (tests/roots/README.md; default /var/cache/probekit-roots), in BUF. */
+const char *pk_test_roots_path(const char *rel, char *buf, size_t len);
+
 /* How many times slower than the machine the tests were written on this one
  * runs them, as check's CK_TIMEOUT_MULTIPLIER says it (30 in a TCG guest of
  * the kernel matrix): a test whose work is a fixed program (a compiler's
