@@ -28,6 +28,7 @@
 #include "loader/command.h"
 #include "loader/events/catalog.h"
 #include "loader/events/events.h"
+#include "loader/events/kernel_probes.h"
 #include "loader/kernel_btf.h"
 #include "loader/load_log.h"
 #include "loader/options.h"
@@ -359,6 +360,18 @@ static int attach_follow(struct load *l)
 			  "sched_process_fork") ?:
 	       attach_one(l, skel->progs.pk_forget_exit, &skel->links.pk_forget_exit,
 			  "sched_process_exit");
+}
+
+/* The tracepoints of targets' forks and exits and of the code reports are
+ * found by libbpf through tracefs: mounted where no one did, as perf does,
+ * so that a first run on a bare machine works. */
+static int need_tracefs(struct load *l)
+{
+	const char *dir;
+
+	if (!l->ntgids && !l->opts->dwarf)
+		return 0;
+	return pk_tracefs_events(&dir, l->err);
 }
 
 /* pk_code_report at tracepoint CATEGORY:NAME, its cookie HOOK, into *LINK. */
@@ -717,7 +730,9 @@ static int load(const struct pk_load_opts *o)
 	ret = load_tables(l);
 	if (ret)
 		goto cleanup;
-	ret = attach_follow(l);
+	ret = need_tracefs(l);
+	if (!ret)
+		ret = attach_follow(l);
 	if (!ret)
 		ret = attach_code_reports(l);
 	if (ret)

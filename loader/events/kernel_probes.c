@@ -204,7 +204,8 @@ int pk_tracefs_events(const char **dir, char err[PK_ERR_LEN])
 	}
 	/* as perf does: mount tracefs where the kernel expects it */
 	if (mount("tracefs", TRACEFS, "tracefs", 0, NULL) && errno != EBUSY)
-		return pk_err(err, -errno, "cannot mount tracefs at " TRACEFS ": %s",
+		return pk_err(err, -errno, "tracefs is not mounted and mounting it failed: "
+			      "%s; mount it (mount -t tracefs tracefs " TRACEFS ")",
 			      strerror(errno));
 	*dir = TRACEFS "/events";
 	return 0;

@@ -4,10 +4,14 @@
  * fixture programs with known call chains (tests/fixtures/).
  */
 #include <errno.h>
+#include <linux/capability.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
@@ -566,6 +570,46 @@ START_TEST(test_output_through_fifo_link_and_device)
 }
 END_TEST
 
+/*
+ * A bare machine, where no one mounted tracefs: probe-load finds the
+ * tracepoints it attaches to (code reports, the targets' forks and exits)
+ * by mounting it, as perf does; where it cannot mount it, one line says
+ * what to mount, and nothing is left pinned. In a mount namespace of the
+ * test's own, tracefs (and debugfs, whose tracing/ would stand in for it)
+ * unmounted; _i 1 without CAP_SYS_ADMIN in what the test runs.
+ */
+START_TEST(test_tracefs_missing)
+{
+	const char *load[] = { "--", "true", NULL };
+	char *err = NULL;
+	struct stat st;
+	int rc;
+
+	ck_assert_int_eq(unshare(CLONE_NEWNS), 0);
+	ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+	umount2("/sys/kernel/debug", MNT_DETACH);
+	umount2("/sys/kernel/tracing", MNT_DETACH);
+	ck_assert_int_ne(stat("/sys/kernel/tracing/events", &st), 0);
+	ck_assert_int_ne(stat("/sys/kernel/debug/tracing/events", &st), 0);
+	if (_i == 1)
+		ck_assert_int_eq(prctl(PR_CAPBSET_DROP, CAP_SYS_ADMIN, 0, 0, 0), 0);
+
+	rc = pk_e2e_load_err(load, &err);
+	if (_i == 0) {
+		ck_assert_msg(rc == 0, "probe-load -- true: exit %d: %s", rc, err);
+		ck_assert_int_eq(stat("/sys/kernel/tracing/events", &st), 0);
+		ck_assert_int_eq(pk_e2e_unload(), 0);
+	} else {
+		ck_assert_int_eq(rc, 1);
+		ck_assert_msg(pk_e2e_one_line(err), "not one line: %s", err);
+		ck_assert_msg(strstr(err, "mount -t tracefs tracefs /sys/kernel/tracing"),
+			      "no word of what to mount: %s", err);
+		ck_assert_int_eq(stat(pk_e2e_pin_dir(), &st), -1);
+	}
+	free(err);
+}
+END_TEST
+
 START_TEST(test_read_without_session)
 {
 	const char *args[] = { "-d", "1", NULL };
@@ -605,5 +649,8 @@ Suite *suite_profile_e2e(void)
 	tcase_add_test(tc, test_sighup_stops_reader);
 	tcase_add_test(tc, test_output_file_errors);
 	tcase_add_test(tc, test_output_through_fifo_link_and_device);
+
+	tc = pk_e2e_tcase(s, "bare_machine", 60);
+	tcase_add_loop_test(tc, test_tracefs_missing, 0, 2);
 	return s;
 }
