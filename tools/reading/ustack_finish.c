@@ -278,10 +278,12 @@ static int file_path(struct pk_ustack_finisher *f, __u32 pid, const struct fin_m
 	if (!m->build_id_len || eh_hex(m->build_id, m->build_id_len, want, sizeof(want)))
 		return -EAGAIN;
 	for (size_t i = 0; i < (f->debug_dirs ? f->ndebug_dirs : 1); i++)
-		if (!pk_build_id_debug_path(f->debug_dirs ? f->debug_dirs[i] : "/usr/lib/debug",
-					    m->build_id, m->build_id_len, buf, len) &&
-		    !eh_cache_key(buf, key, sizeof(key), err) && !strcmp(key, want))
-			return 0;
+		for (int name = 0; name < PK_BUILD_ID_NAMES; name++)
+			if (!pk_build_id_debug_path(f->debug_dirs ? f->debug_dirs[i] :
+						    "/usr/lib/debug", m->build_id, m->build_id_len,
+						    name, buf, len) &&
+			    !eh_cache_key(buf, key, sizeof(key), err) && !strcmp(key, want))
+				return 0;
 	return -EAGAIN;
 }
 

@@ -555,19 +555,22 @@ static struct symdata *try_source(struct pk_symfiles *files, const char *path,
 	return adopt(files, d);
 }
 
-int pk_build_id_debug_path(const char *dir, const __u8 *id, size_t len, char *buf,
+int pk_build_id_debug_path(const char *dir, const __u8 *id, size_t len, int i, char *buf,
 			   size_t buflen)
 {
 	char hex[2 * PK_BUILD_ID_MAX + 1];
 	int n;
 
-	if (len < 2 || len > PK_BUILD_ID_MAX || eh_hex(id, len, hex, sizeof(hex)))
+	if (len < 2 || len > PK_BUILD_ID_MAX || eh_hex(id, len, hex, sizeof(hex)) ||
+	    i < 0 || i >= PK_BUILD_ID_NAMES)
 		return -EINVAL;
-	n = snprintf(buf, buflen, "%s/.build-id/%.2s/%s.debug", dir, hex, hex + 2);
+	n = snprintf(buf, buflen, "%s/.build-id/%.2s/%s%s", dir, hex, hex + 2,
+		     i == 0 ? ".debug" : "");
 	return n < 0 || (size_t)n >= buflen ? -EINVAL : 0;
 }
 
-/* DIR/.build-id/xx/yyyy.debug, as gdb, perf and debuginfod lay them out. */
+/* DIR/.build-id/xx/yyyy.debug, as gdb, perf and debuginfod lay them out,
+ * then DIR/.build-id/xx/yyyy, a copy of the binary itself. */
 static struct symdata *try_build_id_dirs(struct pk_symfiles *files, const __u8 *id, size_t len)
 {
 	static const char *const def[] = { "/usr/lib/debug" };
@@ -577,12 +580,14 @@ static struct symdata *try_build_id_dirs(struct pk_symfiles *files, const __u8 *
 	struct symdata *d;
 
 	for (size_t i = 0; i < n; i++) {
-		if (pk_build_id_debug_path(dirs[i], id, len, path, sizeof(path)))
-			return NULL;
-		d = try_source(files, path, id, len);
-		if (d) {
-			files->stats.by_build_id++;
-			return d;
+		for (int name = 0; name < PK_BUILD_ID_NAMES; name++) {
+			if (pk_build_id_debug_path(dirs[i], id, len, name, path, sizeof(path)))
+				return NULL;
+			d = try_source(files, path, id, len);
+			if (d) {
+				files->stats.by_build_id++;
+				return d;
+			}
 		}
 	}
 	return NULL;
@@ -848,9 +853,10 @@ static __u64 source_sig(struct symdata *d)
 	Elf *elf;
 
 	for (size_t i = 0; i <= n; i++)
-		if (!pk_build_id_debug_path(i < n ? dirs[i] : def[0], d->build_id,
-					    d->build_id_len, path, sizeof(path)))
-			h = fold_stat(h, path);
+		for (int name = 0; name < PK_BUILD_ID_NAMES; name++)
+			if (!pk_build_id_debug_path(i < n ? dirs[i] : def[0], d->build_id,
+						    d->build_id_len, name, path, sizeof(path)))
+				h = fold_stat(h, path);
 	elf = dwfl_module_getelf(d->dm, &bias);
 	link = elf ? dwelf_elf_gnu_debuglink(elf, &crc) : NULL;
 	slash = strrchr(d->opened, '/');

@@ -54,10 +54,14 @@ struct pk_symfile *pk_symfiles_add(struct pk_symfiles *files, __u64 dev, __u64 i
  * kernel module): named, with an id among the files'. NULL: no memory. */
 const struct pk_module *pk_symfiles_named(struct pk_symfiles *files, const char *name);
 
-/* DIR/.build-id/xx/yyyy.debug, where gdb, perf and debuginfod keep the
- * file of build-id ID (LEN bytes), into BUF. 0, or -EINVAL (no id, or it
- * does not fit). */
-int pk_build_id_debug_path(const char *dir, const __u8 *id, size_t len, char *buf,
+/* The names a file of build-id ID (LEN bytes) has under a debug directory
+ * DIR, the I-th (0 <= I < PK_BUILD_ID_NAMES) into BUF: 0,
+ * DIR/.build-id/xx/yyyy.debug, where gdb, perf and debuginfod keep debug
+ * files; 1, DIR/.build-id/xx/yyyy, where debuginfod's clients keep
+ * executables and Fedora links its binaries (/usr/lib/.build-id). 0, or
+ * -EINVAL (no id, or it does not fit). */
+#define PK_BUILD_ID_NAMES	2
+int pk_build_id_debug_path(const char *dir, const __u8 *id, size_t len, int i, char *buf,
 			   size_t buflen);
 
 /* Directories holding .build-id/xx/yyyy.debug trees, searched in order
