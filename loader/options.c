@@ -170,30 +170,6 @@ static const struct option long_opts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-/* BYTES with an optional K, M or G (binary) suffix. */
-static bool parse_size(const char *s, unsigned long long *out)
-{
-	unsigned long long v;
-	char *end;
-	int shift = 0;
-
-	if (*s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return false;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	}
-	if (*end || v > (~0ULL >> shift))
-		return false;
-	*out = v << shift;
-	return true;
-}
-
 static int add_pid(struct pk_load_opts *o, const char *arg, char err[PK_ERR_LEN])
 {
 	pid_t *p;
@@ -257,7 +233,7 @@ static int parse_one(struct pk_load_opts *o, int c, const char *arg,
 		o->pin_dir = arg;
 		return 0;
 	case OPT_RINGBUF_SIZE:
-		if (!parse_size(arg, &size) || size > PK_RINGBUF_MAX)
+		if (!pk_cli_parse_size(arg, &size) || size > PK_RINGBUF_MAX)
 			return pk_err(err, -EINVAL, "--ringbuf-size %s: not a size of at most 1G (bytes, or with a K, M or G suffix)", arg);
 		o->ringbuf_bytes = size;
 		return 0;
@@ -270,17 +246,17 @@ static int parse_one(struct pk_load_opts *o, int c, const char *arg,
 		o->dwarf = !strcmp(arg, "dwarf");
 		return 0;
 	case OPT_TABLE_ROWS:
-		if (!parse_size(arg, &size) || size < PK_TABLE_ROWS_MIN || size > PK_TABLE_ROWS_MAX)
+		if (!pk_cli_parse_size(arg, &size) || size < PK_TABLE_ROWS_MIN || size > PK_TABLE_ROWS_MAX)
 			return pk_err(err, -EINVAL, "--table-rows %s: not a number of rows from 1K to 256M", arg);
 		o->table_rows = size;
 		return 0;
 	case OPT_TABLE_MEMORY:
-		if (!parse_size(arg, &size) || size < PK_TABLE_MEMORY_MIN || size > PK_TABLE_MEMORY_MAX)
+		if (!pk_cli_parse_size(arg, &size) || size < PK_TABLE_MEMORY_MIN || size > PK_TABLE_MEMORY_MAX)
 			return pk_err(err, -EINVAL, "--table-memory %s: not a number of bytes from 1M to 64G", arg);
 		o->table_memory = size;
 		return 0;
 	case OPT_STACK_COPY:
-		if (!parse_size(arg, &size) || size > PK_USTACK_COPY_MAX)
+		if (!pk_cli_parse_size(arg, &size) || size > PK_USTACK_COPY_MAX)
 			return pk_err(err, -EINVAL, "--stack-copy %s: not a number of bytes from 0 to 60K", arg);
 		o->stack_copy = size;
 		return 0;
@@ -315,7 +291,7 @@ static int parse_one(struct pk_load_opts *o, int c, const char *arg,
 		o->aggregate = true;
 		return 0;
 	case OPT_AGG_ENTRIES:
-		if (!parse_size(arg, &size) || size < PK_AGG_ENTRIES_MIN || size > PK_AGG_ENTRIES_MAX)
+		if (!pk_cli_parse_size(arg, &size) || size < PK_AGG_ENTRIES_MIN || size > PK_AGG_ENTRIES_MAX)
 			return pk_err(err, -EINVAL, "--aggregate-entries %s: not a number of stacks from 1 to 4M", arg);
 		o->agg_entries = size;
 		o->agg_entries_given = true;

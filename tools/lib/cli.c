@@ -60,6 +60,29 @@ bool pk_cli_parse_long(const char *s, long min, long max, long *out)
 	return true;
 }
 
+bool pk_cli_parse_size(const char *s, unsigned long long *out)
+{
+	unsigned long long v;
+	char *end;
+	int shift = 0;
+
+	if (*s < '0' || *s > '9')
+		return false;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (errno)
+		return false;
+	switch (*end) {
+	case 'k': case 'K': shift = 10; end++; break;
+	case 'm': case 'M': shift = 20; end++; break;
+	case 'g': case 'G': shift = 30; end++; break;
+	}
+	if (*end || v > (~0ULL >> shift))
+		return false;
+	*out = v << shift;
+	return true;
+}
+
 int pk_cli_parse_failed(const char *prog, int ret, const char err[PK_ERR_LEN])
 {
 	fprintf(stderr, "%s: %s\n", prog, err);

@@ -27,6 +27,10 @@ int pk_cli_bad_option(int c, char *const argv[], const struct option *long_opts,
  * suffix), and a leading '-' only when MIN is negative. */
 bool pk_cli_parse_long(const char *s, long min, long max, long *out);
 
+/* *OUT = S, a count of bytes with an optional K, M or G (binary) suffix:
+ * digits only before it, nothing after. False when it is not one. */
+bool pk_cli_parse_size(const char *s, unsigned long long *out);
+
 /* For main() when its parser failed with RET: prints "PROG: ERR" on stderr
  * and returns the exit status, PK_EXIT_USAGE for -EINVAL (the parsers'
  * "bad usage"), PK_EXIT_ERROR for anything else (out of memory). */
