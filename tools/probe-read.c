@@ -262,6 +262,22 @@ static int write_profile(struct pk_reader *reader, const struct pk_read_opts *o,
 	return 0;
 }
 
+/* --keep, --keep-bytes: after each interval, the oldest files go. One
+ * that cannot be removed is said, and the reading goes on: a profile not
+ * written costs more than a file kept too long. */
+static void keep_bound(const struct pk_read_opts *o, const char *const *written, size_t n)
+{
+	const char *patterns[PK_READ_MAX_OUTPUTS];
+	char err[PK_ERR_LEN];
+
+	if (!o->keep.files && !o->keep.bytes)
+		return;
+	for (size_t i = 0; i < o->noutputs; i++)
+		patterns[i] = o->outputs[i].path;
+	if (pk_retention_apply(patterns, o->noutputs, written, n, &o->keep, err) < 0)
+		fprintf(stderr, "probe-read: %s\n", err);
+}
+
 /* --interval: one file per interval, named by its start (wall clock),
  * created when the interval starts. */
 static int read_intervals(struct ring_buffer *rb, struct pk_reader *reader,
@@ -304,6 +320,7 @@ static int read_intervals(struct ring_buffer *rb, struct pk_reader *reader,
 		ret = write_profile(reader, o, info, plan, outs, &span, err);
 		if (ret)
 			return ret;
+		keep_bound(o, paths, plan->nsinks);
 		start = next;
 	}
 	return 0;

@@ -50,6 +50,12 @@ const char pk_read_usage[] =
 "                          With {event} in -o, one file per event of the\n"
 "                          session, named by it ('/' as '_'):\n"
 "                          -o 'prof-{event}.folded'\n"
+"      --keep N            with --interval: remove the oldest files each -o\n"
+"                          pattern names (any the pattern matches, with\n"
+"                          each conversion as *), so that at most N are left\n"
+"      --keep-bytes SIZE   the same, until all -o patterns' files take at\n"
+"                          most SIZE bytes (K, M, G); the files just written\n"
+"                          are kept\n"
 "      --event NAME        only the samples of the session's event NAME\n"
 "                          (cpu-clock, off-cpu, kprobe:vfs_write...). Folded\n"
 "                          and svg output of a session with several events\n"
@@ -129,6 +135,8 @@ enum {
 	OPT_TITLE,
 	OPT_TOP,
 	OPT_FROM_NOW,
+	OPT_KEEP,
+	OPT_KEEP_BYTES,
 };
 
 static const struct option long_opts[] = {
@@ -147,6 +155,8 @@ static const struct option long_opts[] = {
 	{ "title",	required_argument, NULL, OPT_TITLE },
 	{ "top",	no_argument,	   NULL, OPT_TOP },
 	{ "from-now",	no_argument,	   NULL, OPT_FROM_NOW },
+	{ "keep",	required_argument, NULL, OPT_KEEP },
+	{ "keep-bytes",	required_argument, NULL, OPT_KEEP_BYTES },
 	{ "pin-dir",	required_argument, NULL, OPT_PIN_DIR },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ "version",	no_argument,	   NULL, 'V' },
@@ -249,6 +259,7 @@ int pk_read_opts_parse(struct pk_read_opts *o, int argc, char **argv,
 	const char *paths[PK_READ_MAX_OUTPUTS];
 	size_t nformats = 0, npaths = 0;
 	int c, ret;
+	long n;
 
 	memset(o, 0, sizeof(*o));
 	o->pin_dir = PK_PIN_DIR_DEFAULT;
@@ -280,6 +291,17 @@ int pk_read_opts_parse(struct pk_read_opts *o, int argc, char **argv,
 		case OPT_INTERVAL:
 			if (!parse_seconds(optarg, &o->interval) || o->interval < 0.1)
 				return pk_err(err, -EINVAL, "--interval %s: not an interval (at least 0.1 seconds, at most a year)",
+					      optarg);
+			break;
+		case OPT_KEEP:
+			if (!pk_cli_parse_long(optarg, 1, 1000000000, &n))
+				return pk_err(err, -EINVAL, "--keep %s: not a number of files (1 or more)",
+					      optarg);
+			o->keep.files = n;
+			break;
+		case OPT_KEEP_BYTES:
+			if (!pk_cli_parse_size(optarg, &o->keep.bytes) || !o->keep.bytes)
+				return pk_err(err, -EINVAL, "--keep-bytes %s: not a size (bytes, or K, M, G)",
 					      optarg);
 			break;
 		case OPT_PER_PID:
@@ -363,7 +385,8 @@ int pk_read_opts_parse(struct pk_read_opts *o, int argc, char **argv,
 	if (o->lines && o->no_inline)
 		return pk_err(err, -EINVAL, "--lines and --no-inline do not go together: source lines come from DWARF, which --no-inline does not read");
 	if (!o->interval)
-		return 0;
+		return o->keep.files || o->keep.bytes ?
+			pk_err(err, -EINVAL, "--keep and --keep-bytes bound what --interval writes: give --interval") : 0;
 	if (o->duration && o->interval > o->duration)
 		return pk_err(err, -EINVAL, "--interval %g is longer than -d %g", o->interval,
 			      o->duration);

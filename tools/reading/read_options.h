@@ -8,6 +8,7 @@
 
 #include "eh_frame/errmsg.h"
 #include "output/formats.h"
+#include "output/retention.h"
 #include "profile/profile.h"
 
 /* -f/-o pairs at most. */
@@ -35,6 +36,7 @@ struct pk_read_opts {
 	bool lines;		/* --lines */
 	bool no_inline;		/* --no-inline: names only, no DWARF read */
 	double interval;	/* --interval seconds; 0: one output at the end */
+	struct pk_retention keep; /* --keep N, --keep-bytes SIZE (with --interval) */
 	const char *debug_dirs[PK_READ_MAX_DEBUG_DIRS]; /* --debug-dir */
 	size_t ndebug_dirs;
 	const char *event;	/* --event NAME: that event's samples only; NULL: all */

@@ -21,24 +21,11 @@
 #include "harness/elf_fixture.h"
 #include "output/output_file.h"
 #include "test_util.h"
+#include "unit/eh_frame/test_eh_util.h"
 
 #define TEXT "main;a;b 3\n"
 
 static char dir[64];
-
-static void make_dir(void)
-{
-	strcpy(dir, "/tmp/pk-outfile-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-}
-
-static void remove_dir(void)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
-}
 
 static const char *in_dir(const char *name)
 {
@@ -104,7 +91,7 @@ START_TEST(test_regular_replaced_when_complete)
 	struct stat before, after;
 	const char *path;
 
-	make_dir();
+	eh_tmpdir(dir, sizeof(dir));
 	path = in_dir("new.folded");
 	ck_assert_int_eq(write_one(path, true, err), 0);
 	assert_holds(path, TEXT);
@@ -123,7 +110,7 @@ START_TEST(test_regular_replaced_when_complete)
 	ck_assert_uint_ne(after.st_ino, before.st_ino);	/* replaced, not rewritten */
 	assert_holds(path, TEXT);
 	ck_assert_int_eq(entries(dir), 1);
-	remove_dir();
+	eh_rmtree(dir);
 }
 END_TEST
 
@@ -134,7 +121,7 @@ START_TEST(test_char_device_written_in_place)
 	char err[PK_ERR_LEN] = "";
 	const char *null_dev, *full_dev;
 
-	make_dir();
+	eh_tmpdir(dir, sizeof(dir));
 	null_dev = in_dir("null");
 	full_dev = in_dir("full");
 	ck_assert_int_eq(mknod(null_dev, S_IFCHR | 0666, makedev(1, 3)), 0);
@@ -150,7 +137,7 @@ START_TEST(test_char_device_written_in_place)
 	ck_assert_ptr_nonnull(strstr(err, strerror(ENOSPC)));
 	assert_char_dev(full_dev, 1, 7);
 	ck_assert_int_eq(entries(dir), 2);
-	remove_dir();
+	eh_rmtree(dir);
 }
 END_TEST
 
@@ -164,7 +151,7 @@ START_TEST(test_fifo_reader_gets_profile)
 	ssize_t n = 0;
 	pid_t pid;
 
-	make_dir();
+	eh_tmpdir(dir, sizeof(dir));
 	fifo = in_dir("fifo");
 	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
 	ck_assert_int_eq(pipe(results), 0);
@@ -191,7 +178,7 @@ START_TEST(test_fifo_reader_gets_profile)
 	ck_assert_int_eq(lstat(fifo, &st), 0);
 	ck_assert(S_ISFIFO(st.st_mode));
 	ck_assert_int_eq(entries(dir), 1);
-	remove_dir();
+	eh_rmtree(dir);
 }
 END_TEST
 
@@ -205,7 +192,7 @@ START_TEST(test_symlink_followed_to_its_file)
 	struct stat before, after;
 	ssize_t n;
 
-	make_dir();
+	eh_tmpdir(dir, sizeof(dir));
 	ck_assert_int_eq(mkdir(in_dir("links"), 0755), 0);
 	ck_assert_int_eq(mkdir(in_dir("data"), 0755), 0);
 	file = in_dir("data/cpu.folded");
@@ -233,7 +220,7 @@ START_TEST(test_symlink_followed_to_its_file)
 	ck_assert_int_eq(lstat(in_dir("dangling"), &after), 0);
 	ck_assert(S_ISLNK(after.st_mode));
 	ck_assert_int_eq(entries(in_dir("data")), 3);
-	remove_dir();
+	eh_rmtree(dir);
 }
 END_TEST
 
@@ -243,7 +230,7 @@ START_TEST(test_symlink_to_device)
 	char err[PK_ERR_LEN] = "";
 	struct stat st;
 
-	make_dir();
+	eh_tmpdir(dir, sizeof(dir));
 	ck_assert_int_eq(mknod(in_dir("null"), S_IFCHR | 0666, makedev(1, 3)), 0);
 	ck_assert_int_eq(symlink("null", in_dir("out")), 0);
 	ck_assert_int_eq(write_one(in_dir("out"), true, err), 0);
@@ -251,7 +238,7 @@ START_TEST(test_symlink_to_device)
 	ck_assert_int_eq(lstat(in_dir("out"), &st), 0);
 	ck_assert(S_ISLNK(st.st_mode));
 	ck_assert_int_eq(entries(dir), 2);
-	remove_dir();
+	eh_rmtree(dir);
 }
 END_TEST
 
@@ -284,7 +271,7 @@ START_TEST(test_open_file_through_proc)
 	close(p[1]);
 
 	/* a regular file behind the fd: the same inode, written */
-	make_dir();
+	eh_tmpdir(dir, sizeof(dir));
 	file = in_dir("held");
 	pk_fx_write_file(file, "old\n");
 	fd = open(file, O_WRONLY | O_APPEND);
@@ -297,7 +284,7 @@ START_TEST(test_open_file_through_proc)
 	assert_holds(file, TEXT);
 	close(fd);
 	ck_assert_int_eq(entries(dir), 1);
-	remove_dir();
+	eh_rmtree(dir);
 }
 END_TEST
 
@@ -309,7 +296,7 @@ START_TEST(test_unwritable_targets)
 	char err[PK_ERR_LEN] = "";
 	int s;
 
-	make_dir();
+	eh_tmpdir(dir, sizeof(dir));
 	ck_assert_int_eq(mkdir(in_dir("sub"), 0755), 0);
 	ck_assert_int_eq(write_one(in_dir("sub"), true, err), -EISDIR);
 	ck_assert_ptr_nonnull(strstr(err, in_dir("sub")));
@@ -328,7 +315,7 @@ START_TEST(test_unwritable_targets)
 
 	ck_assert_int_eq(write_one(in_dir("missing/out.folded"), true, err), -ENOENT);
 	ck_assert_int_eq(entries(dir), 4);	/* sub, sock, loop1, loop2 */
-	remove_dir();
+	eh_rmtree(dir);
 }
 END_TEST
 

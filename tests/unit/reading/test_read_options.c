@@ -56,6 +56,24 @@ START_TEST(test_all_options)
 }
 END_TEST
 
+START_TEST(test_keep)
+{
+	char *argv[] = { "probe-read", "--interval", "60", "-o", "cpu-%s.pb.gz", "--keep", "24",
+			 "--keep-bytes", "10M", NULL };
+	char *argv2[] = { "probe-read", "--interval", "60", "-o", "cpu-%s", "--keep-bytes=4096",
+			  NULL };
+	struct pk_read_opts o;
+	char err[PK_ERR_LEN];
+
+	ck_assert_int_eq(parse(argv, ARGC(argv), &o, err), 0);
+	ck_assert_uint_eq(o.keep.files, 24);
+	ck_assert_uint_eq(o.keep.bytes, 10 << 20);
+	ck_assert_int_eq(parse(argv2, ARGC(argv2), &o, err), 0);
+	ck_assert_uint_eq(o.keep.files, 0);
+	ck_assert_uint_eq(o.keep.bytes, 4096);
+}
+END_TEST
+
 START_TEST(test_formats_and_outputs)
 {
 	char *one[] = { "probe-read", "-f", "pprof", "-o", "x.pb.gz", "--per-tid", "--lines",
@@ -225,6 +243,12 @@ START_TEST(test_errors)
 		{ { "--event", "a", "--event", "b" },
 		  "--event a and --event b: one event at most (or {event} in -o for a file each)" },
 		{ { "--lines", "--no-inline" }, "--lines and --no-inline do not go together: source lines come from DWARF, which --no-inline does not read" },
+		{ { "--keep", "3", "-o", "x" },
+		  "--keep and --keep-bytes bound what --interval writes: give --interval" },
+		{ { "--keep", "0" }, "--keep 0: not a number of files (1 or more)" },
+		{ { "--keep", "-1" }, "--keep -1: not a number of files (1 or more)" },
+		{ { "--keep-bytes", "0" }, "--keep-bytes 0: not a size (bytes, or K, M, G)" },
+		{ { "--keep-bytes", "1T" }, "--keep-bytes 1T: not a size (bytes, or K, M, G)" },
 	};
 	struct pk_read_opts o;
 	char err[PK_ERR_LEN];
@@ -366,6 +390,7 @@ Suite *suite_read_options(void)
 
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_all_options);
+	tcase_add_test(tc, test_keep);
 	tcase_add_test(tc, test_formats_and_outputs);
 	tcase_add_test(tc, test_durations);
 	tcase_add_test(tc, test_events);
