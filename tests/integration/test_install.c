@@ -11,7 +11,9 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <gelf.h>
+#include <glob.h>
 #include <libelf.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +21,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bpf/probekit.h"
+#include "harness/pprof_decode.h"
+#include "integration/profile_session.h"
 #include "test_util.h"
 #include "unit/eh_frame/test_eh_util.h"
 
@@ -27,14 +32,18 @@
 static const char *const programs[] = { "probe-load", "probe-read", "eh2table" };
 #define NPROGRAMS (sizeof(programs) / sizeof(programs[0]))
 
-/* What `make install PREFIX=/opt/probekit` installs, and its mode. */
+/* What `make install PREFIX=/opt/probekit` installs, and its mode (the
+ * service's defaults under SYSCONFDIR, /etc). */
 static const struct {
 	const char *path;
 	mode_t mode;
 } installed[] = {
+	{ "/etc/default/probekit", 0644 },
 	{ PREFIX "/bin/eh2table", 0755 },
 	{ PREFIX "/bin/probe-load", 0755 },
 	{ PREFIX "/bin/probe-read", 0755 },
+	{ PREFIX "/lib/systemd/system/probekit-session.service", 0644 },
+	{ PREFIX "/lib/systemd/system/probekit.service", 0644 },
 	{ PREFIX "/share/bash-completion/completions/eh2table", 0644 },
 	{ PREFIX "/share/bash-completion/completions/probe-load", 0644 },
 	{ PREFIX "/share/bash-completion/completions/probe-read", 0644 },
@@ -500,6 +509,222 @@ START_TEST(test_license)
 }
 END_TEST
 
+/*
+ * The service (dist/systemd/): installed with PREFIX and SYSCONFDIR in the
+ * test's folder itself, so that the units name programs and a defaults
+ * file that are there, as systemd-analyze wants them.
+ */
+#define UNIT_LEN	300
+static void install_in_place(char service[UNIT_LEN], char session[UNIT_LEN])
+{
+	char prefix[200], sysconf[200];
+
+	assert_built();
+	snprintf(prefix, sizeof(prefix), "PREFIX=%s/usr", destdir);
+	snprintf(sysconf, sizeof(sysconf), "SYSCONFDIR=%s/etc", destdir);
+	ck_assert_int_eq(make_run((char *[]){ "install", prefix, sysconf, "DESTDIR=", NULL },
+				  NULL), 0);
+	snprintf(service, UNIT_LEN, "%s/usr/lib/systemd/system/probekit.service", destdir);
+	snprintf(session, UNIT_LEN, "%s/usr/lib/systemd/system/probekit-session.service",
+		 destdir);
+}
+
+static const char *const service_vars[] = {
+	"PROBEKIT_PIN_DIR", "PROBEKIT_LOAD_OPTS", "PROBEKIT_INTERVAL", "PROBEKIT_OUTPUT",
+	"PROBEKIT_KEEP", "PROBEKIT_KEEP_BYTES", "PROBEKIT_READ_OPTS",
+};
+
+/* systemd-analyze verify passes on both units (their programs, their man
+ * pages, the one requiring the other), and the defaults file names every
+ * setting they read. */
+START_TEST(test_service_units_verify)
+{
+	char u1[UNIT_LEN], u2[UNIT_LEN], manpath[300], path[300];
+	char *out = NULL, *err = NULL, *defaults, *unit;
+	int status;
+
+	install_in_place(u1, u2);
+	snprintf(manpath, sizeof(manpath), "MANPATH=%s/usr/share/man:", destdir);
+	status = pk_test_run((char *[]){ "env", manpath, "systemd-analyze", "verify", u1, u2,
+					 NULL }, &out, &err);
+	ck_assert_msg(status == 0 && !*err, "systemd-analyze verify (status %d): %s", status, err);
+	snprintf(path, sizeof(path), "%s/etc/default/probekit", destdir);
+	defaults = pk_test_read_file(path, NULL);
+	ck_assert_ptr_nonnull(defaults);
+	unit = pk_test_read_file(u1, NULL);
+	ck_assert_ptr_nonnull(unit);
+	for (size_t i = 0; i < sizeof(service_vars) / sizeof(service_vars[0]); i++) {
+		char line[64];
+
+		snprintf(line, sizeof(line), "\n#%s=", service_vars[i]);
+		ck_assert_msg(strstr(defaults, line), "the defaults file has no %s", service_vars[i]);
+	}
+	ck_assert_ptr_nonnull(strstr(unit, "Restart=on-failure"));
+	free(unit);
+	free(defaults);
+	free(out);
+	free(err);
+}
+END_TEST
+
+/* The value of NAME in ENV (NAME, VALUE pairs, NULL-terminated). */
+static const char *env_value(const char *const *env, const char *name)
+{
+	for (; env[0]; env += 2)
+		if (!strcmp(env[0], name))
+			return env[1];
+	ck_abort_msg("a unit reads %s, which the test does not set", name);
+	return NULL;
+}
+
+/* KEY's command line (ExecStart, ExecStop) of the unit at PATH, as systemd
+ * expands it: ${NAME} one word, $NAME split at spaces. argv, malloc'ed. */
+static char **unit_command(const char *path, const char *key, const char *const *env)
+{
+	char *text = pk_test_read_file(path, NULL), *line, *save = NULL, *cmd = NULL;
+	char **argv = calloc(64, sizeof(*argv));
+	size_t n = 0, klen = strlen(key);
+
+	ck_assert_ptr_nonnull(text);
+	for (line = strtok_r(text, "\n", &save); line && !cmd; line = strtok_r(NULL, "\n", &save))
+		if (!strncmp(line, key, klen) && line[klen] == '=')
+			cmd = line + klen + 1;
+	ck_assert_msg(cmd, "%s has no %s=", path, key);
+	for (char *w = strtok_r(cmd, " ", &save); w; w = strtok_r(NULL, " ", &save)) {
+		char name[64];
+
+		ck_assert_uint_lt(n, 60);
+		if (sscanf(w, "${%63[A-Z_]}", name) == 1) {
+			argv[n++] = strdup(env_value(env, name));
+		} else if (sscanf(w, "$%63[A-Z_]", name) == 1) {
+			char *v = strdup(env_value(env, name)), *vs = NULL;
+
+			for (char *x = strtok_r(v, " ", &vs); x; x = strtok_r(NULL, " ", &vs))
+				argv[n++] = strdup(x);
+			free(v);
+		} else {
+			argv[n++] = strdup(w);
+		}
+	}
+	free(text);
+	return argv;
+}
+
+static void free_argv(char **argv)
+{
+	for (char **a = argv; *a; a++)
+		free(*a);
+	free(argv);
+}
+
+/* The files GLOB matches, each a pprof profile that decodes: how many,
+ * and their samples in *SAMPLES. */
+static size_t pprof_files(const char *pattern, size_t *samples)
+{
+	glob_t g;
+	size_t n;
+
+	*samples = 0;
+	if (glob(pattern, 0, NULL, &g))
+		return 0;
+	n = g.gl_pathc;
+	for (size_t i = 0; i < n; i++) {
+		Perftools__Profiles__Profile *prof;
+		size_t len;
+		char *text = pk_test_read_file(g.gl_pathv[i], &len);
+
+		ck_assert_ptr_nonnull(text);
+		prof = pk_test_pprof_decode((const unsigned char *)text, len);
+		ck_assert_msg(prof, "%s: not pprof", g.gl_pathv[i]);
+		*samples += prof->n_sample;
+		perftools__profiles__profile__free_unpacked(prof, NULL);
+		free(text);
+	}
+	globfree(&g);
+	return n;
+}
+
+/*
+ * The service's command lines, from the installed units, as systemd runs
+ * them: the session is loaded (a fixture as its target), the reader writes
+ * a profile a second and is stopped (SIGTERM, as systemctl stops and
+ * restarts it) while the fixture runs on, then started again. The session
+ * stays: the two readers together read every sample the kernel counted,
+ * none lost, and --keep 2 leaves two of the four or more files written,
+ * pprof that decodes.
+ */
+START_TEST(test_service_restart)
+{
+	char session[UNIT_LEN], service[UNIT_LEN], pattern[300], glob_pat[300], opts[64];
+	char log1[] = "/tmp/pk-svc-log-XXXXXX", log2[] = "/tmp/pk-svc-log-XXXXXX";
+	char *fixture[] = { (char *)pk_e2e_fixture("fp_chain"), "4", NULL };
+	const char *env[] = {
+		"PROBEKIT_PIN_DIR", pk_e2e_pin_dir(), "PROBEKIT_LOAD_OPTS", opts,
+		"PROBEKIT_INTERVAL", "1", "PROBEKIT_OUTPUT", pattern, "PROBEKIT_KEEP", "2",
+		"PROBEKIT_KEEP_BYTES", "1G", "PROBEKIT_READ_OPTS", "", NULL,
+	};
+	struct pk_e2e_summary s1, s2;
+	__u64 cnt[PK_CNT__MAX];
+	char **load, **read, **stop, *text;
+	size_t nfiles, kept_samples;
+	pid_t target, r1, r2;
+	int status;
+
+	install_in_place(service, session);
+	snprintf(pattern, sizeof(pattern), "%s/cpu-%%Y%%m%%dT%%H%%M%%S.pb.gz", destdir);
+	snprintf(glob_pat, sizeof(glob_pat), "%s/cpu-*.pb.gz", destdir);
+	close(mkstemp(log1));
+	close(mkstemp(log2));
+
+	target = pk_test_spawn(fixture, NULL);
+	ck_assert_int_gt(target, 0);
+	snprintf(opts, sizeof(opts), "-F 99 -p %d", (int)target);
+	load = unit_command(session, "ExecStart", env);
+	read = unit_command(service, "ExecStart", env);
+	stop = unit_command(session, "ExecStop", env);
+	status = pk_test_run(load, NULL, NULL);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "ExecStart: %d", status);
+
+	r1 = pk_test_spawn(read, log1);
+	ck_assert_int_eq(pk_e2e_wait_targets_cpu(1.5, 60), 0);
+	kill(r1, SIGTERM);
+	status = pk_test_wait(r1);
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	/* a second of the fixture's CPU time with no reader */
+	ck_assert_int_eq(pk_e2e_wait_targets_cpu(2.5, 60), 0);
+	r2 = pk_test_spawn(read, log2);
+	status = pk_test_wait(r2);	/* until the target exits */
+	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	ck_assert_int_eq(pk_test_wait(target), 0);
+	pk_e2e_counters(cnt);
+	status = pk_test_run(stop, NULL, NULL);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "ExecStop: %d", status);
+
+	text = pk_test_read_file(log1, NULL);
+	ck_assert_msg(text && pk_e2e_parse_summary(text, &s1), "first reader: %s", text);
+	free(text);
+	text = pk_test_read_file(log2, NULL);
+	ck_assert_msg(text && pk_e2e_parse_summary(text, &s2), "second reader: %s", text);
+	free(text);
+	nfiles = pprof_files(glob_pat, &kept_samples);
+	fprintf(stderr, "service: readers read %llu + %llu, the kernel counted %llu, lost %llu; "
+		"%zu files kept\n", s1.read, s2.read, (unsigned long long)cnt[PK_CNT_SAMPLES],
+		(unsigned long long)cnt[PK_CNT_RINGBUF_FULL], nfiles);
+	ck_assert_uint_gt(s1.read, 0);
+	ck_assert_uint_gt(s2.read, 99 / 2);	/* the second without a reader waited */
+	ck_assert_uint_eq(s1.read + s2.read, cnt[PK_CNT_SAMPLES]);
+	ck_assert_uint_eq(s1.lost + s2.lost, 0);
+	ck_assert_uint_eq(cnt[PK_CNT_RINGBUF_FULL], 0);
+	ck_assert_uint_eq(nfiles, 2);
+	ck_assert_uint_gt(kept_samples, 0);	/* the older of the two: a whole second */
+	free_argv(load);
+	free_argv(read);
+	free_argv(stop);
+	unlink(log1);
+	unlink(log2);
+}
+END_TEST
+
 Suite *suite_install(void)
 {
 	Suite *s = suite_create("install");
@@ -518,5 +743,15 @@ Suite *suite_install(void)
 	tcase_add_test(tc, test_deps_readme);
 	tcase_add_test(tc, test_license);
 	suite_add_tcase(s, tc);
+	tc = tcase_create("service");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_service_units_verify);
+	suite_add_tcase(s, tc);
+	if (!pk_test_need_root(s, "the service's session loads BPF programs"))
+		return s;
+	tc = pk_e2e_tcase(s, "service_session", 120);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_service_restart);
 	return s;
 }
