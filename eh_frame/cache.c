@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,13 +99,46 @@ int eh_cache_path(const char *root, const char *key, char *buf, size_t len)
 				      key + 2));
 }
 
+/*
+ * Every write of the cache goes through eh_cache_mkdirs() and
+ * eh_cache_file_begin()/_commit(), whoever writes (tables, probe-read's
+ * own caches, probe-load's kernel types): their failures are counted here,
+ * so that a program says once, at its end, that the cache was not written
+ * (eh_cache_unsaved()), rather than once a file. Its writers run on
+ * several threads (pk_jobs).
+ */
+static pthread_mutex_t unsaved_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct eh_cache_unsaved unsaved;
+
+/* FILE was not written, for RET (a negative errno): counted. RET. */
+static int note_unsaved(const char *file, int ret)
+{
+	const char *slash = strrchr(file, '/');
+
+	pthread_mutex_lock(&unsaved_lock);
+	if (!unsaved.writes++) {
+		unsaved.error = ret;
+		snprintf(unsaved.dir, sizeof(unsaved.dir), "%.*s",
+			 slash && slash != file ? (int)(slash - file) : 1, slash ? file : ".");
+	}
+	pthread_mutex_unlock(&unsaved_lock);
+	return ret;
+}
+
+void eh_cache_unsaved(struct eh_cache_unsaved *out)
+{
+	pthread_mutex_lock(&unsaved_lock);
+	*out = unsaved;
+	pthread_mutex_unlock(&unsaved_lock);
+}
+
 int eh_cache_mkdirs(const char *file, char err[PK_ERR_LEN])
 {
 	char dir[4096];
 	char *p;
 
 	if (fit(dir, sizeof(dir), snprintf(dir, sizeof(dir), "%s", file)))
-		return pk_err(err, -ENAMETOOLONG, "cache path too long");
+		return note_unsaved(file, pk_err(err, -ENAMETOOLONG, "cache path too long"));
 	p = strrchr(dir, '/');
 	if (!p || p == dir)
 		return 0;
@@ -116,8 +150,8 @@ int eh_cache_mkdirs(const char *file, char err[PK_ERR_LEN])
 			continue;
 		*p = '\0';
 		if (mkdir(dir, 0755) && errno != EEXIST)
-			return pk_err(err, -errno, "cannot create %s: %s", dir,
-				       strerror(errno));
+			return note_unsaved(file, pk_err(err, -errno, "cannot create %s: %s", dir,
+							 strerror(errno)));
 		if (last)
 			return 0;
 		*p = '/';
@@ -131,10 +165,11 @@ int eh_cache_file_begin(struct eh_cache_file *f, const char *file, char err[PK_E
 	f->fd = -1;
 	f->path = file;
 	if (fit(f->tmp, sizeof(f->tmp), snprintf(f->tmp, sizeof(f->tmp), "%s.tmp.XXXXXX", file)))
-		return pk_err(err, -ENAMETOOLONG, "cache path too long");
+		return note_unsaved(file, pk_err(err, -ENAMETOOLONG, "cache path too long"));
 	f->fd = mkostemp(f->tmp, O_CLOEXEC);
 	if (f->fd < 0)
-		return pk_err(err, -errno, "cannot create %s: %s", f->tmp, strerror(errno));
+		return note_unsaved(file, pk_err(err, -errno, "cannot create %s: %s", f->tmp,
+						 strerror(errno)));
 	/* mkstemp makes 0600 */
 	if (fchmod(f->fd, 0644)) {
 		ret = pk_err(err, -errno, "cannot chmod %s: %s", f->tmp, strerror(errno));
@@ -142,7 +177,7 @@ int eh_cache_file_begin(struct eh_cache_file *f, const char *file, char err[PK_E
 		unlink(f->tmp);
 		f->fd = -1;
 	}
-	return ret;
+	return ret ? note_unsaved(file, ret) : 0;
 }
 
 int eh_cache_file_put(struct eh_cache_file *f, const void *buf, size_t n)
@@ -175,8 +210,10 @@ int eh_cache_file_commit(struct eh_cache_file *f, int failed, char err[PK_ERR_LE
 	f->fd = -1;
 	if (!ret && rename(f->tmp, f->path))
 		ret = pk_err(err, -errno, "cannot rename to %s: %s", f->path, strerror(errno));
-	if (ret)
+	if (ret) {
 		unlink(f->tmp);
+		note_unsaved(f->path, ret);
+	}
 	return ret;
 }
 
@@ -245,11 +282,13 @@ int eh_cache_get(const char *path, const struct eh_cache_opts *opts,
 	ret = eh_table_from_elf_file(ef, path, EH_OPT(opts, build, NULL), &t, err);
 	if (ret)
 		goto out;
+	/* the cache only saves the next build: a table that cannot be kept
+	 * (a full disk, a read-only one) is used all the same */
 	ret = eh_cache_mkdirs(file, err);
 	if (!ret)
 		ret = eh_unwind_table_write(t, file, err);
 	if (ret)
-		goto out;
+		result = EH_CACHE_UNSAVED;
 done:
 	if (out) {
 		*out = t;

@@ -105,6 +105,20 @@ int eh_cache_file_put(struct eh_cache_file *f, const void *buf, size_t n);
 /* FILE with the N bytes of BUF, through the three calls above. */
 int eh_cache_write(const char *file, const void *buf, size_t n, char err[PK_ERR_LEN]);
 
+/* The cache writes of this process that failed: every failure of
+ * eh_cache_mkdirs(), eh_cache_file_begin() and eh_cache_file_commit()
+ * (so of eh_cache_write() and eh_cache_get()) is counted, whatever the
+ * writer did next. A write that failed leaves no file behind. For the one
+ * line a program says at its end (lib/cli.h: pk_cli_cache_unsaved()). */
+struct eh_cache_unsaved {
+	unsigned int writes;		/* writes that failed (a file whose
+					 * write is tried again counts again) */
+	int error;			/* the first one's negative errno ... */
+	char dir[4096];			/* ... and its directory */
+};
+
+void eh_cache_unsaved(struct eh_cache_unsaved *out);
+
 struct eh_cache_opts {
 	size_t sz;			/* sizeof(struct eh_cache_opts) */
 	const char *cache_dir;		/* NULL: eh_cache_root() default */
@@ -116,10 +130,15 @@ enum eh_cache_result {
 	EH_CACHE_HIT = 1,		/* valid cache file reused */
 	EH_CACHE_BUILT,			/* built and written */
 	EH_CACHE_REBUILT,		/* existing file was corrupt: rebuilt */
+	EH_CACHE_UNSAVED,		/* built, but the cache file could not be
+					 * written (ERR says why): the table is
+					 * whole, only the next build is not saved */
 };
 
 /* Get FILE's table from the cache, building and writing it when absent,
- * corrupt or forced. Returns enum eh_cache_result (> 0) or a negative errno;
+ * corrupt or forced; a table built but not written is returned all the
+ * same (EH_CACHE_UNSAVED). Returns enum eh_cache_result (> 0) or a
+ * negative errno;
  * *out (if not NULL) receives the table, CACHE_PATH (if not NULL) its file. */
 int eh_cache_get(const char *path, const struct eh_cache_opts *opts,
 		 struct eh_unwind_table **out, char *cache_path, size_t cache_path_len,

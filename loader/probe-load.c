@@ -756,6 +756,7 @@ static int load(const struct pk_load_opts *o)
 	/* once loaded: a failed load says one thing, why */
 	if (o->dwarf)
 		print_unwind_summary(l);
+	pk_cli_cache_unsaved("probe-load", stderr);
 	if (o->cmd) {
 		ret = pk_command_release(&l->cmd, l->err);
 		if (ret)

@@ -100,7 +100,9 @@ int main(int argc, char **argv)
 		ret = PK_EXIT_OK;
 		break;
 	case EH2TABLE_DUMP:
+		/* the dump is the product there: a cache not written is said */
 		ret = dump(args.files[0], &opts);
+		pk_cli_cache_unsaved("eh2table", stderr);
 		break;
 	case EH2TABLE_PID:
 		ret = run_pid(&args, &opts);

@@ -596,6 +596,8 @@ cleanup:
 	pk_session_close(&fds);
 	if (lock_fd >= 0)
 		close(lock_fd);
+	/* after the reader is freed: it saves what it learnt as it goes */
+	pk_cli_cache_unsaved("probe-read", stderr);
 	return ret ? status : PK_EXIT_OK;
 }
 

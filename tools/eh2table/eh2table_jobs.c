@@ -46,6 +46,12 @@ void pk_eh2table_do_file(const char *path, const struct eh_cache_opts *opts,
 			pk_err(r->err, r->status, "%s", strerror(-r->status));
 		return;
 	}
+	if (r->status == EH_CACHE_UNSAVED) {
+		/* filling the cache is what eh2table is for */
+		eh_unwind_table_free(t);
+		r->status = -EIO;
+		return;
+	}
 	pk_eh2table_key_from_cache_path(file, r->key, sizeof(r->key));
 	r->rows = eh_unwind_table_header(t)->nrows;
 	r->bytes = eh_unwind_table_size(t);

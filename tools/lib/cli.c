@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "eh_frame/eh_table.h"
 #include "lib/cli.h"
 
 /* Is WORD ("--name=value") an option of LONG_OPTS with value VAL that
@@ -87,4 +88,15 @@ int pk_cli_parse_failed(const char *prog, int ret, const char err[PK_ERR_LEN])
 {
 	fprintf(stderr, "%s: %s\n", prog, err);
 	return ret == -EINVAL ? PK_EXIT_USAGE : PK_EXIT_ERROR;
+}
+
+void pk_cli_cache_unsaved(const char *prog, FILE *out)
+{
+	struct eh_cache_unsaved u;
+
+	eh_cache_unsaved(&u);
+	if (u.writes)
+		fprintf(out, "%s: cache not written: %s: %s (%u failed write%s): used from "
+			"memory, made again by the next session\n", prog, u.dir,
+			strerror(-u.error), u.writes, u.writes == 1 ? "" : "s");
 }

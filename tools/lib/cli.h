@@ -6,6 +6,7 @@
 
 #include <getopt.h>
 #include <stdbool.h>
+#include <stdio.h>
 
 #include "eh_frame/errmsg.h"
 
@@ -35,5 +36,12 @@ bool pk_cli_parse_size(const char *s, unsigned long long *out);
  * and returns the exit status, PK_EXIT_USAGE for -EINVAL (the parsers'
  * "bad usage"), PK_EXIT_ERROR for anything else (out of memory). */
 int pk_cli_parse_failed(const char *prog, int ret, const char err[PK_ERR_LEN]);
+
+/* For main(), at the end of its work: when this process could not write
+ * the cache (eh_cache_unsaved(): a full disk, a read-only one), one line on
+ * OUT, "PROG: cache not written: DIR: REASON (N failed writes): ...",
+ * saying what it costs: what was made was used all the same, and the next
+ * session makes it again. Nothing when every write went through. */
+void pk_cli_cache_unsaved(const char *prog, FILE *out);
 
 #endif

@@ -464,6 +464,36 @@ START_TEST(test_dump_bad_file)
 }
 END_TEST
 
+/* A cache that cannot be written (a file where its root would be): filling
+ * it is what eh2table is for, so a file fails; a dump, whose table is the
+ * product, is printed whole, with one line saying the cache was not. */
+START_TEST(test_unwritable_cache)
+{
+	const char *f = fixture(FIXTURE);
+	char blocker[128], root[256], want[512], *out, *err, *dump;
+
+	snprintf(blocker, sizeof(blocker), "%s/blocker", tmp);
+	snprintf(root, sizeof(root), "%s/cache", blocker);
+	eh_copy_file(f, blocker, 16);
+	ck_assert_int_eq(eh2table(&dump, NULL, "--cache-dir", cache, "--dump", f, NULL), 0);
+	ck_assert_int_eq(eh2table(&out, &err, "--cache-dir", root, f, NULL), 1);
+	ck_assert_str_eq(out, "");
+	ck_assert_msg(strstr(err, "cannot create") && strstr(err, strerror(ENOTDIR)) &&
+		      count_lines(err) == 1, "%s", err);
+	free(out);
+	free(err);
+	ck_assert_int_eq(eh2table(&out, &err, "--cache-dir", root, "--dump", f, NULL), 0);
+	ck_assert_str_eq(out, dump);
+	snprintf(want, sizeof(want), "eh2table: cache not written: %s/", root);
+	ck_assert_msg(!strncmp(err, want, strlen(want)) && count_lines(err) == 1 &&
+		      strstr(err, ": Not a directory (1 failed write): used from memory, made "
+			     "again by the next session\n"), "%s", err);
+	free(out);
+	free(err);
+	free(dump);
+}
+END_TEST
+
 /* "\n"-separated distinct files of PID's executable mappings, in order of
  * first mapping, read here from /proc/PID/maps (not with exec_mappings,
  * the code eh2table itself uses). */
@@ -747,6 +777,7 @@ Suite *suite_eh2table_cli(void)
 	tcase_add_test(tc, test_jobs_keep_argument_order);
 	tcase_add_test(tc, test_dump);
 	tcase_add_test(tc, test_dump_bad_file);
+	tcase_add_test(tc, test_unwritable_cache);
 	tcase_add_test(tc, test_pid_self);
 	tcase_add_test(tc, test_pid_missing);
 	suite_add_tcase(s, tc);

@@ -3,12 +3,15 @@
  * cache.c: where the cache lives, how files are keyed (build-id, or a
  * content hash without one), and get-or-build: hit, build, rebuild of a
  * corrupt, truncated or foreign file, --force, nothing left behind on
- * failure.
+ * failure; a table built where the cache cannot be written is used all the
+ * same, and the failure counted.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -297,6 +300,113 @@ START_TEST(test_bad_elf_leaves_nothing)
 }
 END_TEST
 
+/* ---- a cache that cannot be written ---------------------------------------- */
+
+/* A and B hold the same table, byte for byte. */
+static void assert_same_table(const struct eh_unwind_table *a, const struct eh_unwind_table *b)
+{
+	ck_assert_uint_eq(eh_unwind_table_size(a), eh_unwind_table_size(b));
+	ck_assert(!memcmp(eh_unwind_table_header(a), eh_unwind_table_header(b),
+			  eh_unwind_table_size(a)));
+}
+
+/* The table of PATH from a cache that can be written, for comparison. */
+static struct eh_unwind_table *written_table(const char *path)
+{
+	struct eh_unwind_table *t = NULL;
+	char file[512];
+
+	ck_assert_int_eq(get(path, true, &t, file), EH_CACHE_BUILT);
+	return t;
+}
+
+/* A root that cannot be made (a file is where its parent would be): the
+ * table is built and returned, ERR says why it was not kept, and the
+ * failure is counted once, with its errno and directory. */
+START_TEST(test_unwritable_root_table_used)
+{
+	char root[256], file[512], err[PK_ERR_LEN] = "", want_dir[300];
+	struct eh_cache_opts o = { .sz = sizeof(o), .cache_dir = root };
+	struct eh_unwind_table *t = NULL, *ref;
+	struct eh_cache_unsaved before, after;
+
+	snprintf(root, sizeof(root), "%s/cache", elf);
+	eh_copy_file(LDSO, elf, 64);		/* a file, not a directory */
+	eh_cache_unsaved(&before);
+	ck_assert_int_eq(eh_cache_get(LDSO, &o, &t, file, sizeof(file), err),
+			 EH_CACHE_UNSAVED);
+	eh_cache_unsaved(&after);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_msg(strstr(err, "cannot create") && strstr(err, strerror(ENOTDIR)), "%s",
+		      err);
+	ck_assert_uint_eq(after.writes, before.writes + 1);
+	if (!before.writes) {
+		snprintf(want_dir, sizeof(want_dir), "%.*s", (int)(strrchr(file, '/') - file),
+			 file);
+		ck_assert_int_eq(after.error, -ENOTDIR);
+		ck_assert_str_eq(after.dir, want_dir);
+	}
+	ref = written_table(LDSO);
+	assert_same_table(t, ref);
+	eh_unwind_table_free(ref);
+	eh_unwind_table_free(t);
+}
+END_TEST
+
+/* A write cut short (here by RLIMIT_FSIZE, as a full disk would): the
+ * table is used all the same and no part of its file stays behind. */
+START_TEST(test_write_cut_short_leaves_nothing)
+{
+	struct rlimit small, saved;
+	struct eh_cache_opts o = { .sz = sizeof(o), .cache_dir = cache };
+	struct eh_unwind_table *t = NULL, *ref;
+	struct eh_cache_unsaved before, after;
+	char err[PK_ERR_LEN] = "";
+	int ret;
+
+	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &saved), 0);
+	/* the soft limit only: raising a hard one back needs CAP_SYS_RESOURCE */
+	small = (struct rlimit){ 4096, saved.rlim_max };
+	signal(SIGXFSZ, SIG_IGN);	/* EFBIG, not a signal */
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &small), 0);
+	eh_cache_unsaved(&before);
+	ret = eh_cache_get(EH_TEST_LIBC, &o, &t, NULL, 0, err);
+	eh_cache_unsaved(&after);
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &saved), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	ck_assert_msg(ret == EH_CACHE_UNSAVED, "%d %s", ret, err);
+	ck_assert_msg(strstr(err, "cannot write") && strstr(err, strerror(EFBIG)), "%s", err);
+	ck_assert_uint_eq(after.writes, before.writes + 1);
+	ck_assert_int_eq(eh_count_files(cache), 0);
+	ck_assert_uint_gt(eh_unwind_table_size(t), small.rlim_cur);
+	ref = written_table(EH_TEST_LIBC);
+	assert_same_table(t, ref);
+	eh_unwind_table_free(ref);
+	eh_unwind_table_free(t);
+}
+END_TEST
+
+/* Every writer's failure is counted, eh_cache_write()'s too. */
+START_TEST(test_write_failure_counted)
+{
+	struct eh_cache_unsaved before, after;
+	char path[300], err[PK_ERR_LEN] = "";
+
+	snprintf(path, sizeof(path), "%s/absent/file", dir);
+	eh_cache_unsaved(&before);
+	ck_assert_int_eq(eh_cache_write(path, "x", 1, err), -ENOENT);
+	ck_assert_int_eq(eh_cache_write(path, "x", 1, err), -ENOENT);
+	eh_cache_unsaved(&after);
+	ck_assert_uint_eq(after.writes, before.writes + 2);
+	if (!before.writes) {
+		ck_assert_int_eq(after.error, -ENOENT);
+		snprintf(path, sizeof(path), "%s/absent", dir);
+		ck_assert_str_eq(after.dir, path);
+	}
+	ck_assert_int_eq(eh_count_files(dir), 0);
+}
+END_TEST
+
 Suite *suite_eh_cache(void)
 {
 	Suite *s = suite_create("eh_cache");
@@ -322,6 +432,14 @@ Suite *suite_eh_cache(void)
 	tcase_add_test(tc, test_without_build_id);
 	tcase_add_test(tc, test_env_root);
 	tcase_add_test(tc, test_bad_elf_leaves_nothing);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("unwritable");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, test_unwritable_root_table_used);
+	tcase_add_test(tc, test_write_cut_short_leaves_nothing);
+	tcase_add_test(tc, test_write_failure_counted);
 	suite_add_tcase(s, tc);
 	return s;
 }

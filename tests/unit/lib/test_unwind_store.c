@@ -633,6 +633,44 @@ START_TEST(test_corrupt_cache_rebuilt)
 }
 END_TEST
 
+/* A cache that cannot be written (a file where its root would be, as a
+ * full or read-only disk refuses it): the table built is loaded all the
+ * same, not refused, and nothing is logged for the file (the program says
+ * it once, at its end: lib/cli.h). */
+START_TEST(test_cache_not_written)
+{
+	struct eh_cache_opts co = { .sz = sizeof(co) };
+	struct pk_unwind_stats st = {};
+	struct eh_cache_unsaved before, after;
+	struct eh_unwind_table *t;
+	char eherr[PK_ERR_LEN], demo[4096], blocker[128], root[160];
+	struct pk_unwind_file f;
+	struct env e;
+
+	env_init(&e, 1 << 20, 4);
+	snprintf(blocker, sizeof(blocker), "%s/blocker", e.cache);
+	snprintf(root, sizeof(root), "%s/cache", blocker);
+	eh_copy_file(EH_TEST_LIBC, blocker, 16);
+	e.opts.cache_dir = root;
+	env_renew(&e);
+	f = file_of(pk_test_build_path("fixtures/demo", demo, sizeof(demo)));
+	eh_cache_unsaved(&before);
+	add(&e, &f, 1, &st);
+	eh_cache_unsaved(&after);
+	ck_assert_uint_eq(st.tables, 1);
+	ck_assert_uint_eq(st.built, 1);
+	ck_assert_uint_eq(st.refused, 0);
+	ck_assert_uint_eq(after.writes, before.writes + 1);
+	ck_assert_str_eq(env_log(&e), "");
+	/* the table loaded is the one a writable cache keeps */
+	co.cache_dir = e.cache;
+	ck_assert_int_eq(eh_cache_get(demo, &co, &t, NULL, 0, eherr), EH_CACHE_BUILT);
+	eh_unwind_table_free(t);
+	expect_table_of(&e, demo, file_info(&e, f.key).table);
+	env_free(&e);
+}
+END_TEST
+
 /* The vDSO: keyed {PK_VDSO_DEV, PK_VDSO_INO}, one segment over the whole
  * image, and the table of the image this process maps. */
 START_TEST(test_vdso)
@@ -900,6 +938,7 @@ Suite *suite_unwind_store(void)
 		tcase_add_test(tc, test_refused_no_room);
 		tcase_add_test(tc, test_refused_no_table);
 		tcase_add_test(tc, test_corrupt_cache_rebuilt);
+		tcase_add_test(tc, test_cache_not_written);
 		tcase_add_test(tc, test_vdso);
 		tcase_add_test(tc, test_reclaim_gone_file);
 		tcase_add_test(tc, test_reclaim_reuses_index);
