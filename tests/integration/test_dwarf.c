@@ -10,14 +10,8 @@
  * The chains were checked with `perf record --call-graph dwarf` and gdb
  * (the perf dwarf oracle in test_perf_oracle.c compares the shares).
  *
- * Stack patterns: ';'-separated tokens matched against the frames after the
- * comm. A token is one or more alternatives separated by '|', each an
- * fnmatch(3) pattern, or "K" for a kernel frame (suffix _[k]), or "[]" for a
- * frame without a symbol ([FILE+0xOFF], [unknown]...). A token's prefix
- * says how many frames it takes: none exactly one, '%' zero or one, '+'
- * one or more, '~' zero or more.
+ * The stack patterns and the measure are in whole_stacks.h.
  */
-#include <fnmatch.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,320 +22,13 @@
 #include <unistd.h>
 
 #include "integration/profile_session.h"
+#include "integration/whole_stacks.h"
 #include "lib/session.h"
 #include "lib/util/clock.h"
 #include "test_util.h"
 
-#define FREQ_STR	"99"
 /* Seconds each fixture runs: about 400 samples of one busy CPU at 99 Hz. */
 #define RUN_STR		"4"
-/* Shares are of at least this many samples, or the run says nothing. */
-#define MIN_SAMPLES	100
-/* Whole stacks: the DWARF walk should give all; perf --call-graph dwarf
- * measured 99-100% on every fixture. */
-#define WHOLE_MIN	0.90
-
-/* The outermost frames of a program's main thread, down to main. */
-#define START_NOMAIN "_start;__libc_start_main*;__libc_start_call_main"
-#define START START_NOMAIN ";main"
-
-/* --- stack patterns -------------------------------------------------------- */
-
-struct frames {
-	char *copy;
-	const char **v;
-	size_t n;
-};
-
-static void split_frames(const char *stack, struct frames *f)
-{
-	char *save = NULL, *p;
-
-	f->copy = strdup(stack);
-	f->v = NULL;
-	f->n = 0;
-	ck_assert_ptr_nonnull(f->copy);
-	for (p = strtok_r(f->copy, ";", &save); p; p = strtok_r(NULL, ";", &save)) {
-		f->v = realloc(f->v, (f->n + 1) * sizeof(*f->v));
-		ck_assert_ptr_nonnull(f->v);
-		f->v[f->n++] = p;
-	}
-}
-
-static void frames_free(struct frames *f)
-{
-	free(f->copy);
-	free(f->v);
-}
-
-static bool is_kernel(const char *frame)
-{
-	size_t len = strlen(frame);
-
-	return len > 4 && !strcmp(frame + len - 4, "_[k]");
-}
-
-/* One alternative list (no quantifier) against one frame. */
-static bool token_matches(const char *tok, size_t len, const char *frame)
-{
-	char alt[256];
-	const char *a = tok, *end = tok + len;
-
-	while (a < end) {
-		const char *bar = memchr(a, '|', (size_t)(end - a));
-		size_t alen = (size_t)((bar ? bar : end) - a);
-
-		snprintf(alt, sizeof(alt), "%.*s", (int)alen, a);
-		if (!strcmp(alt, "K")) {
-			if (is_kernel(frame))
-				return true;
-		} else if (!strcmp(alt, "[]")) {
-			if (frame[0] == '[' && frame[strlen(frame) - 1] == ']')
-				return true;
-		} else if (!is_kernel(frame) && fnmatch(alt, frame, 0) == 0) {
-			return true;
-		}
-		a = bar ? bar + 1 : end;
-	}
-	return false;
-}
-
-/* Does PAT (from its token at *PAT) match frames V[I..N)? Backtracking. */
-static bool match_from(const char *pat, const char *const *v, size_t i, size_t n)
-{
-	const char *end, *tok;
-	size_t len, min = 1, max = 1, k;
-
-	if (!*pat)
-		return i == n;
-	end = strchrnul(pat, ';');
-	tok = pat;
-	switch (*tok) {
-	case '%': min = 0; max = 1; tok++; break;
-	case '+': min = 1; max = (size_t)-1; tok++; break;
-	case '~': min = 0; max = (size_t)-1; tok++; break;
-	}
-	len = (size_t)(end - tok);
-	if (*end)
-		end++;
-	/* take as many as allowed, then give back */
-	for (k = 0; k < max && i + k < n && token_matches(tok, len, v[i + k]); k++)
-		;
-	for (;; k--) {
-		if (k >= min && match_from(end, v, i + k, n))
-			return true;
-		if (k == 0 || k <= min)
-			return false;
-	}
-}
-
-/* STACK is COMM;<frames matching PAT>. */
-static bool stack_matches(const char *stack, const char *comm, const char *pat)
-{
-	struct frames f;
-	bool ok;
-
-	split_frames(stack, &f);
-	ok = f.n >= 1 && !strcmp(f.v[0], comm) && match_from(pat, f.v + 1, 0, f.n - 1);
-	frames_free(&f);
-	return ok;
-}
-
-/* --- running a fixture ------------------------------------------------------- */
-
-/* The comm of a program: its file name, cut to 15 bytes. */
-static void comm_of(const char *path, char comm[16])
-{
-	const char *slash = strrchr(path, '/');
-
-	snprintf(comm, 16, "%.15s", slash ? slash + 1 : path);
-}
-
-/* probe-read until the targets exit (-d 300 bounds a broken run, which the
- * case's timeout ends first): it stopped because they did, not for its -d,
- * if none of them runs any more (a check of state, not of wall time, which
- * a slow guest stretches: 46 s of vfork's in a TCG 6.1). */
-static void read_until_exit(char **out, char **err)
-{
-	const char *args[] = { "-d", "300", NULL };
-	int rc = pk_e2e_read(args, out, err);
-
-	ck_assert_msg(rc == 0, "probe-read exited %d: %s", rc, *err);
-	ck_assert_msg(pk_e2e_wait_targets_exit(5) == 0, "probe-read stopped while its "
-		      "targets still ran");
-}
-
-static void parse_or_fail(const char *out, struct pk_folded *f)
-{
-	const char *bad = NULL;
-
-	ck_assert_msg(pk_folded_parse(out, f, &bad), "not folded format: '%s'", bad);
-}
-
-/* Samples of COMM matching any of IN (all of them when IN is NULL), and of
- * those the ones matching any of PATS (both NULL-ended). */
-struct tally {
-	unsigned long total, whole;
-};
-
-static bool matches_any(const char *stack, const char *comm, const char *const pats[])
-{
-	for (size_t p = 0; pats[p]; p++)
-		if (stack_matches(stack, comm, pats[p]))
-			return true;
-	return false;
-}
-
-static bool of_comm(const char *stack, const char *comm)
-{
-	size_t len = strlen(comm);
-
-	return !strncmp(stack, comm, len) && (stack[len] == ';' || !stack[len]);
-}
-
-static struct tally count_whole_in(const struct pk_folded *f, const char *comm,
-				   const char *const in[], const char *const pats[])
-{
-	struct tally t = { 0, 0 };
-
-	for (size_t i = 0; i < f->n; i++) {
-		const char *s = f->lines[i].stack;
-
-		if (!of_comm(s, comm) || (in && !matches_any(s, comm, in)))
-			continue;
-		t.total += f->lines[i].count;
-		if (matches_any(s, comm, pats))
-			t.whole += f->lines[i].count;
-	}
-	return t;
-}
-
-static struct tally count_whole(const struct pk_folded *f, const char *comm,
-				const char *const pats[])
-{
-	return count_whole_in(f, comm, NULL, pats);
-}
-
-/*
- * The measured code of a fixture: the samples with a user frame matching
- * HOT ('|'-separated fnmatch patterns), as the pattern IN[0] (IN holds 2).
- * The rest are its start-up (the fork and exec, ld.so, malloc's first
- * call) and exit, whose stacks are whole but not the chain, and whose
- * share grows with the machine's slowness: 5-20% of a run in a TCG guest,
- * where exec goes over 9p. A walk cut short keeps its leaf, which is in the
- * measured code, so it still counts against.
- */
-static void measured_code(const char *hot, char *buf, size_t len, const char *in[2])
-{
-	ck_assert_int_lt(snprintf(buf, len, "~*;%s;~*|K", hot), (int)len);
-	in[0] = buf;
-	in[1] = NULL;
-}
-
-static double share(struct tally t)
-{
-	return t.total ? (double)t.whole / t.total : 0.0;
-}
-
-/* The heaviest stacks of COMM (matching IN, when not NULL) that match none
- * of PATS, for the failure message: each cut to fit check's message size. */
-static char *not_whole_text(const struct pk_folded *f, const char *comm,
-			    const char *const in[], const char *const pats[], int max)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&text, &len);
-	int shown = 0;
-
-	for (size_t i = 0; i < f->n && shown < max; i++) {
-		const char *s = f->lines[i].stack;
-
-		if (!of_comm(s, comm) || (in && !matches_any(s, comm, in)) ||
-		    matches_any(s, comm, pats))
-			continue;
-		fprintf(m, "  %lu %.300s%s\n", f->lines[i].count, s, strlen(s) > 300 ? "..." : "");
-		shown++;
-	}
-	fclose(m);
-	return text;
-}
-
-static void print_user_stacks_line(const char *what, const char *err)
-{
-	const char *line = err ? strstr(err, "user stacks: ") : NULL;
-
-	fprintf(stderr, "  %s: %.*s\n", what, line ? (int)strcspn(line, "\n") : 22,
-		line ? line : "(no \"user stacks:\" line)");
-}
-
-/* One profile of a fixture under probe-load -- CMD, read until it exits. */
-struct run {
-	char comm[16];
-	char *out, *err;
-	struct pk_folded f;
-	struct pk_e2e_summary sum;
-};
-
-static void run_free(struct run *r)
-{
-	pk_folded_free(&r->f);
-	free(r->out);
-	free(r->err);
-}
-
-/* probe-load [EXTRA...] -F 99 -- ARGV..., probe-read until exit, unload. */
-static void profile_command(const char *const extra[], const char *const argv[], struct run *r)
-{
-	const char *load[32];
-	size_t n = 0;
-
-	memset(r, 0, sizeof(*r));
-	for (size_t i = 0; extra && extra[i]; i++)
-		load[n++] = extra[i];
-	load[n++] = "-F";
-	load[n++] = FREQ_STR;
-	load[n++] = "--";
-	for (size_t i = 0; argv[i]; i++)
-		load[n++] = argv[i];
-	load[n] = NULL;
-	ck_assert(n < sizeof(load) / sizeof(load[0]));
-	comm_of(argv[0], r->comm);
-	ck_assert_int_eq(pk_e2e_load(load), 0);
-	read_until_exit(&r->out, &r->err);
-	ck_assert_int_eq(pk_e2e_unload(), 0);
-	parse_or_fail(r->out, &r->f);
-	ck_assert_msg(pk_e2e_parse_summary(r->err, &r->sum), "no summary line in: %s", r->err);
-}
-
-/* Of the samples in the measured code (HOT, see measured_code()), at least
- * MIN_SAMPLES, and a good part of the run's (half of it in dlclose_reuse's
- * lib2: a quarter at least, or the frames are misnamed), at least
- * WHOLE_MIN are whole. */
-static void assert_whole(const char *what, const struct run *r, const char *hot,
-			 const char *const pats[])
-{
-	char buf[512], *bad;
-	const char *in[2];
-	struct tally all, t;
-
-	measured_code(hot, buf, sizeof(buf), in);
-	all = count_whole(&r->f, r->comm, pats);
-	t = count_whole_in(&r->f, r->comm, in, pats);
-	fprintf(stderr, "dwarf %s: %lu of %lu samples in the measured code whole (%.1f%%), "
-		"%lu of all %lu, lost %llu, failed %llu\n", what, t.whole, t.total,
-		100 * share(t), all.whole, all.total, r->sum.lost, r->sum.failed);
-	print_user_stacks_line(what, r->err);
-	ck_assert_msg(t.total >= MIN_SAMPLES, "%s: only %lu samples of %s in %s (need %d)",
-		      what, t.total, r->comm, hot, MIN_SAMPLES);
-	ck_assert_msg(t.total * 4 >= all.total, "%s: only %lu of %lu samples in %s: are the "
-		      "fixture's frames named?", what, t.total, all.total, hot);
-	if (share(t) < WHOLE_MIN) {
-		bad = not_whole_text(&r->f, r->comm, in, pats, 12);
-		ck_abort_msg("%s: %.1f%% of %lu samples in the measured code have the whole "
-			     "stack (need %.0f%%); first stacks that do not:\n%s", what,
-			     100 * share(t), t.total, 100 * WHOLE_MIN, bad);
-	}
-}
 
 /* --- the fixtures, each in gcc/clang x pie/nopie ----------------------------- */
 
@@ -350,57 +37,57 @@ static const char *const variants[] = { "gcc-pie", "gcc-nopie", "clang-pie", "cl
 
 struct fixture {
 	const char *name;
-	const char *hot;		/* its measured code, see measured_code() */
+	const char *hot;		/* its measured code, see pk_measured_code() */
 	const char *const *pats;	/* whole stacks, NULL-ended */
 };
 
-static const char *const chain5_pats[] = { START ";f1;f2;f3;f4;f5;~K", NULL };
+static const char *const chain5_pats[] = { PK_START ";f1;f2;f3;f4;f5;~K", NULL };
 #define CHAIN5_HOT "f1|f2|f3|f4|f5"
 /* glibc 2.36's qsort tail-calls qsort_r, which runs msort_with_tmp
  * recursively; the leaf is the comparator, or msort's own merging (with
  * memcpy) */
 static const char *const qsort_pats[] = {
-	START ";sort_step;+*qsort*|msort*;%compare|*mem*;~K", NULL };
+	PK_START ";sort_step;+*qsort*|msort*;%compare|*mem*;~K", NULL };
 /* the kernel's frames on top of libc's read; or the user loop */
 static const char *const read_pats[] = {
-	START ";reader;read_chunk;*read*;~K",
-	START ";reader;%read_chunk;~K", NULL };
-static const char *const shlib_pats[] = { START ";lib_a;lib_b;app_callback;~K", NULL };
+	PK_START ";reader;read_chunk;*read*;~K",
+	PK_START ";reader;%read_chunk;~K", NULL };
+static const char *const shlib_pats[] = { PK_START ";lib_a;lib_b;app_callback;~K", NULL };
 /* the spinning loop, or the SIGPROF handler above the signal frame (glibc's
  * __restore_rt; a symbolizer that looks up return address - 1 finds no
  * symbol before it: "[]") */
 static const char *const signal_pats[] = {
-	START ";sig_a;sig_work;~K",
-	START ";sig_a;sig_work;__restore_rt|[];on_prof;%handler_spin;~K", NULL };
+	PK_START ";sig_a;sig_work;~K",
+	PK_START ";sig_a;sig_work;__restore_rt|[];on_prof;%handler_spin;~K", NULL };
 static const char *const handler_pats[] = {
-	START ";sig_a;sig_work;__restore_rt|[];on_prof;%handler_spin;~K", NULL };
+	PK_START ";sig_a;sig_work;__restore_rt|[];on_prof;%handler_spin;~K", NULL };
 /* clone3 may be named by a local alias (__GI___clone3) */
 static const char *const threads_pats[] = { "*clone3;start_thread;worker;work_a;spin;~K", NULL };
 /* gcc puts the throw into level3.cold; the rest is the C++ runtime's
  * unwinder (libstdc++, libgcc_s) under the chain */
 static const char *const cxx_pats[] = {
-	START ";cx_run;level1;level2;level3|level3.cold;~*|K", NULL };
+	PK_START ";cx_run;level1;level2;level3|level3.cold;~*|K", NULL };
 
 /* the libc wrapper, then the vDSO's own code; or the loop itself. Some
  * kernels' vDSO calls a local function of its own (6.18.44's clock read at
  * 0x780), which no exported symbol names: [vdso+0x79d] */
 static const char *const vdso_pats[] = {
-	START ";timer_loop;%*clock_gettime*;%__vdso_clock_gettime|\\[vdso+0x*];%\\[vdso+0x*];~K",
+	PK_START ";timer_loop;%*clock_gettime*;%__vdso_clock_gettime|\\[vdso+0x*];%\\[vdso+0x*];~K",
 	NULL };
 
 /* in the kernel at a SYSCALL last in its FDE (the leaf's PC past it); or
  * the user loop */
 static const char *const syscall_end_pats[] = {
-	START ";zr_reader;zr_chunk;sys_read_end;~K",
-	START ";zr_reader;%zr_chunk;~K", NULL };
+	PK_START ";zr_reader;zr_chunk;sys_read_end;~K",
+	PK_START ";zr_reader;%zr_chunk;~K", NULL };
 
 /* mid has no CFI (a gap between FDEs) but a frame pointer: a frame-pointer
  * step crosses it (the fixture says why perf is no oracle here); a sample
  * in mid's own two-instruction prologue or its leave finds no frame
  * pointer */
 static const char *const nocfi_pats[] = {
-	START ";nocfi_top;mid;leaf;~K",
-	START ";nocfi_top;mid;~K", NULL };
+	PK_START ";nocfi_top;mid;leaf;~K",
+	PK_START ";nocfi_top;mid;~K", NULL };
 
 static const struct fixture fixtures[] = {
 	{ "chain5", CHAIN5_HOT, chain5_pats },
@@ -433,17 +120,17 @@ START_TEST(test_fixture_whole_stacks)
 	const char *variant = variants[_i % NVARIANTS];
 	char path[4096], what[128];
 	const char *argv[] = { path, RUN_STR, NULL };
-	struct run r;
+	struct pk_run r;
 
 	nofp_path(fx->name, variant, path, sizeof(path));
 	snprintf(what, sizeof(what), "%s-%s", fx->name, variant);
-	profile_command(NULL, argv, &r);
-	assert_whole(what, &r, fx->hot, fx->pats);
+	pk_profile_command(NULL, argv, &r);
+	pk_assert_whole(what, &r, fx->hot, fx->pats);
 
 	if (!strcmp(fx->name, "read")) {
 		/* most of the time in the kernel, clearing the user buffer */
-		const char *const kpats[] = { START ";reader;read_chunk;*read*;+K", NULL };
-		struct tally k = count_whole(&r.f, r.comm, kpats);
+		const char *const kpats[] = { PK_START ";reader;read_chunk;*read*;+K", NULL };
+		struct pk_tally k = pk_count_whole(&r.f, r.comm, kpats);
 
 		fprintf(stderr, "  %s: %lu of %lu samples whole with kernel frames on top\n",
 			what, k.whole, k.total);
@@ -454,49 +141,49 @@ START_TEST(test_fixture_whole_stacks)
 		/* the samples in the syscall: whole through the frame whose PC
 		 * has no CFI, the one at PC - 1 (the SYSCALL) being its own */
 		const char *const kpats[] = {
-			START ";zr_reader;zr_chunk;sys_read_end;+K", NULL };
+			PK_START ";zr_reader;zr_chunk;sys_read_end;+K", NULL };
 		const char *const in_kernel[] = { "~*;sys_read_end;+K", NULL };
-		struct tally n = count_whole(&r.f, r.comm, in_kernel);
-		struct tally k = count_whole_in(&r.f, r.comm, in_kernel, kpats);
+		struct pk_tally n = pk_count_whole(&r.f, r.comm, in_kernel);
+		struct pk_tally k = pk_count_whole_in(&r.f, r.comm, in_kernel, kpats);
 
 		fprintf(stderr, "  %s: %lu samples in the syscall, %lu of them whole\n", what,
 			k.total, k.whole);
 		ck_assert_msg(n.whole * 2 >= n.total, "%s: only %lu of %lu samples in the syscall",
 			      what, n.whole, n.total);
-		ck_assert_msg(k.whole >= WHOLE_MIN * k.total, "%s: %lu of %lu samples in the "
+		ck_assert_msg(k.whole >= PK_WHOLE_MIN * k.total, "%s: %lu of %lu samples in the "
 			      "syscall whole", what, k.whole, k.total);
 	}
 	if (!strcmp(fx->name, "vdso")) {
 		/* the vDSO, which has no file, has a table: the samples in it
 		 * are whole too, and named from its image */
 		const char *const in_vdso[] = {
-			START ";timer_loop;%*clock_gettime*;__vdso_clock_gettime;%\\[vdso+0x*];~K",
+			PK_START ";timer_loop;%*clock_gettime*;__vdso_clock_gettime;%\\[vdso+0x*];~K",
 			NULL };
 		const char *const leaf_vdso[] = { "~*;__vdso_clock_gettime|\\[vdso+0x*];~K", NULL };
-		struct tally w = count_whole(&r.f, r.comm, in_vdso);
-		struct tally v = count_whole(&r.f, r.comm, leaf_vdso);
+		struct pk_tally w = pk_count_whole(&r.f, r.comm, in_vdso);
+		struct pk_tally v = pk_count_whole(&r.f, r.comm, leaf_vdso);
 
 		fprintf(stderr, "  %s: %lu samples in the vDSO, %lu of them whole\n", what,
 			v.whole, w.whole);
 		ck_assert_msg(v.whole * 4 >= v.total, "%s: only %lu of %lu samples in the vDSO",
 			      what, v.whole, v.total);
-		ck_assert_msg(w.whole >= WHOLE_MIN * v.whole, "%s: %lu of %lu vDSO samples whole",
+		ck_assert_msg(w.whole >= PK_WHOLE_MIN * v.whole, "%s: %lu of %lu vDSO samples whole",
 			      what, w.whole, v.whole);
 	}
 	if (!strcmp(fx->name, "signal")) {
 		/* the handler's samples alone: whole across the signal frame */
 		const char *const leaf_handler[] = { "~*;on_prof|handler_spin;~K", NULL };
-		struct tally h = count_whole(&r.f, r.comm, leaf_handler);
-		struct tally hw = count_whole(&r.f, r.comm, handler_pats);
+		struct pk_tally h = pk_count_whole(&r.f, r.comm, leaf_handler);
+		struct pk_tally hw = pk_count_whole(&r.f, r.comm, handler_pats);
 
 		fprintf(stderr, "  %s: %lu samples in the handler, %lu of them whole\n", what,
 			h.whole, hw.whole);
 		ck_assert_msg(h.whole * 20 >= h.total, "%s: only %lu of %lu samples in the "
 			      "handler", what, h.whole, h.total);
-		ck_assert_msg(hw.whole >= WHOLE_MIN * h.whole, "%s: %lu of %lu handler samples "
+		ck_assert_msg(hw.whole >= PK_WHOLE_MIN * h.whole, "%s: %lu of %lu handler samples "
 			      "whole across the signal frame", what, hw.whole, h.whole);
 	}
-	run_free(&r);
+	pk_run_free(&r);
 }
 END_TEST
 
@@ -528,24 +215,24 @@ START_TEST(test_nocfi_without_frame_pointer)
 	const char *variant = variants[_i];
 	char path[4096], what[64];
 	const char *argv[] = { path, RUN_STR, "nofp", NULL };
-	struct tally t;
-	struct run r;
+	struct pk_tally t;
+	struct pk_run r;
 
 	nofp_path("nocfi", variant, path, sizeof(path));
 	snprintf(what, sizeof(what), "nocfi-%s nofp", variant);
-	profile_command(NULL, argv, &r);
-	t = count_whole(&r.f, r.comm, cut);
+	pk_profile_command(NULL, argv, &r);
+	t = pk_count_whole(&r.f, r.comm, cut);
 	fprintf(stderr, "dwarf %s: %lu of %lu samples cut at mid_nofp, %.1f%% no CFI at PC\n",
 		what, t.whole, t.total, 100 * end_share(r.err, "no CFI at PC"));
-	print_user_stacks_line(what, r.err);
-	ck_assert_msg(t.total >= MIN_SAMPLES, "%s: only %lu samples", what, t.total);
-	ck_assert_msg(t.whole >= WHOLE_MIN * t.total, "%s: %lu of %lu samples cut at "
-		      "mid_nofp:\n%s", what, t.whole, t.total, not_whole_text(&r.f, r.comm, NULL, cut, 12));
-	ck_assert_msg(end_share(r.err, "no CFI at PC") >= WHOLE_MIN, "%s: walks not counted "
+	pk_print_user_stacks_line(what, r.err);
+	ck_assert_msg(t.total >= PK_WHOLE_MIN_SAMPLES, "%s: only %lu samples", what, t.total);
+	ck_assert_msg(t.whole >= PK_WHOLE_MIN * t.total, "%s: %lu of %lu samples cut at "
+		      "mid_nofp:\n%s", what, t.whole, t.total, pk_not_whole_text(&r.f, r.comm, NULL, cut, 12));
+	ck_assert_msg(end_share(r.err, "no CFI at PC") >= PK_WHOLE_MIN, "%s: walks not counted "
 		      "as no CFI at PC:\n%s", what, r.err);
-	ck_assert_msg(end_share(r.err, "complete") <= 1 - WHOLE_MIN, "%s: cut walks counted "
+	ck_assert_msg(end_share(r.err, "complete") <= 1 - PK_WHOLE_MIN, "%s: cut walks counted "
 		      "complete:\n%s", what, r.err);
-	run_free(&r);
+	pk_run_free(&r);
 }
 END_TEST
 
@@ -560,26 +247,26 @@ END_TEST
 START_TEST(test_vfork_ra_in_register)
 {
 	static const char *const in_vfork[] = { "~*;*vfork;~K", NULL };
-	static const char *const whole[] = { START ";spawn_one;*vfork;~K", NULL };
+	static const char *const whole[] = { PK_START ";spawn_one;*vfork;~K", NULL };
 	const char *const extra[] = { "-e", "off-cpu", NULL };
 	const char *variant = variants[_i];
 	char path[4096], what[64];
 	const char *argv[] = { path, "300", NULL };
-	struct tally v, w;
-	struct run r;
+	struct pk_tally v, w;
+	struct pk_run r;
 
 	nofp_path("vfork", variant, path, sizeof(path));
 	snprintf(what, sizeof(what), "vfork-%s", variant);
-	profile_command(extra, argv, &r);
-	v = count_whole(&r.f, r.comm, in_vfork);
-	w = count_whole(&r.f, r.comm, whole);
+	pk_profile_command(extra, argv, &r);
+	v = pk_count_whole(&r.f, r.comm, in_vfork);
+	w = pk_count_whole(&r.f, r.comm, whole);
 	fprintf(stderr, "dwarf %s off-cpu: %lu us blocked in vfork, %lu us of it whole (%.1f%%)\n",
 		what, v.whole, w.whole, v.whole ? 100.0 * w.whole / v.whole : 0.0);
-	print_user_stacks_line(what, r.err);
+	pk_print_user_stacks_line(what, r.err);
 	ck_assert_msg(v.whole > 0, "%s: no off-CPU time in vfork:\n%s", what, r.out);
-	ck_assert_msg(w.whole >= WHOLE_MIN * v.whole, "%s: %lu of %lu us in vfork whole:\n%s",
-		      what, w.whole, v.whole, not_whole_text(&r.f, r.comm, NULL, whole, 12));
-	run_free(&r);
+	ck_assert_msg(w.whole >= PK_WHOLE_MIN * v.whole, "%s: %lu of %lu us in vfork whole:\n%s",
+		      what, w.whole, v.whole, pk_not_whole_text(&r.f, r.comm, NULL, whole, 12));
+	pk_run_free(&r);
 }
 END_TEST
 
@@ -595,15 +282,15 @@ END_TEST
 
 START_TEST(test_lazy_binding_rbx_cfa)
 {
-	static const char *const pats[] = { START ";call_many;~*|K", NULL };
+	static const char *const pats[] = { PK_START ";call_many;~*|K", NULL };
 	static const char *const in_resolve[] = { "~*;_dl_runtime_resolve*;~*|K", NULL };
 	static const char *const resolve_whole[] = {
-		START ";call_many;_dl_runtime_resolve*;~*|K", NULL };
+		PK_START ";call_many;_dl_runtime_resolve*;~*|K", NULL };
 	const char *variant = variants[_i];
 	char path[4096], what[64];
 	const char *argv[] = { path, RUN_STR, NULL };
-	struct tally t, w;
-	struct run r;
+	struct pk_tally t, w;
+	struct pk_run r;
 
 	nofp_path("lazy", variant, path, sizeof(path));
 	snprintf(what, sizeof(what), "lazy-%s", variant);
@@ -611,19 +298,19 @@ START_TEST(test_lazy_binding_rbx_cfa)
 	 * check forks one per test), and is the command itself, so that its
 	 * table is loaded before it starts, not reported later */
 	ck_assert_int_eq(setenv("LD_BIND_NOT", "1", 1), 0);
-	profile_command(NULL, argv, &r);
+	pk_profile_command(NULL, argv, &r);
 	unsetenv("LD_BIND_NOT");
-	assert_whole(what, &r, "call_many", pats);
-	t = count_whole(&r.f, r.comm, in_resolve);
-	w = count_whole(&r.f, r.comm, resolve_whole);
+	pk_assert_whole(what, &r, "call_many", pats);
+	t = pk_count_whole(&r.f, r.comm, in_resolve);
+	w = pk_count_whole(&r.f, r.comm, resolve_whole);
 	fprintf(stderr, "  %s: %lu samples in _dl_runtime_resolve, %lu of them whole\n", what,
 		t.whole, w.whole);
 	ck_assert_msg(t.whole * 2 >= t.total, "%s: only %lu of %lu samples under "
 		      "_dl_runtime_resolve: is binding lazy?", what, t.whole, t.total);
 	ck_assert_msg(w.whole >= RESOLVE_WHOLE_MIN * t.whole, "%s: %lu of %lu samples under "
 		      "_dl_runtime_resolve whole:\n%s", what, w.whole, t.whole,
-		      not_whole_text(&r.f, r.comm, NULL, resolve_whole, 12));
-	run_free(&r);
+		      pk_not_whole_text(&r.f, r.comm, NULL, resolve_whole, 12));
+	pk_run_free(&r);
 }
 END_TEST
 
@@ -635,22 +322,22 @@ START_TEST(test_recurse_whole)
 	char path[4096], what[64], *pat, *p;
 	const char *argv[] = { path, RUN_STR, NULL };
 	const char *pats[2];
-	struct run r;
+	struct pk_run r;
 
 	nofp_path("recurse", variant, path, sizeof(path));
 	snprintf(what, sizeof(what), "recurse-%s", variant);
-	pat = malloc(sizeof(START) + 250 * 4 + 8);
+	pat = malloc(sizeof(PK_START) + 250 * 4 + 8);
 	ck_assert_ptr_nonnull(pat);
-	p = stpcpy(pat, START);
+	p = stpcpy(pat, PK_START);
 	for (int i = 0; i < 250; i++)
 		p = stpcpy(p, ";rec");
 	stpcpy(p, ";~K");
 	pats[0] = pat;
 	pats[1] = NULL;
-	profile_command(NULL, argv, &r);
-	assert_whole(what, &r, "rec", pats);
+	pk_profile_command(NULL, argv, &r);
+	pk_assert_whole(what, &r, "rec", pats);
 	free(pat);
-	run_free(&r);
+	pk_run_free(&r);
 }
 END_TEST
 
@@ -661,19 +348,19 @@ START_TEST(test_rust_whole)
 {
 	const char *variant = _i ? "rustc-nopie" : "rustc-pie";
 	static const char *const pats[] = {
-		START ";std::rt::lang_start_internal*;+*;rust::main*;chain_a;chain_b;chain_c;~core::*;~K",
+		PK_START ";std::rt::lang_start_internal*;+*;rust::main*;chain_a;chain_b;chain_c;~core::*;~K",
 		NULL };
 	char path[4096], what[64];
 	const char *argv[] = { path, RUN_STR, NULL };
-	struct run r;
+	struct pk_run r;
 
 	nofp_path("rust", variant, path, sizeof(path));
 	snprintf(what, sizeof(what), "rust-%s", variant);
-	profile_command(NULL, argv, &r);
+	pk_profile_command(NULL, argv, &r);
 	/* the chain: rust::main's closure is the thread that watches the CPU
 	 * time, sleeping, whole from clone3 (10% of a TCG guest's samples) */
-	assert_whole(what, &r, "chain_a|chain_b|chain_c", pats);
-	run_free(&r);
+	pk_assert_whole(what, &r, "chain_a|chain_b|chain_c", pats);
+	pk_run_free(&r);
 }
 END_TEST
 
@@ -688,33 +375,33 @@ END_TEST
 START_TEST(test_node_whole)
 {
 	static const char *const pats[] = {
-		START_NOMAIN ";node::Start*;~*|K",
+		PK_START_NOMAIN ";node::Start*;~*|K",
 		"*clone3;start_thread;~*|K", NULL };
 	static const char *const in_builtins[] = { "~*;Builtins_*;~*|K", NULL };
 	static const char *const builtins_whole[] = {
-		START_NOMAIN ";node::Start*;~*;Builtins_*;~*|K", NULL };
+		PK_START_NOMAIN ";node::Start*;~*;Builtins_*;~*|K", NULL };
 	char script[4096];
 	const char *argv[] = { "/usr/bin/node",
 			       pk_test_src_path("tests/fixtures_nofp/loop.js", script,
 						sizeof(script)), RUN_STR, NULL };
-	struct tally b, bw;
-	struct run r;
+	struct pk_tally b, bw;
+	struct pk_run r;
 
 	ck_assert_msg(access(argv[0], X_OK) == 0, "%s missing (apt-get install nodejs)",
 		      argv[0]);
-	profile_command(NULL, argv, &r);
-	assert_whole("node", &r, "node::*|v8::*|Builtins_*|uv_*|start_thread", pats);
-	b = count_whole(&r.f, r.comm, in_builtins);
-	bw = count_whole(&r.f, r.comm, builtins_whole);
+	pk_profile_command(NULL, argv, &r);
+	pk_assert_whole("node", &r, "node::*|v8::*|Builtins_*|uv_*|start_thread", pats);
+	b = pk_count_whole(&r.f, r.comm, in_builtins);
+	bw = pk_count_whole(&r.f, r.comm, builtins_whole);
 	fprintf(stderr, "  node: %lu samples in V8 builtins, %lu of them whole\n", b.whole,
 		bw.whole);
 	/* enough to judge a share: V8's start-up (a third of a TCG guest's
 	 * samples) is in the run too */
-	ck_assert_msg(b.whole >= MIN_SAMPLES / 2, "node: only %lu of %lu samples in V8's "
+	ck_assert_msg(b.whole >= PK_WHOLE_MIN_SAMPLES / 2, "node: only %lu of %lu samples in V8's "
 		      "builtins", b.whole, b.total);
-	ck_assert_msg(bw.whole >= WHOLE_MIN * b.whole, "node: %lu of %lu samples in V8's "
+	ck_assert_msg(bw.whole >= PK_WHOLE_MIN * b.whole, "node: %lu of %lu samples in V8's "
 		      "builtins whole", bw.whole, b.whole);
-	run_free(&r);
+	pk_run_free(&r);
 }
 END_TEST
 
@@ -736,12 +423,12 @@ START_TEST(test_python_whole)
 	const char *argv[] = { "/usr/bin/python3.11",
 			       pk_test_src_path("tests/fixtures_nofp/loop.py", script,
 						sizeof(script)), RUN_STR, NULL };
-	struct run r;
+	struct pk_run r;
 
 	ck_assert_msg(access(argv[0], X_OK) == 0, "%s missing (make test-deps)", argv[0]);
-	profile_command(NULL, argv, &r);
-	assert_whole("python3.11", &r, "_PyEval_*|PyEval_*", pats);
-	run_free(&r);
+	pk_profile_command(NULL, argv, &r);
+	pk_assert_whole("python3.11", &r, "_PyEval_*|PyEval_*", pats);
+	pk_run_free(&r);
 }
 END_TEST
 
@@ -756,39 +443,39 @@ END_TEST
 START_TEST(test_dlopen_after_start)
 {
 	static const char *const pats[] = {
-		START ";use_plugin;plugin_fn;plugin_spin;~K", NULL };
+		PK_START ";use_plugin;plugin_fn;plugin_spin;~K", NULL };
 	const char *variant = variants[_i];
 	char path[4096], what[64];
-	const char *load[] = { "-F", FREQ_STR, "--", path, "1", "7", NULL };
+	const char *load[] = { "-F", PK_WHOLE_FREQ, "--", path, "1", "7", NULL };
 	const char *first_args[] = { "-d", "1", NULL };
-	struct run first, later;
-	struct tally t1;
+	struct pk_run first, later;
+	struct pk_tally t1;
 	int stopped;
 
 	nofp_path("dlopen", variant, path, sizeof(path));
 	snprintf(what, sizeof(what), "dlopen-%s, later", variant);
 	memset(&first, 0, sizeof(first));
 	memset(&later, 0, sizeof(later));
-	comm_of(path, first.comm);
-	comm_of(path, later.comm);
+	pk_e2e_comm_of(path, first.comm);
+	pk_e2e_comm_of(path, later.comm);
 	ck_assert_int_eq(pk_e2e_load(load), 0);
 	ck_assert_int_eq(pk_e2e_wait_targets_cpu(1.0, 120), 0);
 	stopped = pk_e2e_signal_targets(SIGSTOP);
 	ck_assert_int_eq(pk_e2e_read(first_args, &first.out, &first.err), 0);
 	ck_assert_int_eq(pk_e2e_signal_targets(SIGCONT), stopped);
 	ck_assert_msg(stopped == 1, "stopped %d fixtures", stopped);
-	read_until_exit(&later.out, &later.err);
+	pk_e2e_read_until_exit(&later.out, &later.err);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
-	parse_or_fail(first.out, &first.f);
-	parse_or_fail(later.out, &later.f);
+	pk_e2e_parse_folded(first.out, &first.f);
+	pk_e2e_parse_folded(later.out, &later.f);
 	ck_assert(pk_e2e_parse_summary(later.err, &later.sum));
-	t1 = count_whole(&first.f, first.comm, pats);
+	t1 = pk_count_whole(&first.f, first.comm, pats);
 	fprintf(stderr, "dwarf dlopen-%s, first reader (1 s of CPU after start): %lu of %lu "
-		"whole (%.1f%%)\n", variant, t1.whole, t1.total, 100 * share(t1));
-	print_user_stacks_line("first reader", first.err);
-	assert_whole(what, &later, "use_plugin|plugin_fn|plugin_spin", pats);
-	run_free(&first);
-	run_free(&later);
+		"whole (%.1f%%)\n", variant, t1.whole, t1.total, 100 * pk_tally_share(t1));
+	pk_print_user_stacks_line("first reader", first.err);
+	pk_assert_whole(what, &later, "use_plugin|plugin_fn|plugin_spin", pats);
+	pk_run_free(&first);
+	pk_run_free(&later);
 }
 END_TEST
 
@@ -799,9 +486,9 @@ static unsigned long wrong_callers(const struct pk_folded *f, const char *callee
 	unsigned long n = 0;
 
 	for (size_t i = 0; i < f->n; i++) {
-		struct frames fr;
+		struct pk_frames fr;
 
-		split_frames(f->lines[i].stack, &fr);
+		pk_frames_split(f->lines[i].stack, &fr);
 		for (size_t k = 2; k < fr.n; k++)
 			if (!strcmp(fr.v[k], callee) && strcmp(fr.v[k - 1], caller)) {
 				n += f->lines[i].count;
@@ -809,7 +496,7 @@ static unsigned long wrong_callers(const struct pk_folded *f, const char *callee
 					*example = strdup(f->lines[i].stack);
 				break;
 			}
-		frames_free(&fr);
+		pk_frames_free(&fr);
 	}
 	return n;
 }
@@ -825,23 +512,23 @@ static unsigned long wrong_callers(const struct pk_folded *f, const char *callee
 START_TEST(test_dlclose_reuse)
 {
 	static const char *const lib2_pats[] = {
-		START ";phase;run_lib;lib2_fn;lib2_spin;~K", NULL };
+		PK_START ";phase;run_lib;lib2_fn;lib2_spin;~K", NULL };
 	static const char *const lib2_any[] = { "~*;lib2_fn|lib2_spin;~K", NULL };
 	static const char *const lib1_pats[] = {
-		START ";phase;run_lib;lib1_fn;lib1_spin;~K", NULL };
+		PK_START ";phase;run_lib;lib1_fn;lib1_spin;~K", NULL };
 	const char *variant = variants[_i];
 	char path[4096], report[] = "/tmp/pk-reuse-XXXXXX", what[64], *text, *example = NULL;
 	const char *argv[] = { path, RUN_STR, report, NULL };
 	int fd = mkstemp(report);
-	struct tally lib1, lib2;
+	struct pk_tally lib1, lib2;
 	unsigned long wrong;
-	struct run r;
+	struct pk_run r;
 
 	ck_assert_int_ge(fd, 0);
 	close(fd);
 	nofp_path("dlclose_reuse", variant, path, sizeof(path));
 	snprintf(what, sizeof(what), "dlclose_reuse-%s, lib2", variant);
-	profile_command(NULL, argv, &r);
+	pk_profile_command(NULL, argv, &r);
 	text = pk_test_read_file(report, NULL);
 	unlink(report);
 	ck_assert_msg(text && strstr(text, "reused "), "the fixture wrote no report");
@@ -855,8 +542,8 @@ START_TEST(test_dlclose_reuse)
 		wrong_callers(&r.f, "lib1_fn", "run_lib", &example);
 	ck_assert_msg(wrong == 0, "%lu samples with a wrong caller in lib1 or lib2, e.g. %s",
 		      wrong, example);
-	lib1 = count_whole(&r.f, r.comm, lib1_pats);
-	lib2 = count_whole(&r.f, r.comm, lib2_any);
+	lib1 = pk_count_whole(&r.f, r.comm, lib1_pats);
+	lib2 = pk_count_whole(&r.f, r.comm, lib2_any);
 	fprintf(stderr, "  lib1: %lu whole samples, lib2: %lu samples, of %lu\n", lib1.whole,
 		lib2.whole, lib1.total);
 	/* the fixture spins as long in each: a lib1 frame in more than 3/4
@@ -866,10 +553,10 @@ START_TEST(test_dlclose_reuse)
 		      "the time: lib2's addresses attributed to lib1", lib1.whole,
 		      lib2.whole, lib1.total);
 	/* the whole-stack share over lib2's samples only */
-	assert_whole(what, &r, "lib2_fn|lib2_spin", lib2_pats);
+	pk_assert_whole(what, &r, "lib2_fn|lib2_spin", lib2_pats);
 	free(text);
 	free(example);
-	run_free(&r);
+	pk_run_free(&r);
 }
 END_TEST
 
@@ -883,22 +570,22 @@ START_TEST(test_command_from_first_instruction)
 	char path[4096];
 	/* spins 2 s of CPU time, then sleeps 4 s: the reader comes after the
 	 * spinning, while the process is still there to be symbolized */
-	const char *load[] = { "-F", FREQ_STR, "--", path, "2", "4", NULL };
-	struct run r;
+	const char *load[] = { "-F", PK_WHOLE_FREQ, "--", path, "2", "4", NULL };
+	struct pk_run r;
 
 	memset(&r, 0, sizeof(r));
 	pk_e2e_fixture_nofp("chain5-clang-nopie", path, sizeof(path));
-	comm_of(path, r.comm);
+	pk_e2e_comm_of(path, r.comm);
 	ck_assert_int_eq(pk_e2e_load(load), 0);
 	/* nobody reads while the fixture spins, however long a busy machine
 	 * makes its 2 s of CPU time on the wall */
 	ck_assert_int_eq(pk_e2e_wait_targets_cpu(2.0, 60), 0);
-	read_until_exit(&r.out, &r.err);
+	pk_e2e_read_until_exit(&r.out, &r.err);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
-	parse_or_fail(r.out, &r.f);
+	pk_e2e_parse_folded(r.out, &r.f);
 	ck_assert(pk_e2e_parse_summary(r.err, &r.sum));
-	assert_whole("chain5-clang-nopie, no reader while it ran", &r, CHAIN5_HOT, chain5_pats);
-	run_free(&r);
+	pk_assert_whole("chain5-clang-nopie, no reader while it ran", &r, CHAIN5_HOT, chain5_pats);
+	pk_run_free(&r);
 }
 END_TEST
 
@@ -911,7 +598,7 @@ END_TEST
  */
 START_TEST(test_process_after_systemwide_load)
 {
-	const char *load[] = { "-F", FREQ_STR, "--skip-idle", NULL };
+	const char *load[] = { "-F", PK_WHOLE_FREQ, "--skip-idle", NULL };
 	const char *read[] = { "-d", "2", NULL };
 	char path[4096];
 	/* first: only there so that its files are mapped (it must spin a
@@ -920,13 +607,13 @@ START_TEST(test_process_after_systemwide_load)
 	/* second: spins 2 s of CPU time, then sleeps: still there to be
 	 * symbolized when read */
 	char *argv[] = { path, "2", "30", NULL };
-	struct run r;
+	struct pk_run r;
 	pid_t first, pid;
 	int rc, spun, status;
 
 	memset(&r, 0, sizeof(r));
 	pk_e2e_fixture_nofp("chain5-gcc-pie", path, sizeof(path));
-	comm_of(path, r.comm);
+	pk_e2e_comm_of(path, r.comm);
 	first = pk_test_spawn(first_argv, NULL);
 	ck_assert_int_gt(first, 0);
 	ck_assert_msg(waitpid(first, &status, WUNTRACED) == first && WIFSTOPPED(status),
@@ -948,11 +635,11 @@ START_TEST(test_process_after_systemwide_load)
 		      strerror(-spun));
 	ck_assert_msg(rc == 0, "probe-read exited %d: %s", rc, r.err);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
-	parse_or_fail(r.out, &r.f);
+	pk_e2e_parse_folded(r.out, &r.f);
 	ck_assert(pk_e2e_parse_summary(r.err, &r.sum));
-	assert_whole("chain5-gcc-pie started after a system-wide load", &r, CHAIN5_HOT,
+	pk_assert_whole("chain5-gcc-pie started after a system-wide load", &r, CHAIN5_HOT,
 		     chain5_pats);
-	run_free(&r);
+	pk_run_free(&r);
 }
 END_TEST
 
@@ -991,18 +678,18 @@ static void assert_none_refused_for_room(const char *err)
 		ck_assert_msg(!strstr(err, room[i]), "a table refused for room:\n%s", err);
 }
 
-/* At least CLANG_WHOLE_MIN of at least MIN_SAMPLES samples of clang whole. */
-static void assert_clang_whole(const char *what, const struct run *r)
+/* At least CLANG_WHOLE_MIN of at least PK_WHOLE_MIN_SAMPLES samples of clang whole. */
+static void assert_clang_whole(const char *what, const struct pk_run *r)
 {
-	struct tally t = count_whole(&r->f, r->comm, clang_pats);
-	char *bad = not_whole_text(&r->f, r->comm, NULL, clang_pats, 12);
+	struct pk_tally t = pk_count_whole(&r->f, r->comm, clang_pats);
+	char *bad = pk_not_whole_text(&r->f, r->comm, NULL, clang_pats, 12);
 
 	fprintf(stderr, "dwarf %s: %lu of %lu samples whole (%.1f%%), lost %llu\n", what,
-		t.whole, t.total, 100 * share(t), r->sum.lost);
-	print_user_stacks_line(what, r->err);
-	ck_assert_msg(t.total >= MIN_SAMPLES, "%s: only %lu samples of clang", what, t.total);
-	ck_assert_msg(share(t) >= CLANG_WHOLE_MIN, "%s: %.1f%% of clang's %lu samples whole "
-		      "(need %.0f%%); first stacks that are not:\n%s", what, 100 * share(t),
+		t.whole, t.total, 100 * pk_tally_share(t), r->sum.lost);
+	pk_print_user_stacks_line(what, r->err);
+	ck_assert_msg(t.total >= PK_WHOLE_MIN_SAMPLES, "%s: only %lu samples of clang", what, t.total);
+	ck_assert_msg(pk_tally_share(t) >= CLANG_WHOLE_MIN, "%s: %.1f%% of clang's %lu samples whole "
+		      "(need %.0f%%); first stacks that are not:\n%s", what, 100 * pk_tally_share(t),
 		      t.total, 100 * CLANG_WHOLE_MIN, bad);
 	free(bad);
 }
@@ -1041,12 +728,12 @@ static void write_big_c(const char *path, int nfuncs)
 START_TEST(test_clang_llvm_tables_fit)
 {
 	char dir[] = "/tmp/pk-clang-XXXXXX", src[64], obj[64], *load_err = NULL;
-	const char *load[] = { "-F", FREQ_STR, "--", CLANG, "-O2", "-w", "-c", src, "-o", obj,
+	const char *load[] = { "-F", PK_WHOLE_FREQ, "--", CLANG, "-O2", "-w", "-c", src, "-o", obj,
 			       NULL };
 	const char *libs[] = { "/usr/lib/x86_64-linux-gnu/libclang-cpp.so.14",
 			       "/usr/lib/x86_64-linux-gnu/libLLVM-14.so.1" };
 	unsigned int tables, refused;
-	struct run r;
+	struct pk_run r;
 
 	ck_assert_msg(access(CLANG, X_OK) == 0, "needs %s (apt-get install clang-14)", CLANG);
 	for (size_t i = 0; i < 2; i++)
@@ -1057,7 +744,7 @@ START_TEST(test_clang_llvm_tables_fit)
 	write_big_c(src, BIG_C_FUNCS);
 
 	memset(&r, 0, sizeof(r));
-	comm_of(CLANG, r.comm);	/* the driver execs -cc1 as clang-14 too */
+	pk_e2e_comm_of(CLANG, r.comm);	/* the driver execs -cc1 as clang-14 too */
 	ck_assert_int_eq(pk_e2e_load_err(load, &load_err), 0);
 	ck_assert_ptr_nonnull(load_err);
 	fprintf(stderr, "%s", load_err);
@@ -1099,14 +786,14 @@ START_TEST(test_clang_llvm_tables_fit)
 	}
 	ck_assert_int_eq(pk_e2e_unload(), 0);
 	ck_assert_msg(access(obj, R_OK) == 0, "clang did not compile %s", src);
-	parse_or_fail(r.out, &r.f);
+	pk_e2e_parse_folded(r.out, &r.f);
 	ck_assert(pk_e2e_parse_summary(r.err, &r.sum));
 	assert_clang_whole("clang -O2 -c", &r);
 	free(load_err);
 	unlink(src);
 	unlink(obj);
 	rmdir(dir);
-	run_free(&r);
+	pk_run_free(&r);
 }
 END_TEST
 
@@ -1137,12 +824,12 @@ static bool wait_mapped(pid_t pid, const char *what)
  */
 START_TEST(test_clang_systemwide)
 {
-	const char *load[] = { "-F", FREQ_STR, "--skip-idle", NULL };
+	const char *load[] = { "-F", PK_WHOLE_FREQ, "--skip-idle", NULL };
 	const char *read[] = { "-d", "2", NULL };
 	char dir[] = "/tmp/pk-clang-XXXXXX", src[64], obj[64], fifo[64], *load_err = NULL;
 	char *hold[] = { CLANG, "-x", "c", "-E", "-o", "/dev/null", fifo, NULL };
 	char *cc[] = { CLANG, "-O2", "-w", "-c", src, "-o", obj, NULL };
-	struct run r;
+	struct pk_run r;
 	pid_t held, pid;
 	int rc, status;
 
@@ -1154,7 +841,7 @@ START_TEST(test_clang_systemwide)
 	write_big_c(src, BIG_C_FUNCS);
 	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
 	memset(&r, 0, sizeof(r));
-	comm_of(CLANG, r.comm);
+	pk_e2e_comm_of(CLANG, r.comm);
 
 	held = pk_test_spawn(hold, NULL);
 	ck_assert_int_gt(held, 0);
@@ -1178,7 +865,7 @@ START_TEST(test_clang_systemwide)
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "clang failed");
 	ck_assert_msg(rc == 0, "probe-read exited %d: %s", rc, r.err);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
-	parse_or_fail(r.out, &r.f);
+	pk_e2e_parse_folded(r.out, &r.f);
 	ck_assert(pk_e2e_parse_summary(r.err, &r.sum));
 	assert_clang_whole("system-wide clang -O2 -c", &r);
 	free(load_err);
@@ -1186,7 +873,7 @@ START_TEST(test_clang_systemwide)
 	unlink(obj);
 	unlink(fifo);
 	rmdir(dir);
-	run_free(&r);
+	pk_run_free(&r);
 }
 END_TEST
 
@@ -1202,19 +889,19 @@ START_TEST(test_fp_walk_loses_chain)
 	const char *extra[] = { "--unwind", "fp", NULL };
 	char path[4096];
 	const char *argv[] = { path, "2", NULL };
-	struct tally whole, f4f5;
-	struct run r;
+	struct pk_tally whole, f4f5;
+	struct pk_run r;
 
 	pk_e2e_fixture_nofp("chain5-gcc-pie", path, sizeof(path));
-	profile_command(extra, argv, &r);
-	whole = count_whole(&r.f, r.comm, chain5_pats);
-	f4f5 = count_whole(&r.f, r.comm, any_caller_of_f5);
+	pk_profile_command(extra, argv, &r);
+	whole = pk_count_whole(&r.f, r.comm, chain5_pats);
+	f4f5 = pk_count_whole(&r.f, r.comm, any_caller_of_f5);
 	fprintf(stderr, "fp chain5-gcc-pie: %lu samples, %lu whole (%.1f%%), %lu with f4;f5\n",
-		whole.total, whole.whole, 100 * share(whole), f4f5.whole);
-	ck_assert_msg(whole.total >= MIN_SAMPLES, "only %lu samples", whole.total);
+		whole.total, whole.whole, 100 * pk_tally_share(whole), f4f5.whole);
+	ck_assert_msg(whole.total >= PK_WHOLE_MIN_SAMPLES, "only %lu samples", whole.total);
 	ck_assert_msg(f4f5.whole == 0, "a frame-pointer walk found f5's caller in %lu samples:"
 		      "\n%s", f4f5.whole, r.out);
-	run_free(&r);
+	pk_run_free(&r);
 }
 END_TEST
 
@@ -1244,19 +931,19 @@ START_TEST(test_hostile_stacks_end)
 	static const char *const hostile_variants[] = { "gcc-pie", "clang-nopie" };
 	const char *mode = modes[_i / 2].mode, *variant = hostile_variants[_i % 2];
 	char path[4096], what[64];
-	const char *load[] = { "-F", FREQ_STR, "--", path, mode, "2", NULL };
+	const char *load[] = { "-F", PK_WHOLE_FREQ, "--", path, mode, "2", NULL };
 	struct pk_session_fds fds;
 	struct pk_session info;
 	__u64 cnt[PK_CNT__MAX], ends = 0;
 	char *out = NULL, *err = NULL, buf[128], comm[16];
 	const char *in[2];
 	struct pk_folded f;
-	struct tally hot;
+	struct pk_tally hot;
 
 	nofp_path("hostile", variant, path, sizeof(path));
 	snprintf(what, sizeof(what), "hostile-%s %s", variant, mode);
 	ck_assert_int_eq(pk_e2e_load(load), 0);
-	read_until_exit(&out, &err);
+	pk_e2e_read_until_exit(&out, &err);
 	ck_assert_int_eq(pk_session_open(pk_e2e_pin_dir(), &fds, &info), 0);
 	ck_assert_int_eq(pk_counters_read(fds.counters, cnt), 0);
 	pk_session_close(&fds);
@@ -1265,19 +952,19 @@ START_TEST(test_hostile_stacks_end)
 		ends += cnt[pk_end_counter(e)];
 	/* the walks counted are all the fixture's, start-up and exit too:
 	 * judged against its samples in the hostile code */
-	parse_or_fail(out, &f);
-	measured_code(modes[_i / 2].hot, buf, sizeof(buf), in);
-	comm_of(path, comm);
-	hot = count_whole_in(&f, comm, in, in);
+	pk_e2e_parse_folded(out, &f);
+	pk_measured_code(modes[_i / 2].hot, buf, sizeof(buf), in);
+	pk_e2e_comm_of(path, comm);
+	hot = pk_count_whole_in(&f, comm, in, in);
 	pk_folded_free(&f);
 	fprintf(stderr, "dwarf %s: %llu of %llu walks ended as expected, %lu samples in %s\n",
 		what, (unsigned long long)cnt[modes[_i / 2].why], (unsigned long long)ends,
 		hot.total, modes[_i / 2].hot);
-	print_user_stacks_line(what, err);
-	ck_assert_msg(hot.total >= MIN_SAMPLES / 2 && hot.total * 2 >= ends,
+	pk_print_user_stacks_line(what, err);
+	ck_assert_msg(hot.total >= PK_WHOLE_MIN_SAMPLES / 2 && hot.total * 2 >= ends,
 		      "%s: only %lu samples in %s of %llu walks", what, hot.total,
 		      modes[_i / 2].hot, (unsigned long long)ends);
-	ck_assert_msg(cnt[modes[_i / 2].why] >= WHOLE_MIN * hot.total, "%s: %llu walks ended as "
+	ck_assert_msg(cnt[modes[_i / 2].why] >= PK_WHOLE_MIN * hot.total, "%s: %llu walks ended as "
 		      "expected, of %lu samples in %s:\n%s", what,
 		      (unsigned long long)cnt[modes[_i / 2].why], hot.total, modes[_i / 2].hot,
 		      err);
