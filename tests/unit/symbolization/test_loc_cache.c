@@ -5,7 +5,7 @@
  * cut; then the symbolizer through it, whose answers from a cache an
  * earlier symbolizer saved must be exactly those of a symbolizer without
  * one (the oracle: the symbol table and DWARF read afresh), for a program
- * compiled here.
+ * compiled here; and the same answers where the cache cannot be written.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "eh_frame/eh_table.h"
 #include "harness/elf_fixture.h"
 #include "lib/util/strbuf.h"
 #include "symbolization/loc_cache.h"
@@ -272,6 +273,34 @@ START_TEST(test_same_answers)
 }
 END_TEST
 
+/* A cache that cannot be written (a file where its root would be, as a
+ * full or read-only disk refuses it): the same answers, none from a cache,
+ * every save counted as not written, and nothing left. */
+START_TEST(test_unwritable_same_answers)
+{
+	const char *path = pk_fx_build("c_pie", pk_fx_c_src, false, "-pie");
+	char root[1024], *fresh, *unsaved;
+	struct eh_cache_unsaved before, after;
+	__u64 cached, in_file;
+	struct stat st;
+
+	fresh = resolve_text(path, false, &cached, &in_file);
+	snprintf(root, sizeof(root), "%s/cache", pk_fx_dir());
+	pk_fx_write_file(root, "not a directory\n");
+	eh_cache_unsaved(&before);
+	unsaved = resolve_text(path, true, &cached, &in_file);
+	eh_cache_unsaved(&after);
+	ck_assert_str_eq(unsaved, fresh);
+	ck_assert_uint_eq(cached, 0);
+	ck_assert_uint_gt(in_file, 50);
+	ck_assert_uint_gt(after.writes, before.writes);
+	ck_assert_int_eq(stat(root, &st), 0);
+	ck_assert_msg(S_ISREG(st.st_mode) && st.st_size == 16, "%s changed", root);
+	free(fresh);
+	free(unsaved);
+}
+END_TEST
+
 static bool every_pid_in_use(void *ctx, __u32 pid)
 {
 	(void)ctx;
@@ -318,6 +347,7 @@ Suite *suite_loc_cache(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_same_answers);
 	tcase_add_test(tc, test_saved_at_sweep);
+	tcase_add_test(tc, test_unwritable_same_answers);
 	suite_add_tcase(s, tc);
 	return s;
 }
