@@ -6,13 +6,14 @@
  * tables of files the kernel reported as missing (PK_EVENT_NO_TABLE).
  *
  * Tables come from the eh2table cache (eh_cache_get: built when missing or
- * corrupt, in parallel); each is copied into a BPF_F_MMAPABLE array made
- * to its size, with memcpy through mmap: no syscall per row. A table is
- * loaded once per build-id; each further file with that build-id costs one
- * unwind_files entry. When the tables would pass the session's limit in
- * kernel bytes, the tables of files no process maps any more are given
- * back first. Tables are added and freed under an flock(2) of the pin
- * directory.
+ * corrupt, in parallel; used all the same when the cache cannot keep them,
+ * which eh_cache_unsaved() counts for the program's one line); each is
+ * copied into a BPF_F_MMAPABLE array made to its size, with memcpy through
+ * mmap: no syscall per row. A table is loaded once per build-id; each
+ * further file with that build-id costs one unwind_files entry. When the
+ * tables would pass the session's limit in kernel bytes, the tables of
+ * files no process maps any more are given back first. Tables are added
+ * and freed under an flock(2) of the pin directory.
  */
 #ifndef PK_UNWIND_STORE_H
 #define PK_UNWIND_STORE_H
