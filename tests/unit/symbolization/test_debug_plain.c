@@ -6,17 +6,22 @@
  * root, is left as it is; a copy of another build-id is not used. Then
  * libc through the symbolizer: its names and lines from libc6-dbg's
  * (compressed) file read through a copy must be those read from the file
- * itself.
+ * itself. Where the cache cannot be written, or a copy is cut short, the
+ * file is read as it is and nothing of a copy is left.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <gelf.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "eh_frame/eh_table.h"
 #include "eh_frame/elf_file.h"
 #include "harness/elf_fixture.h"
 #include "lib/util/strbuf.h"
@@ -188,6 +193,63 @@ START_TEST(test_wrong_copy_replaced)
 }
 END_TEST
 
+/* D's file through pk_debug_plain_open: the file itself, as it was. */
+static void expect_left_as_is(const struct debug_file *d)
+{
+	char *path = strdup(d->path);
+	int fd = open(d->path, O_RDONLY | O_CLOEXEC);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pk_debug_plain_open(fd, d->id, d->len, &path), fd);
+	ck_assert_str_eq(path, d->path);
+	close(fd);
+	free(path);
+}
+
+static int nfiles;
+
+static int count_file(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	nfiles += flag == FTW_F;
+	return 0;
+}
+
+/* A cache that cannot be written (a file where its root would be), then a
+ * copy cut short (RLIMIT_FSIZE, as a full disk would): the compressed file
+ * is read as it is, each failure is counted for the "cache not written"
+ * line, and no part of a copy stays. */
+START_TEST(test_unwritable_left_as_is)
+{
+	struct eh_cache_unsaved before, after;
+	struct rlimit small, saved;
+	struct debug_file d;
+	char root[512];
+
+	make_debug(true, &d);
+	set_root();
+	snprintf(root, sizeof(root), "%s/cache", pk_fx_dir());
+	pk_fx_write_file(root, "not a directory\n");
+	eh_cache_unsaved(&before);
+	expect_left_as_is(&d);
+	eh_cache_unsaved(&after);
+	ck_assert_uint_eq(after.writes, before.writes + 1);
+
+	ck_assert_int_eq(unlink(root), 0);
+	ck_assert_int_eq(getrlimit(RLIMIT_FSIZE, &saved), 0);
+	small = (struct rlimit){ 4096, saved.rlim_max };	/* the copy is larger */
+	signal(SIGXFSZ, SIG_IGN);
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &small), 0);
+	expect_left_as_is(&d);
+	ck_assert_int_eq(setrlimit(RLIMIT_FSIZE, &saved), 0);
+	signal(SIGXFSZ, SIG_DFL);
+	eh_cache_unsaved(&after);
+	ck_assert_uint_eq(after.writes, before.writes + 2);
+	nfiles = 0;
+	ck_assert_int_eq(nftw(root, count_file, 8, FTW_PHYS), 0);
+	ck_assert_int_eq(nfiles, 0);
+}
+END_TEST
+
 static char *libc_text(const struct pk_fx_sym *syms, size_t n, bool cached, __u64 base)
 {
 	struct pk_symbolizer *sym = pk_fx_symbolizer(cached);
@@ -257,6 +319,7 @@ Suite *suite_debug_plain(void)
 	tcase_add_test(tc, test_copy_is_inflated);
 	tcase_add_test(tc, test_left_alone);
 	tcase_add_test(tc, test_wrong_copy_replaced);
+	tcase_add_test(tc, test_unwritable_left_as_is);
 	tcase_add_test(tc, test_libc_lines);
 	suite_add_tcase(s, tc);
 	return s;
