@@ -12,6 +12,8 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "test_util.h"
+
 #define PK_SUITE(name) Suite *suite_##name(void);
 #include "tests/suites.h"
 #undef PK_SUITE
@@ -59,8 +61,10 @@ int main(void)
 #include "tests/suites.h"
 #undef PK_SUITE
 
+	pk_test_cache_begin();
 	srunner_run_all(sr, CK_NORMAL);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);
+	pk_test_cache_end();
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }

@@ -2,6 +2,7 @@
 #include <bpf/libbpf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -44,6 +45,37 @@ const char *pk_test_disk_path(const char *rel, char *buf, size_t len)
 const char *pk_test_roots_path(const char *rel, char *buf, size_t len)
 {
 	return env_path("PROBEKIT_ROOTS", "/var/cache/probekit-roots", rel, buf, len);
+}
+
+static char cache_dir[64];
+
+const char *pk_test_cache_dir(void)
+{
+	return cache_dir[0] ? cache_dir : NULL;
+}
+
+void pk_test_cache_begin(void)
+{
+	const char *given = getenv("PROBEKIT_CACHE_DIR");
+
+	if (given && *given)	/* the caller's choice, left to the caller */
+		return;
+	snprintf(cache_dir, sizeof(cache_dir), "/tmp/pk-test-cache-XXXXXX");
+	if (!mkdtemp(cache_dir) || setenv("PROBEKIT_CACHE_DIR", cache_dir, 1)) {
+		fprintf(stderr, "cannot make the tests' cache directory: %s\n", strerror(errno));
+		exit(EXIT_FAILURE);
+	}
+}
+
+static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	return remove(path);
+}
+
+void pk_test_cache_end(void)
+{
+	if (cache_dir[0])
+		nftw(cache_dir, remove_one, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 unsigned int pk_test_slowdown(void)

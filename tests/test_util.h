@@ -21,6 +21,16 @@ const char *pk_test_disk_path(const char *rel, char *buf, size_t len);
  * (tests/roots/README.md; default /var/cache/probekit-roots), in BUF. */
 const char *pk_test_roots_path(const char *rel, char *buf, size_t len);
 
+/* The cache root of every tool the tests run (PROBEKIT_CACHE_DIR): a
+ * folder of the run's own, so that the machine's default,
+ * /var/cache/probekit, is left as it was. The runner makes it before the
+ * first suite (pk_test_cache_begin) and removes it after the last
+ * (pk_test_cache_end); a test that sets PROBEKIT_CACHE_DIR in the runner
+ * process puts this back. NULL before. */
+const char *pk_test_cache_dir(void);
+void pk_test_cache_begin(void);
+void pk_test_cache_end(void);
+
 /* How many times slower than the machine the tests were written on this one
  * runs them, as check's CK_TIMEOUT_MULTIPLIER says it (30 in a TCG guest of
  * the kernel matrix): a test whose work is a fixed program (a compiler's

@@ -37,6 +37,16 @@
 #define DELAY_STR	"1"
 #define RUN_STR		"4"
 
+/* The run's own cache root again (the runner's, in the unchecked
+ * teardown), or none where the run has none. */
+static void restore_cache_dir(void)
+{
+	if (pk_test_cache_dir())
+		setenv("PROBEKIT_CACHE_DIR", pk_test_cache_dir(), 1);
+	else
+		unsetenv("PROBEKIT_CACHE_DIR");
+}
+
 /* Set in the runner before check forks the test: every test's mount is
  * named after it, so that the runner unmounts what a test that died left. */
 static pid_t runner_pid;
@@ -62,7 +72,7 @@ static void fs_cleanup_all(void)
 	free(line);
 	if (m)
 		fclose(m);
-	unsetenv("PROBEKIT_CACHE_DIR");
+	restore_cache_dir();
 }
 
 enum cache_fs { FS_FULL, FS_READ_ONLY };
@@ -100,7 +110,7 @@ static void cache_fs_remove(const char *dir)
 {
 	ck_assert_msg(umount2(dir, 0) == 0, "umount %s: %s", dir, strerror(errno));
 	ck_assert_int_eq(rmdir(dir), 0);
-	unsetenv("PROBEKIT_CACHE_DIR");
+	restore_cache_dir();
 }
 
 /* What a failed write could leave in the cache: files other than the
