@@ -29,6 +29,15 @@ struct pk_kernel_syms {
 	size_t nranges, cap;
 };
 
+/* Append [LO, HI) to the ranges SAVED may answer. 0 or -ENOMEM. */
+static int add_range(struct pk_kernel_syms *k, __u64 lo, __u64 hi)
+{
+	if (pk_array_reserve((void **)&k->ranges, &k->cap, sizeof(*k->ranges), k->nranges + 1, 16))
+		return -ENOMEM;
+	k->ranges[k->nranges++] = (struct range){ lo, hi };
+	return 0;
+}
+
 /* The modules loaded, as /proc/modules lists them: their hash (name, size,
  * address; not the reference counts, which change as they are used) into
  * *SIG, and with RANGES, their ranges. 0 or -ENOMEM. */
@@ -46,12 +55,8 @@ static int read_modules(struct pk_kernel_syms *k, __u64 *sig, bool ranges)
 		h = eh_hash_update(h, name, strlen(name));
 		h = eh_hash_update(h, &size, sizeof(size));
 		h = eh_hash_update(h, &addr, sizeof(addr));
-		if (ranges && addr && size) {
-			err = pk_array_reserve((void **)&k->ranges, &k->cap, sizeof(*k->ranges),
-					       k->nranges + 1, 16);
-			if (!err)
-				k->ranges[k->nranges++] = (struct range){ addr, addr + size };
-		}
+		if (ranges && addr && size)
+			err = add_range(k, addr, addr + size);
 	}
 	if (f)
 		fclose(f);
@@ -136,15 +141,15 @@ static struct pk_symtab *saved_table(struct pk_kernel_syms *k)
 	k->saved = pk_kallsyms_load_saved(k->saved_path, k->sig);
 	if (!k->saved)
 		return NULL;
-	if (vmlinux_text(k->saved, &text) ||
-	    pk_array_reserve((void **)&k->ranges, &k->cap, sizeof(*k->ranges), 1, 16) ||
-	    read_modules(k, &sig, true) || sig != k->modules) {
+	/* every range through add_range: 16, 32, 64 ... modules fill the
+	 * array exactly, and vmlinux's range after them needs room of its own */
+	if (vmlinux_text(k->saved, &text) || read_modules(k, &sig, true) || sig != k->modules ||
+	    add_range(k, text.lo, text.hi)) {
 		pk_symtab_free(k->saved);
 		k->saved = NULL;
 		k->nranges = 0;
 		return NULL;
 	}
-	k->ranges[k->nranges++] = text;
 	return k->saved;
 }
 
