@@ -1,18 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "lib/boot_id.h"
 #include "lib/util/sysfile.h"
 
-#define BOOT_ID_PATH	"/proc/sys/kernel/random/boot_id"
-
 int pk_boot_id(char *buf, size_t len)
 {
-	int ret = pk_read_line(BOOT_ID_PATH, buf, len);
+	return pk_boot_id_in(NULL, buf, len);
+}
 
+int pk_boot_id_in(const char *proc_root, char *buf, size_t len)
+{
+	char path[4096];
+	int ret;
+
+	if (snprintf(path, sizeof(path), "%s/sys/kernel/random/boot_id",
+		     proc_root ? proc_root : "/proc") >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	ret = pk_read_line(path, buf, len);
 	if (ret)
 		return ret;
 	/* a file name part: a UUID's 36 characters, never a path */

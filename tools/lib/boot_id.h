@@ -13,6 +13,9 @@
  * into BUF (LEN bytes): 0, or a negative errno when it cannot be read or
  * is not one (then nothing should be kept under it). */
 int pk_boot_id(char *buf, size_t len);
+/* The same, of PROC_ROOT/sys/kernel/random/boot_id (NULL: /proc; a fake
+ * /proc of the tests). */
+int pk_boot_id_in(const char *proc_root, char *buf, size_t len);
 
 /* Delete the files of directory DIR whose names end in SUFFIX but do not
  * start with BOOT (a boot id): other boots', which no one can use. Best

@@ -73,7 +73,7 @@ struct pk_reader *pk_reader_new(const struct pk_reader_opts *opts)
 	r->tables_fd = -1;
 	if (opts) {
 		sopts.proc_root = opts->proc_root;
-		sopts.kallsyms_path = opts->kallsyms_path;
+		sopts.kernel_root = opts->kernel_root;
 		sopts.debug_dirs = opts->debug_dirs;
 		sopts.ndebug_dirs = opts->ndebug_dirs;
 		sopts.no_dwarf = opts->no_dwarf;

@@ -35,7 +35,9 @@ struct pk_table_sink {
 
 struct pk_reader_opts {
 	const char *proc_root;		/* NULL: "/proc" */
-	const char *kallsyms_path;	/* NULL: "/proc/kallsyms" */
+	const char *kernel_root;	/* the kernel's files: kallsyms, modules,
+					 * sys/kernel/random/boot_id (the
+					 * tests' fake); NULL: "/proc" */
 	const struct pk_table_sink *tables; /* NULL: no-table events only counted */
 	FILE *log;			/* the first failure to add a table; NULL: stderr */
 	bool timed;			/* keep every sample in time order (formats

@@ -18,7 +18,7 @@ struct range {
 };
 
 struct pk_kernel_syms {
-	char *kallsyms;		/* NULL: /proc/kallsyms */
+	char *root;		/* kallsyms, modules, the boot id: "/proc" */
 	char *saved_path;	/* NULL: none kept */
 	char boot[64];
 	__u64 modules;		/* read_modules's hash when created */
@@ -28,6 +28,15 @@ struct pk_kernel_syms {
 	struct range *ranges;	/* what SAVED may answer */
 	size_t nranges, cap;
 };
+
+/* ROOT/NAME into BUF (LEN bytes), returned; "" when too long (no file). */
+static const char *kernel_file(const struct pk_kernel_syms *k, const char *name, char *buf,
+			       size_t len)
+{
+	if (snprintf(buf, len, "%s/%s", k->root, name) >= (int)len)
+		buf[0] = '\0';
+	return buf;
+}
 
 /* Append [LO, HI) to the ranges SAVED may answer. 0 or -ENOMEM. */
 static int add_range(struct pk_kernel_syms *k, __u64 lo, __u64 hi)
@@ -43,8 +52,8 @@ static int add_range(struct pk_kernel_syms *k, __u64 lo, __u64 hi)
  * *SIG, and with RANGES, their ranges. 0 or -ENOMEM. */
 static int read_modules(struct pk_kernel_syms *k, __u64 *sig, bool ranges)
 {
-	FILE *f = fopen("/proc/modules", "re");
 	char line[4096], name[256];
+	FILE *f = fopen(kernel_file(k, "modules", line, sizeof(line)), "re");
 	unsigned long long size, addr;
 	__u64 h = EH_HASH_INIT;
 	int err = 0;
@@ -64,7 +73,7 @@ static int read_modules(struct pk_kernel_syms *k, __u64 *sig, bool ranges)
 	return err;
 }
 
-struct pk_kernel_syms *pk_kernel_syms_new(const char *kallsyms, const char *cache_root)
+struct pk_kernel_syms *pk_kernel_syms_new(const char *root, const char *cache_root)
 {
 	struct pk_kernel_syms *k = calloc(1, sizeof(*k));
 	char path[4096];
@@ -72,11 +81,11 @@ struct pk_kernel_syms *pk_kernel_syms_new(const char *kallsyms, const char *cach
 
 	if (!k)
 		return NULL;
-	if (kallsyms && !(k->kallsyms = strdup(kallsyms)))
+	if (!(k->root = strdup(root ? root : "/proc")))
 		goto fail;
-	if (kallsyms || !cache_root)
+	if (!cache_root)
 		return k;
-	if (pk_boot_id(k->boot, sizeof(k->boot)) ||
+	if (pk_boot_id_in(k->root, k->boot, sizeof(k->boot)) ||
 	    snprintf(path, sizeof(path), "%s/kernel/%s.syms", cache_root, k->boot) >=
 	    (int)sizeof(path))
 		return k;	/* nothing kept */
@@ -97,7 +106,7 @@ void pk_kernel_syms_free(struct pk_kernel_syms *k)
 	pk_symtab_free(k->live);
 	pk_symtab_free(k->saved);
 	free(k->ranges);
-	free(k->kallsyms);
+	free(k->root);
 	free(k->saved_path);
 	free(k);
 }
@@ -173,13 +182,17 @@ static void forget_other_boots(const struct pk_kernel_syms *k)
 
 static struct pk_symtab *live_table(struct pk_kernel_syms *k)
 {
+	char path[4096];
+	struct range text;
+
 	if (k->live_tried)
 		return k->live;
 	k->live_tried = true;
-	k->live = pk_kallsyms_load(k->kallsyms);
+	k->live = pk_kallsyms_load(kernel_file(k, "kallsyms", path, sizeof(path)));
 	/* the first reader of this boot (or of these modules) keeps it; an
-	 * error only costs the next reader the same read */
-	if (k->live && k->saved_path && !k->saved &&
+	 * error only costs the next reader the same read. Not a table without
+	 * vmlinux (kptr_restrict hid every address): no reader could use it. */
+	if (k->live && k->saved_path && !k->saved && !vmlinux_text(k->live, &text) &&
 	    !pk_kallsyms_save(k->live, k->saved_path, k->sig))
 		forget_other_boots(k);
 	return k->live;

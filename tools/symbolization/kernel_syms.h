@@ -18,10 +18,11 @@
 
 struct pk_kernel_syms;
 
-/* KALLSYMS: a kallsyms file of the caller's (tests; NULL: /proc/kallsyms,
- * only then is a table saved or read back); CACHE_ROOT: where (NULL:
- * nowhere). NULL only when out of memory. */
-struct pk_kernel_syms *pk_kernel_syms_new(const char *kallsyms, const char *cache_root);
+/* ROOT: where the kernel's files are read, ROOT/kallsyms, ROOT/modules and
+ * ROOT/sys/kernel/random/boot_id (NULL: /proc; the tests' fake /proc);
+ * without a boot id there, no table is saved or read back. CACHE_ROOT:
+ * where (NULL: nowhere). NULL only when out of memory. */
+struct pk_kernel_syms *pk_kernel_syms_new(const char *root, const char *cache_root);
 void pk_kernel_syms_free(struct pk_kernel_syms *k);
 
 /* The text symbol covering ADDR (NULL: none), its *START and *MODULE (NULL:

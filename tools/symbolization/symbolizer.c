@@ -850,7 +850,7 @@ struct pk_symbolizer *pk_symbolizer_new(const struct pk_symbolizer_opts *opts)
 	if (opts && opts->debug_dirs &&
 	    pk_symfiles_set_debug_dirs(sym->files, opts->debug_dirs, opts->ndebug_dirs))
 		goto fail;
-	sym->ksyms = pk_kernel_syms_new(opts ? opts->kallsyms_path : NULL,
+	sym->ksyms = pk_kernel_syms_new(opts ? opts->kernel_root : NULL,
 					opts ? opts->cache_dir : NULL);
 	if (!sym->ksyms ||
 	    (opts && opts->cache_dir && pk_symfiles_set_cache_dir(sym->files, opts->cache_dir)))

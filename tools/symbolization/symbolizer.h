@@ -38,7 +38,9 @@
 
 struct pk_symbolizer_opts {
 	const char *proc_root;		/* NULL: "/proc" */
-	const char *kallsyms_path;	/* NULL: "/proc/kallsyms" */
+	const char *kernel_root;	/* the kernel's files: kallsyms, modules,
+					 * sys/kernel/random/boot_id (the
+					 * tests' fake); NULL: "/proc" */
 	const char *const *debug_dirs;	/* .build-id trees; NULL: /usr/lib/debug */
 	size_t ndebug_dirs;
 	bool no_dwarf;			/* function names only: no inline frames,

@@ -55,7 +55,7 @@ static size_t dwarf_record(unsigned char *buf, __u32 pid, const char *comm, cons
 	return size;
 }
 
-/* A reader of O, on the fixture's /proc and kallsyms. */
+/* A reader of O, on the fixture's /proc and kallsyms (<dir>/kallsyms). */
 static struct pk_reader *new_reader_opts(struct pk_reader_opts o)
 {
 	char kallsyms[256];
@@ -63,7 +63,7 @@ static struct pk_reader *new_reader_opts(struct pk_reader_opts o)
 	snprintf(kallsyms, sizeof(kallsyms), "%s/kallsyms", pk_fx_dir());
 	pk_fx_write_file(kallsyms, KALLSYMS);
 	o.proc_root = pk_fx_proc_root();
-	o.kallsyms_path = kallsyms;
+	o.kernel_root = pk_fx_dir();
 	return pk_reader_new(&o);
 }
 
@@ -630,7 +630,7 @@ static struct pk_reader *new_events_reader(unsigned int nevents, unsigned int ke
 {
 	char kallsyms[256];
 	struct pk_reader_opts o = { .proc_root = pk_fx_proc_root(),
-				    .kallsyms_path = kallsyms, .nevents = nevents,
+				    .kernel_root = pk_fx_dir(), .nevents = nevents,
 				    .keep_event = keep_event, .timed = timed };
 
 	snprintf(kallsyms, sizeof(kallsyms), "%s/kallsyms", pk_fx_dir());

@@ -20,10 +20,11 @@
 #include "symbolization/symbolizer.h"
 #include "test_util.h"
 
-static struct pk_symbolizer *new_symbolizer(const char *kallsyms)
+/* KERNEL_ROOT: where kallsyms is (NULL: /proc). */
+static struct pk_symbolizer *new_symbolizer(const char *kernel_root)
 {
 	struct pk_symbolizer_opts o = { .proc_root = pk_fx_proc_root(),
-					.kallsyms_path = kallsyms };
+					.kernel_root = kernel_root };
 
 	return pk_symbolizer_new(&o);
 }
@@ -344,7 +345,7 @@ START_TEST(test_kernel)
 			 "ffffffffc0010000 t nft_do_chain\t[nf_tables]\n"
 			 "ffffffffc0020000 t bpf_prog_59f4a931744dcdc6_on_cpu\t[bpf]\n"
 			 "ffffffffc0020100 t helper\t[nf_tables]\n");
-	sym = new_symbolizer(path);
+	sym = new_symbolizer(pk_fx_dir());
 	ck_assert_str_eq(pk_symbolizer_kernel(sym, 0xffffffff81000150), "do_syscall_64");
 	ck_assert_str_eq(pk_symbolizer_kernel(sym, 0xffffffff81000200), "helper");
 	ck_assert_str_eq(pk_symbolizer_kernel(sym, 0xffffffff82000010), "[unknown]");
