@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -200,6 +201,64 @@ START_TEST(test_read_self)
 }
 END_TEST
 
+/* The mappings' array (32 first, doubled) at the edges of its growth:
+ * none, one, exactly full, one more, powers of two; every mapping found. */
+START_TEST(test_parse_growth_edges)
+{
+	static const size_t counts[] = { 0, 1, 31, 32, 33, 64, 65, 128 };
+
+	for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+		size_t n = counts[c], len = 0, cap = 96 * n + 1;
+		char *text = malloc(cap), want[32];
+		struct pk_maps maps;
+
+		ck_assert_ptr_nonnull(text);
+		text[0] = '\0';
+		for (size_t i = 0; i < n; i++)
+			len += snprintf(text + len, cap - len,
+					"%llx-%llx r-xp 00000000 08:02 %zu /lib/m%zu.so\n",
+					0x10000ULL * (i + 1), 0x10000ULL * (i + 1) + 0x1000, i, i);
+		ck_assert_int_eq(pk_maps_parse(text, len, true, &maps), 0);
+		ck_assert_uint_eq(maps.n, n);
+		for (size_t i = 0; i < n; i++) {
+			snprintf(want, sizeof(want), "/lib/m%zu.so", i);
+			ck_assert_str_eq(pk_maps_find(&maps, 0x10000ULL * (i + 1) + 0xfff)->name, want);
+		}
+		ck_assert_ptr_null(pk_maps_find(&maps, 0x10000ULL * (n + 1)));
+		pk_maps_free(&maps);
+		free(text);
+	}
+}
+END_TEST
+
+/* A /proc file read whole (16 KiB first, doubled, and one byte more for
+ * the NUL the length does not count) at the edges of that growth. */
+START_TEST(test_text_read_growth_edges)
+{
+	static const size_t sizes[] = { 0, 1, 16383, 16384, 16385, 32767, 32768, 65536 };
+
+	for (size_t c = 0; c < sizeof(sizes) / sizeof(sizes[0]); c++) {
+		char path[] = "/tmp/pk-text-XXXXXX", *want = malloc(sizes[c] + 1), *text;
+		size_t len;
+		int fd = mkstemp(path);
+
+		ck_assert_int_ge(fd, 0);
+		ck_assert_ptr_nonnull(want);
+		for (size_t i = 0; i < sizes[c]; i++)
+			want[i] = (char)('a' + i % 26);
+		want[sizes[c]] = '\0';
+		ck_assert_int_eq(write(fd, want, sizes[c]), (ssize_t)sizes[c]);
+		close(fd);
+		ck_assert_int_eq(pk_proc_text_read(path, &text, &len), 0);
+		unlink(path);
+		ck_assert_uint_eq(len, sizes[c]);
+		ck_assert_int_eq(memcmp(text, want, sizes[c] + 1), 0);	/* the NUL too */
+		free(text);
+		free(want);
+	}
+}
+END_TEST
+
 Suite *suite_proc_maps(void)
 {
 	Suite *s = suite_create("proc_maps");
@@ -215,6 +274,8 @@ Suite *suite_proc_maps(void)
 	tc = tcase_create("file");
 	tcase_add_test(tc, test_parse_file_and_find);
 	tcase_add_test(tc, test_parse_rejects);
+	tcase_add_test(tc, test_parse_growth_edges);
+	tcase_add_test(tc, test_text_read_growth_edges);
 	tcase_add_test(tc, test_read_self);
 	suite_add_tcase(s, tc);
 	return s;

@@ -38,6 +38,43 @@ START_TEST(test_failure_sticks)
 }
 END_TEST
 
+/* The buffer (64 bytes first, doubled, its NUL included) at the edges of
+ * its growth: strings of 0, 1, 62, 63 (exactly full with the NUL), 64,
+ * 127, 128 and 129 bytes, put at once and byte by byte, after 0 or 1 byte
+ * already there. */
+START_TEST(test_growth_edges)
+{
+	static const size_t lens[] = { 0, 1, 62, 63, 64, 127, 128, 129 };
+	char want[200];
+
+	for (size_t i = 0; i < sizeof(lens) / sizeof(lens[0]); i++)
+		for (size_t before = 0; before < 2; before++)
+			for (int bytewise = 0; bytewise < 2; bytewise++) {
+				struct pk_strbuf b = { 0 };
+				size_t n = lens[i];
+				char *s;
+
+				memset(want, 'a', before);
+				for (size_t k = 0; k < n; k++)
+					want[before + k] = (char)('b' + k % 20);
+				want[before + n] = '\0';
+				pk_strbuf_putn(&b, want, before);
+				if (bytewise)
+					for (size_t k = 0; k < n; k++)
+						pk_strbuf_putn(&b, want + before + k, 1);
+				else
+					pk_strbuf_putn(&b, want + before, n);
+				ck_assert(!b.failed);
+				ck_assert_uint_eq(b.len, before + n);
+				ck_assert_uint_gt(b.cap, b.len);	/* room for the NUL */
+				s = pk_strbuf_finish(&b);
+				ck_assert_ptr_nonnull(s);
+				ck_assert_str_eq(s, want);
+				free(s);
+			}
+}
+END_TEST
+
 Suite *suite_strbuf(void)
 {
 	Suite *s = suite_create("strbuf");
@@ -45,6 +82,7 @@ Suite *suite_strbuf(void)
 
 	tcase_add_test(tc, test_append);
 	tcase_add_test(tc, test_failure_sticks);
+	tcase_add_test(tc, test_growth_edges);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <stdio.h>
+#include <string.h>
 
 #include "lib/symtab.h"
 #include "test_util.h"
@@ -188,6 +189,51 @@ START_TEST(test_many)
 }
 END_TEST
 
+/* The arrays of symbols (256 first, doubled) and of module names (1
+ * first, doubled) at the edges of their growth: empty, one, exactly full,
+ * one more, a power of two. Every symbol found, of its module. */
+START_TEST(test_growth_edges)
+{
+	static const unsigned syms[] = { 0, 1, 255, 256, 257, 512, 513 };
+	static const unsigned mods[] = { 0, 1, 2, 3, 4, 5, 8, 9 };
+	char name[32], mod[32];
+
+	for (size_t a = 0; a < sizeof(syms) / sizeof(syms[0]); a++)
+		for (size_t b = 0; b < sizeof(mods) / sizeof(mods[0]); b++) {
+			unsigned n = syms[a], m = mods[b];
+			struct pk_symtab *tab = pk_symtab_new();
+
+			ck_assert_ptr_nonnull(tab);
+			/* symbol i in module i % m (none when m is 0) */
+			for (unsigned i = 0; i < n; i++) {
+				snprintf(name, sizeof(name), "fn%u", i);
+				snprintf(mod, sizeof(mod), "mod%u", m ? i % m : 0);
+				ck_assert_int_eq(pk_symtab_add_in(tab, 0x1000 + 0x10 * (__u64)i, 0x10,
+								  name, PK_SYM_GLOBAL,
+								  m ? mod : NULL), 0);
+			}
+			ck_assert_int_eq(pk_symtab_finish(tab), 0);
+			ck_assert_uint_eq(pk_symtab_count(tab), n);
+			for (unsigned i = 0; i < n; i++) {
+				const struct pk_sym *s;
+
+				s = pk_symtab_sym(tab, pk_symtab_lookup(tab, 0x1000 + 0x10 * (__u64)i + 0xf));
+				snprintf(name, sizeof(name), "fn%u", i);
+				ck_assert_ptr_nonnull(s);
+				ck_assert_str_eq(s->name, name);
+				if (!m) {
+					ck_assert_ptr_null(pk_symtab_module(tab, s));
+					continue;
+				}
+				snprintf(mod, sizeof(mod), "mod%u", i % m);
+				ck_assert_str_eq(pk_symtab_module(tab, s), mod);
+			}
+			ck_assert_str_eq(name_at(tab, 0x1000 + 0x10 * (__u64)n), "(none)");
+			pk_symtab_free(tab);
+		}
+}
+END_TEST
+
 Suite *suite_symtab(void)
 {
 	Suite *s = suite_create("symtab");
@@ -199,6 +245,7 @@ Suite *suite_symtab(void)
 	tcase_add_test(tc, test_many);
 	tcase_add_test(tc, test_sorted_head_unsorted_tail);
 	tcase_add_test(tc, test_empty_and_unfinished);
+	tcase_add_test(tc, test_growth_edges);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("ties");
 	tcase_add_test(tc, test_ties);

@@ -87,6 +87,35 @@ START_TEST(test_entries)
 }
 END_TEST
 
+/* The entries' array (64 first, doubled) at the edges of its growth:
+ * none, one, exactly full, one more, powers of two; every entry found. */
+START_TEST(test_entries_growth_edges)
+{
+	static const size_t counts[] = { 0, 1, 63, 64, 65, 128, 129 };
+
+	for (size_t c = 0; c < sizeof(counts) / sizeof(counts[0]); c++) {
+		size_t n = counts[c], len = 0, cap = 48 * n + 1;
+		char *text = malloc(cap), name[32];
+		struct pk_perf_map *m;
+
+		ck_assert_ptr_nonnull(text);
+		text[0] = '\0';
+		for (size_t i = 0; i < n; i++)
+			len += snprintf(text + len, cap - len, "%llx 20 jit_%zu\n",
+					0x7f0000000000ULL + 0x100 * i, i);
+		m = parse(text, len);
+		ck_assert_uint_eq(pk_perf_map_stats(m)->entries, n);
+		for (size_t i = 0; i < n; i++) {
+			snprintf(name, sizeof(name), "jit_%zu", i);
+			want(m, 0x7f0000000000ULL + 0x100 * i + 0x1f, name, 0x7f0000000000ULL + 0x100 * i);
+		}
+		want(m, 0x7f0000000000ULL + 0x100 * n, NULL, 0);
+		pk_perf_map_free(m);
+		free(text);
+	}
+}
+END_TEST
+
 /* Lines that are not START SIZE NAME are skipped and counted; the entries
  * around them stay. */
 START_TEST(test_garbage)
@@ -664,6 +693,7 @@ Suite *suite_perf_map(void)
 	TCase *tc = tcase_create("parse");
 
 	tcase_add_test(tc, test_entries);
+	tcase_add_test(tc, test_entries_growth_edges);
 	tcase_add_test(tc, test_garbage);
 	tcase_add_test(tc, test_sizes);
 	tcase_add_test(tc, test_later_wins);
