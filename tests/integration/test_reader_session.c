@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -23,6 +24,8 @@
 #include "harness/pprof_decode.h"
 #include "harness/pprof_raw.h"
 #include "integration/profile_session.h"
+#include "lib/boot_id.h"
+#include "lib/kallsyms.h"
 #include "lib/session.h"
 #include "lib/session_lock.h"
 #include "lib/util/clock.h"
@@ -229,6 +232,149 @@ START_TEST(test_killed_reader_frees_session)
 	pk_test_wait(target);
 	free(out);
 	free(err);
+}
+END_TEST
+
+/* A child that enters the kernel without end (getppid(2)): sampled at its
+ * syscall's tracepoint, every stack is the kernel's too. */
+static pid_t syscaller(void)
+{
+	pid_t parent = getpid(), pid = fork();
+
+	if (pid == 0) {
+		pk_test_die_with_parent(parent);
+		for (;;)
+			syscall(SYS_getppid);
+	}
+	ck_assert_int_gt(pid, 0);
+	return pid;
+}
+
+/* probe-read -d 1 -o OUT with the cache CACHE; with PART, under
+ * tests/preload/crash_write.so: dies of SIG halfway through the first
+ * write to a file whose path holds PART. Its wait status. */
+static int crash_read(const char *cache, const char *out, const char *part, int sig)
+{
+	char path[4096], preload[4200], env_cache[4200], env_part[128], env_sig[32], asan[512],
+	     read[4096];
+	const char *prev = getenv("ASAN_OPTIONS");
+	char *argv[16] = { "env" };
+	int n = 1;
+
+	snprintf(env_cache, sizeof(env_cache), "PROBEKIT_CACHE_DIR=%s", cache);
+	argv[n++] = env_cache;
+	if (part) {
+		snprintf(preload, sizeof(preload), "LD_PRELOAD=%s",
+			 pk_test_build_path("preload/crash_write.so", path, sizeof(path)));
+		ck_assert_msg(access(path, R_OK) == 0, "%s: not built", path);
+		snprintf(env_part, sizeof(env_part), "PK_CRASH_FILE=%s", part);
+		snprintf(env_sig, sizeof(env_sig), "PK_CRASH_SIGNAL=%d", sig);
+		/* the sanitizers' runtime no longer comes first */
+		snprintf(asan, sizeof(asan), "ASAN_OPTIONS=%s%sverify_asan_link_order=0",
+			 prev ? prev : "", prev && *prev ? ":" : "");
+		argv[n++] = preload;
+		argv[n++] = env_part;
+		argv[n++] = env_sig;
+		argv[n++] = asan;
+	}
+	argv[n++] = (char *)pk_test_build_path("probe-read", read, sizeof(read));
+	argv[n++] = "--pin-dir";
+	argv[n++] = (char *)pk_e2e_pin_dir();
+	argv[n++] = "-d";
+	argv[n++] = "1";
+	argv[n++] = "-o";
+	argv[n++] = (char *)out;
+	argv[n] = NULL;
+	return pk_test_run(argv, NULL, NULL);
+}
+
+/* Whether a file under DIR whose name holds PART is not empty: the crash
+ * came halfway through writing it (the temporary file is left behind). */
+static bool half_written_in(const char *dir, const char *part)
+{
+	char cmd[512], *list = NULL;
+	char *const sh[] = { "sh", "-c", cmd, NULL };
+	bool found;
+
+	snprintf(cmd, sizeof(cmd), "find '%s' -name '*%s*' -size +0c", dir, part);
+	ck_assert_int_eq(pk_test_run(sh, &list, NULL), 0);
+	found = list && *list;
+	free(list);
+	return found;
+}
+
+/*
+ * A reader that dies of a fatal signal (SIGSEGV, or SIGABRT as glibc's
+ * heap checks raise it) halfway through writing a file runs no cleanup,
+ * as one killed by SIGKILL: its status says so (never 0: a pipeline under
+ * pipefail sees it), the kernel frees its session at once, and what it
+ * was writing, the kernel's symbol table kept for the next readers or its
+ * -o file, is not under that file's name, half-written: the next reader
+ * reads at once and keeps a whole table the one after it reads back.
+ */
+static const struct {
+	const char *part;	/* the file the reader dies writing */
+	int sig;
+} crashes[] = {
+	{ ".syms.tmp.", SIGSEGV },
+	{ ".syms.tmp.", SIGABRT },
+	{ "out.folded.", SIGSEGV },
+	{ "out.folded.", SIGABRT },
+};
+
+START_TEST(test_crashed_reader_frees_session)
+{
+	const char *part = crashes[_i].part;
+	int sig = crashes[_i].sig, status;
+	char dir[] = "/tmp/pk-crash-XXXXXX", cache[64], out[64], syms[160], boot[64], pid[16];
+	char *const rm[] = { "rm", "-rf", dir, NULL };
+	const char *load[] = { "-p", pid, "-e", "tracepoint:syscalls:sys_enter_getppid", NULL };
+	pid_t target = syscaller();
+	char *folded;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(cache, sizeof(cache), "%s/cache", dir);
+	snprintf(out, sizeof(out), "%s/out.folded", dir);
+	ck_assert_int_eq(pk_boot_id(boot, sizeof(boot)), 0);
+	snprintf(syms, sizeof(syms), "%s/kernel/%s.syms", cache, boot);
+	snprintf(pid, sizeof(pid), "%d", (int)target);
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+
+	status = crash_read(cache, out, part, sig);
+	/* ASan reports a SIGSEGV and exits 1; otherwise the signal kills */
+	ck_assert_msg((WIFSIGNALED(status) && WTERMSIG(status) == sig) ||
+		      (sig == SIGSEGV && WIFEXITED(status) && WEXITSTATUS(status) == 1),
+		      "%s, signal %d: wait status %#x", part, sig, status);
+	ck_assert_msg(half_written_in(dir, part),
+		      "the reader did not die writing %s", part);
+	ck_assert_int_eq(lock_holder(), 0);
+	ck_assert_int_eq(access(out, F_OK), -1);
+	/* the table, when the reader kept it before it died, whole */
+	if (!strcmp(part, ".syms.tmp.")) {
+		ck_assert_int_eq(access(syms, F_OK), -1);
+	} else {
+		errno = 0;
+		ck_assert_ptr_null(pk_kallsyms_load_saved(syms, 0));
+		ck_assert_int_eq(errno, ESTALE);	/* another's, not damaged */
+	}
+
+	/* the next readers: at once, the table kept, then read back */
+	for (int r = 0; r < 2; r++) {
+		status = crash_read(cache, out, NULL, 0);
+		ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+			      "reader %d after the crash: wait status %#x", r, status);
+		folded = pk_test_read_file(out, NULL);
+		ck_assert_ptr_nonnull(folded);
+		ck_assert_msg(strstr(folded, "_[k]"), "no kernel frame in %s", folded);
+		free(folded);
+		errno = 0;
+		ck_assert_ptr_null(pk_kallsyms_load_saved(syms, 0));
+		ck_assert_int_eq(errno, ESTALE);
+	}
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	kill(target, SIGKILL);
+	pk_test_wait(target);
+	pk_test_run(rm, NULL, NULL);
 }
 END_TEST
 
@@ -473,6 +619,8 @@ Suite *suite_reader_session_e2e(void)
 	tc = pk_e2e_tcase(s, "one_reader", 120);
 	tcase_add_test(tc, test_second_reader_refused);
 	tcase_add_test(tc, test_killed_reader_frees_session);
+	tcase_add_loop_test(tc, test_crashed_reader_frees_session, 0,
+			    sizeof(crashes) / sizeof(crashes[0]));
 	tc = pk_e2e_tcase(s, "unload", 120);
 	tcase_add_loop_test(tc, test_unload_ends_reader, 0, 3);
 	tc = pk_e2e_tcase(s, "time_span", 120);
