@@ -7,6 +7,8 @@
 # against the programs and test runner in BUILD:
 #   - one load of the BPF programs per kind of event, whose refusal shows
 #     the verifier's last lines;
+#   - system-wide sessions one after the other, each read by its own
+#     probe-read, with vmlinux's and a module's frames (readers.sh);
 #   - the check suites kernels.list names for it (or those after the colon),
 #     one runner per suite.
 # It prints one line per kernel and step, keeps every log under OUT/NAME/,
@@ -88,6 +90,9 @@ export CK_TIMEOUT_MULTIPLIER=${CK_TIMEOUT_MULTIPLIER:-\$multiplier}
 # its /tmp, an ext4 disk (boot.sh).
 [ "\$multiplier" = 1 ] || export PROBEKIT_DISK=/tmp
 bash "$here/load_events.sh" "$build" "$dir" > "$dir/load.results" 2>&1
+start=\$(date +%s)
+bash "$here/readers.sh" "$build" "$dir" > "$dir/readers.results" 2>&1
+echo "\$(( \$(date +%s) - start ))" > "$dir/readers.secs"
 for suite in $suites; do
 	start=\$(date +%s)
 	CK_RUN_SUITE=\$suite "$build/tests/check_probekit" > "$dir/suite-\$suite.log" 2>&1
@@ -168,6 +173,14 @@ for arg in "${names[@]}"; do
 			verifier_tail "$dir/load-$what.log"
 		fi
 	done < "$dir/load.results"
+	status= detail=
+	[ -s "$dir/readers.results" ] && read -r _ status detail < "$dir/readers.results"
+	if [ "$status" = ok ]; then
+		printf '%-6s %-16s ok: %s, %d s\n' "$name" readers "$detail" "$(cat "$dir/readers.secs")"
+	else
+		failed=1
+		printf '%-6s %-16s FAIL: %s\n' "$name" readers "${detail:-no result}"
+	fi
 	while read -r suite src_rc secs_s; do
 		log=$dir/suite-$suite.log
 		summary=$(grep -E '^[0-9]+%: Checks' "$log" | tail -n 1)
