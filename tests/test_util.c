@@ -42,6 +42,16 @@ const char *pk_test_disk_path(const char *rel, char *buf, size_t len)
 	return pk_test_build_path(rel, buf, len);
 }
 
+const char *pk_test_path_in(const char *dir, const char *name)
+{
+	static char paths[8][4096];
+	static int next;
+	char *p = paths[next++ % 8];
+
+	snprintf(p, sizeof(paths[0]), "%s/%s", dir, name);
+	return p;
+}
+
 const char *pk_test_roots_path(const char *rel, char *buf, size_t len)
 {
 	return env_path("PROBEKIT_ROOTS", "/var/cache/probekit-roots", rel, buf, len);

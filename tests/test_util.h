@@ -17,6 +17,10 @@ const char *pk_test_src_path(const char *rel, char *buf, size_t len);
  * guests, whose build is on a read-only 9p), else the build directory. */
 const char *pk_test_disk_path(const char *rel, char *buf, size_t len);
 
+/* DIR/NAME, in one of 8 buffers used in turn: for a test's paths in its
+ * own folder, a few at a time in one call. */
+const char *pk_test_path_in(const char *dir, const char *name);
+
 /* $PROBEKIT_ROOTS/<rel>: the Debian roots `make test-deps` made
  * (tests/roots/README.md; default /var/cache/probekit-roots), in BUF. */
 const char *pk_test_roots_path(const char *rel, char *buf, size_t len);

@@ -27,16 +27,6 @@
 
 static char dir[64];
 
-static const char *in_dir(const char *name)
-{
-	static char paths[4][128];
-	static int next;
-	char *p = paths[next++ % 4];
-
-	snprintf(p, sizeof(paths[0]), "%s/%s", dir, name);
-	return p;
-}
-
 /* How many entries directory PATH holds: a temporary file left shows. */
 static int entries(const char *path)
 {
@@ -92,7 +82,7 @@ START_TEST(test_regular_replaced_when_complete)
 	const char *path;
 
 	eh_tmpdir(dir, sizeof(dir));
-	path = in_dir("new.folded");
+	path = pk_test_path_in(dir, "new.folded");
 	ck_assert_int_eq(write_one(path, true, err), 0);
 	assert_holds(path, TEXT);
 	ck_assert_int_eq(entries(dir), 1);
@@ -122,8 +112,8 @@ START_TEST(test_char_device_written_in_place)
 	const char *null_dev, *full_dev;
 
 	eh_tmpdir(dir, sizeof(dir));
-	null_dev = in_dir("null");
-	full_dev = in_dir("full");
+	null_dev = pk_test_path_in(dir, "null");
+	full_dev = pk_test_path_in(dir, "full");
 	ck_assert_int_eq(mknod(null_dev, S_IFCHR | 0666, makedev(1, 3)), 0);
 	ck_assert_int_eq(mknod(full_dev, S_IFCHR | 0666, makedev(1, 7)), 0);
 
@@ -152,7 +142,7 @@ START_TEST(test_fifo_reader_gets_profile)
 	pid_t pid;
 
 	eh_tmpdir(dir, sizeof(dir));
-	fifo = in_dir("fifo");
+	fifo = pk_test_path_in(dir, "fifo");
 	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
 	ck_assert_int_eq(pipe(results), 0);
 	pid = fork();
@@ -193,13 +183,13 @@ START_TEST(test_symlink_followed_to_its_file)
 	ssize_t n;
 
 	eh_tmpdir(dir, sizeof(dir));
-	ck_assert_int_eq(mkdir(in_dir("links"), 0755), 0);
-	ck_assert_int_eq(mkdir(in_dir("data"), 0755), 0);
-	file = in_dir("data/cpu.folded");
+	ck_assert_int_eq(mkdir(pk_test_path_in(dir, "links"), 0755), 0);
+	ck_assert_int_eq(mkdir(pk_test_path_in(dir, "data"), 0755), 0);
+	file = pk_test_path_in(dir, "data/cpu.folded");
 	pk_fx_write_file(file, "old\n");
-	ck_assert_int_eq(symlink("cpu.folded", in_dir("data/latest")), 0);
-	ck_assert_int_eq(symlink("../data/latest", in_dir("links/out")), 0);
-	link = in_dir("links/out");
+	ck_assert_int_eq(symlink("cpu.folded", pk_test_path_in(dir, "data/latest")), 0);
+	ck_assert_int_eq(symlink("../data/latest", pk_test_path_in(dir, "links/out")), 0);
+	link = pk_test_path_in(dir, "links/out");
 	ck_assert_int_eq(stat(file, &before), 0);
 
 	ck_assert_int_eq(write_one(link, true, err), 0);
@@ -210,16 +200,16 @@ START_TEST(test_symlink_followed_to_its_file)
 	ck_assert_int_gt(n, 0);
 	text[n] = '\0';
 	ck_assert_str_eq(text, "../data/latest");
-	ck_assert_int_eq(entries(in_dir("links")), 1);
-	ck_assert_int_eq(entries(in_dir("data")), 2);
+	ck_assert_int_eq(entries(pk_test_path_in(dir, "links")), 1);
+	ck_assert_int_eq(entries(pk_test_path_in(dir, "data")), 2);
 
 	/* dangling: the file is made where the link points */
-	ck_assert_int_eq(symlink("data/later.folded", in_dir("dangling")), 0);
-	ck_assert_int_eq(write_one(in_dir("dangling"), true, err), 0);
-	assert_holds(in_dir("data/later.folded"), TEXT);
-	ck_assert_int_eq(lstat(in_dir("dangling"), &after), 0);
+	ck_assert_int_eq(symlink("data/later.folded", pk_test_path_in(dir, "dangling")), 0);
+	ck_assert_int_eq(write_one(pk_test_path_in(dir, "dangling"), true, err), 0);
+	assert_holds(pk_test_path_in(dir, "data/later.folded"), TEXT);
+	ck_assert_int_eq(lstat(pk_test_path_in(dir, "dangling"), &after), 0);
 	ck_assert(S_ISLNK(after.st_mode));
-	ck_assert_int_eq(entries(in_dir("data")), 3);
+	ck_assert_int_eq(entries(pk_test_path_in(dir, "data")), 3);
 	eh_rmtree(dir);
 }
 END_TEST
@@ -231,11 +221,11 @@ START_TEST(test_symlink_to_device)
 	struct stat st;
 
 	eh_tmpdir(dir, sizeof(dir));
-	ck_assert_int_eq(mknod(in_dir("null"), S_IFCHR | 0666, makedev(1, 3)), 0);
-	ck_assert_int_eq(symlink("null", in_dir("out")), 0);
-	ck_assert_int_eq(write_one(in_dir("out"), true, err), 0);
-	assert_char_dev(in_dir("null"), 1, 3);
-	ck_assert_int_eq(lstat(in_dir("out"), &st), 0);
+	ck_assert_int_eq(mknod(pk_test_path_in(dir, "null"), S_IFCHR | 0666, makedev(1, 3)), 0);
+	ck_assert_int_eq(symlink("null", pk_test_path_in(dir, "out")), 0);
+	ck_assert_int_eq(write_one(pk_test_path_in(dir, "out"), true, err), 0);
+	assert_char_dev(pk_test_path_in(dir, "null"), 1, 3);
+	ck_assert_int_eq(lstat(pk_test_path_in(dir, "out"), &st), 0);
 	ck_assert(S_ISLNK(st.st_mode));
 	ck_assert_int_eq(entries(dir), 2);
 	eh_rmtree(dir);
@@ -272,7 +262,7 @@ START_TEST(test_open_file_through_proc)
 
 	/* a regular file behind the fd: the same inode, written */
 	eh_tmpdir(dir, sizeof(dir));
-	file = in_dir("held");
+	file = pk_test_path_in(dir, "held");
 	pk_fx_write_file(file, "old\n");
 	fd = open(file, O_WRONLY | O_APPEND);
 	ck_assert_int_ge(fd, 0);
@@ -297,23 +287,23 @@ START_TEST(test_unwritable_targets)
 	int s;
 
 	eh_tmpdir(dir, sizeof(dir));
-	ck_assert_int_eq(mkdir(in_dir("sub"), 0755), 0);
-	ck_assert_int_eq(write_one(in_dir("sub"), true, err), -EISDIR);
-	ck_assert_ptr_nonnull(strstr(err, in_dir("sub")));
+	ck_assert_int_eq(mkdir(pk_test_path_in(dir, "sub"), 0755), 0);
+	ck_assert_int_eq(write_one(pk_test_path_in(dir, "sub"), true, err), -EISDIR);
+	ck_assert_ptr_nonnull(strstr(err, pk_test_path_in(dir, "sub")));
 
 	s = socket(AF_UNIX, SOCK_STREAM, 0);
 	ck_assert_int_ge(s, 0);
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", in_dir("sock"));
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", pk_test_path_in(dir, "sock"));
 	ck_assert_int_eq(bind(s, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	ck_assert_int_eq(write_one(in_dir("sock"), true, err), -ENXIO);
+	ck_assert_int_eq(write_one(pk_test_path_in(dir, "sock"), true, err), -ENXIO);
 	close(s);
 
-	ck_assert_int_eq(symlink("loop2", in_dir("loop1")), 0);
-	ck_assert_int_eq(symlink("loop1", in_dir("loop2")), 0);
-	ck_assert_int_eq(write_one(in_dir("loop1"), true, err), -ELOOP);
-	ck_assert_ptr_nonnull(strstr(err, in_dir("loop1")));
+	ck_assert_int_eq(symlink("loop2", pk_test_path_in(dir, "loop1")), 0);
+	ck_assert_int_eq(symlink("loop1", pk_test_path_in(dir, "loop2")), 0);
+	ck_assert_int_eq(write_one(pk_test_path_in(dir, "loop1"), true, err), -ELOOP);
+	ck_assert_ptr_nonnull(strstr(err, pk_test_path_in(dir, "loop1")));
 
-	ck_assert_int_eq(write_one(in_dir("missing/out.folded"), true, err), -ENOENT);
+	ck_assert_int_eq(write_one(pk_test_path_in(dir, "missing/out.folded"), true, err), -ENOENT);
 	ck_assert_int_eq(entries(dir), 4);	/* sub, sock, loop1, loop2 */
 	eh_rmtree(dir);
 }

@@ -43,21 +43,11 @@ END_TEST
 
 static char dir[64];
 
-static const char *at(const char *name)
-{
-	static char paths[8][128];
-	static int next;
-	char *p = paths[next++ % 8];
-
-	snprintf(p, sizeof(paths[0]), "%s/%s", dir, name);
-	return p;
-}
-
 /* NAME of SIZE bytes, modified AGE seconds ago. */
 static void make_file(const char *name, size_t size, int age)
 {
 	struct timespec t[2];
-	int fd = open(at(name), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	int fd = open(pk_test_path_in(dir, name), O_WRONLY | O_CREAT | O_TRUNC, 0644);
 
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(ftruncate(fd, size), 0);
@@ -70,7 +60,7 @@ static void make_file(const char *name, size_t size, int age)
 
 static bool exists(const char *name)
 {
-	return access(at(name), F_OK) == 0;
+	return access(pk_test_path_in(dir, name), F_OK) == 0;
 }
 
 /* --keep 2 of five: the three oldest go; what the pattern does not name
@@ -90,8 +80,8 @@ START_TEST(test_keep_files)
 		make_file(name, 10, 50 - i * 10);	/* 0 is the oldest */
 	}
 	make_file("other-20261120T000000.folded", 10, 100);
-	ck_assert_int_eq(mkdir(at("cpu-dirT.folded"), 0755), 0);
-	written[0] = at("cpu-20261124T000000.folded");
+	ck_assert_int_eq(mkdir(pk_test_path_in(dir, "cpu-dirT.folded"), 0755), 0);
+	written[0] = pk_test_path_in(dir, "cpu-20261124T000000.folded");
 	ck_assert_int_eq(pk_retention_apply(patterns, 1, written, 1, &r, err), 3);
 	ck_assert(!exists("cpu-20261120T000000.folded"));
 	ck_assert(!exists("cpu-20261121T000000.folded"));
@@ -123,8 +113,8 @@ START_TEST(test_keep_bytes)
 	make_file("b-2.folded", 100, 15);
 	make_file("a-3.pb.gz", 100, 0);
 	make_file("b-3.folded", 100, 0);
-	written[0] = at("a-3.pb.gz");
-	written[1] = at("b-3.folded");
+	written[0] = pk_test_path_in(dir, "a-3.pb.gz");
+	written[1] = pk_test_path_in(dir, "b-3.folded");
 	/* 600 bytes over 250: the four oldest go, 200 are left */
 	ck_assert_int_eq(pk_retention_apply(patterns, 2, written, 2, &r, err), 4);
 	ck_assert(!exists("a-1.pb.gz") && !exists("b-1.folded"));
