@@ -109,6 +109,8 @@ int eh_cache_path(const char *root, const char *key, char *buf, size_t len)
  */
 static pthread_mutex_t unsaved_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct eh_cache_unsaved unsaved;
+/* and the writes that took: the bound is kept where the cache grew */
+static bool written;
 
 /* FILE was not written, for RET (a negative errno): counted. RET. */
 static int note_unsaved(const char *file, int ret)
@@ -121,6 +123,16 @@ static int note_unsaved(const char *file, int ret)
 		snprintf(unsaved.dir, sizeof(unsaved.dir), "%.*s",
 			 slash && slash != file ? (int)(slash - file) : 1, slash ? file : ".");
 	}
+	pthread_mutex_unlock(&unsaved_lock);
+	return ret;
+}
+
+bool eh_cache_written(void)
+{
+	bool ret;
+
+	pthread_mutex_lock(&unsaved_lock);
+	ret = written;
 	pthread_mutex_unlock(&unsaved_lock);
 	return ret;
 }
@@ -213,6 +225,10 @@ int eh_cache_file_commit(struct eh_cache_file *f, int failed, char err[PK_ERR_LE
 	if (ret) {
 		unlink(f->tmp);
 		note_unsaved(f->path, ret);
+	} else {
+		pthread_mutex_lock(&unsaved_lock);
+		written = true;
+		pthread_mutex_unlock(&unsaved_lock);
 	}
 	return ret;
 }
@@ -270,6 +286,10 @@ int eh_cache_get(const char *path, const struct eh_cache_opts *opts,
 	if (!EH_OPT(opts, force, false)) {
 		ret = eh_unwind_table_open(file, &t, NULL);
 		if (!ret && same_build_id(t, ef)) {
+			/* used now: the cache's bound removes the least
+			 * recently used first, whatever relatime did */
+			utimensat(AT_FDCWD, file, (struct timespec[]){ { .tv_nsec = UTIME_NOW },
+								       { .tv_nsec = UTIME_OMIT } }, 0);
 			result = EH_CACHE_HIT;
 			goto done;
 		}

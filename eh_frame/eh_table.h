@@ -119,6 +119,48 @@ struct eh_cache_unsaved {
 
 void eh_cache_unsaved(struct eh_cache_unsaved *out);
 
+/* Whether this process wrote a file into the cache (a commit that took). */
+bool eh_cache_written(void);
+
+/* The cache's bound, over every file under the root (eh_frame/cache_bound.c):
+ * $PROBEKIT_CACHE_MAX (bytes, or K, M, G; 0: none), else 1 GiB. */
+#define EH_CACHE_MAX_ENV	"PROBEKIT_CACHE_MAX"
+#define EH_CACHE_MAX_DEFAULT	(1ULL << 30)
+
+/* *MAX, the bound. 0, or -EINVAL when the variable is not a size. */
+int eh_cache_max(unsigned long long *max);
+
+enum eh_cache_kind {
+	EH_CACHE_TABLES,		/* xx/yyyy.unwind */
+	EH_CACHE_LOCS,			/* xx/yyyy.locs: probe-read's locations */
+	EH_CACHE_DEBUG,			/* xx/yyyy.debug: uncompressed debug files */
+	EH_CACHE_KERNEL,		/* kernel/: this boot's symbols and types */
+	EH_CACHE_TEMP,			/* *.tmp.*: being written, or left by a crash */
+	EH_CACHE_OTHER,
+	EH_CACHE__KINDS,
+};
+
+/* What the cache holds, by kind (bytes as allocated on disk, as du counts
+ * them), and what a trim removed. */
+struct eh_cache_usage {
+	unsigned long long files[EH_CACHE__KINDS], bytes[EH_CACHE__KINDS];
+	unsigned long long total_files, total_bytes;
+	unsigned long long removed_files, removed_bytes;
+};
+
+/* Remove the least recently used files under ROOT until they take at most
+ * MAX bytes (0: none removed, USAGE only): a crashed writer's temporary
+ * files first, never one being written (younger than an hour) nor the most
+ * recently used file. USAGE (NULL: not wanted): what is left. 0 or -errno
+ * (ERR); a file that cannot be removed is left and counted. */
+int eh_cache_trim(const char *root, unsigned long long max, struct eh_cache_usage *usage,
+		  char err[PK_ERR_LEN]);
+
+/* For a program at the end of a step that may have written the cache:
+ * eh_cache_trim() of the root (DIR, or eh_cache_root()'s) to
+ * eh_cache_max(), when this process wrote to it. 0 or -errno (ERR). */
+int eh_cache_keep_bound(const char *dir, struct eh_cache_usage *usage, char err[PK_ERR_LEN]);
+
 struct eh_cache_opts {
 	size_t sz;			/* sizeof(struct eh_cache_opts) */
 	const char *cache_dir;		/* NULL: eh_cache_root() default */

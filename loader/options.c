@@ -8,6 +8,7 @@
 
 #include "bpf/probekit.h"
 #include "lib/cli.h"
+#include "lib/util/size.h"
 #include "loader/options.h"
 
 const char pk_load_usage[] =
@@ -233,7 +234,7 @@ static int parse_one(struct pk_load_opts *o, int c, const char *arg,
 		o->pin_dir = arg;
 		return 0;
 	case OPT_RINGBUF_SIZE:
-		if (!pk_cli_parse_size(arg, &size) || size > PK_RINGBUF_MAX)
+		if (!pk_parse_size(arg, &size) || size > PK_RINGBUF_MAX)
 			return pk_err(err, -EINVAL, "--ringbuf-size %s: not a size of at most 1G (bytes, or with a K, M or G suffix)", arg);
 		o->ringbuf_bytes = size;
 		return 0;
@@ -246,17 +247,17 @@ static int parse_one(struct pk_load_opts *o, int c, const char *arg,
 		o->dwarf = !strcmp(arg, "dwarf");
 		return 0;
 	case OPT_TABLE_ROWS:
-		if (!pk_cli_parse_size(arg, &size) || size < PK_TABLE_ROWS_MIN || size > PK_TABLE_ROWS_MAX)
+		if (!pk_parse_size(arg, &size) || size < PK_TABLE_ROWS_MIN || size > PK_TABLE_ROWS_MAX)
 			return pk_err(err, -EINVAL, "--table-rows %s: not a number of rows from 1K to 256M", arg);
 		o->table_rows = size;
 		return 0;
 	case OPT_TABLE_MEMORY:
-		if (!pk_cli_parse_size(arg, &size) || size < PK_TABLE_MEMORY_MIN || size > PK_TABLE_MEMORY_MAX)
+		if (!pk_parse_size(arg, &size) || size < PK_TABLE_MEMORY_MIN || size > PK_TABLE_MEMORY_MAX)
 			return pk_err(err, -EINVAL, "--table-memory %s: not a number of bytes from 1M to 64G", arg);
 		o->table_memory = size;
 		return 0;
 	case OPT_STACK_COPY:
-		if (!pk_cli_parse_size(arg, &size) || size > PK_USTACK_COPY_MAX)
+		if (!pk_parse_size(arg, &size) || size > PK_USTACK_COPY_MAX)
 			return pk_err(err, -EINVAL, "--stack-copy %s: not a number of bytes from 0 to 60K", arg);
 		o->stack_copy = size;
 		return 0;
@@ -291,7 +292,7 @@ static int parse_one(struct pk_load_opts *o, int c, const char *arg,
 		o->aggregate = true;
 		return 0;
 	case OPT_AGG_ENTRIES:
-		if (!pk_cli_parse_size(arg, &size) || size < PK_AGG_ENTRIES_MIN || size > PK_AGG_ENTRIES_MAX)
+		if (!pk_parse_size(arg, &size) || size < PK_AGG_ENTRIES_MIN || size > PK_AGG_ENTRIES_MAX)
 			return pk_err(err, -EINVAL, "--aggregate-entries %s: not a number of stacks from 1 to 4M", arg);
 		o->agg_entries = size;
 		o->agg_entries_given = true;

@@ -756,7 +756,7 @@ static int load(const struct pk_load_opts *o)
 	/* once loaded: a failed load says one thing, why */
 	if (o->dwarf)
 		print_unwind_summary(l);
-	pk_cli_cache_unsaved("probe-load", stderr);
+	pk_cli_cache_done("probe-load", NULL, stderr);
 	if (o->cmd) {
 		ret = pk_command_release(&l->cmd, l->err);
 		if (ret)
@@ -855,7 +855,7 @@ int main(int argc, char **argv)
 	else if (opts.list)
 		ret = list(&opts);
 	else
-		ret = load(&opts);
+		ret = pk_cli_cache_check("probe-load") ?: load(&opts);
 	pk_load_opts_free(&opts);
 	return ret;
 }

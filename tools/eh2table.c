@@ -75,6 +75,38 @@ static int run_pid(const struct pk_eh2table_args *args,
 	return ret;
 }
 
+/* --cache-stats: a line per kind of file, then the total and the bound. */
+static int cache_stats(const char *dir)
+{
+	static const char *const kinds[EH_CACHE__KINDS] = {
+		[EH_CACHE_TABLES] = "tables", [EH_CACHE_LOCS] = "locations",
+		[EH_CACHE_DEBUG] = "debug-copies", [EH_CACHE_KERNEL] = "kernel",
+		[EH_CACHE_TEMP] = "temporary", [EH_CACHE_OTHER] = "other",
+	};
+	struct eh_cache_usage u;
+	unsigned long long max;
+	char root[4096], err[PK_ERR_LEN];
+	int ret;
+
+	ret = eh_cache_root(dir, root, sizeof(root));
+	if (ret) {
+		fprintf(stderr, "eh2table: no cache directory: set HOME or " EH_CACHE_ENV "\n");
+		return PK_EXIT_ERROR;
+	}
+	eh_cache_max(&max);	/* checked at start */
+	ret = eh_cache_trim(root, 0, &u, err);
+	if (ret) {
+		fprintf(stderr, "eh2table: %s\n", err);
+		return PK_EXIT_ERROR;
+	}
+	printf("# %s, at most %llu bytes (" EH_CACHE_MAX_ENV "%s)\n# KIND FILES BYTES\n", root,
+	       max, max ? "" : ": no bound");
+	for (int k = 0; k < EH_CACHE__KINDS; k++)
+		printf("%s %llu %llu\n", kinds[k], u.files[k], u.bytes[k]);
+	printf("total %llu %llu\n", u.total_files, u.total_bytes);
+	return PK_EXIT_OK;
+}
+
 int main(int argc, char **argv)
 {
 	struct pk_eh2table_args args;
@@ -89,6 +121,9 @@ int main(int argc, char **argv)
 	}
 	opts.cache_dir = args.cache_dir;
 	opts.force = args.force;
+	ret = pk_cli_cache_check("eh2table");
+	if (ret)
+		goto cleanup;
 
 	switch (args.mode) {
 	case EH2TABLE_HELP:
@@ -102,13 +137,18 @@ int main(int argc, char **argv)
 	case EH2TABLE_DUMP:
 		/* the dump is the product there: a cache not written is said */
 		ret = dump(args.files[0], &opts);
-		pk_cli_cache_unsaved("eh2table", stderr);
+		pk_cli_cache_done("eh2table", opts.cache_dir, stderr);
+		break;
+	case EH2TABLE_CACHE_STATS:
+		ret = cache_stats(args.cache_dir);
 		break;
 	case EH2TABLE_PID:
 		ret = run_pid(&args, &opts);
+		pk_cli_cache_done("eh2table", opts.cache_dir, NULL);
 		break;
 	case EH2TABLE_FILES:
 		ret = run_files(args.files, args.nfiles, &args, &opts);
+		pk_cli_cache_done("eh2table", opts.cache_dir, NULL);
 		break;
 	}
 cleanup:

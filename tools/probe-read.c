@@ -321,6 +321,8 @@ static int read_intervals(struct ring_buffer *rb, struct pk_reader *reader,
 		if (ret)
 			return ret;
 		keep_bound(o, paths, plan->nsinks);
+		/* a reader that runs for days keeps the cache's bound too */
+		pk_cli_cache_done("probe-read", NULL, NULL);
 		start = next;
 	}
 	return 0;
@@ -597,7 +599,7 @@ cleanup:
 	if (lock_fd >= 0)
 		close(lock_fd);
 	/* after the reader is freed: it saves what it learnt as it goes */
-	pk_cli_cache_unsaved("probe-read", stderr);
+	pk_cli_cache_done("probe-read", NULL, stderr);
 	return ret ? status : PK_EXIT_OK;
 }
 
@@ -616,5 +618,6 @@ int main(int argc, char **argv)
 		return printf("probe-read (probekit) %s\n", PK_VERSION) < 0 ?
 		       PK_EXIT_ERROR : PK_EXIT_OK;
 	libbpf_set_print(libbpf_quiet);
-	return run(&opts);
+	ret = pk_cli_cache_check("probe-read");
+	return ret ? ret : run(&opts);
 }

@@ -12,6 +12,7 @@ const char eh2table_usage[] =
 "Usage: eh2table [--cache-dir DIR] [--force] [-j N] FILE...\n"
 "  or:  eh2table [--cache-dir DIR] [--force] [-j N] --pid PID\n"
 "  or:  eh2table [--cache-dir DIR] [--force] --dump FILE\n"
+"  or:  eh2table [--cache-dir DIR] --cache-stats\n"
 "\n"
 "Build the unwind table of each x86_64 ELF FILE from its .eh_frame and\n"
 ".debug_frame (and its separate debug file) and keep it in the build-id cache,\n"
@@ -26,6 +27,8 @@ const char eh2table_usage[] =
 "  --pid PID        the files of every executable file mapping of process PID\n"
 "  --dump FILE      print FILE's table as text (taken from the cache, built and\n"
 "                   cached first when needed)\n"
+"  --cache-stats    what the cache holds: files and bytes (as du counts them)\n"
+"                   of each kind, against its bound\n"
 "  -h, --help       print this help\n"
 "  -V, --version    print the version\n"
 "\n"
@@ -49,6 +52,11 @@ const char eh2table_usage[] =
 "  rbp:  u (not saved) c-N/c+N (saved at CFA-N/CFA+N) unsupported\n"
 "  ra:   c-8 u (undefined: outermost frame) unsupported\n"
 "\n"
+"The cache holds every file of probekit's tools (tables, probe-read's\n"
+"location caches, debug copies, the kernel's files) within one bound:\n"
+"$PROBEKIT_CACHE_MAX bytes (K, M, G; 0: none), by default 1G. Each tool that\n"
+"wrote to it removes the least recently used files beyond it.\n"
+"\n"
 "Exit status: 0 all files done, 1 error (some file failed), 2 bad usage.\n"
 "\n"
 "Examples:\n"
@@ -65,6 +73,7 @@ enum {
 	OPT_FORCE,
 	OPT_PID,
 	OPT_DUMP,
+	OPT_CACHE_STATS,
 };
 
 static const struct option long_opts[] = {
@@ -75,14 +84,21 @@ static const struct option long_opts[] = {
 	/* Optional: in "--dump FILE" FILE is the one FILE argument, so that
 	 * "--dump --force FILE" keeps --force an option. */
 	{ "dump",	optional_argument, NULL, OPT_DUMP },
+	{ "cache-stats", no_argument,	   NULL, OPT_CACHE_STATS },
 	{ "help",	no_argument,	   NULL, 'h' },
 	{ "version",	no_argument,	   NULL, 'V' },
 	{ NULL, 0, NULL, 0 },
 };
 
-/* Which of FILE..., --pid and --dump: exactly one. */
-static int pick_mode(struct pk_eh2table_args *args, bool dump, char err[PK_ERR_LEN])
+/* Which of FILE..., --pid, --dump and --cache-stats: exactly one. */
+static int pick_mode(struct pk_eh2table_args *args, bool dump, bool stats, char err[PK_ERR_LEN])
 {
+	if (stats) {
+		if (args->pid || dump || args->nfiles)
+			return pk_err(err, -EINVAL, "--cache-stats takes no FILE, --pid or --dump");
+		args->mode = EH2TABLE_CACHE_STATS;
+		return 0;
+	}
 	if (args->pid && dump)
 		return pk_err(err, -EINVAL, "--pid and --dump cannot be combined");
 	if (args->pid) {
@@ -102,7 +118,7 @@ static int pick_mode(struct pk_eh2table_args *args, bool dump, char err[PK_ERR_L
 int pk_eh2table_parse_args(int argc, char *const argv[], struct pk_eh2table_args *args,
 			char err[PK_ERR_LEN])
 {
-	bool dump = false;
+	bool dump = false, stats = false;
 	long v;
 	int c;
 
@@ -149,6 +165,9 @@ int pk_eh2table_parse_args(int argc, char *const argv[], struct pk_eh2table_args
 					      optarg);
 			args->pid = v;
 			break;
+		case OPT_CACHE_STATS:
+			stats = true;
+			break;
 		case OPT_DUMP:
 			dump = true;
 			if (optarg)
@@ -160,7 +179,7 @@ int pk_eh2table_parse_args(int argc, char *const argv[], struct pk_eh2table_args
 	}
 	while (optind < argc)	/* after "--": FILEs only */
 		args->files[args->nfiles++] = argv[optind++];
-	return pick_mode(args, dump, err);
+	return pick_mode(args, dump, stats, err);
 }
 
 void pk_eh2table_args_free(struct pk_eh2table_args *args)

@@ -15,6 +15,7 @@ enum eh2table_mode {
 	EH2TABLE_FILES = 0,	/* build or reuse the table of each FILE */
 	EH2TABLE_PID,		/* every executable file mapping of --pid */
 	EH2TABLE_DUMP,		/* print the table of one FILE as text */
+	EH2TABLE_CACHE_STATS,	/* --cache-stats: what the cache holds */
 	EH2TABLE_HELP,		/* --help: usage on stdout, exit 0 */
 	EH2TABLE_VERSION,	/* --version: the version on stdout, exit 0 */
 };

@@ -61,40 +61,33 @@ bool pk_cli_parse_long(const char *s, long min, long max, long *out)
 	return true;
 }
 
-bool pk_cli_parse_size(const char *s, unsigned long long *out)
-{
-	unsigned long long v;
-	char *end;
-	int shift = 0;
-
-	if (*s < '0' || *s > '9')
-		return false;
-	errno = 0;
-	v = strtoull(s, &end, 10);
-	if (errno)
-		return false;
-	switch (*end) {
-	case 'k': case 'K': shift = 10; end++; break;
-	case 'm': case 'M': shift = 20; end++; break;
-	case 'g': case 'G': shift = 30; end++; break;
-	}
-	if (*end || v > (~0ULL >> shift))
-		return false;
-	*out = v << shift;
-	return true;
-}
-
 int pk_cli_parse_failed(const char *prog, int ret, const char err[PK_ERR_LEN])
 {
 	fprintf(stderr, "%s: %s\n", prog, err);
 	return ret == -EINVAL ? PK_EXIT_USAGE : PK_EXIT_ERROR;
 }
 
-void pk_cli_cache_unsaved(const char *prog, FILE *out)
+int pk_cli_cache_check(const char *prog)
+{
+	unsigned long long max;
+
+	if (!eh_cache_max(&max))
+		return 0;
+	fprintf(stderr, "%s: " EH_CACHE_MAX_ENV "=%s: not a size (bytes, or K, M, G; 0: no bound)\n",
+		prog, getenv(EH_CACHE_MAX_ENV));
+	return PK_EXIT_USAGE;
+}
+
+void pk_cli_cache_done(const char *prog, const char *cache_dir, FILE *out)
 {
 	struct eh_cache_unsaved u;
+	char err[PK_ERR_LEN];
 
+	if (eh_cache_keep_bound(cache_dir, NULL, err) && out)
+		fprintf(out, "%s: %s\n", prog, err);
 	eh_cache_unsaved(&u);
+	if (!out)
+		return;
 	if (u.writes)
 		fprintf(out, "%s: cache not written: %s: %s (%u failed write%s): used from "
 			"memory, made again by the next session\n", prog, u.dir,

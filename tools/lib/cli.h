@@ -28,20 +28,23 @@ int pk_cli_bad_option(int c, char *const argv[], const struct option *long_opts,
  * suffix), and a leading '-' only when MIN is negative. */
 bool pk_cli_parse_long(const char *s, long min, long max, long *out);
 
-/* *OUT = S, a count of bytes with an optional K, M or G (binary) suffix:
- * digits only before it, nothing after. False when it is not one. */
-bool pk_cli_parse_size(const char *s, unsigned long long *out);
-
 /* For main() when its parser failed with RET: prints "PROG: ERR" on stderr
  * and returns the exit status, PK_EXIT_USAGE for -EINVAL (the parsers'
  * "bad usage"), PK_EXIT_ERROR for anything else (out of memory). */
 int pk_cli_parse_failed(const char *prog, int ret, const char err[PK_ERR_LEN]);
 
-/* For main(), at the end of its work: when this process could not write
- * the cache (eh_cache_unsaved(): a full disk, a read-only one), one line on
- * OUT, "PROG: cache not written: DIR: REASON (N failed writes): ...",
- * saying what it costs: what was made was used all the same, and the next
- * session makes it again. Nothing when every write went through. */
-void pk_cli_cache_unsaved(const char *prog, FILE *out);
+/* For main(), before any work: PROBEKIT_CACHE_MAX, where set, is a size.
+ * 0, or PK_EXIT_USAGE after one line on stderr. */
+int pk_cli_cache_check(const char *prog);
+
+/* For main(), at the end of its work (and a continuous reader's after each
+ * interval): the cache kept within its bound (PROBEKIT_CACHE_MAX, under
+ * CACHE_DIR or the default root) where this process wrote to it, and,
+ * when this process could not write the cache, one line on OUT, "PROG:
+ * cache not written: DIR: REASON (N failed writes): ...", saying what it
+ * costs: what was made was used all the same, and the next session makes
+ * it again. Nothing when every write went through; OUT NULL: nothing said
+ * (eh2table says it per file). */
+void pk_cli_cache_done(const char *prog, const char *cache_dir, FILE *out);
 
 #endif

@@ -10,6 +10,7 @@
 
 #include "bpf/probekit.h"
 #include "lib/cli.h"
+#include "lib/util/size.h"
 #include "reading/read_options.h"
 
 const char pk_read_usage[] =
@@ -300,7 +301,7 @@ int pk_read_opts_parse(struct pk_read_opts *o, int argc, char **argv,
 			o->keep.files = n;
 			break;
 		case OPT_KEEP_BYTES:
-			if (!pk_cli_parse_size(optarg, &o->keep.bytes) || !o->keep.bytes)
+			if (!pk_parse_size(optarg, &o->keep.bytes) || !o->keep.bytes)
 				return pk_err(err, -EINVAL, "--keep-bytes %s: not a size (bytes, or K, M, G)",
 					      optarg);
 			break;

@@ -80,6 +80,12 @@ START_TEST(test_pid_dump_help)
 	ck_assert_int_eq(a.mode, EH2TABLE_DUMP);
 	ck_assert_str_eq(a.files[0], "/bin/true");
 	pk_eh2table_args_free(&a);
+	char *stats[] = { "eh2table", "--cache-dir", "/c", "--cache-stats" };
+
+	ck_assert_int_eq(parse(ARGC(stats), stats, &a, err), 0);
+	ck_assert_int_eq(a.mode, EH2TABLE_CACHE_STATS);
+	ck_assert_str_eq(a.cache_dir, "/c");
+	pk_eh2table_args_free(&a);
 	/* Arguments are read left to right: a bad value before --help is
 	 * still an error, --help before it wins. */
 	ck_assert_int_eq(parse(ARGC(help), help, &a, err), -EINVAL);
@@ -147,6 +153,9 @@ static const struct {
 	{ { "--dump" }, "--dump takes exactly one FILE" },
 	{ { "--dump", "a", "b" }, "--dump takes exactly one FILE" },
 	{ { "--dump=a", "b" }, "--dump takes exactly one FILE" },
+	{ { "--cache-stats", "f" }, "--cache-stats takes no FILE, --pid or --dump" },
+	{ { "--pid", "1", "--cache-stats" }, "--cache-stats takes no FILE, --pid or --dump" },
+	{ { "--cache-stats=1" }, "option --cache-stats takes no argument" },
 	{ { "--cache-dir" }, "option --cache-dir needs an argument" },
 	{ { "--cache-dir=", "f" }, "--cache-dir: empty directory name" },
 	{ { "--cache-dir", "", "f" }, "--cache-dir: empty directory name" },

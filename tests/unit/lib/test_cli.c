@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * lib/cli.c: the one line a program says at its end when the cache could
- * not be written (pk_cli_cache_unsaved), from the failures the cache
+ * not be written (pk_cli_cache_done), from the failures the cache
  * counted in this process: each test runs in a process of its own (check
  * forks), which starts with none.
  */
@@ -14,7 +14,7 @@
 #include "lib/cli.h"
 #include "test_util.h"
 
-/* pk_cli_cache_unsaved("prog", ...) prints WANT now. */
+/* pk_cli_cache_done("prog", ...) prints WANT now. */
 static void expect_line(const char *want)
 {
 	char *text = NULL;
@@ -22,7 +22,7 @@ static void expect_line(const char *want)
 	FILE *f = open_memstream(&text, &len);
 
 	ck_assert_ptr_nonnull(f);
-	pk_cli_cache_unsaved("prog", f);
+	pk_cli_cache_done("prog", NULL, f);
 	ck_assert_int_eq(fclose(f), 0);
 	ck_assert_str_eq(text, want);
 	free(text);
@@ -47,12 +47,33 @@ START_TEST(test_cache_unsaved_line)
 }
 END_TEST
 
+/* PROBEKIT_CACHE_MAX that is no size: a usage error before any work. */
+START_TEST(test_cache_max_check)
+{
+	unsigned long long max;
+
+	unsetenv(EH_CACHE_MAX_ENV);
+	ck_assert_int_eq(pk_cli_cache_check("prog"), 0);
+	ck_assert_int_eq(eh_cache_max(&max), 0);
+	ck_assert_uint_eq(max, 1ULL << 30);
+	setenv(EH_CACHE_MAX_ENV, "3M", 1);
+	ck_assert_int_eq(pk_cli_cache_check("prog"), 0);
+	ck_assert_int_eq(eh_cache_max(&max), 0);
+	ck_assert_uint_eq(max, 3 << 20);
+	setenv(EH_CACHE_MAX_ENV, "3 MB", 1);
+	ck_assert_int_eq(pk_cli_cache_check("prog"), PK_EXIT_USAGE);
+	ck_assert_int_eq(eh_cache_max(&max), -EINVAL);
+	unsetenv(EH_CACHE_MAX_ENV);
+}
+END_TEST
+
 Suite *suite_cli(void)
 {
 	Suite *s = suite_create("cli");
 	TCase *tc = tcase_create("cache_unsaved");
 
 	tcase_add_test(tc, test_cache_unsaved_line);
+	tcase_add_test(tc, test_cache_max_check);
 	suite_add_tcase(s, tc);
 	return s;
 }
