@@ -5,26 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/mountinfo.h"
 #include "lib/overlay.h"
 #include "lib/proc_maps.h"
-
-/* mountinfo's fields escape space, tab, newline, backslash (and, in
- * overlay's options, ',' and '=') as \NNN octal: undone in place. */
-static void unescape(char *s)
-{
-	char *out = s;
-
-	for (; *s; s++) {
-		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
-		    s[3] >= '0' && s[3] <= '7') {
-			*out++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
-			s += 3;
-		} else {
-			*out++ = *s;
-		}
-	}
-	*out = '\0';
-}
 
 /* PATH is MP or below it: the rest of it in *REL ("" or "/..."). */
 static bool below(const char *path, const char *mp, const char **rel)
@@ -42,50 +25,22 @@ static bool below(const char *path, const char *mp, const char **rel)
 }
 
 /* The mount that holds PATH: the longest mount point above it, the last
- * mounted of equal ones. Its fields in LINE (a copy the caller frees). */
-struct mount {
-	char *line;
-	const char *root, *point, *fstype, *options;
-	size_t depth;
-};
-
-static bool parse_mount(char *line, struct mount *m)
-{
-	char *f[6], *save = NULL, *p;
-	int n = 0;
-
-	for (p = strtok_r(line, " ", &save); p && n < 6; p = strtok_r(NULL, " ", &save))
-		f[n++] = p;
-	if (n < 6)
-		return false;
-	/* optional fields, then "-", then type, source, super options */
-	while (p && strcmp(p, "-"))
-		p = strtok_r(NULL, " ", &save);
-	if (!p || !(m->fstype = strtok_r(NULL, " ", &save)) || !strtok_r(NULL, " ", &save) ||
-	    !(m->options = strtok_r(NULL, " \n", &save)))
-		return false;
-	m->root = f[3];
-	m->point = f[4];
-	unescape(f[3]);
-	unescape(f[4]);
-	return true;
-}
-
-static int holding_mount(const char *mountinfo, const char *path, struct mount *best)
+ * mounted of equal ones, into *BEST (its line the caller frees). */
+static int holding_mount(const char *mountinfo, const char *path, struct pk_mount *best)
 {
 	const char *line = mountinfo, *rel;
 
 	memset(best, 0, sizeof(*best));
 	while (*line) {
 		size_t len = strcspn(line, "\n");
-		struct mount m = { .line = strndup(line, len) };
+		struct pk_mount m = { .line = strndup(line, len) };
 
 		if (!m.line) {
 			free(best->line);
 			return -ENOMEM;
 		}
-		if (parse_mount(m.line, &m) && below(path, m.point, &rel) &&
-		    (m.depth = strlen(m.point)) >= best->depth) {
+		if (pk_mount_parse(m.line, &m) && below(path, m.point, &rel) &&
+		    strlen(m.point) >= (best->point ? strlen(best->point) : 0)) {
 			free(best->line);
 			*best = m;
 		} else {
@@ -137,7 +92,7 @@ static int find_in_layers(char *options, const char *rel, char *buf, size_t len,
 	int ret = -ENOENT;
 
 	for (opt = strtok_r(options, ",", &save); opt; opt = strtok_r(NULL, ",", &save)) {
-		unescape(opt);
+		pk_mount_unescape(opt);
 		if (!strncmp(opt, "upperdir=", 9)) {
 			upper = opt + 9;
 		} else if (!strncmp(opt, "lowerdir=", 9)) {
@@ -166,7 +121,7 @@ static int find_in_layers(char *options, const char *rel, char *buf, size_t len,
 int pk_overlay_layer_file_in(const char *mountinfo, const char *path, char *buf, size_t len,
 			     struct stat *st)
 {
-	struct mount m;
+	struct pk_mount m;
 	const char *rel;
 	char *relpath;
 	int ret = holding_mount(mountinfo, path, &m);
