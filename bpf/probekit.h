@@ -642,6 +642,8 @@ struct pk_agg_value {
  */
 #define PK_MAX_EVENTS		16
 #define PK_EVENT_NAME_MAX	256
+/* probe-load --cgroup given at most this often. */
+#define PK_MAX_CGROUPS		16
 
 enum pk_event_kind {
 	PK_EVK_PERF = 1,	/* a perf event: cpu-clock, cycles, instructions,

@@ -23,6 +23,11 @@
 const volatile bool filter_pids = false;
 const volatile bool skip_idle = false;
 const volatile __s32 target_cpu = -1;
+/* --cgroup: only tasks in these cgroups or below them (lib/cgroup.h): the
+ * ancestor at a cgroup's level has its id. */
+const volatile __u32 ncgroups = 0;
+const volatile __u64 cgroup_ids[PK_MAX_CGROUPS] = {};
+const volatile __u32 cgroup_levels[PK_MAX_CGROUPS] = {};
 /* min(PK_MAX_STACK_DEPTH, kernel.perf_event_max_stack): bpf_get_stack()
  * stops there, so a stack that fills it was probably cut short. */
 const volatile __u32 stack_depth = PK_MAX_STACK_DEPTH;
@@ -98,6 +103,16 @@ struct {
 	__type(value, struct offcpu_slot);
 } offcpu_slots SEC(".maps");
 
+static __always_inline bool in_cgroups(void)
+{
+	if (!ncgroups)
+		return true;
+	for (__u32 i = 0; i < PK_MAX_CGROUPS && i < ncgroups; i++)
+		if (bpf_get_current_ancestor_cgroup_id(cgroup_levels[i]) == cgroup_ids[i])
+			return true;
+	return false;
+}
+
 static __always_inline bool wanted(__u32 tgid, __u32 tid, __u32 cpu)
 {
 	if (skip_idle && tid == 0)
@@ -106,7 +121,7 @@ static __always_inline bool wanted(__u32 tgid, __u32 tid, __u32 cpu)
 		return false;
 	if (filter_pids && !bpf_map_lookup_elem(&targets, &tgid))
 		return false;
-	return true;
+	return in_cgroups();
 }
 
 /*
@@ -489,7 +504,8 @@ __noinline int report_code_at(__u64 addr)
 	__u32 zero = 0, tgid = bpf_get_current_pid_tgid() >> 32;
 	__u32 *busy = bpf_map_lookup_elem(&busy_cpu, &zero);
 
-	if (!busy || *busy || (filter_pids && !bpf_map_lookup_elem(&targets, &tgid)))
+	if (!busy || *busy || (filter_pids && !bpf_map_lookup_elem(&targets, &tgid)) ||
+	    !in_cgroups())
 		return 0;
 	*busy = 1;
 	pk_report_code(addr);

@@ -23,6 +23,10 @@ const char pk_load_usage[] =
 "\n"
 "  -p, --pid PID          profile this process and the processes it forks from\n"
 "                         now on (repeatable; default: every process)\n"
+"      --cgroup PATH      sample only the tasks of this cgroup v2 directory\n"
+"                         and of those below it (repeatable, up to 16; a\n"
+"                         container's, absolute or under the cgroup2 mount:\n"
+"                         system.slice/docker-ID.scope), with any event\n"
 "  -C, --cpu CPU          sample this CPU only (default: all)\n"
 "  -F, --freq HZ          samples per second on each CPU (default 99)\n"
 "  -e, --event EVENT      sample stacks at EVENT (repeatable; default: CPU\n"
@@ -143,10 +147,12 @@ enum {
 	OPT_LIST,
 	OPT_AGGREGATE,
 	OPT_AGG_ENTRIES,
+	OPT_CGROUP,
 };
 
 static const struct option long_opts[] = {
 	{ "pid",		required_argument, NULL, 'p' },
+	{ "cgroup",		required_argument, NULL, OPT_CGROUP },
 	{ "cpu",		required_argument, NULL, 'C' },
 	{ "freq",		required_argument, NULL, 'F' },
 	{ "skip-idle",		no_argument,	   NULL, OPT_SKIP_IDLE },
@@ -215,6 +221,14 @@ static int parse_one(struct pk_load_opts *o, int c, const char *arg,
 	switch (c) {
 	case 'p':
 		return add_pid(o, arg, err);
+	case OPT_CGROUP:
+		if (!arg[0])
+			return pk_err(err, -EINVAL, "--cgroup: empty path");
+		if (o->ncgroups == PK_MAX_CGROUPS)
+			return pk_err(err, -EINVAL, "--cgroup %s: at most %d cgroups", arg,
+				      PK_MAX_CGROUPS);
+		o->cgroups[o->ncgroups++] = arg;
+		return 0;
 	case 'C':
 		if (!pk_cli_parse_long(arg, 0, INT_MAX, &v))
 			return pk_err(err, -EINVAL, "-C %s: not a CPU number", arg);
@@ -357,7 +371,7 @@ int pk_load_opts_parse(struct pk_load_opts *o, int argc, char **argv,
 	while ((c = getopt_long(argc, argv, "+:p:C:F:j:e:c:vhV", long_opts, NULL)) != -1) {
 		if (c == '?' || c == ':')
 			return pk_cli_bad_option(c, argv, long_opts, "probe-load", err);
-		load_option |= c == 'p' || c == 'C' || c == 'F' ||
+		load_option |= c == 'p' || c == 'C' || c == 'F' || c == OPT_CGROUP ||
 			       c == OPT_SKIP_IDLE || c == OPT_RINGBUF_SIZE || c == OPT_UNWIND ||
 			       c == OPT_TABLE_ROWS || c == OPT_TABLE_MEMORY || c == 'j' ||
 			       c == 'e' || c == 'c' || c == OPT_MIN_BLOCK || c == OPT_STACK_COPY ||

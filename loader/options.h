@@ -19,6 +19,8 @@
 struct pk_load_opts {
 	pid_t *pids;		/* -p, in order given (duplicates kept) */
 	size_t npids;
+	const char *cgroups[PK_MAX_CGROUPS];	/* --cgroup, in argv */
+	size_t ncgroups;
 	int cpu;		/* -C; -1: all */
 	unsigned int freq;	/* -F */
 	bool skip_idle;

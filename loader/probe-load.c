@@ -19,6 +19,7 @@
 #include "bpf/probekit.h"
 #include "bpf/profile.skel.h"
 #include "eh_frame/eh_table.h"
+#include "lib/cgroup.h"
 #include "lib/cli.h"
 #include "lib/pins.h"
 #include "lib/session.h"
@@ -198,6 +199,16 @@ static int configure(struct load *l)
 	skel->rodata->filter_pids = follow;
 	skel->rodata->skip_idle = o->skip_idle;
 	skel->rodata->target_cpu = o->cpu;
+	for (size_t i = 0; i < o->ncgroups; i++) {
+		struct pk_cgroup cg;
+
+		ret = pk_cgroup_resolve(o->cgroups[i], NULL, &cg, l->err);
+		if (ret)
+			return ret;
+		skel->rodata->cgroup_ids[i] = cg.id;
+		skel->rodata->cgroup_levels[i] = cg.level;
+	}
+	skel->rodata->ncgroups = o->ncgroups;
 	skel->rodata->dwarf = o->dwarf;
 	skel->rodata->stack_copy = o->stack_copy;
 	/* Python frames need the DWARF walk, which finds the interpreter */

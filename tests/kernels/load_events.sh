@@ -30,6 +30,9 @@ try() {
 
 try dwarf
 try fp --unwind fp
+# bpf_get_current_ancestor_cgroup_id, which --cgroup adds to every
+# program (cgroup2 is mounted by guest.sh)
+try cgroup --cgroup /
 try off-cpu -e off-cpu
 try page-faults -e page-faults
 try tracepoint -e tracepoint:syscalls:sys_enter_write

@@ -232,6 +232,28 @@ START_TEST(test_bad_pids)
 }
 END_TEST
 
+/* --cgroup: kept in order, 16 at most, none empty; no word with --unload. */
+START_TEST(test_cgroups)
+{
+	char *argv[2 + 2 * (PK_MAX_CGROUPS + 1)] = { "probe-load" };
+	int argc = 1;
+
+	ck_assert_int_eq(PARSE("--cgroup", "a/b", "--cgroup=/sys/fs/cgroup/c"), 0);
+	ck_assert_uint_eq(o.ncgroups, 2);
+	ck_assert_str_eq(o.cgroups[0], "a/b");
+	ck_assert_str_eq(o.cgroups[1], "/sys/fs/cgroup/c");
+	ck_refused(PARSE("--cgroup", ""), "--cgroup: empty path");
+	ck_refused(PARSE("--unload", "--cgroup", "a"),
+		   "--unload takes no other option than --pin-dir and -v");
+	for (int i = 0; i <= PK_MAX_CGROUPS; i++) {
+		argv[argc++] = "--cgroup";
+		argv[argc++] = "g";
+	}
+	argv[argc] = NULL;
+	ck_refused(parse(argv), "--cgroup g: at most 16 cgroups");
+}
+END_TEST
+
 START_TEST(test_bad_cpu_and_freq)
 {
 	ck_refused(PARSE("-C", "x"), "-C x: not a CPU number");
@@ -567,6 +589,7 @@ Suite *suite_load_options(void)
 	tcase_add_checked_fixture(tc, NULL, teardown);
 	tcase_add_test(tc, test_bad_pids);
 	tcase_add_test(tc, test_bad_cpu_and_freq);
+	tcase_add_test(tc, test_cgroups);
 	tcase_add_test(tc, test_bad_words);
 	tcase_add_test(tc, test_check_limits);
 	suite_add_tcase(s, tc);

@@ -1,0 +1,238 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * probe-load --cgroup: the cgroup v2 directories the test makes, a nested
+ * one among them, under the machine's cgroup2 mount. lib/cgroup.c's
+ * resolution (absolute, relative, the level from a mount of a sub-tree, no
+ * cgroup2 at all), and end to end: a fixture inside, its twin outside, a
+ * third moved in and out while sampled; every sample from inside, none
+ * from outside.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "integration/profile_session.h"
+#include "lib/cgroup.h"
+#include "lib/mountinfo.h"
+#include "lib/proc_maps.h"
+#include "test_util.h"
+
+static char mnt[4096];		/* the cgroup2 mount */
+static char outer[4200], inner[4300];
+
+/* The machine's cgroup2 mount, and OUTER/INNER made below it. */
+static void cgroups_make(void)
+{
+	char *text = NULL, *line, *save = NULL;
+	size_t len;
+
+	ck_assert_int_eq(pk_proc_text_read("/proc/self/mountinfo", &text, &len), 0);
+	mnt[0] = '\0';
+	for (line = strtok_r(text, "\n", &save); line && !mnt[0];
+	     line = strtok_r(NULL, "\n", &save)) {
+		struct pk_mount m;
+
+		if (pk_mount_parse(line, &m) && !strcmp(m.fstype, "cgroup2"))
+			snprintf(mnt, sizeof(mnt), "%s", m.point);
+	}
+	free(text);
+	ck_assert_msg(mnt[0], "no cgroup2 mount on this machine");
+	snprintf(outer, sizeof(outer), "%s/pk-test-%d", mnt, (int)getpid());
+	snprintf(inner, sizeof(inner), "%s/inner", outer);
+	ck_assert_int_eq(mkdir(outer, 0755), 0);
+	ck_assert_int_eq(mkdir(inner, 0755), 0);
+}
+
+static void cgroups_remove(void)
+{
+	rmdir(inner);
+	rmdir(outer);
+}
+
+/* Move PID into the cgroup DIR. */
+static void move(pid_t pid, const char *dir)
+{
+	char path[4400], num[32];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	snprintf(num, sizeof(num), "%d", (int)pid);
+	fd = open(path, O_WRONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, num, strlen(num)), (ssize_t)strlen(num));
+	close(fd);
+}
+
+START_TEST(test_resolve)
+{
+	char err[PK_ERR_LEN], rel[4400], fake[9000];
+	struct pk_cgroup a, b, c;
+	struct stat st;
+
+	cgroups_make();
+	ck_assert_int_eq(pk_cgroup_resolve(inner, NULL, &a, err), 0);
+	ck_assert_int_eq(stat(inner, &st), 0);
+	ck_assert_uint_eq(a.id, st.st_ino);
+	/* relative to the mount, and absolute from it, name the same */
+	snprintf(rel, sizeof(rel), "pk-test-%d/inner", (int)getpid());
+	ck_assert_int_eq(pk_cgroup_resolve(rel, NULL, &b, err), 0);
+	ck_assert_uint_eq(b.id, a.id);
+	ck_assert_uint_eq(b.level, a.level);
+	snprintf(rel, sizeof(rel), "/pk-test-%d/inner", (int)getpid());
+	ck_assert_int_eq(pk_cgroup_resolve(rel, NULL, &b, err), 0);
+	ck_assert_uint_eq(b.id, a.id);
+	/* a mount of the hierarchy's /x/y (a cgroup namespace's): two deeper */
+	snprintf(fake, sizeof(fake), "30 20 0:26 /x/y %s rw - cgroup2 cgroup2 rw\n", mnt);
+	ck_assert_int_eq(pk_cgroup_resolve(inner, fake, &c, err), 0);
+	ck_assert_uint_eq(c.level, a.level + 2);
+	/* the mount's root level: the test's folders are 1 and 2 below it */
+	ck_assert_uint_eq(a.level, 2);
+	snprintf(rel, sizeof(rel), "%s/cgroup.procs", outer);	/* a file of it */
+	ck_assert_int_eq(pk_cgroup_resolve(rel, NULL, &c, err), -ENOTDIR);
+	ck_assert_int_eq(pk_cgroup_resolve("pk-no-such-cgroup", NULL, &c, err), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(err, "pk-no-such-cgroup"));
+	ck_assert_int_eq(pk_cgroup_resolve(inner, "25 1 0:22 / /sys/fs/cgroup/cpu rw - "
+					   "cgroup cgroup rw,cpu\n", &c, err), -ENOENT);
+	ck_assert_ptr_nonnull(strstr(err, "cgroup v1 only host"));
+	cgroups_remove();
+}
+END_TEST
+
+/* utime + stime of PID, in seconds. */
+static double cpu_of(pid_t pid)
+{
+	char path[64], *text, *p;
+	unsigned long ut, st;
+	double s = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	text = pk_test_read_file(path, NULL);
+	if (text && (p = strrchr(text, ')')) &&
+	    sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &ut, &st) == 2)
+		s = (double)(ut + st) / sysconf(_SC_CLK_TCK);
+	free(text);
+	return s;
+}
+
+static void wait_cpu(pid_t pid, double secs)
+{
+	for (int i = 0; i < 60 * 100 && cpu_of(pid) < secs; i++)
+		usleep(10 * 1000);
+	ck_assert_msg(cpu_of(pid) >= secs, "pid %d did not use %.1f s of CPU", (int)pid, secs);
+}
+
+/* The samples of folded --per-pid output whose root is "fp_chain-PID",
+ * or, PID 0, all of them. */
+static unsigned long samples_of(const struct pk_folded *f, pid_t pid)
+{
+	char root[64];
+	unsigned long n = 0;
+
+	snprintf(root, sizeof(root), "fp_chain-%d;", (int)pid);
+	for (size_t i = 0; i < f->n; i++)
+		if (!pid || !strncmp(f->lines[i].stack, root, strlen(root)))
+			n += f->lines[i].count;
+	return n;
+}
+
+/*
+ * A in OUTER/inner from its start, B beside it outside, C outside, moved
+ * into inner after 0.5 s of its CPU time and out again after 1 s more;
+ * each spins 2.5 s. `probe-load --cgroup OUTER -p A -p B -p C`: A's
+ * samples, about 99 a second of its CPU time from the load on; none of
+ * B's; C's of its second inside.
+ */
+START_TEST(test_samples_inside_only)
+{
+	char a_script[9000], fixture[4096], pa[16], pb[16], pc[16];
+	const char *read[] = { "-d", "60", "--per-pid", NULL };
+	char *out = NULL, *err = NULL, *bad = NULL;
+	struct pk_folded f;
+	pid_t a, b, c;
+	unsigned long na, nb, nc;
+	double a_before;
+
+	cgroups_make();
+	snprintf(fixture, sizeof(fixture), "%s", pk_e2e_fixture("fp_chain"));
+	snprintf(a_script, sizeof(a_script), "echo $$ > %s/cgroup.procs && exec %s 2.5", inner,
+		 fixture);
+	a = pk_test_spawn((char *[]){ "sh", "-c", a_script, NULL }, NULL);
+	b = pk_test_spawn((char *[]){ fixture, "2.5", NULL }, NULL);
+	c = pk_test_spawn((char *[]){ fixture, "2.5", NULL }, NULL);
+	ck_assert(a > 0 && b > 0 && c > 0);
+	snprintf(pa, sizeof(pa), "%d", (int)a);
+	snprintf(pb, sizeof(pb), "%d", (int)b);
+	snprintf(pc, sizeof(pc), "%d", (int)c);
+	ck_assert_int_eq(pk_e2e_load((const char *[]){ "-F", "99", "--cgroup", outer, "-p", pa,
+						      "-p", pb, "-p", pc, NULL }), 0);
+	a_before = cpu_of(a);	/* A's CPU time before the session sampled */
+	wait_cpu(c, 0.5);
+	move(c, inner);
+	wait_cpu(c, 1.5);
+	move(c, mnt);
+	ck_assert_int_eq(pk_e2e_read(read, &out, &err), 0);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	ck_assert_int_eq(pk_test_wait(a), 0);
+	ck_assert_int_eq(pk_test_wait(b), 0);
+	ck_assert_int_eq(pk_test_wait(c), 0);
+	ck_assert_msg(pk_folded_parse(out, &f, (const char **)&bad), "not folded: %s", bad);
+	na = samples_of(&f, a);
+	nb = samples_of(&f, b);
+	nc = samples_of(&f, c);
+	fprintf(stderr, "--cgroup: inside %lu samples, outside %lu, moved in for 1 s %lu; "
+		"%lu in all\n", na, nb, nc, samples_of(&f, 0));
+	/* 99 a second of A's CPU time once loaded (at most that) */
+	ck_assert_uint_ge(na, 99 * (2.5 - a_before) / 2);
+	ck_assert_uint_eq(nb, 0);
+	ck_assert_uint_ge(nc, 99 / 2);		/* 1 s inside */
+	ck_assert_uint_le(nc, 99 * 3 / 2);
+	ck_assert_uint_eq(na + nc, samples_of(&f, 0));
+	pk_folded_free(&f);
+	free(out);
+	free(err);
+	cgroups_remove();
+}
+END_TEST
+
+/* --cgroup where no cgroup2 is mounted: one line, nothing loaded. */
+START_TEST(test_no_cgroup2)
+{
+	char *err = NULL;
+	struct stat st;
+
+	ck_assert_int_eq(unshare(CLONE_NEWNS), 0);
+	ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+	cgroups_make();
+	cgroups_remove();
+	ck_assert_int_eq(umount2(mnt, MNT_DETACH), 0);
+	ck_assert_int_eq(pk_e2e_load_err((const char *[]){ "--cgroup", "x", "--", "true", NULL },
+					 &err), 1);
+	ck_assert_msg(pk_e2e_one_line(err), "not one line: %s", err);
+	ck_assert_ptr_nonnull(strstr(err, "cgroup v1 only host"));
+	ck_assert_int_eq(stat(pk_e2e_pin_dir(), &st), -1);
+	free(err);
+}
+END_TEST
+
+Suite *suite_cgroup_e2e(void)
+{
+	Suite *s = suite_create("cgroup_e2e");
+	TCase *tc;
+
+	if (!pk_test_need_root(s, "the tests make cgroups and load BPF programs"))
+		return s;
+	tc = tcase_create("resolve");
+	tcase_add_test(tc, test_resolve);
+	suite_add_tcase(s, tc);
+	tc = pk_e2e_tcase(s, "session", 120);
+	tcase_add_test(tc, test_samples_inside_only);
+	tcase_add_test(tc, test_no_cgroup2);
+	return s;
+}
