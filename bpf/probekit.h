@@ -473,7 +473,8 @@ struct pk_unwind_alloc {
 
 /*
  * Python. A file that holds a CPython interpreter of a supported version
- * (python3.11, or libpython3.11.so: the symbols _PyRuntime and Py_Version)
+ * (python3.11, 3.13 or 3.14, or its libpython3.X.so: the symbols _PyRuntime
+ * and Py_Version)
  * is in py_files, with the interpreter's struct offsets, and its
  * unwind_files entry has PK_FILE_PYTHON. Whoever loads the file's unwind
  * table (tools/lib/unwind_store.c, in probe-load and probe-read) adds both.
@@ -507,7 +508,8 @@ struct pk_unwind_alloc {
  *                the code's first, i.e. prev_instr - co_code_adaptive) plus
  *                one; PK_PY_INSTR_UNKNOWN when it does not fit
  *   bit  63      PK_PY_FRAME_ENTRY: the first frame a call of the eval loop
- *                ran (3.11's is_entry): the eval frame's last Python frame */
+ *                ran (3.11's is_entry; from 3.13 the frame before the
+ *                loop's entry frame): the eval frame's last Python frame */
 #define PK_PY_CODE_MASK		((1ull << 48) - 1)
 #define PK_PY_INSTR_SHIFT	48
 #define PK_PY_INSTR_MASK	0x7fffull
@@ -535,19 +537,33 @@ enum pk_py_end {
 	PK_PY_END__MAX,
 };
 
-/* Struct offsets of one interpreter version, in bytes (tools/lib/python.c
- * has them per version, checked against the interpreter's debug info). */
+/* How an interpreter's structures differ beyond their offsets
+ * (pk_py_offsets.flags). */
+enum pk_py_layout_flags {
+	PK_PY_TSTATE_FRAME	= 1u << 0, /* tstate_cframe is PyThreadState's
+					    * current_frame itself (3.13 on:
+					    * there is no _PyCFrame) */
+	PK_PY_EXEC_TAGGED	= 1u << 1, /* frame_code is a _PyStackRef
+					    * (3.14): its low 3 bits are tags,
+					    * free in an object's alignment */
+};
+
+/* Struct offsets of one interpreter version, in bytes: 3.11's from a table
+ * checked against its debug info, 3.13's and 3.14's from the interpreter's
+ * own _Py_DebugOffsets (tools/lib/python.c). */
 struct pk_py_offsets {
 	__u16 runtime_interp_head;	/* _PyRuntimeState.interpreters.head */
 	__u16 interp_threads_head;	/* PyInterpreterState.threads.head */
 	__u16 tstate_next;		/* PyThreadState.next */
 	__u16 tstate_thread_id;		/* PyThreadState.thread_id: pthread_self() */
-	__u16 tstate_cframe;		/* PyThreadState.cframe */
+	__u16 tstate_cframe;		/* PyThreadState.cframe (.current_frame
+					 * with PK_PY_TSTATE_FRAME) */
 	__u16 cframe_current_frame;	/* _PyCFrame.current_frame */
-	__u16 frame_code;		/* _PyInterpreterFrame.f_code */
+	__u16 frame_code;		/* _PyInterpreterFrame.f_code (f_executable) */
 	__u16 frame_previous;		/* .previous */
-	__u16 frame_prev_instr;		/* .prev_instr */
-	__u16 frame_is_entry;		/* .is_entry (a bool) */
+	__u16 frame_prev_instr;		/* .prev_instr (instr_ptr): both the
+					 * instruction running */
+	__u16 frame_is_entry;		/* .is_entry (a bool; not with owner_entry) */
 	__u16 frame_owner;		/* .owner (a char: 1 the generator) */
 	__u16 frame_size;		/* bytes read of a frame: past all of the above */
 	__u16 code_filename;		/* PyCodeObject.co_filename */
@@ -564,7 +580,15 @@ struct pk_py_offsets {
 	__u16 unicode_state;		/* PyASCIIObject.state (the bit field's word) */
 	__u16 unicode_ascii_data;	/* sizeof(PyASCIIObject): a compact ASCII string's bytes */
 	__u16 unicode_compact_data;	/* sizeof(PyCompactUnicodeObject): others' */
-	__u16 __pad[2];
+	__u8 flags;			/* enum pk_py_layout_flags */
+	__u8 owner_entry;		/* 3.13 on: the .owner of the frame a call
+					 * of the eval loop pushes before the
+					 * first frame it runs (FRAME_OWNED_BY_
+					 * CSTACK, 3.14's _INTERPRETER); frames
+					 * of an owner this or above are no
+					 * Python function's. 0: none (3.11's
+					 * is_entry says it) */
+	__u16 __pad;
 };
 
 /* py_files' value. */

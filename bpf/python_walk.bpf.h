@@ -12,8 +12,13 @@
  * from an earlier sample.
  *
  * Cost: with a thread's PyThreadState cached (py_threads), two reads to
- * reach its current frame, then two per frame (the frame's header, the code
- * object's fixed part), one map lookup per frame for py_code_seen.
+ * reach its current frame (one from 3.13), then two per frame (the frame's
+ * header, the code object's fixed part), one map lookup per frame for
+ * py_code_seen; from 3.13 one read more per call of the eval loop (its
+ * entry frame, in the chain).
+ *
+ * The versions differ by data only (struct pk_py_offsets: offsets, flags,
+ * the entry frames' owner), not by walks of their own.
  */
 #ifndef PK_PYTHON_WALK_BPF_H
 #define PK_PYTHON_WALK_BPF_H
@@ -93,7 +98,9 @@ struct py_state {
 	__u64 frame;		/* the next frame to read; 0: the chain ended */
 	__u8 end;		/* enum pk_py_end once stopped */
 	__u8 walked;		/* an interpreter was found: end says how */
-	__u8 __pad[6];
+	__u8 wrote;		/* the frame before st->frame was written as
+				 * frames[base + n - 1] (not skipped) */
+	__u8 __pad[5];
 	__u64 find_ts, find_self;	/* py_find_tstate's search */
 	__u32 find_found;
 	__u32 __pad2;
@@ -148,7 +155,8 @@ static __always_inline __u64 py_read_ptr(__u64 addr)
 	return v;
 }
 
-/* PyASCIIObject.state's bits (Include/cpython/unicodeobject.h, 3.11). */
+/* PyASCIIObject.state's bits (Include/cpython/unicodeobject.h, 3.11 to
+ * 3.14). */
 #define PY_STATE_KIND(s)	(((s) >> 2) & 7)
 #define PY_STATE_COMPACT	(1u << 5)
 #define PY_STATE_ASCII		(1u << 6)
@@ -305,7 +313,8 @@ static long py_step(__u32 i, void *ctx)
 	struct py_state *st = py_state_get();
 	const struct pk_py_offsets *o;
 	__u64 code, prev_instr, first, instr, size;
-	__u32 idx;
+	__u32 idx, last;
+	__u8 owner, wrote;
 	bool entry;
 
 	(void)i;
@@ -326,10 +335,27 @@ static long py_step(__u32 i, void *ctx)
 		st->end = PK_PY_END_READ_FAULT;
 		return 1;
 	}
-	code = PY_U64(st->hdr, o->frame_code);
-	prev_instr = PY_U64(st->hdr, o->frame_prev_instr);
-	entry = PY_U8(st->hdr, o->frame_is_entry);
 	st->frame = PY_U64(st->hdr, o->frame_previous);
+	owner = PY_U8(st->hdr, o->frame_owner);
+	wrote = st->wrote;
+	st->wrote = 0;
+	/* 3.13 on: a call of the eval loop pushes a frame of its own before
+	 * the first frame it runs, which is no Python function's (its
+	 * f_executable None): that first frame, the one before it in the
+	 * chain, is the entry */
+	if (o->owner_entry && owner >= o->owner_entry) {
+		last = st->base + st->n - 1;
+		barrier_var(last);
+		if (owner == o->owner_entry && wrote &&
+		    last < PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH + PK_MAX_PY_DEPTH)
+			b->frames[last] |= PK_PY_FRAME_ENTRY;
+		return 0;
+	}
+	code = PY_U64(st->hdr, o->frame_code);
+	if (o->flags & PK_PY_EXEC_TAGGED)
+		code &= ~7ull;
+	prev_instr = PY_U64(st->hdr, o->frame_prev_instr);
+	entry = !o->owner_entry && PY_U8(st->hdr, o->frame_is_entry);
 	size = o->code_size;
 	barrier_var(size);
 	if (!code || size > PY_BUF || bpf_probe_read_user(st->code, size, (const void *)code)) {
@@ -338,7 +364,7 @@ static long py_step(__u32 i, void *ctx)
 	}
 	first = code + o->code_adaptive;
 	/* Not started yet (_PyFrame_IsIncomplete): CPython's tracebacks skip it. */
-	if (PY_U8(st->hdr, o->frame_owner) != 1 &&
+	if (owner != 1 &&
 	    prev_instr < first + 2 * (__u64)(__u32)PY_S32(st->code, o->code_firsttraceable))
 		return 0;
 	if (st->n >= PK_MAX_PY_DEPTH) {
@@ -356,6 +382,7 @@ static long py_step(__u32 i, void *ctx)
 		return 1;
 	b->frames[idx] = instr;
 	st->n++;
+	st->wrote = 1;
 	return 0;
 }
 
@@ -452,7 +479,7 @@ static __always_inline bool py_find_interp(struct py_state *st, __u32 tgid)
 __noinline int pk_walk_python(__u32 base)
 {
 	struct py_state *st = py_state_get();
-	__u64 pid_tgid = bpf_get_current_pid_tgid(), ts, cframe;
+	__u64 pid_tgid = bpf_get_current_pid_tgid(), ts, at;
 	struct pk_py_file *pf;
 
 	if (!python || !dwarf || !st)
@@ -476,17 +503,23 @@ __noinline int pk_walk_python(__u32 base)
 		st->end = PK_PY_END_NO_THREAD;
 		return 0;
 	}
-	cframe = py_read_ptr(ts + st->off.tstate_cframe);
-	if (!cframe) {
-		st->end = PK_PY_END_READ_FAULT;
-		return 0;
+	/* the current frame: in the thread state from 3.13, else in its
+	 * _PyCFrame */
+	at = ts + st->off.tstate_cframe;
+	if (!(st->off.flags & PK_PY_TSTATE_FRAME)) {
+		at = py_read_ptr(at);
+		if (!at) {
+			st->end = PK_PY_END_READ_FAULT;
+			return 0;
+		}
+		at += st->off.cframe_current_frame;
 	}
 	/* 0: the thread runs no Python now (py_step: complete, no frames) */
-	if (bpf_probe_read_user(&st->frame, sizeof(st->frame),
-				(const void *)(cframe + st->off.cframe_current_frame))) {
+	if (bpf_probe_read_user(&st->frame, sizeof(st->frame), (const void *)at)) {
 		st->end = PK_PY_END_READ_FAULT;
 		return 0;
 	}
+	st->wrote = 0;
 	/* a frame skipped costs an iteration: room for a few */
 	bpf_loop(PK_MAX_PY_DEPTH + 16, py_step, NULL, 0);
 	if (st->end == PK_PY_END_NONE)	/* skipped frames ate the loop */

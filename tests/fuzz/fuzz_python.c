@@ -4,7 +4,8 @@
  * whether it is a CPython interpreter (tools/lib/python.c): files anybody
  * could have written. The input is such a file; the answer must be one of
  * the documented ones, and a supported one must carry the offsets of its
- * version's table.
+ * version's table (3.11), or from 3.13 offsets its own _Py_DebugOffsets
+ * gave that hold what the BPF walk takes for granted.
  */
 #include <errno.h>
 #include <gelf.h>
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "lib/python.h"
+#include "py_offsets_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -32,8 +34,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		if (ret != 0 && ret != -ENOENT && ret != -ENOTSUP && ret != -ENOEXEC)
 			abort();
-		if (ret == 0 && (!o || pf.version != build.version ||
-				 memcmp(&pf.off, o, sizeof(*o))))
+		if (ret == 0 && (pf.version != build.version || !pk_fuzz_py_offsets_ok(&pf.off)))
+			abort();
+		if (ret == 0 && build.version < 0x030d0000u &&
+		    (!o || memcmp(&pf.off, o, sizeof(*o))))
 			abort();
 		if (ret == -ENOTSUP && o)
 			abort();

@@ -17,6 +17,9 @@
 #   code reports.
 # corpus/py_linetable/NAME: a first line (4 bytes little-endian) and a
 #   CPython 3.11 location table, of real functions (python3.11).
+# corpus/py_debug_offsets/NAME: the first 1 KiB of _PyRuntime (its
+#   _Py_DebugOffsets) of the test roots' python3.13, 3.14 and -dbg builds
+#   (tests/roots/README.md; PROBEKIT_ROOTS, default /var/cache/probekit-roots).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${1:-build}
@@ -243,5 +246,24 @@ for name, co in seeds.items():
     with open(f'{out}/{name}', 'wb') as f:
         f.write(struct.pack('<i', co.co_firstlineno) + co.co_linetable[:2048])
 PY
+
+mkdir -p "$OUT/py_debug_offsets"
+roots=${PROBEKIT_ROOTS:-/var/cache/probekit-roots}
+for f in trixie/usr/bin/python3.13 trixie/usr/bin/python3.13d sid/usr/bin/python3.14 \
+	 sid/usr/bin/python3.14d; do
+	{ readelf -W --dyn-syms "$roots/$f"; readelf -W -S "$roots/$f"; } |
+	python3 -c '
+import re, sys
+lines = sys.stdin.read().splitlines()
+addr = next(int(l.split()[1], 16) for l in lines if l.split()[-1:] == ["_PyRuntime"])
+for l in lines:
+    m = re.match(r"\s*\[\s*\d+\]\s+\S+\s+(\S+)\s+([0-9a-f]+)\s+([0-9a-f]+)\s+([0-9a-f]+)", l)
+    if m and m.group(1) != "NOBITS":
+        a, o, n = (int(m.group(i), 16) for i in (2, 3, 4))
+        if a and a <= addr < a + n:
+            data = open(sys.argv[1], "rb").read()
+            open(sys.argv[2], "wb").write(data[o + addr - a:o + addr - a + 1024])
+' "$roots/$f" "$OUT/py_debug_offsets/${f##*/}"
+done
 
 du -sh "$OUT"

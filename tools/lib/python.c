@@ -6,6 +6,10 @@
  * .dynsym of python3.X, whose libpython is linked in statically, and of
  * libpython3.X.so. A Py_DEBUG build also exports _Py_RefTotal, the reference
  * count total only debug builds keep.
+ *
+ * The struct offsets the walk reads: 3.11's from a table here, 3.13's and
+ * 3.14's from the _Py_DebugOffsets their _PyRuntime starts with, read from
+ * the file (tools/lib/python_debug.c). 3.12 has neither: not supported.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,6 +21,7 @@
 
 #include "eh_frame/elf_file.h"
 #include "lib/python.h"
+#include "lib/python_debug.h"
 
 /*
  * Offsets per (major, minor, debug). Checked against the DWARF of Debian
@@ -82,8 +87,7 @@ void pk_python_version_str(__u32 version, char *buf, unsigned long len)
 /* What the symbol tables say. */
 struct py_syms {
 	bool runtime, version, reftotal;
-	__u64 runtime_addr;
-	GElf_Sym version_sym;
+	GElf_Sym runtime_sym, version_sym;
 };
 
 static void scan_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct py_syms *s)
@@ -105,7 +109,7 @@ static void scan_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct py_s
 			continue;
 		if (!strcmp(name, "_PyRuntime") && !s->runtime) {
 			s->runtime = true;
-			s->runtime_addr = sym.st_value;
+			s->runtime_sym = sym;
 		} else if (!strcmp(name, "Py_Version") && !s->version) {
 			s->version = true;
 			s->version_sym = sym;
@@ -115,26 +119,54 @@ static void scan_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct py_s
 	}
 }
 
-/* The 4 bytes of Py_Version (an unsigned long: its low half, little-endian)
- * from the file image: SYM's section, at its vaddr's offset in it. */
-static int read_version(Elf *elf, const GElf_Sym *sym, __u32 *out)
+/* Up to LEN bytes at SYM's vaddr from the file image (SYM's section, at
+ * its vaddr's offset in it), within the section: their number, or
+ * -ENOEXEC when SYM is not in a section with bytes in the file. */
+static long read_sym(Elf *elf, const GElf_Sym *sym, void *out, size_t len)
 {
 	Elf_Scn *scn = elf_getscn(elf, sym->st_shndx);
 	size_t size;
 	const char *image = elf_rawfile(elf, &size);
 	GElf_Shdr sh;
-	__u64 off;
+	__u64 off, in_scn;
 
 	if (!scn || !gelf_getshdr(scn, &sh) || sh.sh_type == SHT_NOBITS || !image)
 		return -ENOEXEC;
-	if (sym->st_value < sh.sh_addr || sym->st_value - sh.sh_addr > sh.sh_size ||
-	    sh.sh_size - (sym->st_value - sh.sh_addr) < sizeof(*out))
+	if (sym->st_value < sh.sh_addr || sym->st_value - sh.sh_addr > sh.sh_size)
 		return -ENOEXEC;
+	in_scn = sh.sh_size - (sym->st_value - sh.sh_addr);
 	off = sh.sh_offset + (sym->st_value - sh.sh_addr);
-	if (off > size || size - off < sizeof(*out))
+	if (off > size)
 		return -ENOEXEC;
-	memcpy(out, image + off, sizeof(*out));
-	return 0;
+	if (len > in_scn)
+		len = in_scn;
+	if (len > size - off)
+		len = size - off;
+	memcpy(out, image + off, len);
+	return len;
+}
+
+/* The 4 bytes of Py_Version (an unsigned long: its low half, little-endian). */
+static int read_version(Elf *elf, const GElf_Sym *sym, __u32 *out)
+{
+	long n = read_sym(elf, sym, out, sizeof(*out));
+
+	return n < 0 ? (int)n : n < (long)sizeof(*out) ? -ENOEXEC : 0;
+}
+
+/* Bytes of _PyRuntime read for its _Py_DebugOffsets: 3.14's is 760. */
+#define PY_DEBUG_READ	1024
+
+/* The offsets of an interpreter of 3.13 on from its _PyRuntime. */
+static int debug_offsets(Elf *elf, const struct py_syms *s, __u32 version,
+			 struct pk_py_offsets *out)
+{
+	__u8 buf[PY_DEBUG_READ];
+	long n = read_sym(elf, &s->runtime_sym, buf, sizeof(buf));
+
+	if (n < 0)
+		return -ENOTSUP;	/* in .bss: not the static structure */
+	return pk_python_debug_offsets(buf, n, version, s->runtime_sym.st_size, out);
 }
 
 int pk_python_elf(Elf *elf, struct pk_py_file *out, struct pk_python_build *build)
@@ -161,13 +193,19 @@ int pk_python_elf(Elf *elf, struct pk_py_file *out, struct pk_python_build *buil
 	if (ret)
 		return ret;
 	build->debug = s.reftotal;
-	off = pk_python_offsets(build->version, build->debug);
-	if (!off)
-		return -ENOTSUP;
 	memset(out, 0, sizeof(*out));
+	if (build->version >= 0x030d0000u) {
+		ret = debug_offsets(elf, &s, build->version, &out->off);
+		if (ret)
+			return ret;
+	} else {
+		off = pk_python_offsets(build->version, build->debug);
+		if (!off)
+			return -ENOTSUP;
+		out->off = *off;
+	}
 	out->version = build->version;
-	out->runtime = s.runtime_addr;
-	out->off = *off;
+	out->runtime = s.runtime_sym.st_value;
 	return 0;
 }
 

@@ -24,10 +24,12 @@ struct pk_python_build {
 /*
  * Whether the ELF file at PATH holds a CPython interpreter: the symbols
  * _PyRuntime and Py_Version (read from the file), in .dynsym or .symtab.
- * 0: *OUT is its py_files value (PK_FILE_PYTHON); -ENOENT: not Python (or
- * not an ELF); -ENOTSUP: a Python of a version or build with no offsets
- * here (*BUILD says which: the caller names it, once, and the process gets
- * native stacks); other negative errno (open, a bad ELF). BUILD may be NULL.
+ * 0: *OUT is its py_files value (PK_FILE_PYTHON), its offsets 3.11's table
+ * or, from 3.13, its own _Py_DebugOffsets; -ENOENT: not Python (or not an
+ * ELF); -ENOTSUP: a Python whose structures the walk cannot read (3.12, a
+ * later layout, a free-threaded build: *BUILD says which version: the
+ * caller names it, once, and the process gets native stacks); other
+ * negative errno (open, a bad ELF). BUILD may be NULL.
  */
 int pk_python_file(const char *path, struct pk_py_file *out, struct pk_python_build *build);
 
@@ -35,8 +37,9 @@ int pk_python_file(const char *path, struct pk_py_file *out, struct pk_python_bu
  * every read is bounded by its section and the image); BUILD not NULL. */
 int pk_python_elf(Elf *elf, struct pk_py_file *out, struct pk_python_build *build);
 
-/* The offsets of VERSION (PY_VERSION_HEX: major and minor count) in a
- * DEBUG build or not, or NULL when there are none. */
+/* The offsets of the table for VERSION (PY_VERSION_HEX: major and minor
+ * count) in a DEBUG build or not, or NULL when there are none (3.13 on
+ * describe themselves: not in the table). */
 const struct pk_py_offsets *pk_python_offsets(__u32 version, bool debug);
 
 /* "3.11.2" of a PY_VERSION_HEX, into BUF. */

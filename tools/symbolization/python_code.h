@@ -58,10 +58,10 @@ struct pk_py_code {
 };
 
 /* Whether this reader reads VERSION's (PY_VERSION_HEX) line table: the
- * format of 3.11, which 3.12 and 3.13 keep. */
+ * format of 3.11 (PEP 657's), which 3.12 to 3.14 keep. */
 static inline bool pk_py_linetable_known(__u32 version)
 {
-	return version >> 24 == 3 && (version >> 16 & 0xff) >= 11 && (version >> 16 & 0xff) <= 13;
+	return version >> 24 == 3 && (version >> 16 & 0xff) >= 11 && (version >> 16 & 0xff) <= 14;
 }
 
 /*

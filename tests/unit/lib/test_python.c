@@ -7,6 +7,9 @@
  * member's offset, its size where the walk reads a fixed width, and the
  * bits of PyASCIIObject.state the walk tests. Versions come from the
  * interpreter itself (sys.hexversion), symbol addresses from readelf.
+ * 3.13 and 3.14 (and their -dbg builds) are those of the Debian 13 and
+ * sid roots (tests/roots/README.md): their offsets come from their own
+ * _Py_DebugOffsets, checked here against their DWARF as 3.11's table is.
  */
 #include <dwarf.h>
 #include <elfutils/libdw.h>
@@ -22,23 +25,44 @@
 #include <sys/sysmacros.h>
 
 #include "lib/python.h"
+#include "lib/python_debug.h"
 #include "lib/unwind_store.h"
 #include "test_util.h"
 
 #define LIBDIR	"/usr/lib/x86_64-linux-gnu/"
 
 struct interp {
-	const char *path;
+	const char *root;	/* a test root's name, or NULL: the host */
+	const char *path;	/* in the root */
 	const char *python;	/* the program to ask for sys.hexversion */
 	bool debug;
 };
 
 static const struct interp interps[] = {
-	{ "/usr/bin/python3.11", "/usr/bin/python3.11", false },
-	{ LIBDIR "libpython3.11.so.1.0", "/usr/bin/python3.11", false },
-	{ "/usr/bin/python3.11d", "/usr/bin/python3.11d", true },
+	{ NULL, "/usr/bin/python3.11", "/usr/bin/python3.11", false },
+	{ NULL, LIBDIR "libpython3.11.so.1.0", "/usr/bin/python3.11", false },
+	{ NULL, "/usr/bin/python3.11d", "/usr/bin/python3.11d", true },
+	{ "trixie", "/usr/bin/python3.13", "/usr/bin/python3.13", false },
+	{ "trixie", "/usr/bin/python3.13d", "/usr/bin/python3.13d", true },
+	{ "trixie", LIBDIR "libpython3.13d.so.1.0", "/usr/bin/python3.13d", true },
+	{ "sid", "/usr/bin/python3.14", "/usr/bin/python3.14", false },
+	{ "sid", "/usr/bin/python3.14d", "/usr/bin/python3.14d", true },
+	{ "sid", LIBDIR "libpython3.14d.so.1.0", "/usr/bin/python3.14d", true },
 };
 #define NINTERPS	(sizeof(interps) / sizeof(interps[0]))
+
+/* IN's file as the host sees it, into BUF. */
+static const char *host_path(const struct interp *in, const char *path, char *buf, size_t len)
+{
+	char rel[4096];
+
+	if (!in->root) {
+		snprintf(buf, len, "%s", path);
+		return buf;
+	}
+	snprintf(rel, sizeof(rel), "%s%s", in->root, path);
+	return pk_test_roots_path(rel, buf, len);
+}
 
 /* --- the DWARF side ----------------------------------------------------- */
 
@@ -168,13 +192,15 @@ static Dwarf_Word struct_size(Dwarf_Die *s)
 	return size;
 }
 
-/* The file with FILE's DWARF: its .debug file by build-id, else itself. */
-static void debug_file_of(const char *file, char *path, size_t len)
+/* The file with IN's DWARF: its .debug file by build-id (in its root),
+ * else itself (FILE, as the host sees it). */
+static void debug_file_of(const struct interp *in, const char *file, char *path, size_t len)
 {
-	char hex[128];
+	char hex[128], rel[256];
 
 	pk_test_readelf_build_id(file, hex, sizeof(hex));
-	snprintf(path, len, "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+	snprintf(rel, sizeof(rel), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
+	host_path(in, rel, path, len);
 	if (access(path, R_OK))
 		snprintf(path, len, "%s", file);
 }
@@ -199,22 +225,31 @@ static struct member check_member(Dwarf *dw, const char *sname, const char *path
 	return m;
 }
 
-/* sys.hexversion of PYTHON: the version from the interpreter itself. */
-static __u32 hexversion(const char *python)
+/* sys.hexversion of PYTHON (in ROOT, a path on the host, or NULL): the
+ * version from the interpreter itself. */
+static __u32 hexversion_in(const char *root, const char *python)
 {
-	char *argv[] = { (char *)python, "-c", "import sys; print(sys.hexversion)", NULL };
+	char *argv[] = { "chroot", (char *)root, (char *)python, "-c",
+			 "import sys; print(sys.hexversion)", NULL };
 	char *out = NULL;
 	__u32 v;
 
-	ck_assert_int_eq(pk_test_run(argv, &out, NULL), 0);
+	ck_assert_int_eq(pk_test_run(root ? argv : argv + 2, &out, NULL), 0);
 	ck_assert_ptr_nonnull(out);
 	v = strtoul(out, NULL, 10);
 	free(out);
 	return v;
 }
 
-/* readelf's value of dynamic symbol NAME in FILE (0: none). */
-static unsigned long long dynsym(const char *file, const char *name)
+static __u32 hexversion(const char *python)
+{
+	return hexversion_in(NULL, python);
+}
+
+/* readelf's value of dynamic symbol NAME in FILE (0: none), its size in
+ * *SIZE (may be NULL). */
+static unsigned long long dynsym_sized(const char *file, const char *name,
+				       unsigned long long *size)
 {
 	char *argv[] = { "readelf", "-W", "--dyn-syms", (char *)file, NULL };
 	char *out = NULL, *line, *save = NULL;
@@ -222,39 +257,96 @@ static unsigned long long dynsym(const char *file, const char *name)
 
 	ck_assert_int_eq(pk_test_run(argv, &out, NULL), 0);
 	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		unsigned long long val;
+		unsigned long long val, sz;
 		char sym[256];
 
-		if (sscanf(line, " %*u: %llx %*s %*s %*s %*s %*s %255s", &val, sym) == 2 &&
-		    !strcmp(sym, name))
+		if (sscanf(line, " %*u: %llx %lli %*s %*s %*s %*s %255s", &val, &sz, sym) == 3 &&
+		    !strcmp(sym, name)) {
 			v = val;
+			if (size)
+				*size = sz;
+		}
 	}
 	free(out);
 	return v;
 }
 
+static unsigned long long dynsym(const char *file, const char *name)
+{
+	return dynsym_sized(file, name, NULL);
+}
+
+/* The value of enumerator NAME of an enum in DW (the first found). */
+static bool enum_value_in(Dwarf_Die *die, const char *name, Dwarf_Sword *v, int depth)
+{
+	Dwarf_Die child, imported;
+	Dwarf_Attribute at;
+
+	if (depth > 5 || dwarf_child(die, &child) != 0)
+		return false;
+	do {
+		int tag = dwarf_tag(&child);
+		const char *n = dwarf_diename(&child);
+
+		if (tag == DW_TAG_enumerator && n && !strcmp(n, name) &&
+		    dwarf_attr(&child, DW_AT_const_value, &at))
+			return dwarf_formsdata(&at, v) == 0;
+		if ((tag == DW_TAG_enumeration_type && enum_value_in(&child, name, v, depth + 1)) ||
+		    (tag == DW_TAG_imported_unit && dwarf_attr(&child, DW_AT_import, &at) &&
+		     dwarf_formref_die(&at, &imported) &&
+		     enum_value_in(&imported, name, v, depth + 1)))
+			return true;
+	} while (dwarf_siblingof(&child, &child) == 0);
+	return false;
+}
+
+static Dwarf_Sword enum_value(Dwarf *dw, const char *name)
+{
+	Dwarf_Off off = 0, next;
+	Dwarf_Sword v;
+	size_t hsize;
+	Dwarf_Die cu;
+
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		if (dwarf_offdie(dw, off + hsize, &cu) && enum_value_in(&cu, name, &v, 0))
+			return v;
+		off = next;
+	}
+	ck_abort_msg("no enumerator %s in the DWARF", name);
+	return -1;
+}
+
 START_TEST(test_offsets_match_dwarf)
 {
 	const struct interp *in = &interps[_i];
+	bool v313 = in->root != NULL;	/* 3.13 on: their own offsets */
+	char path[4096], root[4096], dbg[4096];
 	struct pk_python_build build;
 	struct pk_py_file pf;
-	const struct pk_py_offsets *o;
-	char dbg[4096];
+	const struct pk_py_offsets *o = &pf.off;
 	struct member end;
 	Dwarf_Die s;
 	Dwarf *dw;
 	int fd;
 
-	ck_assert_int_eq(pk_python_file(in->path, &pf, &build), 0);
-	ck_assert_uint_eq(build.version, hexversion(in->python));
+	host_path(in, in->path, path, sizeof(path));
+	if (in->root)
+		pk_test_roots_path(in->root, root, sizeof(root));
+	ck_assert_int_eq(pk_python_file(path, &pf, &build), 0);
+	ck_assert_uint_eq(build.version, hexversion_in(in->root ? root : NULL, in->python));
 	ck_assert_uint_eq(pf.version, build.version);
 	ck_assert_int_eq(build.debug, in->debug);
-	ck_assert_uint_eq(pf.runtime, dynsym(in->path, "_PyRuntime"));
-	o = pk_python_offsets(build.version, build.debug);
-	ck_assert_ptr_nonnull(o);
-	ck_assert_mem_eq(&pf.off, o, sizeof(*o));
+	ck_assert_uint_eq(pf.runtime, dynsym(path, "_PyRuntime"));
+	if (v313) {
+		ck_assert_uint_ge(build.version, 0x030d0000);
+		ck_assert_ptr_null(pk_python_offsets(build.version, build.debug));
+	} else {
+		ck_assert_ptr_nonnull(pk_python_offsets(build.version, build.debug));
+		ck_assert_mem_eq(&pf.off, pk_python_offsets(build.version, build.debug),
+				 sizeof(pf.off));
+	}
 
-	debug_file_of(in->path, dbg, sizeof(dbg));
+	debug_file_of(in, path, dbg, sizeof(dbg));
 	fd = open(dbg, O_RDONLY);
 	ck_assert_int_ge(fd, 0);
 	dw = dwarf_begin(fd, DWARF_C_READ);
@@ -264,17 +356,34 @@ START_TEST(test_offsets_match_dwarf)
 	CHECK_MEMBER(dw, "PyInterpreterState", "threads.head", o->interp_threads_head, 8);
 	CHECK_MEMBER(dw, "PyThreadState", "next", o->tstate_next, 8);
 	CHECK_MEMBER(dw, "PyThreadState", "thread_id", o->tstate_thread_id, 8);
-	CHECK_MEMBER(dw, "PyThreadState", "cframe", o->tstate_cframe, 8);
-	CHECK_MEMBER(dw, "_PyCFrame", "current_frame", o->cframe_current_frame, 8);
-
-	CHECK_MEMBER(dw, "_PyInterpreterFrame", "f_code", o->frame_code, 8);
 	CHECK_MEMBER(dw, "_PyInterpreterFrame", "previous", o->frame_previous, 8);
-	CHECK_MEMBER(dw, "_PyInterpreterFrame", "prev_instr", o->frame_prev_instr, 8);
-	CHECK_MEMBER(dw, "_PyInterpreterFrame", "is_entry", o->frame_is_entry, 1);
 	end = CHECK_MEMBER(dw, "_PyInterpreterFrame", "owner", o->frame_owner, 1);
+	if (v313) {
+		/* no _PyCFrame: the thread state has the current frame */
+		ck_assert_uint_eq(o->flags & PK_PY_TSTATE_FRAME, PK_PY_TSTATE_FRAME);
+		CHECK_MEMBER(dw, "PyThreadState", "current_frame", o->tstate_cframe, 8);
+		CHECK_MEMBER(dw, "_PyInterpreterFrame", "f_executable", o->frame_code, 8);
+		CHECK_MEMBER(dw, "_PyInterpreterFrame", "instr_ptr", o->frame_prev_instr, 8);
+		/* the eval loop's entry frames: 3.13's CSTACK, 3.14's INTERPRETER;
+		 * 3.14's f_executable a tagged _PyStackRef */
+		ck_assert_int_eq(o->owner_entry,
+				 enum_value(dw, build.version >= 0x030e0000 ?
+					    "FRAME_OWNED_BY_INTERPRETER" : "FRAME_OWNED_BY_CSTACK"));
+		ck_assert_int_eq(enum_value(dw, "FRAME_OWNED_BY_GENERATOR"), 1);
+		ck_assert_int_eq(!!(o->flags & PK_PY_EXEC_TAGGED), build.version >= 0x030e0000);
+	} else {
+		ck_assert_uint_eq(o->flags, 0);
+		ck_assert_uint_eq(o->owner_entry, 0);
+		CHECK_MEMBER(dw, "PyThreadState", "cframe", o->tstate_cframe, 8);
+		CHECK_MEMBER(dw, "_PyCFrame", "current_frame", o->cframe_current_frame, 8);
+		CHECK_MEMBER(dw, "_PyInterpreterFrame", "f_code", o->frame_code, 8);
+		CHECK_MEMBER(dw, "_PyInterpreterFrame", "prev_instr", o->frame_prev_instr, 8);
+		CHECK_MEMBER(dw, "_PyInterpreterFrame", "is_entry", o->frame_is_entry, 1);
+	}
 	/* frame_size: past every field read, within the struct */
 	ck_assert_uint_ge(o->frame_size, end.offset + end.size);
 	ck_assert_uint_ge(o->frame_size, o->frame_prev_instr + 8);
+	ck_assert_uint_ge(o->frame_size, o->frame_code + 8);
 	ck_assert(find_struct(dw, "_PyInterpreterFrame", &s));
 	ck_assert_uint_le(o->frame_size, struct_size(&s));
 
@@ -334,25 +443,43 @@ static long file_offset(const char *file, unsigned long long addr)
 
 #define V312	0x030c0000u
 
+/* LEN bytes at OFF in SYM (a dynamic symbol) of FILE: read into OLD (may
+ * be NULL), then NEW (may be NULL: FILE only read) written. */
+static void patch_sym(const char *file, const char *sym, long off, void *old, const void *new,
+		      size_t len)
+{
+	long at = file_offset(file, dynsym(file, sym));
+	int fd;
+
+	ck_assert_int_gt(at, 0);
+	fd = open(file, new ? O_RDWR : O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	if (old)
+		ck_assert_int_eq(pread(fd, old, len, at + off), (ssize_t)len);
+	if (new)
+		ck_assert_int_eq(pwrite(fd, new, len, at + off), (ssize_t)len);
+	close(fd);
+}
+
+/* A copy of SRC in DIR (made) as COPY. */
+static void copy_in(const char *src, char *dir, char *copy, size_t len)
+{
+	const char *base = strrchr(src, '/');
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(copy, len, "%s/%s", dir, base ? base + 1 : src);
+	pk_test_copy_file(src, copy, 0755);
+}
+
 /* A copy of python3.11 in DIR (made) whose Py_Version says 3.12, into COPY. */
 static void python_312(char *dir, char *copy, size_t len)
 {
 	const char *py = "/usr/bin/python3.11";
 	__u32 v311 = hexversion(py), v, v312 = V312;
-	long off;
-	int fd;
 
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	snprintf(copy, len, "%s/python3.11", dir);
-	pk_test_copy_file(py, copy, 0755);
-	off = file_offset(copy, dynsym(copy, "Py_Version"));
-	ck_assert_int_gt(off, 0);
-	fd = open(copy, O_RDWR);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(pread(fd, &v, sizeof(v), off), sizeof(v));
+	copy_in(py, dir, copy, len);
+	patch_sym(copy, "Py_Version", 0, &v, &v312, sizeof(v));
 	ck_assert_uint_eq(v, v311);	/* the oracle found the right bytes */
-	ck_assert_int_eq(pwrite(fd, &v312, sizeof(v312), off), sizeof(v312));
-	close(fd);
 }
 
 /* A python3.11 whose Py_Version says 3.12: found, refused as unknown. */
@@ -370,6 +497,123 @@ START_TEST(test_unknown_version_not_supported)
 	ck_assert_ptr_null(pk_python_offsets(v312, false));
 	unlink(copy);
 	rmdir(dir);
+}
+END_TEST
+
+/* The root's python3.13, as the host sees it, into BUF. */
+static const char *python313(char *buf, size_t len)
+{
+	return pk_test_roots_path("trixie/usr/bin/python3.13", buf, len);
+}
+
+/* A copy of python3.13 in DIR whose _PyRuntime says LAYOUT_VERSION in its
+ * _Py_DebugOffsets and Py_Version FILE_VERSION (0: as they are). */
+static void python_313_as(char *dir, char *copy, size_t len, __u32 layout_version,
+			  __u32 file_version)
+{
+	char py[4096];
+	__u64 v, lv = layout_version;
+	__u32 fv;
+
+	copy_in(python313(py, sizeof(py)), dir, copy, len);
+	patch_sym(copy, "_PyRuntime", 8, &v, layout_version ? &lv : NULL, sizeof(v));
+	patch_sym(copy, "Py_Version", 0, &fv, file_version ? &file_version : NULL, sizeof(fv));
+	ck_assert_uint_eq(v, fv);	/* the oracle found the right bytes */
+	ck_assert_uint_eq(fv >> 16, 0x030d);
+}
+
+/*
+ * 3.13 on, the offsets are the interpreter's own: a file whose structure
+ * the walk cannot read gets -ENOTSUP and its version: a later Python (its
+ * layout unknown), a _Py_DebugOffsets of another version than Py_Version.
+ */
+START_TEST(test_debug_offsets_refused)
+{
+	static const struct { __u32 layout, file; } cases[] = {
+		{ 0x030f00f0, 0x030f00f0 },	/* 3.15: not a layout known here */
+		{ 0x030e00f0, 0 },		/* says 3.14, the file 3.13 */
+		{ 0, 0x030d06f0 },		/* 3.13.5's structure, 3.13.6 */
+	};
+	char dir[] = "/tmp/pk-python-XXXXXX", copy[4096];
+	struct pk_python_build build;
+	struct pk_py_file pf;
+	__u32 fv;
+
+	python_313_as(dir, copy, sizeof(copy), cases[_i].layout, cases[_i].file);
+	patch_sym(copy, "Py_Version", 0, &fv, NULL, sizeof(fv));
+	ck_assert_int_eq(pk_python_file(copy, &pf, &build), -ENOTSUP);
+	ck_assert_uint_eq(build.version, fv);
+	unlink(copy);
+	rmdir(dir);
+}
+END_TEST
+
+/* The parser itself, on the first bytes of the real python3.13's and
+ * python3.14's _PyRuntime, each changed where one of its checks looks. */
+static void runtime_head(const char *root_file, __u8 *buf, size_t len, __u32 *version,
+			 __u64 *size)
+{
+	char path[4096];
+	struct pk_py_file pf;
+	unsigned long long sz = 0;
+
+	pk_test_roots_path(root_file, path, sizeof(path));
+	ck_assert_int_eq(pk_python_file(path, &pf, NULL), 0);
+	patch_sym(path, "_PyRuntime", 0, buf, NULL, len);
+	*version = pf.version;
+	ck_assert_uint_ne(dynsym_sized(path, "_PyRuntime", &sz), 0);
+	*size = sz;
+}
+
+START_TEST(test_debug_offsets_checks)
+{
+	static const char *const files[] = { "trixie/usr/bin/python3.13",
+					     "sid/usr/bin/python3.14" };
+	/* where 3.13's and 3.14's groups start: runtime, frame, code */
+	static const unsigned int rt[] = { 24, 24 }, fr[] = { 224, 248 }, co[] = { 272, 312 };
+	__u8 head[1024], buf[1024];
+	struct pk_py_offsets o, o2;
+	__u32 version;
+	__u64 size, big = 400, far = 300, one = 1;
+
+	runtime_head(files[_i], head, sizeof(head), &version, &size);
+	ck_assert_int_eq(pk_python_debug_offsets(head, sizeof(head), version, size, &o), 0);
+	ck_assert_int_eq(memcmp(head, PK_PY_DEBUG_COOKIE, 8), 0);
+	/* the same from the first bytes only: past the unicode group */
+	ck_assert_int_eq(pk_python_debug_offsets(head, 664, version, size, &o2), 0);
+	ck_assert_mem_eq(&o, &o2, sizeof(o));
+	ck_assert_int_eq(pk_python_debug_offsets(head, 560, version, size, &o2), -ENOTSUP);
+	ck_assert_int_eq(pk_python_debug_offsets(head, 0, version, size, &o2), -ENOTSUP);
+	/* _PyRuntime's symbol another size than the runtime group says */
+	ck_assert_int_eq(pk_python_debug_offsets(head, sizeof(head), version, size + 8, &o2),
+			 -ENOTSUP);
+	ck_assert_int_eq(pk_python_debug_offsets(head, sizeof(head), version + 0x100, size, &o2),
+			 -ENOTSUP);
+	/* another cookie */
+	memcpy(buf, head, sizeof(buf));
+	buf[0] = 'y';
+	ck_assert_int_eq(pk_python_debug_offsets(buf, sizeof(buf), version, size, &o2), -ENOTSUP);
+	/* free-threaded */
+	memcpy(buf, head, sizeof(buf));
+	memcpy(buf + 16, &one, 8);
+	ck_assert_int_eq(pk_python_debug_offsets(buf, sizeof(buf), version, size, &o2), -ENOTSUP);
+	/* the frame's owner past the frame (its group's size) */
+	memcpy(buf, head, sizeof(buf));
+	memcpy(buf + fr[_i] + 5 * 8, buf + fr[_i], 8);
+	ck_assert_int_eq(pk_python_debug_offsets(buf, sizeof(buf), version, size, &o2), -ENOTSUP);
+	/* a frame larger than the walk reads, the owner far in it */
+	memcpy(buf, head, sizeof(buf));
+	memcpy(buf + fr[_i], &big, 8);
+	memcpy(buf + fr[_i] + 5 * 8, &far, 8);
+	ck_assert_int_eq(pk_python_debug_offsets(buf, sizeof(buf), version, size, &o2), -ENOTSUP);
+	/* the code units before the fields read */
+	memcpy(buf, head, sizeof(buf));
+	memcpy(buf + co[_i] + 9 * 8, &one, 8);
+	ck_assert_int_eq(pk_python_debug_offsets(buf, sizeof(buf), version, size, &o2), -ENOTSUP);
+	/* the runtime group's size word is what the symbol's size is checked by */
+	memcpy(buf, head, sizeof(buf));
+	memcpy(buf + rt[_i], &one, 8);
+	ck_assert_int_eq(pk_python_debug_offsets(buf, sizeof(buf), version, 1, &o2), -ENOTSUP);
 }
 END_TEST
 
@@ -475,6 +719,8 @@ Suite *suite_python(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("detect");
 	tcase_add_test(tc, test_unknown_version_not_supported);
+	tcase_add_loop_test(tc, test_debug_offsets_refused, 0, 3);
+	tcase_add_loop_test(tc, test_debug_offsets_checks, 0, 2);
 	tcase_add_test(tc, test_not_python);
 	suite_add_tcase(s, tc);
 	if (pk_test_need_root(s, "the unwind maps are BPF maps")) {

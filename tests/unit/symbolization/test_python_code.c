@@ -284,6 +284,9 @@ START_TEST(test_registry)
 	ck_assert_uint_eq(pk_py_code_line(pk_py_codes_find(codes, 42, 0x7f0000002000), 1), 0);
 	ck_assert(!pk_py_linetable_known(0x030a08f0));
 	ck_assert(pk_py_linetable_known(0x030b00a1));
+	ck_assert(pk_py_linetable_known(0x030d05f0));
+	ck_assert(pk_py_linetable_known(0x030e0af0));
+	ck_assert(!pk_py_linetable_known(0x030f00a1));
 	ck_assert(!pk_py_linetable_known(0x040b0000));
 	/* forgotten with its process, the other kept */
 	pk_py_codes_forget_pid(codes, 42);
