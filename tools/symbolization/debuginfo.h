@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * How every Dwfl of probe-read finds a file's separate debug information:
- * on this machine only. By build-id under /usr/lib/debug/.build-id
- * (libdwfl's dwfl_build_id_find_debuginfo), else by the file's
+ * on this machine only. By build-id under /usr/lib/debug/.build-id, or
+ * under probe-read's --debug-dir directories (libdwfl's
+ * dwfl_build_id_find_debuginfo, their path in the callbacks a
+ * pk_symfiles gives its Dwfls), else by the file's
  * .gnu_debuglink name beside the file, in its .debug/ directory and under
  * /usr/lib/debug, where gdb looks; a file found by name is taken only when
  * its build-id is the file's.

@@ -75,6 +75,10 @@ struct pk_symfiles {
 	struct symdata *unshared;	/* files without a build-id */
 	char **debug_dirs;
 	size_t ndebug_dirs;
+	/* with debug_dirs: pk_dwfl_callbacks looking for debug files by
+	 * build-id there (libdwfl's path: the directories, ':' between) */
+	Dwfl_Callbacks callbacks;
+	char *debuginfo_path;
 	char *cache_root;	/* the location cache's; NULL: none */
 	__u64 sweeps;
 	struct pk_symfiles_stats stats;
@@ -456,8 +460,9 @@ static void symdata_free(struct symdata *d)
 }
 
 /* PATH reported as the only module of a new Dwfl at bias 0, so that its
- * addresses are the ELF's own. NULL when it is no ELF file. */
-static struct symdata *open_elf(const char *path)
+ * addresses are the ELF's own, its debug files looked for in FILES' debug
+ * directories. NULL when it is no ELF file. */
+static struct symdata *open_elf(struct pk_symfiles *files, const char *path)
 {
 	struct symdata *d = calloc(1, sizeof(*d));
 	const unsigned char *bits;
@@ -467,7 +472,7 @@ static struct symdata *open_elf(const char *path)
 
 	if (!d)
 		return NULL;
-	d->dwfl = dwfl_begin(&pk_dwfl_callbacks);
+	d->dwfl = dwfl_begin(files->debuginfo_path ? &files->callbacks : &pk_dwfl_callbacks);
 	if (!d->dwfl)
 		goto fail;
 	dwfl_report_begin(d->dwfl);
@@ -545,7 +550,7 @@ static struct symdata *try_source(struct pk_symfiles *files, const char *path,
 
 	if (d)		/* loaded already: no need to open anything */
 		return d;
-	d = open_elf(path);
+	d = open_elf(files, path);
 	if (!d)
 		return NULL;
 	if (len && (d->build_id_len != len || memcmp(d->build_id, id, len))) {
@@ -680,26 +685,62 @@ const struct pk_module *pk_symfiles_named(struct pk_symfiles *files, const char 
 	return f ? &f->pub : NULL;
 }
 
+/* libdwfl's debuginfo path of the absolute directories of DIRS: ':'
+ * between them; NULL when none (*FAILED on no memory). */
+static char *debuginfo_path(const char *const *dirs, size_t n, bool *failed)
+{
+	size_t len = 0;
+	char *path, *p;
+
+	*failed = false;
+	for (size_t i = 0; i < n; i++)
+		len += dirs[i][0] == '/' ? strlen(dirs[i]) + 1 : 0;
+	if (!len)
+		return NULL;
+	path = p = malloc(len);
+	if (!path) {
+		*failed = true;
+		return NULL;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (dirs[i][0] == '/')
+			p += sprintf(p, "%s%s", p == path ? "" : ":", dirs[i]);
+	return path;
+}
+
 int pk_symfiles_set_debug_dirs(struct pk_symfiles *files, const char *const *dirs, size_t n)
 {
 	char **v = calloc(n ? n : 1, sizeof(*v));
+	bool failed;
+	char *path = debuginfo_path(dirs, n, &failed);
 
-	if (!v)
+	if (!v || failed) {
+		free(v);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < n; i++) {
 		v[i] = strdup(dirs[i]);
 		if (!v[i]) {
 			while (i--)
 				free(v[i]);
 			free(v);
+			free(path);
 			return -ENOMEM;
 		}
 	}
 	for (size_t i = 0; i < files->ndebug_dirs; i++)
 		free(files->debug_dirs[i]);
 	free(files->debug_dirs);
+	free(files->debuginfo_path);
 	files->debug_dirs = v;
 	files->ndebug_dirs = n;
+	/* the separate debug files of the files found are looked for there by
+	 * build-id too, as the binaries are (libdwfl takes absolute
+	 * directories only; the .gnu_debuglink search stays
+	 * pk_find_debuginfo's) */
+	files->debuginfo_path = path;
+	files->callbacks = pk_dwfl_callbacks;
+	files->callbacks.debuginfo_path = &files->debuginfo_path;
 	return 0;
 }
 
@@ -1055,6 +1096,7 @@ void pk_symfiles_free(struct pk_symfiles *files)
 	for (size_t i = 0; i < files->ndebug_dirs; i++)
 		free(files->debug_dirs[i]);
 	free(files->debug_dirs);
+	free(files->debuginfo_path);
 	free(files->cache_root);
 	free(files);
 }

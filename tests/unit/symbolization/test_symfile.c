@@ -224,6 +224,47 @@ START_TEST(test_found_by_build_id)
 }
 END_TEST
 
+/*
+ * A stripped file that is where it was (a container's python3.14, its
+ * -dbg package's debug files in the container's /usr/lib/debug): its debug
+ * file is looked for by build-id in the debug directories too, and names
+ * what its symbol tables no longer do.
+ */
+START_TEST(test_debug_file_in_debug_dir)
+{
+	char prog[256], stripped[300], dir[300], path[600];
+	char *strip[] = { "strip", "--strip-all", prog, "-o", stripped, NULL };
+	struct pk_symfile_source src[2] = { { stripped, true }, { NULL } };
+	const char *dirs[2] = { "relative/ignored", dir };
+	struct pk_symfiles *files = pk_symfiles_new(), *plain = pk_symfiles_new();
+	struct pk_symfile *f;
+	__u64 dev, ino, die, size, start = 0;
+
+	snprintf(prog, sizeof(prog), "%s", pk_fx_build("prog", pk_fx_c_src, false, "-pie"));
+	snprintf(stripped, sizeof(stripped), "%s/stripped", pk_fx_dir());
+	ck_assert_int_eq(pk_test_run(strip, NULL, NULL), 0);
+	pk_fx_symbol(prog, "die", &die, &size);
+	inode_of(stripped, &dev, &ino);
+	/* without the directory: die is no symbol of the stripped file */
+	f = pk_symfiles_add(plain, dev, ino, stripped, src, NULL, 0);
+	ck_assert(pk_symfile_loaded(f));
+	ck_assert(!pk_symfile_symbol(f, die, &start) ||
+		  strcmp(pk_symfile_symbol(f, die, &start), "die"));
+	/* the unstripped file as the debug file, by build-id */
+	snprintf(dir, sizeof(dir), "%s/debug", pk_fx_dir());
+	ck_assert_int_eq(mkdir(dir, 0755), 0);
+	pk_test_build_id_path(dir, pk_symfile_module(f)->build_id, path, sizeof(path));
+	copy(prog, path);
+	ck_assert_int_eq(pk_symfiles_set_debug_dirs(files, dirs, 2), 0);
+	f = pk_symfiles_add(files, dev, ino, stripped, src, NULL, 0);
+	ck_assert(pk_symfile_loaded(f));
+	ck_assert_str_eq(pk_symfile_symbol(f, die, &start), "die");
+	ck_assert_uint_eq(start, die);
+	pk_symfiles_free(files);
+	pk_symfiles_free(plain);
+}
+END_TEST
+
 /* Files that are no ELF, or a truncated one, load nothing and break nothing. */
 START_TEST(test_bad_files)
 {
@@ -619,6 +660,7 @@ Suite *suite_symfile(void)
 	tcase_add_test(tc, test_shared_by_build_id);
 	tcase_add_test(tc, test_sweep);
 	tcase_add_test(tc, test_found_by_build_id);
+	tcase_add_test(tc, test_debug_file_in_debug_dir);
 	tcase_add_test(tc, test_bad_files);
 	tcase_add_test(tc, test_code_labels);
 	suite_add_tcase(s, tc);
