@@ -2,7 +2,10 @@
 /*
  * End to end, Python (issue 18): the scripts of tests/fixtures/python/ under
  * Debian's python3.11, its Py_DEBUG build python3.11d and an embedder of
- * libpython3.11.so, profiled with the real tools. A Python frame in folded
+ * libpython3.11.so, profiled with the real tools; and (issue 32) under
+ * python3.13 and python3.14 and their -dbg builds, each in its Debian root
+ * (tests/roots/: Debian 13, sid) as a container runs it, read with the
+ * root's debug files (--debug-dir), its libc without symbols. A Python frame in folded
  * output is "QUALNAME (FILE_BASENAME:LINE)", in place of the native
  * _PyEval_EvalFrameDefault frame that ran it, between the interpreter's
  * native frames.
@@ -26,11 +29,13 @@
  * out.
  */
 #include <ctype.h>
+#include <fcntl.h>
 #include <fnmatch.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,6 +53,42 @@
 /* Shares the Python walk must reach: of the samples that run Python */
 #define PY_MIN		0.99
 #define EVAL_FN		"_PyEval_EvalFrameDefault"
+
+/* An interpreter the tests run the fixtures under: the host's, or a test
+ * root's (run by tests/roots/in_root.sh: the source tree at /mnt/probekit). */
+struct interp {
+	const char *comm;	/* its program's name: the stacks' root */
+	const char *root;	/* the test root's name, or NULL: the host */
+	const char *prog;	/* its path (in the root) */
+};
+
+enum { PY311, PY311D, PY313, PY313D, PY314, PY314D, NPY };
+
+static const struct interp interps[NPY] = {
+	[PY311] = { "python3.11", NULL, PYTHON },
+	[PY311D] = { "python3.11d", NULL, PYTHON_D },
+	[PY313] = { "python3.13", "trixie", "/usr/bin/python3.13" },
+	[PY313D] = { "python3.13d", "trixie", "/usr/bin/python3.13d" },
+	[PY314] = { "python3.14", "sid", "/usr/bin/python3.14" },
+	[PY314D] = { "python3.14d", "sid", "/usr/bin/python3.14d" },
+};
+
+/* The releases, one of each version (the -dbg builds run the chains) */
+static const int releases[] = { PY311, PY313, PY314 };
+#define NRELEASES	(int)(sizeof(releases) / sizeof(releases[0]))
+
+/* IN's root as the host sees it (REL under it), in one of 8 buffers used
+ * in turn. */
+static const char *root_path(const struct interp *in, const char *rel)
+{
+	static char path[8][4096];
+	static int i;
+	char r[4096];
+
+	i = (i + 1) % 8;
+	snprintf(r, sizeof(r), "%s%s", in->root, rel);
+	return pk_test_roots_path(r, path[i], sizeof(path[i]));
+}
 
 /* --- stacks ----------------------------------------------------------------- */
 
@@ -202,6 +243,16 @@ static bool py_contiguous(const struct stack *s)
 	return s->npy && s->py_at[s->npy - 1] - s->py_at[0] == s->npy - 1;
 }
 
+/* The frame of libc's __libc_start_call_main in S: named on the host
+ * (libc6-dbg), a root's libc has .dynsym only (as perf shows it). */
+static const char *libc_call_main(const struct stack *s)
+{
+	for (int i = 0; i < NPY; i++)
+		if (interps[i].root && root_is(s, interps[i].comm, 0))
+			return "\\[libc.so.6+0x*\\]";
+	return "__libc_start_call_main";
+}
+
 /* The native frames below the first Python frame: the process's start
  * (_start, libc's) and MARK among them, where the interpreter runs
  * the script: Py_RunMain, or "main;embed_run" right after libc's. */
@@ -210,7 +261,7 @@ static bool native_root_ok(const struct stack *s, const char *mark)
 	size_t end = s->npy ? s->py_at[0] : s->n;
 
 	if (end < 5 || strcmp(s->v[1], "_start") || fnmatch("__libc_start_main*", s->v[2], 0) ||
-	    strcmp(s->v[3], "__libc_start_call_main"))
+	    fnmatch(libc_call_main(s), s->v[3], 0))
 		return false;
 	if (!strcmp(mark, "embed_run"))
 		return end > 6 && !strcmp(s->v[4], "main") && !strcmp(s->v[5], "embed_run");
@@ -327,7 +378,9 @@ struct run {
 	struct pk_folded f;
 	struct stack *s;
 	size_t n;
-	char oracle_path[256];
+	char oracle_path[4096];	/* as the host sees it */
+	char oracle_arg[4096];	/* as the fixture does */
+	pid_t pid;		/* the process attached to (held) */
 };
 
 static void run_parse(struct run *r)
@@ -362,14 +415,28 @@ static void run_free(struct run *r)
 		unlink(r->oracle_path);
 }
 
-static void oracle_path(struct run *r, const char *name)
+/* The oracle file of a fixture NAME under IN (NULL: the host's): in the
+ * build directory, or in a root's /tmp. */
+static void oracle_path_in(struct run *r, const char *name, const struct interp *in)
 {
 	char rel[128];
 	static int n;
 
 	snprintf(rel, sizeof(rel), "python-%s-%d-%d.stacks", name, (int)getpid(), n++);
-	pk_test_build_path(rel, r->oracle_path, sizeof(r->oracle_path));
+	if (in && in->root) {
+		snprintf(r->oracle_arg, sizeof(r->oracle_arg), "/tmp/%s", rel);
+		snprintf(r->oracle_path, sizeof(r->oracle_path), "%s",
+			 root_path(in, r->oracle_arg));
+	} else {
+		pk_test_build_path(rel, r->oracle_path, sizeof(r->oracle_path));
+		snprintf(r->oracle_arg, sizeof(r->oracle_arg), "%s", r->oracle_path);
+	}
 	unlink(r->oracle_path);
+}
+
+static void oracle_path(struct run *r, const char *name)
+{
+	oracle_path_in(r, name, NULL);
 }
 
 /* A script of tests/fixtures/python/ (SRC), or a program built from there
@@ -415,10 +482,52 @@ static void args_cat(const char *v[MAX_ARGS], const char *const *const lists[])
 
 static const char *const no_args[] = { NULL };
 
+/* The fixture NAME with ARGS (NULL-ended) under IN, as the host starts it:
+ * IN's program on the script in the source tree, or in IN's root,
+ * in_root.sh ROOT PROGRAM /mnt/probekit/tests/fixtures/python/NAME ARGS;
+ * into V. */
+static void interp_argv(const struct interp *in, const char *name, const char *const args[],
+			const char *v[MAX_ARGS])
+{
+	static char in_root[4096], root[4096], scr[8][300];
+	static int k;
+
+	if (!in->root) {
+		const char *const head[] = { in->prog, script(name), NULL };
+
+		args_cat(v, (const char *const *const[]){ head, args, NULL });
+		return;
+	}
+	k = (k + 1) % 8;
+	snprintf(scr[k], sizeof(scr[k]), "/mnt/probekit/tests/fixtures/python/%s", name);
+	pk_test_src_path("tests/roots/in_root.sh", in_root, sizeof(in_root));
+	pk_test_roots_path(in->root, root, sizeof(root));
+	{
+		const char *const head[] = { in_root, root, in->prog, scr[k], NULL };
+
+		args_cat(v, (const char *const *const[]){ head, args, NULL });
+	}
+}
+
+/* What probe-read reads a root's processes with: the host's debug files
+ * and every root's, by build-id (a root's python3.X-dbg has its
+ * interpreter's: the eval loop's symbols among them). */
+static const char *const *root_read_args(void)
+{
+	static char dirs[2][4096];
+	static const char *args[] = { "--debug-dir", "/usr/lib/debug", "--debug-dir", dirs[0],
+				      "--debug-dir", dirs[1], NULL };
+
+	pk_test_roots_path("trixie/usr/lib/debug", dirs[0], sizeof(dirs[0]));
+	pk_test_roots_path("sid/usr/lib/debug", dirs[1], sizeof(dirs[1]));
+	return args;
+}
+
 /* probe-load [EXTRA...] -F FREQ -- ARGV..., from the command's first
- * instruction, probe-read [READ...] until it exits, unload. */
-static void profile(const char *const extra[], const char *const argv[],
-		    const char *const read[], struct run *r)
+ * instruction, probe-read [READ...] until it exits, unload. IN: the
+ * interpreter ARGV runs (NULL: the host's). */
+static void profile_in(const struct interp *in, const char *const extra[],
+		       const char *const argv[], const char *const read[], struct run *r)
 {
 	static const char *const freq[] = { "-F", FREQ_STR, "--", NULL };
 	static const char *const dur[] = { "-d", "300", NULL };
@@ -428,7 +537,9 @@ static void profile(const char *const extra[], const char *const argv[],
 	ck_assert_msg(access(argv[0], X_OK) == 0, "%s missing (make test-deps test-programs)",
 		      argv[0]);
 	args_cat(load, (const char *const *const[]){ extra ? extra : no_args, freq, argv, NULL });
-	args_cat(rd, (const char *const *const[]){ dur, read ? read : no_args, NULL });
+	args_cat(rd, (const char *const *const[]){ dur, read ? read : no_args,
+						   in && in->root ? root_read_args() : no_args,
+						   NULL });
 	ck_assert_int_eq(pk_e2e_load_err(load, &r->load_err), 0);
 	rc = pk_e2e_read(rd, &r->out, &r->err);
 	ck_assert_msg(rc == 0, "probe-read exited %d: %s", rc, r->err);
@@ -438,50 +549,138 @@ static void profile(const char *const extra[], const char *const argv[],
 	run_parse(r);
 }
 
-/* Start chain.py's ARGV held (PK_FIXTURE_HOLD): its pid once hot has
- * stopped it, its start-up over and none of its hot phase spent. */
-static pid_t spawn_held(const char *const argv[])
+static void profile(const char *const extra[], const char *const argv[],
+		    const char *const read[], struct run *r)
+{
+	profile_in(NULL, extra, argv, read, r);
+}
+
+/* A process started held: PID, what the test waits for, and TARGET, the
+ * interpreter stopped at the start of hot (PID itself, or in a root the
+ * child in_root.sh's unshare forked, PID 1 of its namespace). */
+struct held {
+	pid_t pid, target;
+};
+
+/* /proc/PID/stat's state of PID, or 0 when it is gone. */
+static char proc_state(pid_t pid)
+{
+	char path[64], *t, *p, st = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	t = pk_test_read_file(path, NULL);
+	p = t ? strrchr(t, ')') : NULL;
+	if (p && p[1] == ' ')
+		st = p[2];
+	free(t);
+	return st;
+}
+
+/* The descendant of PID (up to 3 levels down) that has stopped itself,
+ * once it has; 0 when PID exits first or none does within 60 s. */
+static pid_t stopped_descendant(pid_t pid)
+{
+	for (int i = 0; i < 6000 * (int)pk_test_slowdown(); i++) {
+		pid_t level[16] = { pid }, next[16];
+		size_t n = 1;
+
+		for (int depth = 0; depth < 3 && n; depth++) {
+			size_t m = 0;
+
+			for (size_t k = 0; k < n; k++) {
+				char path[64], *t, *p, *end;
+
+				snprintf(path, sizeof(path), "/proc/%d/task/%d/children", level[k],
+					 level[k]);
+				t = pk_test_read_file(path, NULL);
+				for (p = t; p && *p; p = end) {
+					pid_t c = (pid_t)strtol(p, &end, 10);
+
+					if (end == p)
+						break;
+					if (proc_state(c) == 'T') {
+						free(t);
+						return c;
+					}
+					if (m < 16)
+						next[m++] = c;
+				}
+				free(t);
+			}
+			memcpy(level, next, m * sizeof(*next));
+			n = m;
+		}
+		if (waitpid(pid, NULL, WNOHANG) == pid)
+			return 0;
+		usleep(10000);
+	}
+	return 0;
+}
+
+/* Start chain.py's ARGV held (PK_FIXTURE_HOLD) under IN (NULL: the host):
+ * once hot has stopped it, its start-up over and none of its hot phase
+ * spent. In a root, the fixture runs under a shell, the namespace's PID 1:
+ * a PID 1 cannot stop itself (the kernel drops the signals a namespace's
+ * init sends itself). */
+static struct held spawn_held_in(const struct interp *in, const char *const argv[])
 {
 	static const char *const hold[] = { "/usr/bin/env", "PK_FIXTURE_HOLD=1", NULL };
+	static const char *const shell[] = { "/bin/sh", "-c", "\"$@\"; exit $?", "sh", NULL };
 	const char *av[MAX_ARGS];
-	pid_t pid;
+	struct held h;
 	int status;
 
 	ck_assert_msg(access(argv[0], X_OK) == 0, "%s missing (make test-deps test-programs)",
 		      argv[0]);
-	args_cat(av, (const char *const *const[]){ hold, argv, NULL });
-	pid = pk_test_spawn((char *const *)av, NULL);
-	ck_assert_int_gt(pid, 0);
-	ck_assert_msg(waitpid(pid, &status, WUNTRACED) == pid && WIFSTOPPED(status),
+	if (in && in->root) {
+		const char *const root_args[] = { argv[0], argv[1], NULL };
+
+		args_cat(av, (const char *const *const[]){ hold, root_args, shell, argv + 2,
+							    NULL });
+	} else {
+		args_cat(av, (const char *const *const[]){ hold, argv, NULL });
+	}
+	h.pid = h.target = pk_test_spawn((char *const *)av, NULL);
+	ck_assert_int_gt(h.pid, 0);
+	if (in && in->root) {
+		h.target = stopped_descendant(h.pid);
+		ck_assert_msg(h.target > 0, "%s in %s did not stop itself", in->prog, in->root);
+		return h;
+	}
+	ck_assert_msg(waitpid(h.pid, &status, WUNTRACED) == h.pid && WIFSTOPPED(status),
 		      "%s did not stop itself", argv[0]);
-	return pid;
+	return h;
 }
 
-/* The hot phase alone: ARGV held, probe-load [EXTRA...] -F FREQ -p PID,
- * continued; probe-read [READ...] while it runs, or once it has exited
- * (AFTER_EXIT). */
-static void profile_held(const char *const extra[], const char *const argv[],
-			 const char *const read[], bool after_exit, struct run *r)
+/* The hot phase alone: ARGV held (under IN, NULL: the host),
+ * probe-load [EXTRA...] -F FREQ -p PID, continued; probe-read [READ...]
+ * while it runs, or once it has exited (AFTER_EXIT). */
+static void profile_held_in(const struct interp *in, const char *const extra[],
+			    const char *const argv[], const char *const read[], bool after_exit,
+			    struct run *r)
 {
 	char pidstr[16];
 	const char *const target[] = { "-F", FREQ_STR, "-p", pidstr, NULL };
 	const char *const dur[] = { "-d", after_exit ? "1" : "300", NULL };
 	const char *load[MAX_ARGS], *rd[MAX_ARGS];
-	pid_t pid = spawn_held(argv);
+	struct held h = spawn_held_in(in, argv);
 	int rc, status;
 
-	snprintf(pidstr, sizeof(pidstr), "%d", pid);
+	snprintf(pidstr, sizeof(pidstr), "%d", h.target);
+	r->pid = h.target;
 	args_cat(load, (const char *const *const[]){ extra ? extra : no_args, target, NULL });
-	args_cat(rd, (const char *const *const[]){ dur, read ? read : no_args, NULL });
+	args_cat(rd, (const char *const *const[]){ dur, read ? read : no_args,
+						   in && in->root ? root_read_args() : no_args,
+						   NULL });
 	rc = pk_e2e_load_err(load, &r->load_err);
 	if (rc)
-		kill(pid, SIGKILL);
-	kill(pid, SIGCONT);
+		kill(h.target, SIGKILL);
+	kill(h.target, SIGCONT);
 	ck_assert_msg(rc == 0, "probe-load failed: %s", r->load_err);
 	if (after_exit)
-		ck_assert_int_eq(pk_test_wait(pid), 0);
+		ck_assert_int_eq(pk_test_wait(h.pid), 0);
 	rc = pk_e2e_read(rd, &r->out, &r->err);
-	status = after_exit ? 0 : pk_test_wait(pid);
+	status = after_exit ? 0 : pk_test_wait(h.pid);
 	ck_assert_msg(rc == 0, "probe-read exited %d: %s", rc, r->err);
 	ck_assert_msg(status == 0, "the fixture exited with status %d", status);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
@@ -585,16 +784,37 @@ static void assert_chain(const char *what, const struct run *r, const char *comm
 }
 
 static const struct {
-	const char *what, *comm, *mark;
+	const char *what, *mark;
+	int py;		/* its interps[], or -1: py_embed */
 } chain_variants[] = {
-	{ "python3.11", "python3.11", "Py_RunMain" },
-	{ "python3.11d", "python3.11d", "Py_RunMain" },
-	{ "py_embed", "py_embed", "embed_run" },
+	{ "python3.11", "Py_RunMain", PY311 },
+	{ "python3.11d", "Py_RunMain", PY311D },
+	{ "py_embed", "embed_run", -1 },
+	{ "python3.13 (Debian 13 root)", "Py_RunMain", PY313 },
+	{ "python3.13d (Debian 13 root)", "Py_RunMain", PY313D },
+	{ "python3.14 (sid root)", "Py_RunMain", PY314 },
+	{ "python3.14d (sid root)", "Py_RunMain", PY314D },
 };
+#define NCHAINS	(int)(sizeof(chain_variants) / sizeof(chain_variants[0]))
 
-static const char *chain_program(int i)
+/* chain.py SECS ORACLE under variant I (its interpreter, or py_embed),
+ * into ARGV; R's oracle path made. */
+static const struct interp *chain_argv(int i, const char *secs, struct run *r, const char *name,
+				       const char *argv[MAX_ARGS])
 {
-	return i == 0 ? PYTHON : i == 1 ? PYTHON_D : built("py_embed");
+	int py = chain_variants[i].py;
+	const struct interp *in = py >= 0 ? &interps[py] : NULL;
+	const char *const args[] = { secs, r->oracle_arg, NULL };
+
+	oracle_path_in(r, name, in);
+	if (in) {
+		interp_argv(in, "chain.py", args, argv);
+	} else {
+		const char *const head[] = { built("py_embed"), script("chain.py"), NULL };
+
+		args_cat(argv, (const char *const *const[]){ head, args, NULL });
+	}
+	return in;
 }
 
 /* chain.py under each interpreter, attached to once start-up is over: the
@@ -604,16 +824,15 @@ START_TEST(test_chain)
 {
 	struct run r = { 0 };
 	struct oracle o;
-	const char *argv[] = { chain_program(_i), script("chain.py"), HOT_SECS, NULL, NULL };
+	const char *argv[MAX_ARGS];
+	const struct interp *in = chain_argv(_i, HOT_SECS, &r, "chain", argv);
 	char what[64];
 
-	oracle_path(&r, "chain");
-	argv[3] = r.oracle_path;
-	profile_held(NULL, argv, NULL, false, &r);
+	profile_held_in(in, NULL, argv, NULL, false, &r);
 	oracle_read(r.oracle_path, &o);
 	oracle_names(oracle_get(&o, "hot"), chain_names);
 	snprintf(what, sizeof(what), "chain %s", chain_variants[_i].what);
-	assert_chain(what, &r, chain_variants[_i].comm, 0, chain_variants[_i].mark,
+	assert_chain(what, &r, in ? in->comm : "py_embed", 0, chain_variants[_i].mark,
 		     oracle_get(&o, "hot"));
 	oracle_free(&o);
 	run_free(&r);
@@ -626,20 +845,19 @@ START_TEST(test_chain_exited)
 {
 	struct run r = { 0 };
 	struct oracle o;
-	const char *argv[] = { PYTHON, script("chain.py"), HOT_SECS, NULL, NULL };
+	const char *argv[MAX_ARGS];
+	int v = _i < 2 ? _i : _i + 1;	/* each interpreter, py_embed aside */
+	const struct interp *in = chain_argv(v, HOT_SECS, &r, "exited", argv);
+	char what[80];
 
-	oracle_path(&r, "exited");
-	argv[3] = r.oracle_path;
-	profile_held(NULL, argv, NULL, true, &r);
+	profile_held_in(in, NULL, argv, NULL, true, &r);
 	oracle_read(r.oracle_path, &o);
-	assert_chain("chain python3.11, read after its exit", &r, "python3.11", 0, "Py_RunMain",
-		     oracle_get(&o, "hot"));
+	snprintf(what, sizeof(what), "chain %s, read after its exit", chain_variants[v].what);
+	assert_chain(what, &r, in->comm, 0, "Py_RunMain", oracle_get(&o, "hot"));
 	oracle_free(&o);
 	run_free(&r);
 }
 END_TEST
-
-/* --- the other formats: pprof and perf text --------------------------------- */
 
 static void py_push(struct stack *s, const char *name, const char *file, long line)
 {
@@ -775,15 +993,16 @@ START_TEST(test_formats)
 	char fold[4096], pb[4096], perf[4096];
 	const char *read[] = { "-f", "folded", "-o", fold, "-f", "pprof", "-o", pb, "-f", "perf",
 			       "-o", perf, NULL };
-	const char *argv[] = { PYTHON, script("chain.py"), "2", NULL, NULL };
+	const char *argv[MAX_ARGS];
+	int v = releases[_i] == PY311 ? 0 : releases[_i] == PY313 ? 3 : 5;
+	const struct interp *in = chain_argv(v, "2", &r, "formats", argv);
 	unsigned long pb_hot, pb_ok, perf_hot, perf_ok;
+	char what[96];
 
 	pk_test_build_path("python-formats.folded", fold, sizeof(fold));
 	pk_test_build_path("python-formats.pb.gz", pb, sizeof(pb));
 	pk_test_build_path("python-formats.perf", perf, sizeof(perf));
-	oracle_path(&r, "formats");
-	argv[3] = r.oracle_path;
-	profile_held(NULL, argv, read, false, &r);
+	profile_held_in(in, NULL, argv, read, false, &r);
 	/* the folded stacks went to their file */
 	run_stacks_free(&r);
 	free(r.out);
@@ -795,8 +1014,9 @@ START_TEST(test_formats)
 	perf_chain(perf, oracle_get(&o, "hot"), &perf_hot, &perf_ok);
 	fprintf(stderr, "python formats: pprof %lu of %lu samples in hot whole, perf text %lu "
 		"of %lu\n", pb_ok, pb_hot, perf_ok, perf_hot);
-	assert_chain("chain python3.11, folded beside pprof and perf", &r, "python3.11", 0,
-		     "Py_RunMain", oracle_get(&o, "hot"));
+	snprintf(what, sizeof(what), "chain %s, folded beside pprof and perf",
+		 chain_variants[v].what);
+	assert_chain(what, &r, in->comm, 0, "Py_RunMain", oracle_get(&o, "hot"));
 	ck_assert_msg(pb_hot >= MIN_SAMPLES / 2 && pb_ok >= PY_MIN * pb_hot,
 		      "pprof: %lu of %lu samples in hot whole", pb_ok, pb_hot);
 	ck_assert_msg(perf_hot >= MIN_SAMPLES / 2 && perf_ok >= PY_MIN * perf_hot,
@@ -844,16 +1064,24 @@ struct expect {
 	const struct oracle_stack *got;
 };
 
-/* python3.11 NAME 1.5 ORACLE from its first instruction, read with READ;
- * the two stacks the fixture wrote of itself, checked against EX's names. */
-static void profile_script(const char *name, const char *const read[], struct expect ex[2],
-			   struct run *r, struct oracle *o)
+/* NAME 1.5 ORACLE under IN, read with READ: on the host from its first
+ * instruction; in a root held (PK_FIXTURE_HOLD), attached to once its
+ * imports are done: there the start-up, until the tables of the root's
+ * files are in place, takes a third of 1.5 s (a walk that cannot reach the
+ * interpreter gives no Python frame). The two stacks the fixture wrote of
+ * itself, checked against EX's names. */
+static void profile_script(const struct interp *in, const char *name, const char *const read[],
+			   struct expect ex[2], struct run *r, struct oracle *o)
 {
-	const char *argv[] = { PYTHON, script(name), "1.5", NULL, NULL };
+	const char *argv[MAX_ARGS];
+	const char *const args[] = { "1.5", r->oracle_arg, NULL };
 
-	oracle_path(r, name);
-	argv[3] = r->oracle_path;
-	profile(NULL, argv, read, r);
+	oracle_path_in(r, name, in);
+	interp_argv(in, name, args, argv);
+	if (in->root)
+		profile_held_in(in, NULL, argv, read, false, r);
+	else
+		profile_in(in, NULL, argv, read, r);
 	oracle_read(r->oracle_path, o);
 	for (int i = 0; i < 2; i++) {
 		ex[i].got = oracle_get(o, ex[i].tag);
@@ -867,18 +1095,62 @@ static void profile_script(const char *name, const char *const read[], struct ex
  * called back, on Debian's python3.11 (3.11.2-6+deb12u9), as gdb's bt shows
  * them with inline frames (checked against `gdb -p PID -ex bt`):
  * the eval loop's call of the scanner object, json's C scanner decoding a
- * list of objects, and the call of object_hook; _sre's sub calling repl. */
-static const char *const json_between[] = {
-	"_PyObject_MakeTpCall", "scanner_call", "scan_once_unicode", "_parse_array_unicode",
-	"scan_once_unicode", "_parse_object_unicode", "PyObject_CallOneArg",
-	"_PyObject_VectorcallTstate", "_PyFunction_Vectorcall", "_PyEval_Vector",
-	"_PyEval_EvalFrame", NULL };
-static const char *const re_between[] = {
-	"PyObject_Vectorcall", "_PyObject_VectorcallTstate",
-	"method_vectorcall_FASTCALL_KEYWORDS_METHOD", "_sre_SRE_Pattern_sub",
-	"_sre_SRE_Pattern_sub_impl", "pattern_subx", "PyObject_CallOneArg",
-	"_PyObject_VectorcallTstate", "_PyFunction_Vectorcall", "_PyEval_Vector",
-	"_PyEval_EvalFrame", NULL };
+ * list of objects, and the call of object_hook; _sre's sub calling repl.
+ * On 3.13 and 3.14 (Debian 13's 3.13.5, sid's 3.14.10), as probe-read
+ * names them with the roots' debug files, their frames as eu-stack -i
+ * shows them (3.13's json hook: _PyObject_MakeTpCall, scanner_call,
+ * scan_once_unicode twice, PyObject_CallOneArg; the rest inline frames):
+ * the release builds inline more than the -dbg ones, which have the same
+ * frames in 3.13 and 3.14. */
+static const char *const json_between[NPY][16] = {
+	[PY311] = { "_PyObject_MakeTpCall", "scanner_call", "scan_once_unicode",
+		    "_parse_array_unicode", "scan_once_unicode", "_parse_object_unicode",
+		    "PyObject_CallOneArg", "_PyObject_VectorcallTstate", "_PyFunction_Vectorcall",
+		    "_PyEval_Vector", "_PyEval_EvalFrame", NULL },
+	[PY313] = { "_PyObject_MakeTpCall", "scanner_call", "scan_once_unicode",
+		    "_parse_array_unicode", "scan_once_unicode", "_parse_object_unicode",
+		    "PyObject_CallOneArg", "_PyObject_VectorcallTstate", NULL },
+	[PY314] = { "_PyObject_MakeTpCall", "scanner_call", "scan_once_unicode",
+		    "_parse_array_unicode", "scan_once_unicode", "_parse_object_unicode",
+		    "PyObject_CallOneArg", "_PyObject_VectorcallTstate", "_PyFunction_Vectorcall",
+		    "_PyEval_Vector", "_PyEval_EvalFrame", NULL },
+	[PY313D] = { "PyObject_Vectorcall", "_PyObject_VectorcallTstate", "_PyObject_MakeTpCall",
+		     "scanner_call", "scan_once_unicode", "_parse_array_unicode",
+		     "scan_once_unicode", "_parse_object_unicode", "PyObject_CallOneArg",
+		     "_PyObject_VectorcallTstate", "_PyFunction_Vectorcall", "_PyEval_Vector",
+		     "_PyEval_EvalFrame", NULL },
+	[PY314D] = { "PyObject_Vectorcall", "_PyObject_VectorcallTstate", "_PyObject_MakeTpCall",
+		     "scanner_call", "scan_once_unicode", "_parse_array_unicode",
+		     "scan_once_unicode", "_parse_object_unicode", "PyObject_CallOneArg",
+		     "_PyObject_VectorcallTstate", "_PyFunction_Vectorcall", "_PyEval_Vector",
+		     "_PyEval_EvalFrame", NULL },
+};
+static const char *const re_between[NPY][16] = {
+	[PY311] = { "PyObject_Vectorcall", "_PyObject_VectorcallTstate",
+		    "method_vectorcall_FASTCALL_KEYWORDS_METHOD", "_sre_SRE_Pattern_sub",
+		    "_sre_SRE_Pattern_sub_impl", "pattern_subx", "PyObject_CallOneArg",
+		    "_PyObject_VectorcallTstate", "_PyFunction_Vectorcall", "_PyEval_Vector",
+		    "_PyEval_EvalFrame", NULL },
+	[PY313] = { "PyObject_Vectorcall", "_PyObject_VectorcallTstate",
+		    "method_vectorcall_FASTCALL_KEYWORDS_METHOD", "pattern_subx",
+		    "PyObject_CallOneArg", "_PyObject_VectorcallTstate", NULL },
+	[PY314] = { "pattern_subx", "PyObject_CallOneArg", "_PyObject_VectorcallTstate",
+		    "_PyFunction_Vectorcall", "_PyEval_Vector", "_PyEval_EvalFrame", NULL },
+	[PY313D] = { "PyObject_Vectorcall", "_PyObject_VectorcallTstate",
+		     "method_vectorcall_FASTCALL_KEYWORDS_METHOD", "_sre_SRE_Pattern_sub",
+		     "_sre_SRE_Pattern_sub_impl", "pattern_subx", "PyObject_CallOneArg",
+		     "_PyObject_VectorcallTstate", "_PyFunction_Vectorcall", "_PyEval_Vector",
+		     "_PyEval_EvalFrame", NULL },
+	[PY314D] = { "PyObject_Vectorcall", "_PyObject_VectorcallTstate",
+		     "method_vectorcall_FASTCALL_KEYWORDS_METHOD", "_sre_SRE_Pattern_sub",
+		     "_sre_SRE_Pattern_sub_impl", "pattern_subx", "PyObject_CallOneArg",
+		     "_PyObject_VectorcallTstate", "_PyFunction_Vectorcall", "_PyEval_Vector",
+		     "_PyEval_EvalFrame", NULL },
+};
+
+/* The interpreters of the tests of native frames between Python frames */
+static const int mixed_interps[] = { PY311, PY313, PY313D, PY314, PY314D };
+#define NMIXED	(int)(sizeof(mixed_interps) / sizeof(mixed_interps[0]))
 
 /* The Python frames are the oracle's, and between Python frames there are
  * native frames exactly once: BETWEEN, right below the frame named CALLED
@@ -919,36 +1191,40 @@ START_TEST(test_callback)
 	unsigned long json_all = 0, json_ok = 0, re_all = 0, re_ok = 0;
 	struct run r = { 0 };
 	struct oracle o;
+	const struct interp *in;
 
-	profile_script("callback.py", NULL, ex, &r, &o);
+	_i = mixed_interps[_i];
+	in = &interps[_i];
+	ck_assert_ptr_nonnull(json_between[_i][0]);	/* not python3.11d */
+	profile_script(in, "callback.py", NULL, ex, &r, &o);
 	for (size_t i = 0; i < r.n; i++) {
 		const struct stack *s = &r.s[i];
 
-		if (!root_is(s, "python3.11", 0) || in_oracle(s))
+		if (!root_is(s, in->comm, 0) || in_oracle(s))
 			continue;
 		/* in the hook's call, below and above it */
 		if (has_py(s, "use_json.<locals>.hook") || !strcmp(py_leaf(s), "inner") ||
 		    !strcmp(py_leaf(s), "spin") || walk_failed(s)) {
 			json_all += s->count;
-			if (callback_ok(s, ex[0].got, "use_json.<locals>.hook", json_between))
+			if (callback_ok(s, ex[0].got, "use_json.<locals>.hook", json_between[_i]))
 				json_ok += s->count;
 			else
 				note_bad("json", s);
 		}
 		if (!strcmp(py_leaf(s), "spin_re") || walk_failed(s)) {
 			re_all += s->count;
-			if (callback_ok(s, ex[1].got, "use_re.<locals>.repl", re_between))
+			if (callback_ok(s, ex[1].got, "use_re.<locals>.repl", re_between[_i]))
 				re_ok += s->count;
 			else
 				note_bad("re", s);
 		}
 	}
-	fprintf(stderr, "python callback: json hook %lu of %lu samples interleaved exactly "
-		"(%.2f%%), re repl %lu of %lu (%.2f%%)\n", json_ok, json_all,
+	fprintf(stderr, "python callback %s: json hook %lu of %lu samples interleaved exactly "
+		"(%.2f%%), re repl %lu of %lu (%.2f%%)\n", in->comm, json_ok, json_all,
 		json_all ? 100.0 * json_ok / json_all : 0, re_ok, re_all,
 		re_all ? 100.0 * re_ok / re_all : 0);
 	if (json_ok < PY_MIN * json_all || re_ok < PY_MIN * re_all)
-		print_stacks(&r, "python3.11", 12);
+		print_stacks(&r, in->comm, 12);
 	ck_assert_msg(json_all >= MIN_SAMPLES && re_all >= MIN_SAMPLES / 2,
 		      "only %lu samples in the json hook, %lu in spin_re", json_all, re_all);
 	ck_assert_msg(json_ok >= PY_MIN * json_all, "json: %lu of %lu interleaved exactly",
@@ -970,10 +1246,68 @@ static pid_t tid_of(const struct stack *s)
 	return slash ? (pid_t)atoi(slash + 1) : 0;
 }
 
-/* Thread.run calls its target (CALL_FUNCTION_EX) through C: the frames of
- * that call, on Debian's python3.11 */
-static const char *const target_call[] = { "_PyFunction_Vectorcall", "_PyEval_Vector",
-	"_PyEval_EvalFrame", NULL };
+/* "COMM-PID[/TID]": PID, or 0 (COMM may have '-' of its own). */
+static pid_t pid_of(const struct stack *s)
+{
+	char v[256], *slash, *dash;
+
+	if (!s->n)
+		return 0;
+	snprintf(v, sizeof(v), "%s", s->v[0]);
+	slash = strrchr(v, '/');
+	if (slash)
+		*slash = '\0';
+	dash = strrchr(v, '-');
+	return dash ? (pid_t)atoi(dash + 1) : 0;
+}
+
+/* Where a thread's Python frames have C between them: before CALLED (NULL:
+ * the worker itself), BETWEEN. Thread.run calls its target
+ * (CALL_FUNCTION_EX) through C on Debian's python3.11; from 3.13 the eval
+ * loop calls a Python function there without C between (none in
+ * probe-read's stacks or eu-stack's); 3.14's Thread._bootstrap_inner runs
+ * Thread.run in the thread's context (Context.run, C): in the -dbg build
+ * through PyObject_Vectorcall until the eval loop has specialized that
+ * call (the first thread's), straight to context_run after (ALT). */
+static const struct {
+	const char *called;
+	const char *between[12], *alt[12];
+} thread_call[NPY] = {
+	[PY311] = { NULL, { "_PyFunction_Vectorcall", "_PyEval_Vector", "_PyEval_EvalFrame",
+			    NULL } },
+	[PY313] = { NULL, { NULL } },
+	[PY313D] = { NULL, { NULL } },
+	[PY314] = { "Thread.run", { "context_run", "_PyObject_VectorcallTstate",
+				    "method_vectorcall", "_PyObject_VectorcallPrepend",
+				    "_PyObject_VectorcallTstate", "_PyFunction_Vectorcall",
+				    "_PyEval_Vector", "_PyEval_EvalFrame", NULL } },
+	[PY314D] = { "Thread.run", { "PyObject_Vectorcall", "_PyObject_VectorcallTstate",
+				     "method_vectorcall_FASTCALL_KEYWORDS", "context_run",
+				     "_PyObject_VectorcallTstate", "method_vectorcall",
+				     "_PyObject_VectorcallPrepend", "_PyObject_VectorcallTstate",
+				     "_PyFunction_Vectorcall", "_PyEval_Vector", "_PyEval_EvalFrame",
+				     NULL },
+		     { "context_run", "_PyObject_VectorcallTstate", "method_vectorcall",
+		       "_PyObject_VectorcallPrepend", "_PyObject_VectorcallTstate",
+		       "_PyFunction_Vectorcall", "_PyEval_Vector", "_PyEval_EvalFrame", NULL } },
+};
+
+/* A thread's first frames: clone3 and start_thread, named on the host,
+ * a root's libc has .dynsym only. */
+static bool thread_start_ok(const struct interp *in, const struct stack *s)
+{
+	const char *libc = "\\[libc.so.6+0x*\\]";
+
+	return s->n > 3 && !fnmatch(in->root ? libc : "clone3", s->v[1], 0) &&
+	       !fnmatch(in->root ? libc : "start_thread", s->v[2], 0);
+}
+
+/* A stack of the process of IN that R ran: by its comm (3.14 names its
+ * threads as their Thread objects are named: by its pid then, a held one's). */
+static bool of_process(const struct interp *in, const struct run *r, const struct stack *s)
+{
+	return in->root ? pid_of(s) == r->pid : root_is(s, in->comm, 0);
+}
 
 START_TEST(test_threads)
 {
@@ -989,8 +1323,12 @@ START_TEST(test_threads)
 	struct run r = { 0 };
 	struct oracle o;
 	bool mixed = false;
+	const struct interp *in;
+	const char *called;
 
-	profile_script("threads.py", read, ex, &r, &o);
+	_i = mixed_interps[_i];
+	in = &interps[_i];
+	profile_script(in, "threads.py", read, ex, &r, &o);
 	oa = ex[0].got;
 	ob = ex[1].got;
 	/* which thread runs which chain: the one its spin samples say */
@@ -998,7 +1336,7 @@ START_TEST(test_threads)
 		const struct stack *s = &r.s[i];
 		pid_t tid = tid_of(s);
 
-		if (!root_is(s, "python3.11", 0))
+		if (!of_process(in, &r, s))
 			continue;
 		if (has_py(s, "spin_a")) {
 			mixed |= tid_a && tid_a != tid;
@@ -1015,7 +1353,7 @@ START_TEST(test_threads)
 		const struct stack *s = &r.s[i];
 		pid_t tid = tid_of(s);
 
-		if (!root_is(s, "python3.11", 0) || (tid != tid_a && tid != tid_b) ||
+		if (!of_process(in, &r, s) || (tid != tid_a && tid != tid_b) ||
 		    !runs_python(s) || in_oracle(s))
 			continue;
 		runs += s->count;
@@ -1024,18 +1362,21 @@ START_TEST(test_threads)
 		if (tid == tid_b && !strcmp(py_leaf(s), "spin_b"))
 			in_b += s->count;
 		/* a thread's stack from clone3, its own chain whole */
-		if (callback_ok(s, tid == tid_a ? oa : ob, tid == tid_a ? "worker_a" : "worker_b",
-				target_call) &&
-		    !strcmp(s->v[1], "clone3") && !strcmp(s->v[2], "start_thread"))
+		called = thread_call[_i].called ? thread_call[_i].called :
+			 tid == tid_a ? "worker_a" : "worker_b";
+		if ((callback_ok(s, tid == tid_a ? oa : ob, called, thread_call[_i].between) ||
+		     (thread_call[_i].alt[0] &&
+		      callback_ok(s, tid == tid_a ? oa : ob, called, thread_call[_i].alt))) &&
+		    thread_start_ok(in, s))
 			ok += s->count;
 		else
 			note_bad("threads", s);
 	}
-	fprintf(stderr, "python threads: %lu samples of the two threads run Python, %lu in "
-		"spin_a (thread %d), %lu in spin_b (thread %d), %lu whole (%.2f%%)\n", runs, in_a,
-		tid_a, in_b, tid_b, ok, runs ? 100.0 * ok / runs : 0);
+	fprintf(stderr, "python threads %s: %lu samples of the two threads run Python, %lu in "
+		"spin_a (thread %d), %lu in spin_b (thread %d), %lu whole (%.2f%%)\n", in->comm,
+		runs, in_a, tid_a, in_b, tid_b, ok, runs ? 100.0 * ok / runs : 0);
 	if (ok < PY_MIN * runs)
-		print_stacks(&r, "python3.11", 12);
+		print_stacks(&r, in->root ? "" : in->comm, 12);
 	ck_assert_msg(in_a >= MIN_SAMPLES && in_b >= MIN_SAMPLES, "only %lu samples in spin_a, "
 		      "%lu in spin_b", in_a, in_b);
 	ck_assert_msg(ok >= PY_MIN * runs, "%lu of %lu samples of the threads whole", ok, runs);
@@ -1055,14 +1396,15 @@ START_TEST(test_asyncio)
 	const struct oracle_stack *oa, *ob;
 	struct run r = { 0 };
 	struct oracle o;
+	const struct interp *in = &interps[_i];
 
-	profile_script("aio.py", NULL, ex, &r, &o);
+	profile_script(in, "aio.py", NULL, ex, &r, &o);
 	oa = ex[0].got;
 	ob = ex[1].got;
 	for (size_t i = 0; i < r.n; i++) {
 		const struct stack *s = &r.s[i];
 
-		if (!root_is(s, "python3.11", 0) || (!has_py(s, "spin") && !walk_failed(s)) ||
+		if (!root_is(s, in->comm, 0) || (!has_py(s, "spin") && !walk_failed(s)) ||
 		    in_oracle(s))
 			continue;
 		spin += s->count;
@@ -1075,10 +1417,11 @@ START_TEST(test_asyncio)
 		if ((!py_equals(s, oa, false) && !py_equals(s, ob, false)) || s->eval_left)
 			note_bad("asyncio", s);
 	}
-	fprintf(stderr, "python asyncio: %lu samples in spin, %lu whole as task_a's, %lu as "
-		"task_b's (%.2f%%)\n", spin, ok_a, ok_b, spin ? 100.0 * (ok_a + ok_b) / spin : 0);
+	fprintf(stderr, "python asyncio %s: %lu samples in spin, %lu whole as task_a's, %lu as "
+		"task_b's (%.2f%%)\n", in->comm, spin, ok_a, ok_b,
+		spin ? 100.0 * (ok_a + ok_b) / spin : 0);
 	if (ok_a + ok_b < PY_MIN * spin)
-		print_stacks(&r, "python3.11", 12);
+		print_stacks(&r, in->comm, 12);
 	ck_assert_msg(spin >= MIN_SAMPLES, "only %lu samples in spin", spin);
 	/* the two tasks take turns by equal slices of CPU time */
 	ck_assert_msg(ok_a * 3 >= spin && ok_b * 3 >= spin, "task_a %lu, task_b %lu of %lu",
@@ -1090,7 +1433,7 @@ START_TEST(test_asyncio)
 }
 END_TEST
 
-/* --- system-wide: python3.11 and python3.11d at once ------------------------ */
+/* --- system-wide: python3.11, python3.11d, 3.13 and 3.14 at once ----------- */
 
 static bool file_has(const char *path, const char *text)
 {
@@ -1106,43 +1449,48 @@ START_TEST(test_systemwide)
 	static const char *const load[] = { "-F", FREQ_STR, "--skip-idle", "--ringbuf-size",
 		"64M", NULL };
 	static const char *const read[] = { "-d", "1", "--per-pid", NULL };
-	struct run r = { 0 }, r2 = { 0 };
-	struct oracle o, o2;
-	const char *argv[] = { PYTHON, script("chain.py"), "2", NULL, NULL };
-	const char *argv_d[] = { PYTHON_D, script("chain.py"), "2", NULL, NULL };
-	pid_t pid, pid_d;
+	static const int py[] = { PY311, PY311D, PY313, PY314 };
+	enum { N = sizeof(py) / sizeof(py[0]) };
+	const char *argv[MAX_ARGS], *rd[MAX_ARGS];
+	struct run r[N] = { { 0 } };
+	struct held h[N];
+	struct oracle o[N];
+	char what[80];
 	int rc;
 
-	oracle_path(&r, "sys");
-	oracle_path(&r2, "sysd");
-	argv[3] = r.oracle_path;
-	argv_d[3] = r2.oracle_path;
-	/* both at the start of their hot phase, then the session over all */
-	pid = spawn_held(argv);
-	pid_d = spawn_held(argv_d);
+	/* each at the start of its hot phase, then the session over all */
+	for (int i = 0; i < N; i++) {
+		const char *const args[] = { "2", r[i].oracle_arg, NULL };
+
+		oracle_path_in(&r[i], "sys", &interps[py[i]]);
+		interp_argv(&interps[py[i]], "chain.py", args, argv);
+		h[i] = spawn_held_in(&interps[py[i]], argv);
+	}
 	rc = pk_e2e_load(load);
-	if (rc)
-		kill(pid, SIGKILL), kill(pid_d, SIGKILL);
-	kill(pid, SIGCONT);
-	kill(pid_d, SIGCONT);
-	/* both run to their end: their CPU time, not a wall time */
-	ck_assert_int_eq(pk_test_wait(pid), 0);
-	ck_assert_int_eq(pk_test_wait(pid_d), 0);
+	for (int i = 0; i < N; i++) {
+		if (rc)
+			kill(h[i].target, SIGKILL);
+		kill(h[i].target, SIGCONT);
+	}
+	/* all run to their end: their CPU time, not a wall time */
+	for (int i = 0; i < N; i++)
+		ck_assert_int_eq(pk_test_wait(h[i].pid), 0);
 	ck_assert_int_eq(rc, 0);
-	rc = pk_e2e_read(read, &r.out, &r.err);
-	ck_assert_msg(rc == 0, "probe-read exited %d: %s", rc, r.err);
+	args_cat(rd, (const char *const *const[]){ read, root_read_args(), NULL });
+	rc = pk_e2e_read(rd, &r[0].out, &r[0].err);
+	ck_assert_msg(rc == 0, "probe-read exited %d: %s", rc, r[0].err);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
-	run_parse(&r);
-	oracle_read(r.oracle_path, &o);
-	oracle_read(r2.oracle_path, &o2);
-	assert_chain("system-wide python3.11", &r, "python3.11", pid, "Py_RunMain",
-		     oracle_get(&o, "hot"));
-	assert_chain("system-wide python3.11d", &r, "python3.11d", pid_d, "Py_RunMain",
-		     oracle_get(&o2, "hot"));
-	oracle_free(&o);
-	oracle_free(&o2);
-	run_free(&r);
-	run_free(&r2);
+	run_parse(&r[0]);
+	for (int i = 0; i < N; i++) {
+		oracle_read(r[i].oracle_path, &o[i]);
+		snprintf(what, sizeof(what), "system-wide %s", interps[py[i]].comm);
+		assert_chain(what, &r[0], interps[py[i]].comm, h[i].target, "Py_RunMain",
+			     oracle_get(&o[i], "hot"));
+	}
+	for (int i = 0; i < N; i++) {
+		oracle_free(&o[i]);
+		run_free(&r[i]);
+	}
 }
 END_TEST
 
@@ -1296,6 +1644,96 @@ START_TEST(test_fake_python)
 }
 END_TEST
 
+/*
+ * An interpreter whose structures the walk cannot read: a copy of the Debian
+ * 13 root's python3.13 whose _Py_DebugOffsets says 3.15 (its own Py_Version
+ * still 3.13.5; CPython itself never reads the structure). One line names
+ * the file and its version, and its samples are native: the eval loop's
+ * frames, no Python frame. Read while it runs, from its first instruction
+ * (the user's case of issue 32), and attached to, read after its exit.
+ */
+START_TEST(test_unreadable_interpreter)
+{
+	const struct interp *base = &interps[PY313];
+	char dir[64], copy[4096], want[256], *line = NULL;
+	const struct interp in = { "python3.13", base->root, dir };
+	const char *argv[MAX_ARGS];
+	const char *const args[] = { _i ? "1.5" : "2", NULL };
+	unsigned long all = 0, eval = 0, py = 0;
+	struct run r = { 0 };
+	size_t len;
+	char *data, *cookie;
+	__u64 v315 = 0x030f00f0;
+	int fd;
+
+	/* the copy in the root's /tmp, as the fixture's oracle files are */
+	snprintf(dir, sizeof(dir), "/tmp/pk-unreadable-%d", (int)getpid());
+	snprintf(copy, sizeof(copy), "%s", root_path(base, dir));
+	ck_assert_int_eq(mkdir(copy, 0755), 0);
+	snprintf(copy + strlen(copy), sizeof(copy) - strlen(copy), "/python3.13");
+	snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir), "/python3.13");
+	data = pk_test_read_file(root_path(base, base->prog), &len);
+	ck_assert_ptr_nonnull(data);
+	/* the structure: the cookie and the version (the cookie's string is
+	 * in .rodata too) */
+	cookie = NULL;
+	for (char *c = data; (c = memmem(c, len - (c - data), "xdebugpy", 8)); c += 8) {
+		__u64 v;
+
+		if (c + 16 > data + len)
+			break;
+		memcpy(&v, c + 8, sizeof(v));
+		if (v == 0x030d05f0) {
+			ck_assert_ptr_null(cookie);
+			cookie = c;
+		}
+	}
+	ck_assert_ptr_nonnull(cookie);
+	memcpy(cookie + 8, &v315, sizeof(v315));
+	fd = open(copy, O_WRONLY | O_CREAT | O_EXCL, 0755);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, data, len), (ssize_t)len);
+	close(fd);
+	free(data);
+
+	if (_i) {
+		const char *const held_args[] = { "1.5", "", NULL };
+
+		interp_argv(&in, "chain.py", held_args, argv);
+		profile_held_in(&in, NULL, argv, NULL, true, &r);
+	} else {
+		interp_argv(&in, "chain.py", args, argv);
+		profile_in(&in, NULL, argv, NULL, &r);
+	}
+	for (size_t i = 0; i < r.n; i++) {
+		if (!root_is(&r.s[i], "python3.13", 0))
+			continue;
+		all += r.s[i].count;
+		eval += r.s[i].eval_left ? r.s[i].count : 0;
+		py += r.s[i].npy ? r.s[i].count : 0;
+	}
+	/* the one line, from whichever tool loaded the file's table */
+	snprintf(want, sizeof(want), "%s: Python 3.13.5 (0x030d05f0) is not supported: "
+		 "native frames only", dir);
+	line = strstr(r.load_err ? r.load_err : "", want) ? r.load_err : r.err;
+	fprintf(stderr, "python unreadable interpreter (%s): %lu samples, %lu in %s, %lu with "
+		"Python frames; stderr: %d and %d lines of Python\n", _i ? "read after" :
+		"read during", all, eval, EVAL_FN, py, python_lines(r.load_err),
+		python_lines(r.err));
+	ck_assert_msg(python_lines(r.load_err) + python_lines(r.err) == 1,
+		      "not one line about Python:\n%s\n%s", r.load_err, r.err);
+	ck_assert_msg(line && strstr(line, want), "no '%s' in:\n%s\n%s", want, r.load_err,
+		      r.err);
+	ck_assert_msg(all >= MIN_SAMPLES / 2, "only %lu samples", all);
+	ck_assert_msg(py == 0, "%lu samples with Python frames", py);
+	ck_assert_msg(eval >= 0.9 * all, "only %lu of %lu samples in %s", eval, all, EVAL_FN);
+	unlink(copy);
+	*strrchr(copy, '/') = '\0';
+	rmdir(copy);
+	run_free(&r);
+}
+END_TEST
+
 /* trunc.py: the chain broken under b (unmapped, or junk): the walk gives
  * b;c;hot and no more, the native frames stay. */
 START_TEST(test_truncated_chain)
@@ -1364,9 +1802,9 @@ Suite *suite_python_e2e(void)
 	if (!pk_test_need_root(s, "profiling loads BPF programs"))
 		return s;
 	tc = pk_e2e_tcase(s, "chain", 240);
-	tcase_add_loop_test(tc, test_chain, 0, 3);
-	tcase_add_test(tc, test_chain_exited);
-	tcase_add_test(tc, test_formats);
+	tcase_add_loop_test(tc, test_chain, 0, NCHAINS);
+	tcase_add_loop_test(tc, test_chain_exited, 0, NPY);
+	tcase_add_loop_test(tc, test_formats, 0, NRELEASES);
 	tcase_add_test(tc, test_no_python);
 	tcase_add_test(tc, test_systemwide);
 
@@ -1374,12 +1812,13 @@ Suite *suite_python_e2e(void)
 	tcase_add_test(tc, test_gdb_py_bt);
 
 	tc = pk_e2e_tcase(s, "mixed", 180);
-	tcase_add_test(tc, test_callback);
-	tcase_add_test(tc, test_threads);
-	tcase_add_test(tc, test_asyncio);
+	tcase_add_loop_test(tc, test_callback, 0, NMIXED);
+	tcase_add_loop_test(tc, test_threads, 0, NMIXED);
+	tcase_add_loop_test(tc, test_asyncio, 0, NPY);
 
 	tc = pk_e2e_tcase(s, "damaged", 120);
 	tcase_add_test(tc, test_fake_python);
 	tcase_add_loop_test(tc, test_truncated_chain, 0, 2);
+	tcase_add_loop_test(tc, test_unreadable_interpreter, 0, 2);
 	return s;
 }
