@@ -13,6 +13,9 @@
 #     native walk's ns per native frame;
 #   - probe-read's CPU (user+sys, bench/cpurun) per sample, with and
 #     without Python frames to name: the symbolization of Python frames.
+# PY_ROOT=ROOT PYTHON=/usr/bin/python3.13: the interpreter of a test root
+# (tests/roots/), run as a container runs it (tests/roots/in_root.sh), read
+# with the root's debug files.
 # Needs root.
 set -euo pipefail
 BUILD=${BUILD:-build}
@@ -24,6 +27,7 @@ NCPU=$(nproc)
 BENCH_CPU=${BENCH_CPU:-$((NCPU - 1))}
 PIN=${PIN:-/sys/fs/bpf/probekit-bench-py}
 PYTHON=${PYTHON:-/usr/bin/python3.11}
+PY_ROOT=${PY_ROOT:-}
 
 LOAD=$BUILD/probe-load
 READ=$BUILD/probe-read
@@ -39,10 +43,19 @@ export PROBEKIT_CACHE_DIR=$tmp/cache
 die() { echo "bench/python.sh: $*" >&2; exit 1; }
 
 [ "$(id -u)" = 0 ] || die "needs root (BPF)"
-[ -x "$PYTHON" ] || die "needs $PYTHON (python3.11)"
+[ -x "$PY_ROOT$PYTHON" ] || die "needs $PY_ROOT$PYTHON"
+# the workload's command: the interpreter on py_deep.py, here or in PY_ROOT
+py_cmd=("$PYTHON" "$here/py_deep.py")
+read_args=()
+if [ -n "$PY_ROOT" ]; then
+	py_cmd=("$here/../tests/roots/in_root.sh" "$PY_ROOT" "$PYTHON"
+		/mnt/probekit/bench/py_deep.py)
+	read_args=(--debug-dir /usr/lib/debug --debug-dir "$PY_ROOT/usr/lib/debug")
+fi
 command -v bpftool >/dev/null || die "needs bpftool"
 make --no-print-directory -s BUILD="$BUILD" "$LOAD" "$READ" "$CPURUN"
-"$LOAD" --help 2>&1 | grep -q -- --no-python || die "$LOAD has no --no-python"
+# not a pipe into grep -q: its early exit is the loader's SIGPIPE (pipefail)
+grep -q -- --no-python <<< "$("$LOAD" --help 2>&1)" || die "$LOAD has no --no-python"
 stats_hold "$tmp/stats" || die "cannot keep BPF run-time statistics on"
 "$LOAD" --unload --pin-dir "$PIN" >/dev/null 2>&1 || true
 
@@ -83,11 +96,12 @@ one() {
 	local opt=()
 	[ "$mode" = python ] || opt=(--no-python)
 	load_job "$tmp/load.err" --pin-dir "$PIN" "${opt[@]}" -F "$FREQ" -C "$BENCH_CPU" -- \
-		taskset -c "$BENCH_CPU" "$PYTHON" "$here/py_deep.py" "$depth" "$BPF_SECONDS" ||
+		taskset -c "$BENCH_CPU" "${py_cmd[@]}" "$depth" "$BPF_SECONDS" ||
 		{ cat "$tmp/load.err" >&2; die "probe-load ($mode) failed"; }
 	id=$(prog_id "e0-cpu$BENCH_CPU")
 	keep_progs "$id"
-	"$CPURUN" -t "$tmp/read.time" "$READ" --pin-dir "$PIN" -o "$tmp/py.folded" \
+	"$CPURUN" -t "$tmp/read.time" "$READ" --pin-dir "$PIN" "${read_args[@]}" \
+		-o "$tmp/py.folded" \
 		2>"$tmp/read.err" || { cat "$tmp/read.err" >&2; die "probe-read failed"; }
 	wait "$loader_pid" || die "the workload failed under probe-load ($mode)"
 	forget "$loader_pid"
@@ -103,7 +117,8 @@ one() {
 		"$(awk -v u="$ru" -v s="$rs" -v n="$samples" 'BEGIN { printf "%.0f", (u + s) * 1000 / n }')"
 }
 
-echo "bench/python.sh: depths $DEPTHS, $RUNS runs of $BPF_SECONDS s of CPU each" >&2
+echo "bench/python.sh: $PY_ROOT$PYTHON, depths $DEPTHS, $RUNS runs of $BPF_SECONDS s of CPU" \
+	"each" >&2
 one python 32 > /dev/null	# unmeasured: fills the unwind-table cache
 for ((i = 0; i < RUNS; i++)); do
 	for d in $DEPTHS; do

@@ -1102,50 +1102,37 @@ static void profile_script(const struct interp *in, const char *name, const char
  * scan_once_unicode twice, PyObject_CallOneArg; the rest inline frames):
  * the release builds inline more than the -dbg ones, which have the same
  * frames in 3.13 and 3.14. */
-static const char *const json_between[NPY][16] = {
-	[PY311] = { "_PyObject_MakeTpCall", "scanner_call", "scan_once_unicode",
-		    "_parse_array_unicode", "scan_once_unicode", "_parse_object_unicode",
-		    "PyObject_CallOneArg", "_PyObject_VectorcallTstate", "_PyFunction_Vectorcall",
-		    "_PyEval_Vector", "_PyEval_EvalFrame", NULL },
-	[PY313] = { "_PyObject_MakeTpCall", "scanner_call", "scan_once_unicode",
-		    "_parse_array_unicode", "scan_once_unicode", "_parse_object_unicode",
-		    "PyObject_CallOneArg", "_PyObject_VectorcallTstate", NULL },
-	[PY314] = { "_PyObject_MakeTpCall", "scanner_call", "scan_once_unicode",
-		    "_parse_array_unicode", "scan_once_unicode", "_parse_object_unicode",
-		    "PyObject_CallOneArg", "_PyObject_VectorcallTstate", "_PyFunction_Vectorcall",
-		    "_PyEval_Vector", "_PyEval_EvalFrame", NULL },
-	[PY313D] = { "PyObject_Vectorcall", "_PyObject_VectorcallTstate", "_PyObject_MakeTpCall",
-		     "scanner_call", "scan_once_unicode", "_parse_array_unicode",
-		     "scan_once_unicode", "_parse_object_unicode", "PyObject_CallOneArg",
-		     "_PyObject_VectorcallTstate", "_PyFunction_Vectorcall", "_PyEval_Vector",
-		     "_PyEval_EvalFrame", NULL },
-	[PY314D] = { "PyObject_Vectorcall", "_PyObject_VectorcallTstate", "_PyObject_MakeTpCall",
-		     "scanner_call", "scan_once_unicode", "_parse_array_unicode",
-		     "scan_once_unicode", "_parse_object_unicode", "PyObject_CallOneArg",
-		     "_PyObject_VectorcallTstate", "_PyFunction_Vectorcall", "_PyEval_Vector",
-		     "_PyEval_EvalFrame", NULL },
+static const char *const json_311[] = { "_PyObject_MakeTpCall", "scanner_call",
+	"scan_once_unicode", "_parse_array_unicode", "scan_once_unicode", "_parse_object_unicode",
+	"PyObject_CallOneArg", "_PyObject_VectorcallTstate", "_PyFunction_Vectorcall",
+	"_PyEval_Vector", "_PyEval_EvalFrame", NULL };
+static const char *const json_313[] = { "_PyObject_MakeTpCall", "scanner_call",
+	"scan_once_unicode", "_parse_array_unicode", "scan_once_unicode", "_parse_object_unicode",
+	"PyObject_CallOneArg", "_PyObject_VectorcallTstate", NULL };
+static const char *const json_dbg[] = { "PyObject_Vectorcall", "_PyObject_VectorcallTstate",
+	"_PyObject_MakeTpCall", "scanner_call", "scan_once_unicode", "_parse_array_unicode",
+	"scan_once_unicode", "_parse_object_unicode", "PyObject_CallOneArg",
+	"_PyObject_VectorcallTstate", "_PyFunction_Vectorcall", "_PyEval_Vector",
+	"_PyEval_EvalFrame", NULL };
+static const char *const *const json_between[NPY] = {
+	[PY311] = json_311, [PY313] = json_313, [PY314] = json_311,
+	[PY313D] = json_dbg, [PY314D] = json_dbg,
 };
-static const char *const re_between[NPY][16] = {
-	[PY311] = { "PyObject_Vectorcall", "_PyObject_VectorcallTstate",
-		    "method_vectorcall_FASTCALL_KEYWORDS_METHOD", "_sre_SRE_Pattern_sub",
-		    "_sre_SRE_Pattern_sub_impl", "pattern_subx", "PyObject_CallOneArg",
-		    "_PyObject_VectorcallTstate", "_PyFunction_Vectorcall", "_PyEval_Vector",
-		    "_PyEval_EvalFrame", NULL },
-	[PY313] = { "PyObject_Vectorcall", "_PyObject_VectorcallTstate",
-		    "method_vectorcall_FASTCALL_KEYWORDS_METHOD", "pattern_subx",
-		    "PyObject_CallOneArg", "_PyObject_VectorcallTstate", NULL },
-	[PY314] = { "pattern_subx", "PyObject_CallOneArg", "_PyObject_VectorcallTstate",
-		    "_PyFunction_Vectorcall", "_PyEval_Vector", "_PyEval_EvalFrame", NULL },
-	[PY313D] = { "PyObject_Vectorcall", "_PyObject_VectorcallTstate",
-		     "method_vectorcall_FASTCALL_KEYWORDS_METHOD", "_sre_SRE_Pattern_sub",
-		     "_sre_SRE_Pattern_sub_impl", "pattern_subx", "PyObject_CallOneArg",
-		     "_PyObject_VectorcallTstate", "_PyFunction_Vectorcall", "_PyEval_Vector",
-		     "_PyEval_EvalFrame", NULL },
-	[PY314D] = { "PyObject_Vectorcall", "_PyObject_VectorcallTstate",
-		     "method_vectorcall_FASTCALL_KEYWORDS_METHOD", "_sre_SRE_Pattern_sub",
-		     "_sre_SRE_Pattern_sub_impl", "pattern_subx", "PyObject_CallOneArg",
-		     "_PyObject_VectorcallTstate", "_PyFunction_Vectorcall", "_PyEval_Vector",
-		     "_PyEval_EvalFrame", NULL },
+static const char *const re_311[] = { "PyObject_Vectorcall", "_PyObject_VectorcallTstate",
+	"method_vectorcall_FASTCALL_KEYWORDS_METHOD", "_sre_SRE_Pattern_sub",
+	"_sre_SRE_Pattern_sub_impl", "pattern_subx", "PyObject_CallOneArg",
+	"_PyObject_VectorcallTstate", "_PyFunction_Vectorcall", "_PyEval_Vector",
+	"_PyEval_EvalFrame", NULL };
+static const char *const re_313[] = { "PyObject_Vectorcall", "_PyObject_VectorcallTstate",
+	"method_vectorcall_FASTCALL_KEYWORDS_METHOD", "pattern_subx", "PyObject_CallOneArg",
+	"_PyObject_VectorcallTstate", NULL };
+static const char *const re_314[] = { "pattern_subx", "PyObject_CallOneArg",
+	"_PyObject_VectorcallTstate", "_PyFunction_Vectorcall", "_PyEval_Vector",
+	"_PyEval_EvalFrame", NULL };
+/* the -dbg builds' are 3.11's */
+static const char *const *const re_between[NPY] = {
+	[PY311] = re_311, [PY313] = re_313, [PY314] = re_314,
+	[PY313D] = re_311, [PY314D] = re_311,
 };
 
 /* The interpreters of the tests of native frames between Python frames */
@@ -1195,7 +1182,7 @@ START_TEST(test_callback)
 
 	_i = mixed_interps[_i];
 	in = &interps[_i];
-	ck_assert_ptr_nonnull(json_between[_i][0]);	/* not python3.11d */
+	ck_assert_ptr_nonnull(json_between[_i]);	/* not python3.11d */
 	profile_script(in, "callback.py", NULL, ex, &r, &o);
 	for (size_t i = 0; i < r.n; i++) {
 		const struct stack *s = &r.s[i];
@@ -1269,27 +1256,25 @@ static pid_t pid_of(const struct stack *s)
  * Thread.run in the thread's context (Context.run, C): in the -dbg build
  * through PyObject_Vectorcall until the eval loop has specialized that
  * call (the first thread's), straight to context_run after (ALT). */
+static const char *const no_frames[] = { NULL };
+static const char *const thread_311[] = { "_PyFunction_Vectorcall", "_PyEval_Vector",
+	"_PyEval_EvalFrame", NULL };
+static const char *const thread_314[] = { "context_run", "_PyObject_VectorcallTstate",
+	"method_vectorcall", "_PyObject_VectorcallPrepend", "_PyObject_VectorcallTstate",
+	"_PyFunction_Vectorcall", "_PyEval_Vector", "_PyEval_EvalFrame", NULL };
+static const char *const thread_314d[] = { "PyObject_Vectorcall", "_PyObject_VectorcallTstate",
+	"method_vectorcall_FASTCALL_KEYWORDS", "context_run", "_PyObject_VectorcallTstate",
+	"method_vectorcall", "_PyObject_VectorcallPrepend", "_PyObject_VectorcallTstate",
+	"_PyFunction_Vectorcall", "_PyEval_Vector", "_PyEval_EvalFrame", NULL };
 static const struct {
 	const char *called;
-	const char *between[12], *alt[12];
+	const char *const *between, *const *alt;
 } thread_call[NPY] = {
-	[PY311] = { NULL, { "_PyFunction_Vectorcall", "_PyEval_Vector", "_PyEval_EvalFrame",
-			    NULL } },
-	[PY313] = { NULL, { NULL } },
-	[PY313D] = { NULL, { NULL } },
-	[PY314] = { "Thread.run", { "context_run", "_PyObject_VectorcallTstate",
-				    "method_vectorcall", "_PyObject_VectorcallPrepend",
-				    "_PyObject_VectorcallTstate", "_PyFunction_Vectorcall",
-				    "_PyEval_Vector", "_PyEval_EvalFrame", NULL } },
-	[PY314D] = { "Thread.run", { "PyObject_Vectorcall", "_PyObject_VectorcallTstate",
-				     "method_vectorcall_FASTCALL_KEYWORDS", "context_run",
-				     "_PyObject_VectorcallTstate", "method_vectorcall",
-				     "_PyObject_VectorcallPrepend", "_PyObject_VectorcallTstate",
-				     "_PyFunction_Vectorcall", "_PyEval_Vector", "_PyEval_EvalFrame",
-				     NULL },
-		     { "context_run", "_PyObject_VectorcallTstate", "method_vectorcall",
-		       "_PyObject_VectorcallPrepend", "_PyObject_VectorcallTstate",
-		       "_PyFunction_Vectorcall", "_PyEval_Vector", "_PyEval_EvalFrame", NULL } },
+	[PY311] = { NULL, thread_311, NULL },
+	[PY313] = { NULL, no_frames, NULL },
+	[PY313D] = { NULL, no_frames, NULL },
+	[PY314] = { "Thread.run", thread_314, NULL },
+	[PY314D] = { "Thread.run", thread_314d, thread_314 },
 };
 
 /* A thread's first frames: clone3 and start_thread, named on the host,
@@ -1365,7 +1350,7 @@ START_TEST(test_threads)
 		called = thread_call[_i].called ? thread_call[_i].called :
 			 tid == tid_a ? "worker_a" : "worker_b";
 		if ((callback_ok(s, tid == tid_a ? oa : ob, called, thread_call[_i].between) ||
-		     (thread_call[_i].alt[0] &&
+		     (thread_call[_i].alt &&
 		      callback_ok(s, tid == tid_a ? oa : ob, called, thread_call[_i].alt))) &&
 		    thread_start_ok(in, s))
 			ok += s->count;
