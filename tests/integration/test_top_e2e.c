@@ -40,26 +40,57 @@ struct top_run {
 	size_t len, cap;
 };
 
-/* Read what the view wrote for at most MS milliseconds; false once the
- * pty has nothing more to give (the view exited). */
-static bool pump(struct top_run *t, int ms)
+/* One read of what the view wrote, appended to t->out: its length, 0 or
+ * -1 as read(2) returns them. */
+static ssize_t take(struct top_run *t)
 {
-	struct pollfd pfd = { .fd = t->master, .events = POLLIN };
 	ssize_t n;
 
-	if (poll(&pfd, 1, ms) <= 0)
-		return true;
 	if (t->len + 4096 + 1 > t->cap) {
 		t->cap = t->cap ? 2 * t->cap : 65536;
 		t->out = realloc(t->out, t->cap);
 		ck_assert_ptr_nonnull(t->out);
 	}
 	n = read(t->master, t->out + t->len, 4096);
-	if (n <= 0)
-		return false;
-	t->len += n;
-	t->out[t->len] = '\0';
-	return true;
+	if (n > 0) {
+		t->len += n;
+		t->out[t->len] = '\0';
+	}
+	return n;
+}
+
+/* Read what the view wrote for at most MS milliseconds; false once the
+ * pty has nothing more to give (the view exited). */
+static bool pump(struct top_run *t, int ms)
+{
+	struct pollfd pfd = { .fd = t->master, .events = POLLIN };
+
+	if (poll(&pfd, 1, ms) <= 0)
+		return true;
+	return take(t) > 0;
+}
+
+/*
+ * Everything the view wrote before it exited, which waitpid does not wait
+ * for: its last writes (the summary) may still be on their way to the
+ * master side when it is reaped. The slave stays open here (finish()
+ * reads its modes), so the master never reads end of file: read without
+ * blocking until it has nothing left. A read that finds nothing first
+ * waits for the pty's buffer work (n_tty_read: tty_buffer_flush_work), so
+ * nothing the exited view wrote is still on its way when it says EAGAIN.
+ */
+static void drain_exited(struct top_run *t)
+{
+	int flags = fcntl(t->master, F_GETFL);
+	ssize_t n;
+
+	ck_assert_int_ge(flags, 0);
+	ck_assert_int_eq(fcntl(t->master, F_SETFL, flags | O_NONBLOCK), 0);
+	while ((n = take(t)) > 0 || (n < 0 && errno == EINTR))
+		;
+	ck_assert_msg(n < 0 && (errno == EAGAIN || errno == EIO), "reading the pty: %s",
+		      n ? strerror(errno) : "end of file");
+	ck_assert_int_eq(fcntl(t->master, F_SETFL, flags), 0);
 }
 
 /* fp_chain running, profiled, with some of its samples in the ring buffer;
@@ -142,6 +173,7 @@ static int wait_view(struct top_run *t)
 	while ((r = waitpid(t->view, &status, WNOHANG)) == 0 && pk_now_s() < deadline)
 		pump(t, 100);
 	ck_assert_msg(r == t->view, "the view did not exit:\n%s", t->out);
+	drain_exited(t);
 	return status;
 }
 
