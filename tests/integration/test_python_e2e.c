@@ -17,10 +17,11 @@
  * Shares. A sample "runs Python" when it has a Python frame or a native
  * _PyEval_EvalFrameDefault frame (a walk that gave nothing); shares are of
  * those, so that a sample whose walk failed counts against them. chain.py
- * is attached to (-p) once its start-up is over, stopped by itself at the
- * start of hot (PK_FIXTURE_HOLD): every sample of that session that runs
- * Python is of the hot phase (but for the few of its return and exit), and
- * 99% of all of them must carry the whole chain. The other fixtures run
+ * and trunc.py are attached to (-p) once their start-up is over, stopped
+ * by themselves at the start of hot (PK_FIXTURE_HOLD): every sample of
+ * such a session that runs Python is of the hot phase (but for the few of
+ * its return and exit), and 99% of all of them must carry the whole chain
+ * (trunc.py's: b;c;hot, its chain broken by then). The other fixtures run
  * under probe-load -- CMD from their first instruction; their shares are of
  * the samples in the code they measure, found by their Python frames, and
  * of every sample whose walk failed (no Python frame where the eval loop
@@ -1720,7 +1721,11 @@ START_TEST(test_unreadable_interpreter)
 END_TEST
 
 /* trunc.py: the chain broken under b (unmapped, or junk): the walk gives
- * b;c;hot and no more, the native frames stay. */
+ * b;c;hot and no more, the native frames stay. Attached once the chain is
+ * broken (held at the start of hot): every sample that runs Python is of
+ * a walk from hot, none of the start-up, whose walks (<module> importing)
+ * may leave an eval frame unexplained and did hold <module>, as a frame
+ * invented below the cut would. */
 START_TEST(test_truncated_chain)
 {
 	static const char *const cut[] = { "b", "c", "hot", NULL };
@@ -1733,7 +1738,7 @@ START_TEST(test_truncated_chain)
 
 	oracle_path(&r, "trunc");
 	argv[4] = r.oracle_path;
-	profile(NULL, argv, NULL, &r);
+	profile_held_in(NULL, NULL, argv, NULL, false, &r);
 	oracle_read(r.oracle_path, &o);
 	/* the fixture's stack before the cut; after it, b's line is its call of c */
 	ck_assert_int_eq(oracle_get(&o, "b")->n, 4);
@@ -1747,20 +1752,16 @@ START_TEST(test_truncated_chain)
 	for (size_t i = 0; i < r.n; i++) {
 		const struct stack *s = &r.s[i];
 
-		if (!root_is(s, "python3.11", 0))
+		if (!root_is(s, "python3.11", 0) || !runs_python(s))
 			continue;
-		/* after the cut: hot or c run (b also ran before it, under a;
-		 * and so did a walk that gave nothing) */
-		if (has_py(s, "hot") || has_py(s, "c") || s->eval_left) {
-			runs += s->count;
-			if (has_py(s, "<module>") || has_py(s, "main") || has_py(s, "a"))
-				invented += s->count;
-			if (py_equals(s, &want, false) && py_contiguous(s) && !s->eval_left &&
-			    native_root_ok(s, "Py_RunMain"))
-				ok += s->count;
-			else
-				note_bad(mode, s);
-		}
+		runs += s->count;
+		if (has_py(s, "<module>") || has_py(s, "main") || has_py(s, "a"))
+			invented += s->count;
+		if (py_equals(s, &want, false) && py_contiguous(s) && !s->eval_left &&
+		    native_root_ok(s, "Py_RunMain"))
+			ok += s->count;
+		else
+			note_bad(mode, s);
 	}
 	fprintf(stderr, "python truncated chain (%s): %lu samples after the cut, %lu with "
 		"b;c;hot under the native frames (%.2f%%), %lu with frames below the cut; stderr: "
