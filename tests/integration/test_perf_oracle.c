@@ -54,6 +54,12 @@
  * of the 4 runs below, a false alarm about once in 1800 runs. At 400
  * samples a side, 4 sigma is 14.1 points for a stack at 50%, 8.5 at 10%
  * and 6.2 at 5%: a frame lost or added in a tenth of the samples fails.
+ * The standard error is binomial's only while where a sample falls in the
+ * fixture's work is independent of where the last one fell: a fixture
+ * that repeats one sequence of stacks lets each 99 Hz timer, at its own
+ * phase, see the same few points of it sample after sample. The fixtures
+ * with several stacks draw their work at random (demo's jobs, qsort's
+ * sizes) for that.
  */
 #define SIGMAS		4.0
 /* Under 200 samples a side 4 sigma exceeds 20 points at 50%: too blunt for
