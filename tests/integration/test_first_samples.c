@@ -60,24 +60,24 @@ static unsigned long long entry_at(const char *name, char *path, size_t len)
 	return entry;
 }
 
-/* A stripped program's entry point: a sample at its first instruction. */
-static unsigned long long entry_of(const char *name)
-{
-	char path[4096];
-
-	return entry_at(name, path, sizeof(path));
-}
+/* Where a stripped program, whose frames name it by address, begins. */
+struct start_of {
+	char name[256];
+	unsigned long long entry;	/* its entry point (a sample at its
+					 * first instruction) */
+	unsigned long long ret;		/* where _start's call returns to */
+};
 
 /* Where _start's call returns to (its only call: __libc_start_main) in
- * the program called NAME, a stripped one whose frames name it by
- * address: from its ELF entry point (readelf -h) and the instructions
- * there (objdump -d). 0 when there is no such program or call. */
-static unsigned long long start_return_of(const char *name)
+ * the program called NAME: from its ELF entry point (readelf -h) and the
+ * instructions there (objdump -d). 0 when there is no such program or
+ * call; ENTRY, the entry point, 0 when there is no such program. */
+static unsigned long long start_return_of(const char *name, unsigned long long *entry_out)
 {
 	unsigned long long entry, ret = 0;
 	char path[4096], lo[64], hi[64], *out = NULL, *line;
 
-	entry = entry_at(name, path, sizeof(path));
+	entry = *entry_out = entry_at(name, path, sizeof(path));
 	if (!entry)
 		return 0;
 	snprintf(lo, sizeof(lo), "--start-address=%#llx", entry);
@@ -97,6 +97,25 @@ static unsigned long long start_return_of(const char *name)
 	return ret;
 }
 
+/* NAME's start, looked up once: each lookup runs readelf and objdump, and
+ * a system-wide profile has the root frame of one program in hundreds of
+ * stacks. */
+static const struct start_of *start_of(const char *name)
+{
+	static struct start_of known[64], spare;
+	static size_t n;
+	struct start_of *s = n < sizeof(known) / sizeof(known[0]) ? &known[n] : &spare;
+
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(known[i].name, name))
+			return &known[i];
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	s->ret = start_return_of(name, &s->entry);
+	if (s != &spare)
+		n++;
+	return s;
+}
+
 /* Is FRAME, the outermost user frame, where a thread begins? */
 static bool is_root(const char *frame)
 {
@@ -105,6 +124,7 @@ static bool is_root(const char *frame)
 		"start_thread", NULL,
 	};
 	const char *plus = strstr(frame, "+0x");
+	const struct start_of *start;
 	unsigned long long addr;
 	char name[256];
 
@@ -117,7 +137,8 @@ static bool is_root(const char *frame)
 		return false;
 	snprintf(name, sizeof(name), "%.*s", (int)(plus - frame - 1), frame + 1);
 	addr = strtoull(plus + 1, NULL, 16);
-	return addr + 1 == start_return_of(name) || addr == entry_of(name);
+	start = start_of(name);
+	return (start->ret && addr + 1 == start->ret) || (start->entry && addr == start->entry);
 }
 
 static bool is_kernel(const char *frame)
