@@ -18,6 +18,7 @@
 #include "symbolization/debug_plain.h"
 #include "symbolization/debuginfo.h"
 #include "symbolization/demangle.h"
+#include "symbolization/gopclntab.h"
 #include "symbolization/loc_cache.h"
 #include "symbolization/plt.h"
 #include "symbolization/symfile.h"
@@ -50,6 +51,8 @@ struct symdata {
 	size_t nsegs;
 	__u64 image_size;
 	struct pk_srcline *srcline;	/* NULL until the first lookup */
+	struct pk_gopclntab *go;	/* a Go binary's table; NULL: none */
+	bool go_tried;
 	struct pk_symfiles *files;	/* its owner */
 	char *opened;		/* the path it was read from */
 	struct stat opened_st;
@@ -454,6 +457,7 @@ static void symdata_free(struct symdata *d)
 	free(d->opened);
 	free(d->segs);
 	pk_srcline_free(d->srcline);
+	pk_gopclntab_free(d->go);
 	if (d->dwfl)
 		dwfl_end(d->dwfl);
 	free(d);
@@ -774,6 +778,40 @@ __u64 pk_symfile_vaddr(const struct pk_symfile *f, __u64 off)
 	return ~0ULL;
 }
 
+/* D's .gopclntab (gopclntab.h), read on first use: NULL when D is no Go
+ * binary or its table cannot be read (the reason in the files' stats). */
+static struct pk_gopclntab *go_table(struct symdata *d)
+{
+	char err[PK_ERR_LEN] = "";
+	GElf_Addr bias;
+	Elf *elf;
+	int ret;
+
+	if (d->go_tried)
+		return d->go;
+	d->go_tried = true;
+	elf = dwfl_module_getelf(d->dm, &bias);
+	ret = elf ? pk_gopclntab_from_elf(elf, &d->go, err) : -ENOENT;
+	if (ret && ret != -ENOENT) {
+		d->files->stats.go_refused++;
+		snprintf(d->files->stats.go_err, sizeof(d->files->stats.go_err), "%s: %s",
+			 d->opened, err);
+	}
+	return d->go;
+}
+
+/* Go's linker names an assembly function's symbol NAME.abi0 (its ABI);
+ * Go's tracebacks, and its .gopclntab, call it NAME: so does a profile,
+ * with or without the symbol table. */
+static char *go_symbol_name(struct symdata *d, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (len <= 5 || strcmp(name + len - 5, ".abi0") || !go_table(d))
+		return NULL;
+	return strndup(name, len - 5);
+}
+
 /* Symbol IDX of D's name, demangled on first use. */
 static const char *symbol_name(struct symdata *d, long idx)
 {
@@ -782,6 +820,8 @@ static const char *symbol_name(struct symdata *d, long idx)
 
 	if (!d->names[idx]) {
 		dm = pk_demangle(name);
+		if (!dm)
+			dm = go_symbol_name(d, name);
 		d->names[idx] = dm ? dm : name;
 	}
 	return d->names[idx];
@@ -962,6 +1002,19 @@ int pk_symfile_locate(struct pk_symfile *f, __u64 vaddr, bool dwarf, const char 
 			return n;
 		if (n < 0)	/* no DWARF there: that is the answer */
 			n = 0;
+	}
+	/* A Go binary shipped without them (-ldflags="-s -w"): its runtime's
+	 * own table names the function and, for the lines and inlined
+	 * frames DWARF would give, says them too. */
+	if ((!*name || (dwarf && !n)) && go_table(d)) {
+		__u64 entry;
+		int g = pk_gopclntab_lookup(d->go, vaddr, out, max, &entry);
+
+		if (g > 0 && !*name) {
+			*name = out[g - 1].name;
+			*start = entry;
+		}
+		n = dwarf && g > 0 ? g : 0;
 	}
 	if (!*name)
 		*start = 0;

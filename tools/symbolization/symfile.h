@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "eh_frame/errmsg.h"
 #include "profile/profile.h"
 #include "symbolization/srcline.h"
 
@@ -126,6 +127,8 @@ struct pk_symfiles_stats {
 	__u64 cached;		/* addresses answered by a location cache */
 	__u64 by_build_id;	/* loaded from a debug directory by build-id */
 	__u64 freed;		/* files let go by sweeps */
+	__u64 go_refused;	/* Go tables not read (gopclntab.h) */
+	char go_err[PK_ERR_LEN];	/* why the last was not: one line */
 };
 
 void pk_symfiles_stats(const struct pk_symfiles *files, struct pk_symfiles_stats *st);

@@ -1,0 +1,3 @@
+module probekit.test/gochain
+
+go 1.19
