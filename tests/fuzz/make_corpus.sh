@@ -15,6 +15,9 @@
 #   128, Python frames after the user frames), layout 6 (frames at 136:
 #   the definition of an aggregated stack), no-table events and Python
 #   code reports.
+# corpus/gopclntab/main-goVER: the Go fixture's .gopclntab (tests/go.mk)
+#   cut down to package main's functions, per toolchain
+#   (gopclntab_seed.py).
 # corpus/py_linetable/NAME: a first line (4 bytes little-endian) and a
 #   CPython 3.11 location table, of real functions (python3.11).
 # corpus/py_debug_offsets/NAME: the first 1 KiB of _PyRuntime (its
@@ -264,6 +267,11 @@ for l in lines:
             data = open(sys.argv[1], "rb").read()
             open(sys.argv[2], "wb").write(data[o + addr - a:o + addr - a + 1024])
 ' "$roots/$f" "$OUT/py_debug_offsets/${f##*/}"
+done
+
+mkdir -p "$OUT/gopclntab"
+for v in go1.19 go1.24 go1.27; do
+	tests/fuzz/gopclntab_seed.py "$B/fixtures_go/gochain-$v-strip" "$OUT/gopclntab/main-$v"
 done
 
 du -sh "$OUT"
