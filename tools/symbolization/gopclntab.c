@@ -294,9 +294,17 @@ int pk_gopclntab_lookup(const struct pk_gopclntab *t, __u64 pc, struct pk_srclin
 	bool line_ok = true;
 	int n = 0;
 
+	__s32 line;
+
 	if (max < 1)
 		return -EINVAL;
 	if (!find_func(t, pc, &fn))
+		return 0;
+	/* The function table gives a function the padding after it too;
+	 * its line table ends with its code. Past that, no function holds
+	 * PC, as no sized symbol does (a signal frame's return address, the
+	 * restorer's entry, minus one). */
+	if (rd32(fn.f + FUNC_PCLN) && !pc_value(t, rd32(fn.f + FUNC_PCLN), fn.entry, pc, &line))
 		return 0;
 	if (FUNCDATA_INL_TREE < fn.nfuncdata)
 		tree_off = rd32(fn.f + t->func_size + 4 * (fn.npcdata + FUNCDATA_INL_TREE));
