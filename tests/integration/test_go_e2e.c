@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * End to end, Go binaries as containers ship them (-ldflags="-s -w": no
+ * .symtab, no DWARF), named from their .gopclntab: the Go fixture
+ * (tests/go.mk) as Go 1.19, 1.24 and 1.27 build it, profiled stripped with
+ * the real probe-load and probe-read (-f perf --lines: each frame's
+ * address, name, inline mark and line). -s -w leaves the code where it
+ * was (function by function, the unit suite gopclntab checks it), so each
+ * stripped sample is checked frame by frame against what the unstripped
+ * build's symbol table and DWARF say of the same addresses, read as
+ * probe-read reads them (symfile.h): in at least 99% of the samples every
+ * user frame of the Go file is alike, names, inlined frames and lines,
+ * and main.step, inlined, is an inlined frame under main.leaf in most
+ * samples. A run of the unstripped build is checked alike.
+ *
+ * Both builds are walked by frame pointers (--unwind fp): the stripped
+ * build has no CFI to build an unwind table from, and with one the
+ * unstripped build would gain the caller of a frameless leaf that a
+ * frame-pointer walk skips (main.mid, under main.leaf), which is no
+ * matter of names.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "integration/profile_session.h"
+#include "lib/util/text.h"
+#include "symbolization/symfile.h"
+#include "test_util.h"
+
+static const char *const versions[] = { "go1.19", "go1.24", "go1.27" };
+
+/* The fixture's run: CPU seconds, at 199 Hz about 400 samples. */
+#define CPU_SECS	"2"
+#define MAX_FRAMES	32
+
+/* One user frame of probe-read's perf text. */
+struct frame {
+	unsigned long long addr;
+	char name[256];
+	bool inlined;
+	bool ours;		/* of the fixture's file (not the vDSO's) */
+	char line[128];		/* "main.go:43"; "" none */
+};
+
+static const char *fixture(const char *version, const char *kind, char *buf, size_t len)
+{
+	char rel[64];
+
+	snprintf(rel, sizeof(rel), "fixtures_go/gochain-%s-%s", version, kind);
+	return pk_test_build_path(rel, buf, len);
+}
+
+/* Profile VERSION's KIND build: probe-read's perf text and stderr. */
+static void profile(const char *version, const char *kind, char **out, char **err)
+{
+	char path[512];
+	const char *load[] = { "--unwind", "fp", "-F", "199", "--", path, CPU_SECS, NULL };
+	const char *read[] = { "-d", "120", "--lines", "-f", "perf", NULL };
+
+	fixture(version, kind, path, sizeof(path));
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	ck_assert_int_eq(pk_e2e_read(read, out, err), 0);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+}
+
+/* How many addresses probe-read's "symbols:" line says came from an
+ * earlier reader's location cache. */
+static unsigned long cached_addrs(const char *err)
+{
+	const char *s = strstr(err, " addresses, ");
+	unsigned long n = ~0UL;
+
+	ck_assert_msg(s && sscanf(s, " addresses, %lu from earlier", &n) == 1, "%s", err);
+	return n;
+}
+
+/* Whether the stripped build of V has a location cache in DIR (by its
+ * build-id: <dir>/<2 hex>/<rest>.locs, loc_cache.h). */
+static bool locs_saved(const char *v, const char *dir)
+{
+	char path[512], hex[128], locs[700];
+
+	pk_test_readelf_build_id(fixture(v, "strip", path, sizeof(path)), hex, sizeof(hex));
+	snprintf(locs, sizeof(locs), "%s/%.2s/%s.locs", dir, hex, hex + 2);
+	return access(locs, R_OK) == 0;
+}
+
+/* The percentage of user frames named, from probe-read's "symbols:" line. */
+static double named_pct(const char *err)
+{
+	const char *s = strstr(err, "symbols: ");
+	double named = -1;
+
+	ck_assert_msg(s && sscanf(s, "symbols: %lf%%", &named) == 1, "%s", err);
+	return named;
+}
+
+/* A frame line of the perf text ("\t  47bb4b main.step+0xb (inlined)"),
+ * into F: false for a kernel frame. */
+static bool parse_frame(char *l, struct frame *f)
+{
+	char *end, *paren = strrchr(l, '(');
+	char *plus;
+
+	memset(f, 0, sizeof(*f));
+	f->addr = strtoull(l, &end, 16);
+	ck_assert_msg(end != l && *end == ' ' && paren, "frame line '%s'", l);
+	if (strstr(paren, "[kernel.kallsyms]"))
+		return false;
+	f->inlined = !strcmp(paren, "(inlined)");
+	f->ours = f->inlined || strstr(paren, "fixtures_go/gochain-");
+	snprintf(f->name, sizeof(f->name), "%.*s", (int)(paren - end - 2), end + 1);
+	plus = strstr(f->name, "+0x");
+	if (plus)
+		*plus = 0;
+	return true;
+}
+
+/* Whether the frames of one address, FR[0..N) (innermost first, the last
+ * not inlined), are what FULL says of it (RET: a return address, looked
+ * up minus one, as probe-read does). */
+static bool alike(struct pk_symfile *full, const struct frame *fr, int n, bool ret)
+{
+	struct pk_srcline_frame exp[MAX_FRAMES];
+	const char *name;
+	__u64 start;
+	int k = pk_symfile_locate(full, fr[0].addr - ret, true, &name, &start, exp, MAX_FRAMES);
+
+	/* another file's frame (the vDSO's), or junk a frame-pointer walk
+	 * found under a thread's first frame (runtime.mstart), in no file:
+	 * no matter of the Go file's names */
+	if (!fr[n - 1].ours)
+		return n == 1;
+	if (k < 1)		/* no DWARF there: the name alone */
+		return n == 1 && (name ? !strcmp(name, fr[0].name) : fr[0].name[0] == '[');
+	if (k != n)
+		return false;
+	for (int i = 0; i < n; i++) {
+		const char *want = i == n - 1 && name ? name : exp[i].name;
+		char line[128] = "";
+
+		if (exp[i].file && exp[i].line)
+			snprintf(line, sizeof(line), "%s:%u", pk_base_name(exp[i].file), exp[i].line);
+		if (!want || strcmp(want, fr[i].name) || strcmp(line, fr[i].line) ||
+		    fr[i].inlined != (i < n - 1))
+			return false;
+	}
+	return true;
+}
+
+struct tally {
+	unsigned long samples, alike, inlined;
+};
+
+/* Each sample of TEXT (perf text of the stripped build) against FULL. */
+static struct tally check_samples(char *text, struct pk_symfile *full)
+{
+	struct frame fr[64];
+	struct tally t = { 0 };
+	char *save = NULL;
+	int n = 0;
+	bool in_sample = false;
+	char *l = strtok_r(text, "\n", &save);
+
+	for (;; l = strtok_r(NULL, "\n", &save)) {
+		if (!l || (l[0] != '\t' && l[0] != ' ')) {
+			/* a sample's end: its user frames, address by address */
+			if (in_sample) {
+				bool ok = n > 0, inl = false;
+
+				for (int i = 0, g = 0; ok && i < n; g++) {
+					int j = i;
+
+					while (j < n - 1 && fr[j].inlined)
+						j++;
+					ok = alike(full, fr + i, j - i + 1, g > 0);
+					if (!ok)
+						fprintf(stderr, "  unlike at %#llx %s\n", fr[i].addr,
+							fr[i].name);
+					inl |= j > i && !strcmp(fr[i].name, "main.step") &&
+					       !strcmp(fr[i + 1].name, "main.leaf");
+					i = j + 1;
+				}
+				t.samples++;
+				t.alike += ok;
+				t.inlined += inl;
+			}
+			if (!l)
+				break;
+			in_sample = true;
+			n = 0;
+			continue;
+		}
+		if (l[0] == '\t') {
+			if (n < 64 && parse_frame(l + 1 + strspn(l + 1, " "), &fr[n]))
+				n++;
+			else if (n == 64)
+				ck_abort_msg("a sample of more than 64 frames");
+		} else if (n > 0 && l[0] == ' ' && l[1] == ' ') {
+			snprintf(fr[n - 1].line, sizeof(fr[n - 1].line), "%s", l + 2);
+		}
+	}
+	return t;
+}
+
+/*
+ * The stripped build, twice with one cache directory of the test's own:
+ * the second reader answers from the first one's location cache
+ * (loc_cache.h) where the file has a build-id to keep it by (Debian 13's
+ * and sid's Go add a GNU one; 1.19's binaries have none), alike.
+ */
+START_TEST(test_stripped_as_unstripped)
+{
+	const char *v = versions[_i];
+	struct pk_symfiles *files = pk_symfiles_new();
+	struct pk_symfile_source src[2] = { { NULL, true }, { NULL } };
+	char path[512], dir[] = "/tmp/pk-go-e2e-XXXXXX", *out = NULL, *err = NULL;
+	char *const rm[] = { "rm", "-rf", dir, NULL };
+	struct pk_symfile *full;
+	struct tally t;
+	struct stat st;
+
+	ck_assert_ptr_nonnull(files);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(setenv("PROBEKIT_CACHE_DIR", dir, 1), 0);
+	src[0].path = fixture(v, "full", path, sizeof(path));
+	ck_assert_int_eq(stat(path, &st), 0);
+	full = pk_symfiles_add(files, st.st_dev, st.st_ino, path, src, NULL, 0);
+	ck_assert(full && pk_symfile_loaded(full));
+
+	for (int run = 0; run < 2; run++) {
+		profile(v, "strip", &out, &err);
+		t = check_samples(out, full);
+		fprintf(stderr, "%s%s: %lu of %lu stripped samples as the unstripped build "
+			"reads them, %lu with main.step inlined in main.leaf; %.1f%% of user "
+			"frames named, %lu addresses cached\n", v, run ? " (cached)" : "",
+			t.alike, t.samples, t.inlined, named_pct(err), cached_addrs(err));
+		if (!run && strcmp(v, "go1.19"))
+			ck_assert_msg(locs_saved(v, dir), "%s: no location cache in %s", v, dir);
+		ck_assert_uint_ge(t.samples, 200);
+		ck_assert_msg(t.alike * 100 >= t.samples * 99, "%s: %lu of %lu", v, t.alike,
+			      t.samples);
+		/* the chain's loop is main.step's: most samples are there */
+		ck_assert_msg(t.inlined * 2 >= t.samples, "%s: %lu of %lu", v, t.inlined,
+			      t.samples);
+		free(out);
+		free(err);
+	}
+
+	/* the unstripped build, run: named as well, from its symbols */
+	profile(v, "full", &out, &err);
+	t = check_samples(out, full);
+	ck_assert_msg(t.alike * 100 >= t.samples * 99, "%s: %lu of %lu", v, t.alike, t.samples);
+	free(out);
+	free(err);
+	pk_symfiles_free(files);
+	ck_assert_int_eq(pk_test_run(rm, NULL, NULL), 0);
+}
+END_TEST
+
+Suite *suite_go_e2e(void)
+{
+	Suite *s = suite_create("go_e2e");
+	TCase *tc;
+
+	if (!pk_test_need_root(s, "loads BPF programs"))
+		return s;
+	tc = pk_e2e_tcase(s, "stripped", 300);
+	tcase_add_loop_test(tc, test_stripped_as_unstripped, 0,
+			    sizeof(versions) / sizeof(versions[0]));
+	return s;
+}
