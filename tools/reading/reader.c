@@ -707,4 +707,6 @@ void pk_reader_stats(const struct pk_reader *r, struct pk_reader_stats *st)
 	st->agg_pending = as.pending;
 	st->addrs_resolved = ss.lookups;
 	st->addrs_cached = ss.cached;
+	st->go_refused = ss.go_refused;
+	memcpy(st->go_err, ss.go_err, sizeof(st->go_err));
 }

@@ -91,6 +91,10 @@ struct pk_reader_stats {
 	/* Distinct addresses symbolized, and of those, the ones an earlier
 	 * reader's location cache answered (keep_locs). */
 	__u64 addrs_resolved, addrs_cached;
+	/* Go binaries named by address: their .gopclntab not read, the
+	 * last one's reason (symbolizer.h) */
+	__u64 go_refused;
+	char go_err[PK_ERR_LEN];
 	/* Python (layout 5): samples with a Python walk, by how it ended (a
 	 * newer writer's unknown reason: in py_samples only), and over
 	 * every sample's frames: the Python frames read, those a code report

@@ -162,6 +162,12 @@ void pk_summary_symbols(FILE *f, const struct pk_reader_stats *st)
 			(unsigned long long)st->addrs_cached);
 	if (*sep == ';')
 		fputc('\n', f);
+	/* a Go binary whose table was refused: why its frames are addresses */
+	if (st->go_refused > 1)
+		fprintf(f, "symbols: %s (and %llu more Go files)\n", st->go_err,
+			(unsigned long long)st->go_refused - 1);
+	else if (st->go_refused)
+		fprintf(f, "symbols: %s\n", st->go_err);
 }
 
 static const char *const py_end_names[PK_PY_END__MAX] = {

@@ -59,7 +59,9 @@ void pk_summary_from_now(FILE *f, const struct pk_reader_stats *st);
 
 /* "symbols: 99.2% of user frames named, 41.0% with a source line, 12.5%
  * inlined; 100.0% of kernel frames named": over every frame of every
- * sample read. Nothing without samples. */
+ * sample read. Nothing without samples. Then, when a Go binary's
+ * .gopclntab was refused (gopclntab.h), "symbols: FILE: why" (and how many
+ * more were). */
 void pk_summary_symbols(FILE *f, const struct pk_reader_stats *st);
 
 /* "python: 1200 frames in 300 samples with a Python walk, 99.5% named,

@@ -899,4 +899,6 @@ void pk_symbolizer_stats(const struct pk_symbolizer *sym, struct pk_symbolizer_s
 	*st = sym->stats;
 	st->cached += fs.cached;
 	st->py_codes = pk_py_codes_count(sym->py);
+	st->go_refused = fs.go_refused;
+	memcpy(st->go_err, fs.go_err, sizeof(st->go_err));
 }

@@ -33,6 +33,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "eh_frame/errmsg.h"
 #include "profile/profile.h"
 #include "symbolization/python_code.h"
 
@@ -61,6 +62,8 @@ struct pk_symbolizer_stats {
 	__u64 procs_forgotten;	/* processes gone and forgotten */
 	__u64 files_freed;	/* files no process kept names (pk_symfiles_sweep) */
 	__u64 py_codes;		/* Python code objects known (latest of each) */
+	__u64 go_refused;	/* Go binaries whose .gopclntab was not read */
+	char go_err[PK_ERR_LEN];	/* the last one's reason: one line */
 };
 
 /* A mapping the kernel reported at sample time (PK_EVENT_MAPPING). */

@@ -452,6 +452,28 @@ START_TEST(test_span_from_now)
 }
 END_TEST
 
+/* A Go binary whose .gopclntab was refused: the symbols line says why,
+ * once, with how many more there were. */
+START_TEST(test_go_refused_line)
+{
+	struct pk_reader_stats st = { .user_frames = 4, .user_named = 2 };
+	const char *line = "symbols: 50.0% of user frames named, 0.0% with a source line, "
+			   "0.0% inlined\n";
+	char want[1024];
+
+	check_summary(pk_summary_symbols, &st, line);
+	st.go_refused = 1;
+	snprintf(st.go_err, sizeof(st.go_err), "/srv/app: Go .gopclntab of an unknown layout");
+	snprintf(want, sizeof(want), "%ssymbols: /srv/app: Go .gopclntab of an unknown layout\n",
+		 line);
+	check_summary(pk_summary_symbols, &st, want);
+	st.go_refused = 3;
+	snprintf(want, sizeof(want), "%ssymbols: /srv/app: Go .gopclntab of an unknown layout "
+		 "(and 2 more Go files)\n", line);
+	check_summary(pk_summary_symbols, &st, want);
+}
+END_TEST
+
 /* A kernel thread's sample of kernel frame K weighing WEIGHT, the
  * definition of aggregated stack KEY (0: an ordinary sample). */
 static size_t agg_record(unsigned char *buf, __u64 k, __u64 weight, __u64 key)
@@ -1396,6 +1418,7 @@ Suite *suite_reader(void)
 	tcase_add_test(tc, test_bad_records);
 	tcase_add_test(tc, test_span_of_samples);
 	tcase_add_test(tc, test_span_from_now);
+	tcase_add_test(tc, test_go_refused_line);
 	tcase_add_test(tc, test_events);
 	tcase_add_test(tc, test_keep_event);
 	tcase_add_test(tc, test_incomplete_walks);

@@ -17,6 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/util/text.h"
 #include "symbolization/gopclntab.h"
 #include "symbolization/symfile.h"
 #include "test_util.h"
@@ -94,13 +95,6 @@ static void close_table(struct pk_gopclntab *t, struct elf_file *ef)
 	close(ef->fd);
 }
 
-static const char *base(const char *path)
-{
-	const char *s = path ? strrchr(path, '/') : NULL;
-
-	return s ? s + 1 : path;
-}
-
 /* The line of the fixture's source that holds TEXT. */
 static unsigned source_line(const char *text)
 {
@@ -143,7 +137,7 @@ START_TEST(test_objdump_oracle)
 		ck_assert_msg(fr[k - 1].name && !strcmp(fr[k - 1].name, ins[i].func),
 			      "%s %#llx: %s, objdump %s", v, (unsigned long long)ins[i].addr,
 			      fr[k - 1].name, ins[i].func);
-		ck_assert_msg(fr[0].file && !strcmp(base(fr[0].file), ins[i].file) &&
+		ck_assert_msg(fr[0].file && !strcmp(pk_base_name(fr[0].file), ins[i].file) &&
 			      fr[0].line == ins[i].line, "%s %#llx: %s:%u, objdump %s:%u", v,
 			      (unsigned long long)ins[i].addr, fr[0].file, fr[0].line,
 			      ins[i].file, ins[i].line);
@@ -228,15 +222,22 @@ START_TEST(test_agrees_with_symtab_and_dwarf)
 		__u64 sa, sb;
 		int ka = pk_symfile_locate(full, ins[i].addr, true, &na, &sa, a, 32);
 		int kb = pk_symfile_locate(strip, ins[i].addr, true, &nb, &sb, b, 32);
-		bool eq = ka == kb && na && nb && !strcmp(na, nb) && sa == sb;
+		bool eq;
 
 		/* the unstripped build's from DWARF, the stripped one's from
 		 * the table */
 		ck_assert_int_ge(ka, 1);
 		ck_assert_msg(na && nb && !strcmp(na, nb), "%s %#llx: %s, stripped %s", v,
 			      (unsigned long long)ins[i].addr, na, nb);
+		/* names alone (--no-inline): the function's, no frames */
+		ck_assert_int_eq(pk_symfile_locate(strip, ins[i].addr, false, &nb, &sb, b, 32), 0);
+		ck_assert_msg(nb && !strcmp(na, nb), "%s %#llx: %s, stripped --no-inline %s", v,
+			      (unsigned long long)ins[i].addr, na, nb);
+		kb = pk_symfile_locate(strip, ins[i].addr, true, &nb, &sb, b, 32);
+		eq = ka == kb && !strcmp(na, nb) && sa == sb;
 		for (int j = 0; eq && j < ka; j++)
-			eq = a[j].line == b[j].line && !strcmp(base(a[j].file), base(b[j].file)) &&
+			eq = a[j].line == b[j].line && a[j].file && b[j].file &&
+			     !strcmp(pk_base_name(a[j].file), pk_base_name(b[j].file)) &&
 			     (j == ka - 1 || !strcmp(a[j].name, b[j].name));
 		same += eq;
 	}
@@ -397,6 +398,57 @@ START_TEST(test_bad_headers)
 }
 END_TEST
 
+/* A Go binary of a layout not read: its frames stay addresses, and the
+ * file cache says why, in one line. */
+START_TEST(test_refused_file)
+{
+	char path[512], copy[] = "/tmp/pk-gopclntab-XXXXXX";
+	const __u8 magic[4] = { 0xf2, 0xff, 0xff, 0xff };
+	struct pk_symfile_source src[2] = { { copy, true }, { NULL } };
+	struct pk_srcline_frame fr[4];
+	struct pk_symfiles *files = pk_symfiles_new();
+	struct pk_symfiles_stats st;
+	struct pk_symfile *f;
+	struct stat sb;
+	size_t shstrndx;
+	Elf_Scn *scn = NULL;
+	GElf_Shdr sh;
+	const char *name;
+	__u64 start, pclntab_off = 0;
+	int fd = mkstemp(copy);
+	Elf *elf;
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	pk_test_copy_file(fixture("go1.24", "-strip", path, sizeof(path)), copy, 0755);
+	fd = open(copy, O_RDWR);
+	ck_assert_int_ge(fd, 0);
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	ck_assert_int_eq(elf_getshdrstrndx(elf, &shstrndx), 0);
+	while ((scn = elf_nextscn(elf, scn)))
+		if (gelf_getshdr(scn, &sh) &&
+		    !strcmp(elf_strptr(elf, shstrndx, sh.sh_name), ".gopclntab"))
+			pclntab_off = sh.sh_offset;
+	elf_end(elf);
+	ck_assert_uint_ne(pclntab_off, 0);
+	ck_assert_int_eq(pwrite(fd, magic, 4, (off_t)pclntab_off), 4);
+	close(fd);
+
+	ck_assert_int_eq(stat(copy, &sb), 0);
+	f = pk_symfiles_add(files, sb.st_dev, sb.st_ino, copy, src, NULL, 0);
+	ck_assert(f && pk_symfile_loaded(f));
+	ck_assert_int_eq(pk_symfile_locate(f, 0x401000 + 0x100, true, &name, &start, fr, 4), 0);
+	ck_assert_ptr_null(name);
+	pk_symfiles_stats(files, &st);
+	ck_assert_uint_eq(st.go_refused, 1);
+	ck_assert_msg(strstr(st.go_err, copy) && strstr(st.go_err, "unknown layout (magic "
+		      "0xfffffff2") && !strchr(st.go_err, '\n'), "%s", st.go_err);
+	pk_symfiles_free(files);
+	unlink(copy);
+}
+END_TEST
+
 Suite *suite_gopclntab(void)
 {
 	Suite *s = suite_create("gopclntab");
@@ -411,6 +463,7 @@ Suite *suite_gopclntab(void)
 	tc = tcase_create("layouts");
 	tcase_add_test(tc, test_layouts_refused);
 	tcase_add_test(tc, test_bad_headers);
+	tcase_add_test(tc, test_refused_file);
 	suite_add_tcase(s, tc);
 	return s;
 }
