@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/bench_time.h"
 #include "symbolization/srcline.h"
 
 #define RUNS 5
@@ -29,25 +30,9 @@ static const Dwfl_Callbacks callbacks = {
 	.section_address = dwfl_offline_section_address,
 };
 
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
 static double median(double *v)
 {
-	qsort(v, RUNS, sizeof(*v), cmp_double);
-	return v[RUNS / 2];
+	return bench_median(v, RUNS);
 }
 
 /* Every EVERY-th instruction objdump -d lists in PATH. */
@@ -88,7 +73,7 @@ static unsigned long long *insn_addrs(const char *path, int every, size_t *n)
  * dropped: seconds, or < 0. */
 static double run_eu(const char *path, const char *addrs_path)
 {
-	double t = now();
+	double t = bench_now();
 	int status;
 	pid_t pid = fork();
 
@@ -101,7 +86,7 @@ static double run_eu(const char *path, const char *addrs_path)
 	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
 	    WEXITSTATUS(status) > 1)
 		return -1;
-	return now() - t;
+	return bench_now() - t;
 }
 
 struct ours {
@@ -117,7 +102,7 @@ static int run_ours(const char *path, const unsigned long long *v, size_t n, str
 	Dwfl_Module *dm;
 	Dwarf_Addr bias;
 	size_t heap0;
-	double t = now();
+	double t = bench_now();
 	Dwfl *dwfl = dwfl_begin(&callbacks);
 
 	if (!dwfl)
@@ -137,11 +122,11 @@ static int run_ours(const char *path, const unsigned long long *v, size_t n, str
 		o->frames += k > 0 ? k : 0;
 		o->inlined += k > 1;
 	}
-	o->cold = now() - t;
-	t = now();
+	o->cold = bench_now() - t;
+	t = bench_now();
 	for (size_t i = 0; i < n; i++)
 		pk_srcline_lookup(sl, v[i], f, MAX_FRAMES);
-	o->warm = now() - t;
+	o->warm = bench_now() - t;
 	pk_srcline_free(sl);
 	dwfl_end(dwfl);
 
