@@ -11,7 +11,8 @@
  * probe-read reads them (symfile.h): in at least 99% of the samples every
  * user frame of the Go file is alike, names, inlined frames and lines,
  * and main.step, inlined, is an inlined frame under main.leaf in most
- * samples. A run of the unstripped build is checked alike.
+ * samples. A run of the unstripped build is checked alike. The formats
+ * show the inlined frame: pprof (read by go tool pprof) and folded.
  *
  * Both builds are walked by frame pointers (--unwind fp): the stripped
  * build has no CFI to build an unwind table from, and with one the
@@ -25,6 +26,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "harness/pprof_raw.h"
 #include "integration/profile_session.h"
 #include "lib/util/text.h"
 #include "symbolization/symfile.h"
@@ -53,13 +55,21 @@ static const char *fixture(const char *version, const char *kind, char *buf, siz
 	return pk_test_build_path(rel, buf, len);
 }
 
-/* Profile VERSION's KIND build: probe-read's perf text and stderr. */
-static void profile(const char *version, const char *kind, char **out, char **err)
+/* Profile VERSION's KIND build: probe-read's perf text and stderr; with
+ * DIR, the same profile as pprof (DIR/go.pb.gz) and folded stacks
+ * (DIR/go.folded) too. */
+static void profile(const char *version, const char *kind, const char *dir, char **out,
+		    char **err)
 {
-	char path[512];
+	char path[512], pb[300], folded[300];
 	const char *load[] = { "--unwind", "fp", "-F", "199", "--", path, CPU_SECS, NULL };
-	const char *read[] = { "-d", "120", "--lines", "-f", "perf", NULL };
+	const char *read[] = { "-d", "120", "--lines", "-f", "perf", "-o", "/dev/stdout",
+			       "-f", "pprof", "-o", pb, "-f", "folded", "-o", folded, NULL };
 
+	snprintf(pb, sizeof(pb), "%s/go.pb.gz", dir ? dir : "");
+	snprintf(folded, sizeof(folded), "%s/go.folded", dir ? dir : "");
+	if (!dir)
+		read[5] = NULL;		/* the perf text alone */
 	fixture(version, kind, path, sizeof(path));
 	ck_assert_int_eq(pk_e2e_load(load), 0);
 	ck_assert_int_eq(pk_e2e_read(read, out, err), 0);
@@ -151,6 +161,43 @@ static bool alike(struct pk_symfile *full, const struct frame *fr, int n, bool r
 	return true;
 }
 
+/*
+ * The formats of one profile of the stripped build: in pprof, as `go tool
+ * pprof` reads it (harness/pprof_raw.h), a location holds main.step
+ * inlined in main.leaf, innermost first, with their lines; in the folded
+ * stacks (--lines), main.step follows main.leaf.
+ */
+static void check_formats(const char *dir)
+{
+	char path[300], err[512], *text = NULL, *folded;
+	struct ppr_profile p = { 0 };
+	size_t len, inlined = 0;
+
+	snprintf(path, sizeof(path), "%s/go.pb.gz", dir);
+	ck_assert_msg(ppr_run(path, &text, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(ppr_parse(text, &p, err, sizeof(err)) == 0, "%s", err);
+	for (size_t i = 0; i < p.nlocs; i++) {
+		const struct ppr_location *l = &p.locs[i];
+
+		if (l->nlines == 2 && !strcmp(l->lines[0].name, "main.step") &&
+		    !strcmp(l->lines[1].name, "main.leaf")) {
+			ck_assert_str_eq(pk_base_name(l->lines[0].file), "main.go");
+			ck_assert_int_gt(l->lines[0].line, 0);
+			ck_assert_int_gt(l->lines[1].line, l->lines[0].line);
+			inlined++;
+		}
+	}
+	ck_assert_msg(inlined >= 2, "%zu pprof locations of main.step in main.leaf", inlined);
+	ppr_free(&p);
+	free(text);
+	snprintf(path, sizeof(path), "%s/go.folded", dir);
+	folded = pk_test_read_file(path, &len);
+	ck_assert_ptr_nonnull(folded);
+	ck_assert_msg(strstr(folded, ";main.leaf (main.go:") &&
+		      strstr(folded, ");main.step (main.go:"), "%.2000s", folded);
+	free(folded);
+}
+
 struct tally {
 	unsigned long samples, alike, inlined;
 };
@@ -232,7 +279,7 @@ START_TEST(test_stripped_as_unstripped)
 	ck_assert(full && pk_symfile_loaded(full));
 
 	for (int run = 0; run < 2; run++) {
-		profile(v, "strip", &out, &err);
+		profile(v, "strip", run ? dir : NULL, &out, &err);
 		t = check_samples(out, full);
 		fprintf(stderr, "%s%s: %lu of %lu stripped samples as the unstripped build "
 			"reads them, %lu with main.step inlined in main.leaf; %.1f%% of user "
@@ -246,12 +293,14 @@ START_TEST(test_stripped_as_unstripped)
 		/* the chain's loop is main.step's: most samples are there */
 		ck_assert_msg(t.inlined * 2 >= t.samples, "%s: %lu of %lu", v, t.inlined,
 			      t.samples);
+		if (run)
+			check_formats(dir);
 		free(out);
 		free(err);
 	}
 
 	/* the unstripped build, run: named as well, from its symbols */
-	profile(v, "full", &out, &err);
+	profile(v, "full", NULL, &out, &err);
 	t = check_samples(out, full);
 	ck_assert_msg(t.alike * 100 >= t.samples * 99, "%s: %lu of %lu", v, t.alike, t.samples);
 	free(out);
