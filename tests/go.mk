@@ -16,7 +16,7 @@ GO_DIR := $(BUILD)/fixtures_go
 GO_SRC := tests/fixtures_go
 GO_SRCS := $(wildcard $(GO_SRC)/*.go) $(GO_SRC)/go.mod
 GO_HOST ?= /usr/bin/go
-GO_ENV = HOME=/tmp GOTOOLCHAIN=local GOPROXY=off GOTELEMETRY=off GOFLAGS= \
+GO_ENV = HOME=$(1)/home GOTOOLCHAIN=local GOPROXY=off GOTELEMETRY=off GOFLAGS= \
 	GOCACHE=$(1)/cache GOPATH=$(1)/path
 # version -> root (empty: the host)
 GO_VERSIONS := go1.19 go1.24 go1.27
