@@ -4,10 +4,11 @@
 # 12's on the host (1.19, the 1.18 table layout), Debian 13's (1.24) and
 # sid's (1.27) in their roots (tests/roots/) -- unstripped and as Go
 # services ship (-ldflags="-s -w": no .symtab, no DWARF), into
-# $(BUILD)/fixtures_go/gochain-goVER-{full,strip}. Beside each, the
+# $(BUILD)/fixtures_go/gochain-goVER-{full,strip} (and, by the host's, a
+# PIE, gochain-go1.19-pie-{full,strip}). Beside each, the
 # toolchain's own reading of the table, as an oracle the tests compare
 # with: `go tool objdump -s ^main\.` (every instruction of package main
-# with its file:line), gochain-goVER.objdump.
+# with its file:line; a PIE's without lines), gochain-goVER.objdump.
 #
 # The toolchains build offline: no module proxy, no toolchain download, a
 # build cache of their own under $(BUILD).
@@ -50,6 +51,24 @@ $(GO_DIR)/gochain-$(1)-full: $(GO_SRCS) tests/go.mk tests/roots/in_root.sh
 	$$(Q)mv $(GO_DIR)/$(1)/full $$@
 endef
 $(foreach v,$(GO_VERSIONS),$(eval $(call go_fixture,$(v))))
+
+# A position-independent build too (-buildmode=pie: .gopclntab among the
+# RELRO data, .data.rel.ro.gopclntab), by the host's toolchain.
+GO_PIE_DIR := $(abspath $(GO_DIR)/go1.19-pie)
+GO_FIXTURES += $(GO_DIR)/gochain-go1.19-pie-full $(GO_DIR)/gochain-go1.19-pie-strip \
+	$(GO_DIR)/gochain-go1.19-pie.objdump
+$(GO_DIR)/gochain-go1.19-pie-full $(GO_DIR)/gochain-go1.19-pie.objdump: \
+	$(GO_DIR)/gochain-go1.19-pie-strip
+$(GO_DIR)/gochain-go1.19-pie-strip: $(GO_SRCS) tests/go.mk
+	@mkdir -p $(GO_PIE_DIR)
+	$(call msg,GO,$@)
+	$(Q)export $(call GO_ENV,$(GO_PIE_DIR)) PATH=$(dir $(GO_HOST)):$$PATH && \
+		cd $(GO_SRC) && go build -buildmode=pie -o $(GO_PIE_DIR)/full . && \
+		go build -buildmode=pie -ldflags='-s -w' -o $(GO_PIE_DIR)/strip . && \
+		go tool objdump -s '^main\.' $(GO_PIE_DIR)/full > $(GO_PIE_DIR)/objdump
+	$(Q)mv $(GO_PIE_DIR)/objdump $(GO_DIR)/gochain-go1.19-pie.objdump
+	$(Q)mv $(GO_PIE_DIR)/full $(GO_DIR)/gochain-go1.19-pie-full
+	$(Q)mv $(GO_PIE_DIR)/strip $@
 
 .PHONY: go-fixtures
 go-fixtures: $(GO_FIXTURES)

@@ -473,7 +473,10 @@ int pk_gopclntab_from_elf(Elf *elf, struct pk_gopclntab **out, char err[PK_ERR_L
 
 	*out = NULL;
 	ident = elf_getident(elf, NULL);
+	/* a PIE's (-buildmode=pie) is relocated: among the RELRO data */
 	scn = section_named(elf, ".gopclntab", &sh);
+	if (!scn)
+		scn = section_named(elf, ".data.rel.ro.gopclntab", &sh);
 	if (!scn || !ident)
 		return -ENOENT;
 	if (ident[EI_DATA] != ELFDATA2LSB)
