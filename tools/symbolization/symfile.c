@@ -1005,8 +1005,9 @@ int pk_symfile_locate(struct pk_symfile *f, __u64 vaddr, bool dwarf, const char 
 	}
 	/* A Go binary shipped without them (-ldflags="-s -w"): its runtime's
 	 * own table names the function and, for the lines and inlined
-	 * frames DWARF would give, says them too. */
-	if ((!*name || (dwarf && !n)) && go_table(d)) {
+	 * frames DWARF would give, says them too. DWARF's frames, where
+	 * there are any, are kept (and name the function without a symbol). */
+	if (!n && (!*name || dwarf) && go_table(d)) {
 		__u64 entry;
 		int g = pk_gopclntab_lookup(d->go, vaddr, out, max, &entry);
 
