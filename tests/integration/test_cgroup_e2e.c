@@ -7,9 +7,11 @@
  * third moved in and out while sampled; every sample from inside, none
  * from outside.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,14 +29,16 @@
 static char mnt[4096];		/* the cgroup2 mount */
 static char outer[4200], inner[4300];
 
-/* The machine's cgroup2 mount, and OUTER/INNER made below it. */
-static void cgroups_make(void)
+/* The machine's cgroup2 mount into mnt (unchecked setup, in the runner:
+ * its teardown sweeps there). */
+static void find_mount(void)
 {
 	char *text = NULL, *line, *save = NULL;
 	size_t len;
 
-	ck_assert_int_eq(pk_proc_text_read("/proc/self/mountinfo", &text, &len), 0);
 	mnt[0] = '\0';
+	if (pk_proc_text_read("/proc/self/mountinfo", &text, &len))
+		return;
 	for (line = strtok_r(text, "\n", &save); line && !mnt[0];
 	     line = strtok_r(NULL, "\n", &save)) {
 		struct pk_mount m;
@@ -43,6 +47,11 @@ static void cgroups_make(void)
 			snprintf(mnt, sizeof(mnt), "%s", m.point);
 	}
 	free(text);
+}
+
+/* OUTER/INNER made below the cgroup2 mount. */
+static void cgroups_make(void)
+{
 	ck_assert_msg(mnt[0], "no cgroup2 mount on this machine");
 	snprintf(outer, sizeof(outer), "%s/pk-test-%d", mnt, (int)getpid());
 	snprintf(inner, sizeof(inner), "%s/inner", outer);
@@ -54,6 +63,29 @@ static void cgroups_remove(void)
 {
 	rmdir(inner);
 	rmdir(outer);
+}
+
+/* Unchecked teardown, in the runner: the cgroups of a test that died
+ * half-way (its pid gone, its fixtures killed with it). */
+static void cgroups_sweep(void)
+{
+	DIR *d;
+	struct dirent *e;
+
+	if (!mnt[0] || !(d = opendir(mnt)))
+		return;
+	while ((e = readdir(d))) {
+		int pid;
+		char dir[4400];
+
+		if (sscanf(e->d_name, "pk-test-%d", &pid) != 1 || kill(pid, 0) == 0)
+			continue;
+		snprintf(dir, sizeof(dir), "%s/%s/inner", mnt, e->d_name);
+		rmdir(dir);
+		snprintf(dir, sizeof(dir), "%s/%s", mnt, e->d_name);
+		rmdir(dir);
+	}
+	closedir(d);
 }
 
 /* Move PID into the cgroup DIR. */
@@ -209,8 +241,7 @@ START_TEST(test_no_cgroup2)
 
 	ck_assert_int_eq(unshare(CLONE_NEWNS), 0);
 	ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
-	cgroups_make();
-	cgroups_remove();
+	ck_assert_msg(mnt[0], "no cgroup2 mount on this machine");
 	ck_assert_int_eq(umount2(mnt, MNT_DETACH), 0);
 	ck_assert_int_eq(pk_e2e_load_err((const char *[]){ "--cgroup", "x", "--", "true", NULL },
 					 &err), 1);
@@ -229,9 +260,11 @@ Suite *suite_cgroup_e2e(void)
 	if (!pk_test_need_root(s, "the tests make cgroups and load BPF programs"))
 		return s;
 	tc = tcase_create("resolve");
+	tcase_add_unchecked_fixture(tc, find_mount, cgroups_sweep);
 	tcase_add_test(tc, test_resolve);
 	suite_add_tcase(s, tc);
 	tc = pk_e2e_tcase(s, "session", 120);
+	tcase_add_unchecked_fixture(tc, find_mount, cgroups_sweep);
 	tcase_add_test(tc, test_samples_inside_only);
 	tcase_add_test(tc, test_no_cgroup2);
 	return s;
