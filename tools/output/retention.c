@@ -19,7 +19,7 @@ int pk_retention_glob(const char *pattern, char *buf, size_t len)
 	size_t n = 0;
 
 	for (const char *p = pattern; *p; p++) {
-		char add[2] = { *p, 0 };
+		char add[2] = { *p, 0 }, esc[3] = { '\\', *p, 0 };
 		const char *s = add;
 
 		if (*p == '%') {
@@ -32,11 +32,7 @@ int pk_retention_glob(const char *pattern, char *buf, size_t len)
 			p += strlen(EVENT_FIELD) - 1;
 			s = "*";
 		} else if (strchr("*?[]\\", *p)) {
-			add[0] = '\\';
-			if (n + 1 >= len)
-				return -EINVAL;
-			buf[n++] = '\\';
-			add[0] = *p;
+			s = esc;	/* glob's own: matched as itself */
 		}
 		/* two '*' in a row match what one does */
 		if (!strcmp(s, "*") && n && buf[n - 1] == '*' && (n < 2 || buf[n - 2] != '\\'))
