@@ -271,3 +271,18 @@ int pk_map_files_path(char *buf, size_t len, const char *proc_root, pid_t pid, _
 
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
+
+int pk_path_hold(const char *path, char *buf, size_t len)
+{
+	/* O_NONBLOCK: a FIFO named by mistake must not hang the reader */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), n;
+
+	if (fd < 0)
+		return -errno;
+	n = snprintf(buf, len, "/proc/self/fd/%d", fd);
+	if (n < 0 || (size_t)n >= len) {
+		close(fd);
+		return -ENAMETOOLONG;
+	}
+	return fd;
+}

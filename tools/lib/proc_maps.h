@@ -75,4 +75,10 @@ void pk_maps_free(struct pk_maps *maps);
 int pk_map_files_path(char *buf, size_t len, const char *proc_root, pid_t pid, __u64 start,
 		      __u64 end);
 
+/* Open PATH (a map_files link, say) and name the open file in BUF as
+ * /proc/self/fd/N: a path that still reads the same file once PATH is gone
+ * (its process exited), for readers that open a file more than once. The
+ * descriptor, the caller's to close, or a negative errno. */
+int pk_path_hold(const char *path, char *buf, size_t len);
+
 #endif

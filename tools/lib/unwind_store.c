@@ -398,24 +398,41 @@ struct batch {
 	char *err;
 };
 
+static void work_table(struct batch *b, struct item *it, const char *path);
+
 /* Parallel part: segments, identity and (unless known) the table. */
 static void work(void *arg, int i)
 {
 	struct batch *b = arg;
 	struct item *it = &b->items[i];
-	char key[2 * PK_UNWIND_BUILD_ID_MAX + 8];
+	char key[2 * PK_UNWIND_BUILD_ID_MAX + 8], held[32];
+	int fd;
 
 	if (it->skip || it->status < 0)	/* the vDSO could not be copied */
 		return;
-	it->status = eh_cache_key(it->path, key, sizeof(key), it->msg);
+	/* each step opens the file again: through a path that stays, so that
+	 * a process exiting half-way (the map_files link gone) does not cost
+	 * the file its table */
+	fd = pk_path_hold(it->path, held, sizeof(held));
+	if (fd < 0) {
+		it->status = fd;
+		pk_err(it->msg, fd, "%s", strerror(-fd));
+		return;
+	}
+	it->status = eh_cache_key(held, key, sizeof(key), it->msg);
 	if (!it->status && (it->status = id_from_key(key, &it->id)))
 		pk_err(it->msg, it->status, "bad cache key %s", key);
-	if (it->status)
-		return;
-	it->status = pk_exec_segs(it->path, it->segs, &it->nsegs, it->msg);
-	if (it->status)
-		return;
-	it->py_status = pk_python_file(it->path, &it->py, &it->py_build);
+	if (!it->status)
+		it->status = pk_exec_segs(held, it->segs, &it->nsegs, it->msg);
+	if (!it->status)
+		work_table(b, it, held);
+	close(fd);
+}
+
+/* work() past the file's identity and segments: PATH holds it open. */
+static void work_table(struct batch *b, struct item *it, const char *path)
+{
+	it->py_status = pk_python_file(path, &it->py, &it->py_build);
 	if (it->key.dev == PK_VDSO_DEV && it->key.ino == PK_VDSO_INO) {
 		/* mapped whole: the file offset is pc - vm_start */
 		it->segs[0].off = 0;
@@ -424,7 +441,7 @@ static void work(void *arg, int i)
 	}
 	if (find_id(b->known, &it->id, b->nknown) >= 0)
 		return;		/* status 0: loaded already */
-	it->status = eh_cache_get(it->path, &b->copts, &it->t, NULL, 0, it->msg);
+	it->status = eh_cache_get(path, &b->copts, &it->t, NULL, 0, it->msg);
 	if (it->status < 0 && !it->msg[0])
 		pk_err(it->msg, it->status, "%s", strerror(-it->status));
 }

@@ -292,9 +292,9 @@ static struct fin_file *get_file(struct pk_ustack_finisher *f, __u32 pid, const 
 {
 	struct eh_cache_opts copts = { .sz = sizeof(copts), .cache_dir = f->cache_dir };
 	__u64 dev = m->vdso ? PK_VDSO_DEV : m->dev, ino = m->vdso ? PK_VDSO_INO : m->ino;
-	char path[PATH_MAX], err[PK_ERR_LEN];
+	char path[PATH_MAX], held[32], err[PK_ERR_LEN];
 	struct fin_file *ff = NULL;
-	int ret;
+	int fd, ret;
 
 	for (size_t i = 0; i < f->nfiles; i++)
 		if (f->files[i].dev == dev && f->files[i].ino == ino)
@@ -310,9 +310,16 @@ static struct fin_file *get_file(struct pk_ustack_finisher *f, __u32 pid, const 
 	}
 	if (file_path(f, pid, m, path, sizeof(path)))
 		return ff;	/* not now: maybe from another process that maps it */
-	ret = eh_cache_get(path, &copts, &ff->t, NULL, 0, err);
+	/* read twice: through a path that stays when the process exits
+	 * between the reads (the map_files link gone), which would cost the
+	 * file its table for good */
+	fd = pk_path_hold(path, held, sizeof(held));
+	if (fd < 0)
+		return ff;	/* gone since: as above */
+	ret = eh_cache_get(held, &copts, &ff->t, NULL, 0, err);
 	if (ret >= 0)
-		ret = pk_exec_segs(path, ff->segs, &ff->nsegs, err);
+		ret = pk_exec_segs(held, ff->segs, &ff->nsegs, err);
+	close(fd);
 	if (ret >= 0 && m->vdso) {
 		/* mapped whole: the file offset is pc - vm_start */
 		ff->segs[0] = (struct pk_file_seg){ .off = 0, .end = f->vdso_size,

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "lib/proc_maps.h"
@@ -201,6 +203,59 @@ START_TEST(test_read_self)
 }
 END_TEST
 
+/* The first bytes of the file PATH names, or -errno. */
+static ssize_t head_of(const char *path, char *buf, size_t len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, len);
+	close(fd);
+	return n;
+}
+
+/* pk_path_hold: the held path reads the file after the path it was opened
+ * by is gone: a file unlinked, and (as root, who may open map_files) a
+ * mapping's link once unmapped, as when its process exits. */
+START_TEST(test_path_hold)
+{
+	char path[] = "/tmp/pk-hold-XXXXXX", held[32], link[128], buf[16];
+	int fd = mkstemp(path), hfd;
+	void *p;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "held bytes", 10), 10);
+	ck_assert_int_eq(pk_path_hold("/nonexistent/pk-hold", held, sizeof(held)), -ENOENT);
+	ck_assert_int_eq(pk_path_hold(path, held, 8), -ENAMETOOLONG);
+
+	hfd = pk_path_hold(path, held, sizeof(held));
+	ck_assert_int_ge(hfd, 0);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(head_of(path, buf, sizeof(buf)), -ENOENT);
+	ck_assert_int_eq(head_of(held, buf, sizeof(buf)), 10);
+	ck_assert_int_eq(memcmp(buf, "held bytes", 10), 0);
+	close(hfd);
+
+	p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	ck_assert_int_eq(pk_map_files_path(link, sizeof(link), "/proc", getpid(),
+					   (uintptr_t)p, (uintptr_t)p + 4096), 0);
+	hfd = pk_path_hold(link, held, sizeof(held));
+	if (geteuid() == 0)
+		ck_assert_int_ge(hfd, 0);
+	ck_assert_int_eq(munmap(p, 4096), 0);
+	if (hfd >= 0) {
+		ck_assert_int_eq(head_of(link, buf, sizeof(buf)), -ENOENT);
+		ck_assert_int_eq(head_of(held, buf, sizeof(buf)), 10);
+		ck_assert_int_eq(memcmp(buf, "held bytes", 10), 0);
+		close(hfd);
+	}
+	close(fd);
+}
+END_TEST
+
 /* The mappings' array (32 first, doubled) at the edges of its growth:
  * none, one, exactly full, one more, powers of two; every mapping found. */
 START_TEST(test_parse_growth_edges)
@@ -277,6 +332,7 @@ Suite *suite_proc_maps(void)
 	tcase_add_test(tc, test_parse_growth_edges);
 	tcase_add_test(tc, test_text_read_growth_edges);
 	tcase_add_test(tc, test_read_self);
+	tcase_add_test(tc, test_path_hold);
 	suite_add_tcase(s, tc);
 	return s;
 }
