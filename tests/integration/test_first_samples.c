@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "harness/oracles.h"
+#include "integration/cgroup_dirs.h"
 #include "integration/profile_session.h"
 #include "test_util.h"
 
@@ -403,6 +404,18 @@ START_TEST(test_shell_loop)
 }
 END_TEST
 
+static char cgroup_mount[4096];
+
+static void find_cgroup_mount(void)
+{
+	pk_test_cgroup_mount(cgroup_mount, sizeof(cgroup_mount));
+}
+
+static void sweep_cgroups(void)
+{
+	pk_test_cgroup_sweep(cgroup_mount);
+}
+
 /* The name a copy of the system's cc1 runs under (its comm): no other
  * process on the machine has it. */
 #define FRESH_CC1	"pk-cc1"
@@ -435,13 +448,17 @@ static void copy_cc1(const char *dir)
 }
 
 /*
- * A system-wide session (no -p, no command), then `make -j2` of real C
- * files of this tree: make, sh, gcc, cc1 and as all start after the load.
- * Loop index: 0, one probe-read runs while make does (make waits for it to
- * start, and stops it with SIGTERM when done); 1, it starts once make has
- * exited. Only the samples of make's programs count: the machine's other
- * processes are not this test's, and neither are probe-read's figures,
- * which are of every process.
+ * A session of no process (no -p, no command) but of a cgroup the test
+ * makes (--cgroup), then `make -j2` of real C files of this tree in it:
+ * make, sh, gcc, cc1 and as all start after the load, and the reader
+ * learns of them only from the kernel, as system-wide. The cgroup keeps
+ * the rest of the machine out of the session: a busy machine's other
+ * processes, new programs too whose samples carry stack copies, would
+ * fill the ring buffer while no reader runs, and "no sample lost" would
+ * not be about make's. Loop index: 0, one probe-read runs while make does
+ * (make waits for it to start, and stops it with SIGTERM when done); 1, it
+ * starts once make has exited. Only the samples of make's programs count
+ * (the cgroup holds the driver's pgrep and sleep too).
  * Read after, what is finished in user space is counted from the stacks of
  * cc1, which takes most of the time: it runs a copy of the system's
  * (copy_cc1), so that no other process on the machine -- another compiler
@@ -458,13 +475,14 @@ START_TEST(test_make_systemwide)
 	static char script[16384];
 	/* cc1's ranger recurses ~70 KiB deep: the most a copy may be, as
 	 * test_gcc's samples read after the command need */
+	char cgroup[4400];
 	const char *load[] = { "-F", "499", "--skip-idle", "--ringbuf-size", "64M",
-			       "--stack-copy", "60K", NULL };
+			       "--stack-copy", "60K", "--cgroup", cgroup, NULL };
 	/* during make, -d is only a bound (make stops the reader); after it,
 	 * -d 2 reads what the ring buffer holds */
 	const char *read[] = { "-d", _i ? "2" : "600", NULL };
 	char dir[] = "/tmp/pk-make-XXXXXX", mk[64], cc[64], done[64], *err = NULL;
-	char reader[4200], run[8800], *status_text;
+	char reader[4200], run[13300], *status_text;
 	char *driver[] = { "sh", "-c", run, NULL };
 	const char *argv[16];
 	unsigned long long lost = 0;
@@ -497,12 +515,17 @@ START_TEST(test_make_systemwide)
 	snprintf(done, sizeof(done), "%s/status", dir);
 	/* this session's reader, and no other's: by its pin directory */
 	snprintf(reader, sizeof(reader), "probe-read --pin-dir %s ", pk_e2e_pin_dir());
+	pk_test_cgroup_make(cgroup_mount, "make", cgroup, sizeof(cgroup));
+	/* the driver moves itself into the cgroup: make and all it starts are
+	 * in it from their first instruction */
 	if (_i)
-		snprintf(run, sizeof(run), "make -s -j2 -f %s; echo $? > %s", mk, done);
+		snprintf(run, sizeof(run), "echo $$ > %s/cgroup.procs || exit 1; "
+			 "make -s -j2 -f %s; echo $? > %s", cgroup, mk, done);
 	else
-		snprintf(run, sizeof(run), "until pgrep -f -- '%s' > /dev/null; do sleep 0.05; done; "
-			 "make -s -j2 -f %s; echo $? > %s; pkill -TERM -f -- '%s'", reader, mk,
-			 done, reader);
+		snprintf(run, sizeof(run), "echo $$ > %s/cgroup.procs || exit 1; "
+			 "until pgrep -f -- '%s' > /dev/null; do sleep 0.05; done; "
+			 "make -s -j2 -f %s; echo $? > %s; pkill -TERM -f -- '%s'", cgroup, reader,
+			 mk, done, reader);
 
 	ck_assert_int_eq(pk_e2e_load(load), 0);
 	pid = pk_test_spawn(driver, NULL);
@@ -544,6 +567,7 @@ START_TEST(test_make_systemwide)
 		unlink(prog);
 	}
 	ck_assert_int_eq(rmdir(dir), 0);
+	pk_test_cgroup_remove(cgroup);
 }
 END_TEST
 
@@ -760,6 +784,7 @@ Suite *suite_first_samples(void)
 	tcase_add_loop_test(tc, test_shell_loop, 0, 2);
 	tcase_add_loop_test(tc, test_chain5_finished, 0, 2);
 	tc = pk_e2e_tcase(s, "systemwide", 240);
+	tcase_add_unchecked_fixture(tc, find_cgroup_mount, sweep_cgroups);
 	tcase_add_loop_test(tc, test_make_systemwide, 0, 2);
 	tc = pk_e2e_tcase(s, "identity", 120);
 	tcase_add_loop_test(tc, test_deleted_after_exec_by_build_id, 0, 2);
