@@ -21,47 +21,8 @@
 #include "symbolization/gopclntab.h"
 #include "symbolization/loc_cache.h"
 #include "symbolization/plt.h"
+#include "symbolization/symdata.h"
 #include "symbolization/symfile.h"
-
-struct load_seg {
-	__u64 offset, vaddr, filesz;
-};
-
-/* A name of a function that another name of its address names, as
- * NAME: glibc's __GI___clock_nanosleep (DWARF's linkage name) of
- * clock_nanosleep's code. */
-struct alias {
-	const char *name;	/* the function's name (pk_sym_name_len) */
-	long idx;		/* the symbol that names its address */
-	bool owned;		/* NAME was allocated */
-};
-
-/* What one build-id's file holds, shared by every inode with that id. */
-struct symdata {
-	struct symdata *next;	/* same build-id hash bucket */
-	__u8 build_id[PK_BUILD_ID_MAX];
-	size_t build_id_len;	/* 0: the file has none (never shared) */
-	Dwfl *dwfl;
-	Dwfl_Module *dm;
-	struct pk_symtab *syms;
-	const char **names;	/* per symbol, demangled on first use */
-	struct alias *aliases;	/* by name */
-	size_t naliases;
-	struct load_seg *segs;
-	size_t nsegs;
-	__u64 image_size;
-	struct pk_srcline *srcline;	/* NULL until the first lookup */
-	struct pk_gopclntab *go;	/* a Go binary's table; NULL: none */
-	bool go_tried;
-	struct pk_symfiles *files;	/* its owner */
-	char *opened;		/* the path it was read from */
-	struct stat opened_st;
-	bool syms_tried;	/* symbols loaded (load_symbols), once */
-	struct pk_loc_cache *locs;	/* NULL until the first lookup */
-	bool locs_tried;
-	size_t users;		/* files that name it */
-	size_t leaving;		/* of those, freed by the sweep under way */
-};
 
 struct pk_symfile {
 	struct pk_symfile *next;	/* same inode hash bucket */
@@ -69,13 +30,13 @@ struct pk_symfile {
 	__u64 held;			/* the last sweep it was held for */
 	bool named;			/* no file (pk_symfiles_named): kept */
 	struct pk_module pub;		/* path and build_id: its own */
-	struct symdata *data;		/* NULL: could not be loaded */
+	struct pk_symdata *data;		/* NULL: could not be loaded */
 };
 
 struct pk_symfiles {
 	struct pk_u64map by_inode;	/* hash(dev, ino) -> pk_symfile list */
 	struct pk_u64map by_build_id;	/* hash(build-id) -> symdata list */
-	struct symdata *unshared;	/* files without a build-id */
+	struct pk_symdata *unshared;	/* files without a build-id */
 	char **debug_dirs;
 	size_t ndebug_dirs;
 	/* with debug_dirs: pk_dwfl_callbacks looking for debug files by
@@ -101,412 +62,11 @@ static __u64 build_id_key(const __u8 *id, size_t len)
 	return h;
 }
 
-/* --- one file's symbols ---------------------------------------------------- */
-
-static int load_segments(struct symdata *d)
-{
-	GElf_Addr bias;
-	Elf *elf = dwfl_module_getelf(d->dm, &bias);
-	size_t phnum;
-
-	if (!elf || elf_getphdrnum(elf, &phnum) != 0)
-		return -EINVAL;
-	d->segs = calloc(phnum ? phnum : 1, sizeof(*d->segs));
-	if (!d->segs)
-		return -ENOMEM;
-	for (size_t i = 0; i < phnum; i++) {
-		GElf_Phdr mem, *ph = gelf_getphdr(elf, i, &mem);
-
-		if (ph && ph->p_type == PT_LOAD)
-			d->segs[d->nsegs++] = (struct load_seg){
-				ph->p_offset, ph->p_vaddr, ph->p_filesz };
-	}
-	return 0;
-}
-
-static enum pk_sym_rank rank_of(unsigned char bind)
-{
-	if (bind == STB_GLOBAL)
-		return PK_SYM_GLOBAL;
-	if (bind == STB_WEAK || bind == STB_GNU_UNIQUE)
-		return PK_SYM_WEAK;
-	return PK_SYM_LOCAL;
-}
-
-/* NAME as the function is called (pk_sym_name_len: no version, no clone
- * suffix): NAME itself, or a copy in *BUF, grown as needed; NULL when out
- * of memory. */
-static const char *function_name(const char *name, char **buf, size_t *cap)
-{
-	size_t len = pk_sym_name_len(name);
-
-	if (!name[len])
-		return name;
-	if (pk_array_reserve((void **)buf, cap, 1, len + 1, 256))
-		return NULL;
-	memcpy(*buf, name, len);
-	(*buf)[len] = '\0';
-	return *buf;
-}
-
-/* The section holding VALUE (its index SHNDX in ELF): its [*START, *END).
- * False when it is not known. */
-static bool section_range(Elf *elf, GElf_Word shndx, GElf_Addr value, __u64 *start, __u64 *end)
-{
-	GElf_Shdr mem, *sh;
-	Elf_Scn *scn;
-
-	if (!elf || shndx >= SHN_LORESERVE || !(scn = elf_getscn(elf, shndx)) ||
-	    !(sh = gelf_getshdr(scn, &mem)) || value < sh->sh_addr ||
-	    value >= sh->sh_addr + sh->sh_size)
-		return false;
-	*start = sh->sh_addr;
-	*end = sh->sh_addr + sh->sh_size;
-	return true;
-}
-
-/*
- * What a symbol without a size names, so that no name lies:
- *  - a function (STT_FUNC) names its own address only, unless it starts
- *    its section: a section made for it (.init, _init's) says the code is
- *    the function's, up to the next symbol or the section's end. Elsewhere
- *    nothing says the code after it is its own: clang gives a function
- *    whose body is unreachable no size and no code, and the bytes at and
- *    after its address are the next function's, often a static one whose
- *    symbol was stripped (libclang-cpp.so.14 has 77 such .dynsym symbols,
- *    libLLVM-14 62). perf and eu-addr2line stretch it to the next symbol,
- *    which names that static function by the unsized one;
- *  - a code label (STT_NOTYPE outside every sized function: ld.so's _start
- *    and _dl_start_user, hand-written assembly) marks the code after it,
- *    up to the next symbol or the section's end, as perf and eu-addr2line
- *    name it.
- * A sized symbol at the same address wins over both (pk_sym_cmp).
- * Returns the size to add, 1 or 0 ("up to the next symbol"); with 0, *END
- * is the end of the section, where the caller puts a marker.
- */
-static __u64 unsized_size(Elf *elf, GElf_Word shndx, GElf_Addr value, bool label, __u64 *end)
-{
-	__u64 start;
-
-	if (!section_range(elf, shndx, value, &start, end))
-		return label ? 0 : 1;	/* *END stays ~0: no marker */
-	return label || value == start ? 0 : 1;
-}
-
-/* A function's range, to tell labels inside functions from code entries. */
-struct range {
-	__u64 start, end;
-};
-
-static int cmp_range(const void *a, const void *b)
-{
-	const struct range *x = a, *y = b;
-
-	return x->start < y->start ? -1 : x->start > y->start;
-}
-
-/* Whether ADDR is inside one of the N sorted RANGES (which may nest). */
-static bool in_ranges(const struct range *r, size_t n, __u64 addr)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {		/* the first range starting past ADDR */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (r[mid].start <= addr)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	/* functions are few levels deep: look back a little */
-	for (size_t i = lo, k = 0; i-- > 0 && k < 8; k++)
-		if (addr < r[i].end)
-			return true;
-	return false;
-}
-
-/* A code label (STT_NOTYPE in an executable section: the _start of ld.so
- * and of hand-written assembly) names code no function symbol covers, as
- * libdwfl does; inside a sized function it is a local label, not a name. */
-static bool is_code_label(Elf *elf, GElf_Word shndx, const char *name)
-{
-	GElf_Shdr mem, *sh;
-	Elf_Scn *scn;
-
-	return elf && shndx < SHN_LORESERVE && name[0] != '.' && name[0] != '$' &&
-	       (scn = elf_getscn(elf, shndx)) && (sh = gelf_getshdr(scn, &mem)) &&
-	       (sh->sh_flags & SHF_EXECINSTR);
-}
-
-/* Ifunc symbols (struct pk_sym, the name not owned) by address: an
- * IRELATIVE PLT slot is named by the one at its resolver's address. */
-static int cmp_ifunc_addr(const void *a, const void *b)
-{
-	const struct pk_sym *x = a, *y = b;
-
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-struct plt_ctx {
-	struct pk_symtab *syms;
-	char *buf;		/* function_name's */
-	size_t cap;
-	const struct pk_sym *ifuncs;
-	size_t nifuncs;
-};
-
-/* FUNC@plt, FUNC demangled (std::ostream::put(char)@plt, as perf shows). */
-static int add_plt(void *arg, __u64 addr, __u64 size, const char *sym, __u64 ifunc)
-{
-	struct plt_ctx *c = arg;
-	char buf[64], *name, *demangled = NULL;
-	int err;
-
-	if (!sym) {
-		const struct pk_sym key = { .addr = ifunc }, *f = c->nifuncs ?
-			bsearch(&key, c->ifuncs, c->nifuncs, sizeof(key), cmp_ifunc_addr) : NULL;
-
-		sym = f ? f->name : NULL;
-	}
-	if (!sym) {
-		/* a resolver nobody named: objdump's name for it */
-		snprintf(buf, sizeof(buf), "*ABS*+0x%llx", (unsigned long long)ifunc);
-		sym = buf;
-	} else {
-		sym = function_name(sym, &c->buf, &c->cap);
-		if (!sym)
-			return -ENOMEM;
-		demangled = pk_demangle(sym);
-	}
-	if (asprintf(&name, "%s@plt", demangled ? demangled : sym) < 0)
-		name = NULL;
-	free(demangled);
-	if (!name)
-		return -ENOMEM;
-	err = pk_symtab_add(c->syms, addr, size, name, PK_SYM_LOCAL);
-	free(name);
-	return err;
-}
-
-static int cmp_alias_name(const void *a, const void *b)
-{
-	return strcmp(((const struct alias *)a)->name, ((const struct alias *)b)->name);
-}
-
-static int cmp_alias(const void *a, const void *b)
-{
-	const struct alias *x = a, *y = b;
-	int c = strcmp(x->name, y->name);
-
-	return c ? c : x->idx < y->idx ? -1 : x->idx > y->idx;
-}
-
-/*
- * The names of D's N symbols that lost their address to another
- * (pk_symtab_finish keeps one a place), each with the one that won, so
- * that DWARF's name of a function (the linkage name: glibc's
- * __GI___clock_nanosleep, __libc_start_main_impl) names it as its symbol
- * does in a frame of its own: clock_nanosleep inlined or not. A name at
- * two places that go by different names is no one's alias. 0 or -ENOMEM.
- */
-static int load_aliases(struct symdata *d, int n)
-{
-	struct alias *v = calloc(n > 0 ? n : 1, sizeof(*v));
-	size_t nv = 0, out = 0, j;
-	int err = 0;
-
-	if (!v)
-		return -ENOMEM;
-	for (int i = 1; i < n && !err; i++) {
-		GElf_Sym sym;
-		GElf_Addr addr;
-		const char *name = dwfl_module_getsym_info(d->dm, i, &sym, &addr, NULL, NULL, NULL);
-		unsigned char type = GELF_ST_TYPE(sym.st_info);
-		const struct pk_sym *s;
-		size_t len;
-		long idx;
-
-		if (!name || !name[0] || sym.st_shndx == SHN_UNDEF || !sym.st_size ||
-		    (type != STT_FUNC && type != STT_GNU_IFUNC))
-			continue;
-		idx = pk_symtab_lookup(d->syms, addr);
-		s = pk_symtab_sym(d->syms, idx);
-		if (!s || s->addr != addr)
-			continue;
-		len = pk_sym_name_len(name);
-		v[nv] = (struct alias){ name, idx, name[len] != 0 };
-		if (v[nv].owned && !(v[nv].name = strndup(name, len)))
-			err = -ENOMEM;
-		else
-			nv++;
-	}
-	qsort(v, nv, sizeof(*v), cmp_alias);
-	for (size_t i = 0; i < nv; i = j) {
-		bool one = true;
-
-		for (j = i + 1; j < nv && !strcmp(v[j].name, v[i].name); j++)
-			one &= v[j].idx == v[i].idx;
-		for (size_t k = i; k < j; k++) {
-			if (k == i && one && !err &&
-			    strcmp(pk_symtab_sym(d->syms, v[i].idx)->name, v[i].name))
-				v[out++] = v[i];
-			else if (v[k].owned)
-				free((char *)v[k].name);
-		}
-	}
-	d->aliases = v;
-	d->naliases = out;
-	return err;
-}
-
-/* The function symbols, once, into a sorted table: libdwfl picks the best
- * table (.symtab, a separate debug file's, .dynsym plus MiniDebugInfo),
- * and dwfl_module_addrsym would scan it per address. */
-static int load_symbols(struct symdata *d)
-{
-	int n = dwfl_module_getsymtab(d->dm), err = 0;
-	struct range *funcs = calloc(n > 0 ? n : 1, sizeof(*funcs));
-	struct pk_sym *ifuncs = calloc(n > 0 ? n : 1, sizeof(*ifuncs));
-	size_t nfuncs = 0, nifuncs = 0;
-	struct plt_ctx plt = { 0 };
-	GElf_Addr main_bias;
-
-	d->syms = pk_symtab_new();
-	if (!d->syms || !funcs || !ifuncs) {
-		free(funcs);
-		free(ifuncs);
-		return -ENOMEM;
-	}
-	/* Two passes: sized functions first, then the unsized functions and
-	 * the code labels outside them. */
-	for (int pass = 0; pass < 2 && !err; pass++) {
-		for (int i = 1; i < n && !err; i++) {
-			GElf_Sym sym;
-			GElf_Addr addr, bias;
-			GElf_Word shndx;
-			Elf *elf;
-			const char *name = dwfl_module_getsym_info(d->dm, i, &sym, &addr, &shndx,
-								   &elf, &bias);
-			unsigned char type = GELF_ST_TYPE(sym.st_info);
-			bool func = type == STT_FUNC || type == STT_GNU_IFUNC;
-			bool label = name && type == STT_NOTYPE && is_code_label(elf, shndx, name);
-			enum pk_sym_rank rank = label ? PK_SYM_LOCAL : rank_of(GELF_ST_BIND(sym.st_info));
-			__u64 size = sym.st_size, end = ~0ULL;
-
-			if (!name || !name[0] || shndx == SHN_UNDEF)
-				continue;
-			if (pass == 0 ? !func || !size :
-			    (!func && !label) || size || in_ranges(funcs, nfuncs, addr))
-				continue;
-			if (size == 0)
-				size = unsized_size(elf, shndx, sym.st_value, label, &end);
-			if (pass == 0)
-				funcs[nfuncs++] = (struct range){ addr, addr + sym.st_size };
-			if (type == STT_GNU_IFUNC)
-				ifuncs[nifuncs++] = (struct pk_sym){
-					.addr = addr, .size = sym.st_size, .name = name, .rank = rank };
-			name = function_name(name, &plt.buf, &plt.cap);
-			err = name ? pk_symtab_add(d->syms, addr, size, name, rank) : -ENOMEM;
-			/* the section's end, in the ELF's addresses as ADDR is */
-			if (!err && size == 0 && end != ~0ULL)
-				err = pk_symtab_add(d->syms, addr + (end - sym.st_value), 0, "",
-						    PK_SYM_MARKER);
-		}
-		if (pass == 0 && nfuncs)
-			qsort(funcs, nfuncs, sizeof(*funcs), cmp_range);
-	}
-	free(funcs);
-	/* PLT stubs are in the file itself, not in a separate debug file */
-	if (!err) {
-		plt.syms = d->syms;
-		plt.ifuncs = ifuncs;
-		/* one per address, the best-ranked, for bsearch to find */
-		qsort(ifuncs, nifuncs, sizeof(*ifuncs), pk_sym_cmp);
-		for (size_t i = 0; i < nifuncs; i++)
-			if (!plt.nifuncs || ifuncs[i].addr != ifuncs[plt.nifuncs - 1].addr)
-				ifuncs[plt.nifuncs++] = ifuncs[i];
-		err = pk_plt_for_each(dwfl_module_getelf(d->dm, &main_bias), add_plt, &plt);
-	}
-	free(plt.buf);
-	free(ifuncs);
-	if (err)
-		return err;
-	d->names = calloc(pk_symtab_count(d->syms) + 1, sizeof(*d->names));
-	if (!d->names)
-		return -ENOMEM;
-	err = pk_symtab_finish(d->syms);
-	return err ? err : load_aliases(d, n);
-}
-
-static void symdata_free(struct symdata *d)
-{
-	size_t n = d->syms ? pk_symtab_count(d->syms) : 0;
-
-	for (size_t i = 0; i < n; i++)
-		if (d->names[i] != pk_symtab_sym(d->syms, i)->name)
-			free((char *)d->names[i]);
-	free(d->names);
-	for (size_t i = 0; i < d->naliases; i++)
-		if (d->aliases[i].owned)
-			free((char *)d->aliases[i].name);
-	free(d->aliases);
-	pk_symtab_free(d->syms);
-	if (d->locs)
-		pk_loc_cache_save(d->locs);	/* an accelerator: errors only slow */
-	pk_loc_cache_free(d->locs);
-	free(d->opened);
-	free(d->segs);
-	pk_srcline_free(d->srcline);
-	pk_gopclntab_free(d->go);
-	if (d->dwfl)
-		dwfl_end(d->dwfl);
-	free(d);
-}
-
-/* PATH reported as the only module of a new Dwfl at bias 0, so that its
- * addresses are the ELF's own, its debug files looked for in FILES' debug
- * directories. NULL when it is no ELF file. */
-static struct symdata *open_elf(struct pk_symfiles *files, const char *path)
-{
-	struct symdata *d = calloc(1, sizeof(*d));
-	const unsigned char *bits;
-	GElf_Addr vaddr;
-	struct stat st;
-	int len;
-
-	if (!d)
-		return NULL;
-	d->dwfl = dwfl_begin(files->debuginfo_path ? &files->callbacks : &pk_dwfl_callbacks);
-	if (!d->dwfl)
-		goto fail;
-	dwfl_report_begin(d->dwfl);
-	d->dm = dwfl_report_elf(d->dwfl, path, path, -1, 0, true);
-	dwfl_report_end(d->dwfl, NULL, NULL);
-	if (!d->dm)
-		goto fail;
-	len = dwfl_module_build_id(d->dm, &bits, &vaddr);
-	if (len > 0 && len <= PK_BUILD_ID_MAX) {
-		memcpy(d->build_id, bits, len);
-		d->build_id_len = len;
-	}
-	if (stat(path, &st) == 0) {
-		d->image_size = st.st_size;
-		d->opened_st = st;
-	}
-	d->opened = strdup(path);
-	if (!d->opened)
-		goto fail;
-	return d;
-fail:
-	symdata_free(d);
-	return NULL;
-}
-
 /* --- the cache ------------------------------------------------------------- */
 
-static struct symdata *find_build_id(struct pk_symfiles *files, const __u8 *id, size_t len)
+static struct pk_symdata *find_build_id(struct pk_symfiles *files, const __u8 *id, size_t len)
 {
-	struct symdata *d;
+	struct pk_symdata *d;
 
 	if (!len)
 		return NULL;
@@ -518,18 +78,18 @@ static struct symdata *find_build_id(struct pk_symfiles *files, const __u8 *id, 
 
 /* A freshly opened D, or the data already loaded under its build-id (D is
  * then freed). NULL when its symbols cannot be read. */
-static struct symdata *adopt(struct pk_symfiles *files, struct symdata *d)
+static struct pk_symdata *adopt(struct pk_symfiles *files, struct pk_symdata *d)
 {
-	struct symdata *old = find_build_id(files, d->build_id, d->build_id_len);
+	struct pk_symdata *old = find_build_id(files, d->build_id, d->build_id_len);
 	__u64 key;
 
 	if (old) {
-		symdata_free(d);
+		pk_symdata_free(d);
 		return old;
 	}
 	/* the symbols wait for an address the location cache lacks */
-	if (load_segments(d)) {
-		symdata_free(d);
+	if (pk_symdata_load_segments(d)) {
+		pk_symdata_free(d);
 		return NULL;
 	}
 	d->files = files;
@@ -541,24 +101,25 @@ static struct symdata *adopt(struct pk_symfiles *files, struct symdata *d)
 	key = build_id_key(d->build_id, d->build_id_len);
 	d->next = pk_u64map_get(&files->by_build_id, key);
 	if (pk_u64map_put(&files->by_build_id, key, d)) {
-		symdata_free(d);
+		pk_symdata_free(d);
 		return NULL;
 	}
 	return d;
 }
 
-static struct symdata *try_source(struct pk_symfiles *files, const char *path,
+static struct pk_symdata *try_source(struct pk_symfiles *files, const char *path,
 				  const __u8 *id, size_t len)
 {
-	struct symdata *d = find_build_id(files, id, len);
+	struct pk_symdata *d = find_build_id(files, id, len);
 
 	if (d)		/* loaded already: no need to open anything */
 		return d;
-	d = open_elf(files, path);
+	d = pk_symdata_open(files->debuginfo_path ? &files->callbacks :
+			     &pk_dwfl_callbacks, path);
 	if (!d)
 		return NULL;
 	if (len && (d->build_id_len != len || memcmp(d->build_id, id, len))) {
-		symdata_free(d);
+		pk_symdata_free(d);
 		return NULL;
 	}
 	return adopt(files, d);
@@ -580,13 +141,13 @@ int pk_build_id_debug_path(const char *dir, const __u8 *id, size_t len, int i, c
 
 /* DIR/.build-id/xx/yyyy.debug, as gdb, perf and debuginfod lay them out,
  * then DIR/.build-id/xx/yyyy, a copy of the binary itself. */
-static struct symdata *try_build_id_dirs(struct pk_symfiles *files, const __u8 *id, size_t len)
+static struct pk_symdata *try_build_id_dirs(struct pk_symfiles *files, const __u8 *id, size_t len)
 {
 	static const char *const def[] = { "/usr/lib/debug" };
 	const char *const *dirs = files->debug_dirs ? (const char *const *)files->debug_dirs : def;
 	size_t n = files->debug_dirs ? files->ndebug_dirs : 1;
 	char path[4096];
-	struct symdata *d;
+	struct pk_symdata *d;
 
 	for (size_t i = 0; i < n; i++) {
 		for (int name = 0; name < PK_BUILD_ID_NAMES; name++) {
@@ -770,7 +331,7 @@ __u64 pk_symfile_vaddr(const struct pk_symfile *f, __u64 off)
 	if (!f->data)
 		return ~0ULL;
 	for (size_t i = 0; i < f->data->nsegs; i++) {
-		const struct load_seg *s = &f->data->segs[i];
+		const struct pk_load_seg *s = &f->data->segs[i];
 
 		if (off >= s->offset && off - s->offset < s->filesz)
 			return s->vaddr + (off - s->offset);
@@ -780,7 +341,7 @@ __u64 pk_symfile_vaddr(const struct pk_symfile *f, __u64 off)
 
 /* D's .gopclntab (gopclntab.h), read on first use: NULL when D is no Go
  * binary or its table cannot be read (the reason in the files' stats). */
-static struct pk_gopclntab *go_table(struct symdata *d)
+static struct pk_gopclntab *go_table(struct pk_symdata *d)
 {
 	char err[PK_ERR_LEN] = "";
 	GElf_Addr bias;
@@ -803,7 +364,7 @@ static struct pk_gopclntab *go_table(struct symdata *d)
 /* Go's linker names an assembly function's symbol NAME.abi0 (its ABI);
  * Go's tracebacks, and its .gopclntab, call it NAME: so does a profile,
  * with or without the symbol table. */
-static char *go_symbol_name(struct symdata *d, const char *name)
+static char *go_symbol_name(struct pk_symdata *d, const char *name)
 {
 	size_t len = strlen(name);
 
@@ -813,7 +374,7 @@ static char *go_symbol_name(struct symdata *d, const char *name)
 }
 
 /* Symbol IDX of D's name, demangled on first use. */
-static const char *symbol_name(struct symdata *d, long idx)
+static const char *symbol_name(struct pk_symdata *d, long idx)
 {
 	const char *name = pk_symtab_sym(d->syms, idx)->name;
 	char *dm;
@@ -828,11 +389,11 @@ static const char *symbol_name(struct symdata *d, long idx)
 }
 
 /* D's symbols, loaded on first use: false when they cannot be. */
-static bool has_symbols(struct symdata *d)
+static bool has_symbols(struct pk_symdata *d)
 {
 	if (!d->syms_tried) {
 		d->syms_tried = true;
-		if (load_symbols(d)) {
+		if (pk_symdata_load_symbols(d)) {
 			/* as a file that has none: named by address */
 			for (size_t i = 0; i < d->naliases; i++)
 				if (d->aliases[i].owned)
@@ -853,7 +414,7 @@ static bool has_symbols(struct symdata *d)
 
 const char *pk_symfile_symbol(struct pk_symfile *f, __u64 vaddr, __u64 *start)
 {
-	struct symdata *d = f->data;
+	struct pk_symdata *d = f->data;
 	const struct pk_sym *s;
 	long idx;
 
@@ -869,7 +430,7 @@ const char *pk_symfile_symbol(struct pk_symfile *f, __u64 vaddr, __u64 *start)
 
 int pk_symfile_srcline(struct pk_symfile *f, __u64 vaddr, struct pk_srcline_frame *out, int max)
 {
-	struct symdata *d = f->data;
+	struct pk_symdata *d = f->data;
 	int n;
 
 	if (!d)
@@ -884,11 +445,10 @@ int pk_symfile_srcline(struct pk_symfile *f, __u64 vaddr, struct pk_srcline_fram
 	n = pk_srcline_lookup(d->srcline, vaddr, out, max);
 	/* DWARF's name of a function that a symbol names otherwise */
 	for (int i = 0; i < n && d->naliases; i++) {
-		const struct alias key = { .name = out[i].name }, *a = out[i].name ?
-			bsearch(&key, d->aliases, d->naliases, sizeof(key), cmp_alias_name) : NULL;
+		long idx = out[i].name ? pk_symdata_alias(d, out[i].name) : -1;
 
-		if (a)
-			out[i].name = symbol_name(d, a->idx);
+		if (idx >= 0)
+			out[i].name = symbol_name(d, idx);
 	}
 	return n;
 }
@@ -919,7 +479,7 @@ static __u64 fold_stat(__u64 h, const char *path)
  * -dbgsym package, stripping a copy or rebuilding probe-read each makes a
  * new source, whose cache starts empty.
  */
-static __u64 source_sig(struct symdata *d)
+static __u64 source_sig(struct pk_symdata *d)
 {
 	static const char *const def[] = { "/usr/lib/debug" };
 	static const char *const by_link[] = { "%s/%s", "%s/.debug/%s", "/usr/lib/debug%s/%s" };
@@ -952,7 +512,7 @@ static __u64 source_sig(struct symdata *d)
 
 /* D's location cache, opened on first use: in memory only without a cache
  * directory or a build-id; NULL: no memory. */
-static struct pk_loc_cache *locs_of(struct symdata *d)
+static struct pk_loc_cache *locs_of(struct pk_symdata *d)
 {
 	char key[2 * PK_BUILD_ID_MAX + 1], path[4096];
 	int n;
@@ -977,7 +537,7 @@ static struct pk_loc_cache *locs_of(struct symdata *d)
 int pk_symfile_locate(struct pk_symfile *f, __u64 vaddr, bool dwarf, const char **name,
 		      __u64 *start, struct pk_srcline_frame *out, int max)
 {
-	struct symdata *d = f->data;
+	struct pk_symdata *d = f->data;
 	struct pk_loc_cache *c = d ? locs_of(d) : NULL;
 	const struct pk_loc_entry *e = c ? pk_loc_cache_get(c, vaddr) : NULL;
 	int n = 0;
@@ -1066,9 +626,9 @@ static void relink(struct pk_u64map *m, __u64 key, void *old, void *head)
 /* The list at HEAD less the data no file names any more, freed (which
  * saves their location caches). The data kept save theirs too: a reader
  * killed later loses what one interval learnt, not all it has. */
-static struct symdata *drop_unnamed(struct symdata *head)
+static struct pk_symdata *drop_unnamed(struct pk_symdata *head)
 {
-	struct symdata *d, **link = &head;
+	struct pk_symdata *d, **link = &head;
 
 	while ((d = *link)) {
 		d->users -= d->leaving;
@@ -1080,7 +640,7 @@ static struct symdata *drop_unnamed(struct symdata *head)
 			continue;
 		}
 		*link = d->next;
-		symdata_free(d);
+		pk_symdata_free(d);
 	}
 	return head;
 }
@@ -1126,7 +686,7 @@ struct pk_symfiles *pk_symfiles_new(void)
 
 void pk_symfiles_free(struct pk_symfiles *files)
 {
-	struct symdata *d, *dn;
+	struct pk_symdata *d, *dn;
 	struct pk_symfile *f, *fn;
 
 	if (!files)
@@ -1139,11 +699,11 @@ void pk_symfiles_free(struct pk_symfiles *files)
 	pk_u64map_for_each(&files->by_build_id, it)
 		for (d = it.val; d; d = dn) {
 			dn = d->next;
-			symdata_free(d);
+			pk_symdata_free(d);
 		}
 	for (d = files->unshared; d; d = dn) {
 		dn = d->next;
-		symdata_free(d);
+		pk_symdata_free(d);
 	}
 	pk_u64map_free(&files->by_inode);
 	pk_u64map_free(&files->by_build_id);
