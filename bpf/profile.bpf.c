@@ -17,6 +17,7 @@
 #include "bpf/sample.bpf.h"
 #include "bpf/mapping_report.bpf.h"
 #include "bpf/cfi_walk.bpf.h"
+#include "bpf/ustack_copy.bpf.h"
 #include "bpf/python_walk.bpf.h"
 #include "bpf/aggregate.bpf.h"
 
