@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # `make fuzz`: libFuzzer targets over every parser of untrusted bytes: the
 # eh_frame library and probe-read's records, /proc text, JIT perf maps,
-# demangler, Python line tables, _Py_DebugOffsets and Go's .gopclntab
+# demangler, Python line tables, _Py_DebugOffsets, HotSpot's vmStructs
+# tables and Go's .gopclntab
 # (tests/fuzz/), built with clang, ASan and UBSan into $(BUILD)/fuzz/, each
 # run for FUZZ_SECONDS from its seed corpus tests/fuzz/corpus/NAME/ (new
 # inputs go to $(BUILD)/fuzz/corpus-NAME/, crashes to
@@ -23,7 +24,7 @@ FUZZ_TOOL_SRCS := tools/symbolization/demangle.c tools/lib/util/strbuf.c \
 	tools/lib/kallsyms.c tools/lib/symtab.c tools/lib/util/strpool.c \
 	tools/symbolization/perf_map.c tools/symbolization/plt.c \
 	tools/symbolization/python_code.c tools/lib/util/u64map.c tools/lib/python.c \
-	tools/lib/python_debug.c \
+	tools/lib/python_debug.c tools/lib/hotspot.c tools/lib/hotspot_vm.c \
 	tools/symbolization/loc_cache.c tools/symbolization/gopclntab.c
 # probe-load's parsers of the files it probes (uprobe symbols, USDT notes)
 FUZZ_LOADER_SRCS := loader/events/elf_probe_sites.c loader/events/suggest.c

@@ -23,6 +23,8 @@
 # corpus/py_debug_offsets/NAME: the first 1 KiB of _PyRuntime (its
 #   _Py_DebugOffsets) of the test roots' python3.13, 3.14 and -dbg builds
 #   (tests/roots/README.md; PROBEKIT_ROOTS, default /var/cache/probekit-roots).
+# corpus/hotspot/jdk17-layout: a JVM's vmStructs tables as fuzz_hotspot
+#   reads them, with OpenJDK 17's entry layouts (hotspot_seed.py).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${1:-build}
@@ -273,5 +275,8 @@ mkdir -p "$OUT/gopclntab"
 for v in go1.19 go1.24 go1.27; do
 	tests/fuzz/gopclntab_seed.py "$B/fixtures_go/gochain-$v-strip" "$OUT/gopclntab/main-$v"
 done
+
+mkdir -p "$OUT/hotspot"
+tests/fuzz/hotspot_seed.py "$OUT/hotspot/jdk17-layout"
 
 du -sh "$OUT"
