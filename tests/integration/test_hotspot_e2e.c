@@ -1,0 +1,489 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * tools/lib/hotspot.c on live JVMs: Debian 12's OpenJDK 17 on the host,
+ * Debian 13's 21 and sid's 25 in their test roots (tests/roots/, run by
+ * in_root.sh as a container runs them), each running the fixture
+ * tests/fixtures/java/Idle.java. Its libjvm is found in /proc/PID/maps and
+ * opened through map_files, its tables read from the process; the oracle
+ * is the JDK's own serviceability agent, `jhsdb clhsdb` of the same JDK
+ * (in the JVM's namespaces and root for the roots' JDKs), fed commands on
+ * its stdin: vmstructsdump (every member offset and type size), field
+ * CodeCache (the statics' addresses), intConstant, longConstant, and
+ * findsym gHotSpotVMStructs (the load bias). Every non-static member,
+ * type size and constant read must be the agent's, as must a dozen
+ * members of struct pk_hotspot_vm the walk needs; what each JDK lacks of
+ * struct pk_hotspot_vm is asserted by name (the JDKs differ).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "eh_frame/elf_file.h"
+#include "lib/hotspot.h"
+#include "lib/proc_maps.h"
+#include "test_util.h"
+
+struct jdk {
+	const char *root;	/* a test root's name, or NULL: the host */
+	int version;
+	const char *home;	/* in the root */
+	const char *missing;	/* what struct pk_hotspot_vm lacks */
+	bool code_is_offset;
+};
+
+#define JDK23_ONLY	"nmethod._immutable_data, nmethod._immutable_data_size, " \
+			"CodeBlob._mutable_data, CodeBlob._mutable_data_size, " \
+			"CodeBlob._relocation_size"
+
+static const struct jdk jdks[] = {
+	{ NULL, 17, "/usr/lib/jvm/java-17-openjdk-amd64", JDK23_ONLY, false },
+	{ "trixie", 21, "/usr/lib/jvm/java-21-openjdk-amd64", JDK23_ONLY, false },
+	/* the nmethod's metadata moved into its mutable data */
+	{ "sid", 25, "/usr/lib/jvm/java-25-openjdk-amd64", "nmethod._metadata_offset", true },
+};
+#define NJDKS	(sizeof(jdks) / sizeof(jdks[0]))
+
+struct jvm {
+	pid_t child;		/* what the test forked */
+	pid_t pid;		/* the JVM, as the host sees it */
+	pid_t nspid;		/* the JVM in its own PID namespace */
+	int in;			/* its stdin: closing it ends the JVM */
+};
+
+/* FD's bytes until a line "ready", within 120 s (slowdown counted). */
+static void wait_ready(int fd)
+{
+	char buf[4096];
+	size_t have = 0;
+
+	while (!memmem(buf, have, "ready\n", 6)) {
+		struct pollfd p = { fd, POLLIN, 0 };
+		ssize_t n;
+
+		ck_assert_msg(poll(&p, 1, 120000 * (int)pk_test_slowdown()) == 1,
+			      "the JVM did not start");
+		n = read(fd, buf + have, sizeof(buf) - 1 - have);
+		ck_assert_msg(n > 0, "the JVM exited: %.*s", (int)have, buf);
+		have += n;
+		ck_assert_uint_lt(have, sizeof(buf) - 1);
+	}
+}
+
+/* /proc/PID/comm is "java". */
+static bool is_java(pid_t pid)
+{
+	char path[64], *t;
+	bool yes;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
+	t = pk_test_read_file(path, NULL);
+	yes = t && !strcmp(t, "java\n");
+	free(t);
+	return yes;
+}
+
+/* PID or its descendant (3 levels down) that is a java: in_root.sh's
+ * unshare forks the chroot that becomes it. */
+static pid_t find_java(pid_t pid, int depth)
+{
+	char path[64], *t, *p, *end;
+	pid_t found = 0;
+
+	if (is_java(pid))
+		return pid;
+	if (!depth)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", pid, pid);
+	t = pk_test_read_file(path, NULL);
+	for (p = t; p && *p && !found; p = end) {
+		pid_t c = (pid_t)strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		found = find_java(c, depth - 1);
+	}
+	free(t);
+	return found;
+}
+
+/* The last NSpid of /proc/PID/status: its pid in its own namespace. */
+static pid_t ns_pid(pid_t pid)
+{
+	char path[64], *t, *l;
+	pid_t v = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	t = pk_test_read_file(path, NULL);
+	ck_assert_ptr_nonnull(t);
+	l = strstr(t, "\nNSpid:");
+	ck_assert_ptr_nonnull(l);
+	for (char *p = l + 7, *end; *p && *p != '\n'; p = end) {
+		long x = strtol(p, &end, 10);
+
+		if (end == p)
+			break;
+		v = (pid_t)x;
+	}
+	free(t);
+	return v;
+}
+
+static void jvm_start(const struct jdk *j, struct jvm *vm)
+{
+	char fix[4096], java[512], in_root[4096], root[4096];
+	int in[2], out[2];
+	pid_t parent = getpid();
+
+	pk_test_build_path("fixtures_java", fix, sizeof(fix));
+	snprintf(java, sizeof(java), "%s/bin/java", j->home);
+	ck_assert_int_eq(pipe2(in, O_CLOEXEC), 0);
+	ck_assert_int_eq(pipe2(out, O_CLOEXEC), 0);
+	vm->child = fork();
+	ck_assert_int_ge(vm->child, 0);
+	if (vm->child == 0) {
+		pk_test_die_with_parent(parent);
+		dup2(in[0], 0);
+		dup2(out[1], 1);
+		if (!j->root) {
+			execl(java, java, "-cp", fix, "Idle", (char *)NULL);
+		} else {
+			pk_test_src_path("tests/roots/in_root.sh", in_root, sizeof(in_root));
+			pk_test_roots_path(j->root, root, sizeof(root));
+			execl(in_root, in_root, "-o", fix, root, java, "-cp", "/mnt/out", "Idle",
+			      (char *)NULL);
+		}
+		_exit(127);
+	}
+	close(in[0]);
+	close(out[1]);
+	vm->in = in[1];
+	wait_ready(out[0]);
+	close(out[0]);
+	vm->pid = find_java(vm->child, 3);
+	ck_assert_msg(vm->pid > 0, "no java under %d", vm->child);
+	vm->nspid = ns_pid(vm->pid);
+}
+
+static void jvm_stop(struct jvm *vm)
+{
+	int st;
+
+	close(vm->in);
+	ck_assert_int_eq(waitpid(vm->child, &st, 0), vm->child);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the JVM ended with %#x", st);
+}
+
+/* libjvm's mapping at offset 0 in VM's maps: its bias and symbols,
+ * from the file as the process has it mapped (map_files). */
+static void jvm_syms(const struct jvm *vm, struct pk_hotspot_syms *syms, __u64 *bias)
+{
+	struct pk_maps maps;
+	const struct pk_mapping *m = NULL;
+	char path[4200];
+	Elf *elf;
+	int fd;
+
+	ck_assert_int_eq(pk_maps_read(NULL, vm->pid, false, &maps), 0);
+	for (size_t i = 0; i < maps.n && !m; i++) {
+		size_t n = strlen(maps.v[i].name);
+
+		if (n > 10 && !strcmp(maps.v[i].name + n - 10, "/libjvm.so") && !maps.v[i].offset)
+			m = &maps.v[i];
+	}
+	ck_assert_msg(m, "no libjvm.so in the maps of %d", vm->pid);
+	ck_assert_int_eq(pk_map_files_path(path, sizeof(path), "/proc", vm->pid, m->start, m->end), 0);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	elf = eh_elf_begin(fd);
+	ck_assert_ptr_nonnull(elf);
+	ck_assert_int_eq(pk_hotspot_elf(elf, syms), 0);
+	ck_assert_int_eq(pk_hotspot_bias(elf, m->start, m->offset, bias), 0);
+	elf_end(elf);
+	close(fd);
+	pk_maps_free(&maps);
+}
+
+static double now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+/* What the agent printed: one entry per line it gave. */
+struct sa_line {
+	char kind;		/* 't' type, 'f' field, 'i' int, 'l' long */
+	char *a, *b;		/* type/constant name, member name */
+	bool is_static;
+	__u64 value;
+};
+
+struct sa {
+	char *text;
+	struct sa_line *v;
+	size_t n;
+	__u64 structs_addr;	/* findsym gHotSpotVMStructs */
+};
+
+/* The next token of *P: a word, or a "quoted string" (without its
+ * quotes); NUL-ended in place. NULL at the end of the line. */
+static char *token(char **p)
+{
+	char *s = *p, *end;
+
+	while (*s == ' ')
+		s++;
+	if (!*s)
+		return NULL;
+	if (*s == '"') {
+		s++;
+		end = strchr(s, '"');
+	} else {
+		end = s + strcspn(s, " ");
+	}
+	if (!end)
+		end = s + strlen(s);
+	*p = *end ? end + 1 : end;
+	*end = 0;
+	return s;
+}
+
+static __u64 number(const char *s)
+{
+	return (__u64)strtoll(s, NULL, 0);
+}
+
+static void sa_parse_line(struct sa *sa, char *l)
+{
+	char *tok[8] = { 0 }, *p = l;
+	size_t n = 0;
+	struct sa_line x = { 0 };
+
+	while (!strncmp(p, "hsdb> ", 6))
+		p += 6;
+	if (!strncmp(p, "0x", 2) && strstr(p, "libjvm.so + 0x")) {
+		sa->structs_addr = number(p);
+		return;
+	}
+	while (n < 8 && (tok[n] = token(&p)))
+		n++;
+	if (n == 7 && !strcmp(tok[0], "type"))
+		x = (struct sa_line){ 't', tok[1], NULL, false, number(tok[6]) };
+	else if (n == 7 && !strcmp(tok[0], "field"))
+		x = (struct sa_line){ 'f', tok[1], tok[2], !strcmp(tok[4], "true"),
+				      !strcmp(tok[4], "true") ? number(tok[6]) : number(tok[5]) };
+	else if (n == 3 && !strcmp(tok[0], "intConstant"))
+		x = (struct sa_line){ 'i', tok[1], NULL, false, number(tok[2]) };
+	else if (n == 3 && !strcmp(tok[0], "longConstant"))
+		x = (struct sa_line){ 'l', tok[1], NULL, false, number(tok[2]) };
+	else
+		return;
+	sa->v = pk_test_grow(sa->v, sa->n, sizeof(*sa->v));
+	ck_assert_ptr_nonnull(sa->v);
+	sa->v[sa->n++] = x;
+}
+
+/* jhsdb clhsdb of J on VM, its answers parsed into *SA. */
+static void sa_run(const struct jdk *j, const struct jvm *vm, struct sa *sa)
+{
+	static const char cmds[] = "vmstructsdump\nfield CodeCache\nintConstant\nlongConstant\n"
+				   "findsym gHotSpotVMStructs\n";
+	char dir[] = "/tmp/pk-hotspot-XXXXXX", cmdfile[64], jhsdb[512], pid[16], nspid[16];
+	char *err = NULL, *save = NULL;
+	FILE *f;
+	int st;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(cmdfile, sizeof(cmdfile), "%s/cmds", dir);
+	f = fopen(cmdfile, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(cmds, f);
+	fclose(f);
+	snprintf(jhsdb, sizeof(jhsdb), "%s/bin/jhsdb", j->home);
+	snprintf(pid, sizeof(pid), "%d", vm->pid);
+	snprintf(nspid, sizeof(nspid), "%d", vm->nspid);
+	memset(sa, 0, sizeof(*sa));
+	/* sh: the commands on the agent's stdin */
+	if (!j->root)
+		st = pk_test_run((char *[]){ "/bin/sh", "-c", "exec \"$@\" < \"$0\"", cmdfile, jhsdb,
+					     "clhsdb", "--pid", pid, NULL },
+				 &sa->text, &err);
+	else
+		st = pk_test_run((char *[]){ "/bin/sh", "-c", "exec \"$@\" < \"$0\"", cmdfile,
+					     "nsenter", "-t", pid, "-m", "-p", "-r", "-w", jhsdb,
+					     "clhsdb", "--pid", nspid, NULL },
+				 &sa->text, &err);
+	unlink(cmdfile);
+	rmdir(dir);
+	ck_assert_msg(st == 0, "jhsdb exited %#x: %s", st, err);
+	free(err);
+	for (char *l = strtok_r(sa->text, "\n", &save); l; l = strtok_r(NULL, "\n", &save))
+		sa_parse_line(sa, l);
+}
+
+static void sa_free(struct sa *sa)
+{
+	free(sa->v);
+	free(sa->text);
+}
+
+static const struct sa_line *sa_find(const struct sa *sa, char kind, const char *a,
+				     const char *b)
+{
+	for (size_t i = 0; i < sa->n; i++)
+		if (sa->v[i].kind == kind && !strcmp(sa->v[i].a, a) &&
+		    (!b || !strcmp(sa->v[i].b, b)))
+			return &sa->v[i];
+	return NULL;
+}
+
+/* ENTRIES of KIND each the agent's, value and all: their count. */
+static size_t check_all(const struct sa *sa, char kind, const struct pk_hotspot_entry *v,
+			size_t n, int version)
+{
+	size_t checked = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct sa_line *l;
+
+		/* the agent dumps members, and statics of CodeCache only */
+		if (kind == 'f' && v[i].is_static && strcmp(v[i].type, "CodeCache"))
+			continue;
+		l = sa_find(sa, kind, v[i].type, v[i].field);
+		ck_assert_msg(l, "JDK %d: the agent has no %c %s %s", version, kind, v[i].type,
+			      v[i].field ? v[i].field : "");
+		/* the agent prints a type of no size as -1 */
+		if (kind == 't' && !v[i].value && l->value == (__u64)-1)
+			continue;
+		ck_assert_msg(l->value == v[i].value, "JDK %d: %s %s: %llu read, the agent %llu",
+			      version, v[i].type, v[i].field ? v[i].field : "",
+			      (unsigned long long)v[i].value, (unsigned long long)l->value);
+		checked++;
+	}
+	return checked;
+}
+
+#define AT(m)	offsetof(struct pk_hotspot_vm, m)
+
+/* A dozen and more of what the walk needs, under names all three JDKs
+ * give them, against the agent. */
+static const struct {
+	char kind;
+	const char *a, *b;
+	size_t at;
+} named[] = {
+	{ 'f', "CodeCache", "_heaps", AT(codecache_heaps) },
+	{ 'f', "CodeCache", "_low_bound", AT(codecache_low_bound) },
+	{ 'f', "CodeCache", "_high_bound", AT(codecache_high_bound) },
+	{ 'f', "CodeHeap", "_memory", AT(codeheap_memory) },
+	{ 'f', "CodeHeap", "_segmap", AT(codeheap_segmap) },
+	{ 'f', "CodeHeap", "_log2_segment_size", AT(codeheap_log2_segment_size) },
+	{ 'f', "VirtualSpace", "_low", AT(vspace_low) },
+	{ 'f', "VirtualSpace", "_high", AT(vspace_high) },
+	{ 'f', "CodeBlob", "_name", AT(codeblob_name) },
+	{ 'f', "CodeBlob", "_frame_size", AT(codeblob_frame_size) },
+	{ 'f', "CodeBlob", "_frame_complete_offset", AT(codeblob_frame_complete_offset) },
+	{ 'f', "nmethod", "_compile_id", AT(nmethod_compile_id) },
+	{ 'f', "nmethod", "_orig_pc_offset", AT(nmethod_orig_pc_offset) },
+	{ 'f', "Method", "_constMethod", AT(method_const_method) },
+	{ 'f', "ConstMethod", "_constants", AT(constmethod_constants) },
+	{ 'f', "ConstMethod", "_code_size", AT(constmethod_code_size) },
+	{ 'f', "ConstMethod", "_name_index", AT(constmethod_name_index) },
+	{ 'f', "ConstMethod", "_signature_index", AT(constmethod_signature_index) },
+	{ 'f', "ConstantPool", "_pool_holder", AT(cpool_pool_holder) },
+	{ 'f', "Klass", "_name", AT(klass_name) },
+	{ 'f', "Symbol", "_length", AT(symbol_length) },
+	{ 'f', "Symbol", "_body", AT(symbol_body) },
+	{ 't', "CodeBlob", NULL, AT(codeblob_size) },
+	{ 't', "nmethod", NULL, AT(nmethod_size) },
+	{ 't', "HeapBlock", NULL, AT(heapblock_size) },
+	{ 't', "ConstMethod", NULL, AT(constmethod_size) },
+	{ 't', "ConstantPool", NULL, AT(cpool_size) },
+	{ 't', "CodeHeap", NULL, AT(codeheap_size) },
+	{ 'i', "frame::interpreter_frame_sender_sp_offset", NULL, AT(frame_interp_sender_sp) },
+	{ 'i', "frame::interpreter_frame_last_sp_offset", NULL, AT(frame_interp_last_sp) },
+};
+
+START_TEST(test_tables_vs_agent)
+{
+	const struct jdk *j = &jdks[_i];
+	struct pk_hotspot_syms syms;
+	struct pk_hotspot_tables t;
+	struct pk_hotspot_vm vm;
+	struct jvm jvm;
+	struct sa sa;
+	char err[PK_ERR_LEN] = "", missing[4096];
+	double best = 1e9, t0;
+	size_t nf, nt, ni, nl;
+	__u64 bias;
+
+	jvm_start(j, &jvm);
+	jvm_syms(&jvm, &syms, &bias);
+	/* the reader's cost: the best of 5 reads of the whole tables */
+	for (int k = 0; k < 5; k++) {
+		t0 = now_ms();
+		ck_assert_msg(pk_hotspot_tables_read(&syms, bias, pk_hotspot_read_pid, &jvm.pid, &t,
+						     err) == 0, "JDK %d: %s", j->version, err);
+		if (now_ms() - t0 < best)
+			best = now_ms() - t0;
+		if (k < 4)
+			pk_hotspot_tables_free(&t);
+	}
+	ck_assert_msg(pk_hotspot_vm_extract(&t, &vm, err) == 0, "JDK %d: %s", j->version, err);
+	pk_hotspot_missing(&vm, missing, sizeof(missing));
+	fprintf(stderr, "hotspot_e2e: JDK %d: %zu members, %zu types, %zu int and %zu long "
+		"constants read in %.2f ms (%lu reads); lacks: %s\n", j->version, t.n_structs,
+		t.n_types, t.n_ints, t.n_longs, best, t.reads, missing);
+	ck_assert_str_eq(missing, j->missing);
+	ck_assert_int_eq(vm.code_is_offset, j->code_is_offset);
+
+	sa_run(j, &jvm, &sa);
+	/* the load bias: where the agent finds the table's symbol */
+	ck_assert_uint_eq(sa.structs_addr, syms.addr[PK_HS_STRUCTS] + bias);
+	nf = check_all(&sa, 'f', t.structs, t.n_structs, j->version);
+	nt = check_all(&sa, 't', t.types, t.n_types, j->version);
+	ni = check_all(&sa, 'i', t.ints, t.n_ints, j->version);
+	nl = check_all(&sa, 'l', t.longs, t.n_longs, j->version);
+	fprintf(stderr, "hotspot_e2e: JDK %d: %zu members, %zu types, %zu constants equal the "
+		"agent's\n", j->version, nf, nt, ni + nl);
+	ck_assert_uint_gt(nf, 500);
+	ck_assert_uint_gt(nt, 300);
+	ck_assert_uint_gt(ni + nl, 300);
+	for (size_t i = 0; i < sizeof(named) / sizeof(named[0]); i++) {
+		const struct sa_line *l = sa_find(&sa, named[i].kind, named[i].a, named[i].b);
+		__u64 v;
+
+		ck_assert_msg(l, "JDK %d: the agent has no %s %s", j->version, named[i].a,
+			      named[i].b ? named[i].b : "");
+		memcpy(&v, (char *)&vm + named[i].at, sizeof(v));
+		ck_assert_msg(v == l->value, "JDK %d: %s %s: %llu, the agent %llu", j->version,
+			      named[i].a, named[i].b ? named[i].b : "", (unsigned long long)v,
+			      (unsigned long long)l->value);
+	}
+	sa_free(&sa);
+	pk_hotspot_tables_free(&t);
+	jvm_stop(&jvm);
+}
+END_TEST
+
+Suite *suite_hotspot_e2e(void)
+{
+	Suite *s = suite_create("hotspot_e2e");
+	TCase *tc;
+
+	if (!pk_test_need_root(s, "the agent and the reader attach to a JVM"))
+		return s;
+	tc = tcase_create("agent");
+	tcase_set_timeout(tc, 300);
+	tcase_add_loop_test(tc, test_tables_vs_agent, 0, NJDKS);
+	suite_add_tcase(s, tc);
+	return s;
+}
