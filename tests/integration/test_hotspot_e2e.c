@@ -9,10 +9,12 @@
  * (in the JVM's namespaces and root for the roots' JDKs), fed commands on
  * its stdin: vmstructsdump (every member offset and type size), field
  * CodeCache (the statics' addresses), intConstant, longConstant, and
- * findsym gHotSpotVMStructs (the load bias). Every non-static member,
- * type size and constant read must be the agent's, as must a dozen
- * members of struct pk_hotspot_vm the walk needs; what each JDK lacks of
- * struct pk_hotspot_vm is asserted by name (the JDKs differ).
+ * findsym gHotSpotVMStructs (the load bias), flags (the code cache's).
+ * Every non-static member, type size and constant read must be the
+ * agent's, as must a dozen members of struct pk_hotspot_vm the walk
+ * needs; what each JDK lacks of struct pk_hotspot_vm is asserted by name
+ * (the JDKs differ); and the code cache is followed through the JVM's
+ * memory with those offsets, its heaps against the agent's flags.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -220,7 +222,7 @@ static double now_ms(void)
 
 /* What the agent printed: one entry per line it gave. */
 struct sa_line {
-	char kind;		/* 't' type, 'f' field, 'i' int, 'l' long */
+	char kind;		/* 't' type, 'f' field, 'i' int, 'l' long, 'g' flag */
 	char *a, *b;		/* type/constant name, member name */
 	bool is_static;
 	__u64 value;
@@ -284,6 +286,9 @@ static void sa_parse_line(struct sa *sa, char *l)
 		x = (struct sa_line){ 'i', tok[1], NULL, false, number(tok[2]) };
 	else if (n == 3 && !strcmp(tok[0], "longConstant"))
 		x = (struct sa_line){ 'l', tok[1], NULL, false, number(tok[2]) };
+	else if (n == 4 && !strcmp(tok[1], "="))	/* flags: NAME = VALUE ORIGIN */
+		x = (struct sa_line){ 'g', tok[0], NULL, false,
+				      !strcmp(tok[2], "true") ? 1 : number(tok[2]) };
 	else
 		return;
 	sa->v = pk_test_grow(sa->v, sa->n, sizeof(*sa->v));
@@ -295,7 +300,8 @@ static void sa_parse_line(struct sa *sa, char *l)
 static void sa_run(const struct jdk *j, const struct jvm *vm, struct sa *sa)
 {
 	static const char cmds[] = "vmstructsdump\nfield CodeCache\nintConstant\nlongConstant\n"
-				   "findsym gHotSpotVMStructs\n";
+				   "findsym gHotSpotVMStructs\nflags CodeCacheSegmentSize\n"
+				   "flags ReservedCodeCacheSize\nflags SegmentedCodeCache\n";
 	char dir[] = "/tmp/pk-hotspot-XXXXXX", cmdfile[64], jhsdb[512], pid[16], nspid[16];
 	char *err = NULL, *save = NULL;
 	FILE *f;
@@ -412,6 +418,60 @@ static const struct {
 	{ 'i', "frame::interpreter_frame_last_sp_offset", NULL, AT(frame_interp_last_sp) },
 };
 
+/* WIDTH bytes at ADDR in PID's memory. */
+static __u64 peek(pid_t pid, __u64 addr, size_t width)
+{
+	__u64 v = 0;
+
+	ck_assert_int_eq(pk_hotspot_read_pid(&pid, addr, &v, width), (long)width);
+	return v;
+}
+
+static __u64 flag(const struct sa *sa, const char *name)
+{
+	const struct sa_line *l = sa_find(sa, 'g', name, NULL);
+
+	ck_assert_msg(l, "the agent gave no flag %s", name);
+	return l->value;
+}
+
+/* The offsets at work in the JVM's memory, as the walk will use them: the
+ * code cache's bounds span ReservedCodeCacheSize, its heaps (3 with
+ * SegmentedCodeCache, else 1) share that space out between them, each
+ * with a segment map and CodeCacheSegmentSize segments, the flags as the
+ * agent reads them. */
+static void check_code_cache(const struct pk_hotspot_vm *vm, pid_t pid, const struct sa *sa,
+			     int version)
+{
+	__u64 low = peek(pid, vm->codecache_low_bound, 8);
+	__u64 high = peek(pid, vm->codecache_high_bound, 8);
+	__u64 heaps = peek(pid, vm->codecache_heaps, 8), data, spanned = 0;
+	int n = (int)peek(pid, heaps + vm->garray_len, 4);
+
+	ck_assert_uint_eq(high - low, flag(sa, "ReservedCodeCacheSize"));
+	ck_assert_int_eq(n, flag(sa, "SegmentedCodeCache") ? 3 : 1);
+	data = peek(pid, heaps + vm->garray_data, 8);
+	for (int i = 0; i < n; i++) {
+		__u64 h = peek(pid, data + 8 * i, 8), mem = h + vm->codeheap_memory;
+		__u64 lo = peek(pid, mem + vm->vspace_low_boundary, 8);
+		__u64 hi = peek(pid, mem + vm->vspace_high_boundary, 8);
+		__u64 seg = peek(pid, h + vm->codeheap_log2_segment_size, 4);
+
+		ck_assert_msg(low <= lo && lo < hi && hi <= high, "JDK %d: heap %d [%#llx, %#llx) "
+			      "out of the code cache [%#llx, %#llx)", version, i,
+			      (unsigned long long)lo, (unsigned long long)hi,
+			      (unsigned long long)low, (unsigned long long)high);
+		ck_assert_uint_lt(seg, 32);
+		ck_assert_uint_eq(1ull << seg, flag(sa, "CodeCacheSegmentSize"));
+		ck_assert_uint_ne(peek(pid, h + vm->codeheap_segmap + vm->vspace_low, 8), 0);
+		spanned += hi - lo;
+	}
+	ck_assert_uint_eq(spanned, high - low);
+	fprintf(stderr, "hotspot_e2e: JDK %d: code cache [%#llx, %#llx), %d heaps, %llu-byte "
+		"segments\n", version, (unsigned long long)low, (unsigned long long)high, n,
+		(unsigned long long)flag(sa, "CodeCacheSegmentSize"));
+}
+
 START_TEST(test_tables_vs_agent)
 {
 	const struct jdk *j = &jdks[_i];
@@ -468,6 +528,7 @@ START_TEST(test_tables_vs_agent)
 			      named[i].a, named[i].b ? named[i].b : "", (unsigned long long)v,
 			      (unsigned long long)l->value);
 	}
+	check_code_cache(&vm, jvm.pid, &sa, j->version);
 	sa_free(&sa);
 	pk_hotspot_tables_free(&t);
 	jvm_stop(&jvm);
