@@ -20,6 +20,7 @@
 #include "lib/vdso_image.h"
 #include "symbolization/kernel_syms.h"
 #include "symbolization/perf_map.h"
+#include "symbolization/proc_roots.h"
 #include "symbolization/symbolizer.h"
 #include "symbolization/symfile.h"
 
@@ -49,6 +50,7 @@ struct proc {
 	__u32 pid;
 	bool gone;		/* maps can no longer be read */
 	bool read_once;
+	bool root_seen;		/* its root looked at (pk_proc_roots_see) */
 	__u64 last_read_ns;
 	struct pk_maps maps;
 	struct pk_symfile **files;	/* per /proc mapping, on first use */
@@ -80,6 +82,7 @@ struct pk_symbolizer {
 	struct pk_strpool pool;		/* the kernel's names, locations, maps */
 	struct pk_symfile *vdso;	/* our own vDSO's image; NULL: not tried */
 	struct pk_py_codes *py;		/* Python code objects, per process */
+	struct pk_proc_roots *roots;	/* the processes' roots' debug files */
 	int vdso_fd;
 	size_t nlocs, nmaps;
 	__u32 round;			/* of numbering: pk_symbolizer_renumber */
@@ -238,6 +241,23 @@ static struct pk_symfile *vdso_file(struct pk_symbolizer *sym)
 	return sym->vdso;
 }
 
+/* P's root, once, before the first of its files is read: another root's
+ * debug files are looked for by build-id too. Out of memory, its debug
+ * files are not: names are missing, nothing else. */
+static void see_root(struct pk_symbolizer *sym, struct proc *p)
+{
+	const char *const *dirs;
+	size_t n;
+
+	if (p->root_seen || p->gone)
+		return;
+	p->root_seen = true;
+	if (pk_proc_roots_see(sym->roots, p->pid) <= 0)
+		return;
+	dirs = pk_proc_roots_dirs(sym->roots, &n);
+	pk_symfiles_set_debug_dirs(sym->files, dirs, n);
+}
+
 /* The file of a /proc mapping M of P: at its path when that is still the
  * same file, else through the process's root (another mount namespace),
  * else through map_files (deleted or replaced). */
@@ -252,6 +272,7 @@ static struct pk_symfile *maps_file(struct pk_symbolizer *sym, struct proc *p,
 
 	if (f)
 		return f;
+	see_root(sym, p);
 	if (!m->deleted)
 		src[n++] = (struct pk_symfile_source){ m->name, true };
 	if (!p->gone) {
@@ -286,6 +307,7 @@ static struct pk_symfile *kmap_file(struct pk_symbolizer *sym, struct proc *p,
 
 	if (f)
 		return f;
+	see_root(sym, p);
 	pk_map_files_path(mapfile, sizeof(mapfile), sym->proc_root, p->pid, km->start, km->end);
 	src[n++] = (struct pk_symfile_source){ mapfile, true };
 	if (km->path) {
@@ -845,7 +867,9 @@ struct pk_symbolizer *pk_symbolizer_new(const struct pk_symbolizer_opts *opts)
 	snprintf(sym->proc_root, sizeof(sym->proc_root), "%s", root);
 	sym->files = pk_symfiles_new();
 	sym->py = pk_py_codes_new();
-	if (!sym->files || !sym->py)
+	sym->roots = pk_proc_roots_new(root, opts ? opts->debug_dirs : NULL,
+				       opts ? opts->ndebug_dirs : 0);
+	if (!sym->files || !sym->py || !sym->roots)
 		goto fail;
 	if (opts && opts->debug_dirs &&
 	    pk_symfiles_set_debug_dirs(sym->files, opts->debug_dirs, opts->ndebug_dirs))
@@ -874,6 +898,7 @@ void pk_symbolizer_free(struct pk_symbolizer *sym)
 	pk_kernel_syms_free(sym->ksyms);
 	pk_symfiles_free(sym->files);
 	pk_py_codes_free(sym->py);
+	pk_proc_roots_free(sym->roots);
 	pk_strpool_free(&sym->pool);
 	if (sym->vdso_fd >= 0)
 		close(sym->vdso_fd);
