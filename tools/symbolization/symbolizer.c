@@ -22,6 +22,7 @@
 #include "symbolization/perf_map.h"
 #include "symbolization/proc_roots.h"
 #include "symbolization/symbolizer.h"
+#include "symbolization/symbolizer_internal.h"
 #include "symbolization/symfile.h"
 
 /* An address outside every known mapping triggers a new read of the maps,
@@ -32,74 +33,7 @@
 /* Inline levels kept per address: deeper chains keep their innermost. */
 #define MAX_INLINE 32
 
-static const char UNKNOWN[] = "[unknown]";
 static const char VDSO[] = "[vdso]";
-
-/* A mapping the kernel reported. */
-struct kmap {
-	__u64 start, end, pgoff, dev, ino;
-	bool vdso;
-	const char *path;		/* pooled; may be NULL */
-	__u8 build_id[PK_BUILD_ID_MAX];
-	size_t build_id_len;
-	struct pk_symfile *file;	/* NULL: not looked up yet */
-	struct pk_map *map;		/* NULL: not made yet */
-};
-
-struct proc {
-	__u32 pid;
-	bool gone;		/* maps can no longer be read */
-	bool read_once;
-	bool root_seen;		/* its root looked at (pk_proc_roots_see) */
-	__u64 last_read_ns;
-	struct pk_maps maps;
-	struct pk_symfile **files;	/* per /proc mapping, on first use */
-	struct pk_map **pmaps;		/* per /proc mapping, on first use */
-	struct kmap *kmaps;	/* sorted by start, non-overlapping */
-	size_t nk, capk;
-	struct pk_perf_map *jit;	/* /tmp/perf-PID.map; NULL: none (yet) */
-	__u64 jit_read_ns;		/* last load or refresh; 0: never */
-	struct pk_u64map locs;	/* addr << 1 | ret -> struct pk_loc */
-	/* Python frames: code entry's serial << 16 | instruction + 1, and
-	 * serial << 32 | line, -> struct pk_loc; code -> the location of a
-	 * code no report named yet */
-	struct pk_u64map py_instrs, py_lines, py_unknown;
-	/* every file its locations name, held while it is kept: its maps may
-	 * be read anew, its locations stay (forget_gone) */
-	struct pk_u64map used;	/* file address -> struct pk_symfile */
-	/* its locations, mappings and names: freed with it (forget_gone) */
-	struct pk_strpool pool;
-};
-
-struct pk_symbolizer {
-	char proc_root[256];
-	bool no_dwarf;
-	struct pk_u64map procs;		/* pid -> struct proc */
-	struct pk_symfiles *files;
-	struct pk_u64map klocs;		/* kernel addr << 1 | ret -> struct pk_loc */
-	struct pk_kernel_syms *ksyms;
-	struct pk_u64map kmaps;		/* hash(module name) -> struct pk_map */
-	struct pk_strpool pool;		/* the kernel's names, locations, maps */
-	struct pk_symfile *vdso;	/* our own vDSO's image; NULL: not tried */
-	struct pk_py_codes *py;		/* Python code objects, per process */
-	struct pk_proc_roots *roots;	/* the processes' roots' debug files */
-	int vdso_fd;
-	size_t nlocs, nmaps;
-	__u32 round;			/* of numbering: pk_symbolizer_renumber */
-	struct pk_symbolizer_stats stats;
-};
-
-/* A location and a mapping with the numbering round their id is of: an id
- * from an earlier round may be another's now, and is given anew. */
-struct loc_rec {
-	struct pk_loc pub;
-	__u32 round;
-};
-
-struct map_rec {
-	struct pk_map pub;
-	__u32 round;
-};
 
 /* What an unnamed address's file is called: its base name, a pseudo-file
  * ("[vdso]") without its brackets, so that it reads [vdso+0x79d]. */
@@ -118,10 +52,11 @@ static const char *file_label(const char *path, int *len)
 
 /* --- locations ------------------------------------------------------------- */
 
-static struct pk_map *new_map(struct pk_symbolizer *sym, struct pk_strpool *pool, __u64 start,
-			      __u64 end, __u64 pgoff, const struct pk_module *module)
+struct pk_map *pk_symbolizer_map_new(struct pk_symbolizer *sym, struct pk_strpool *pool,
+				     __u64 start, __u64 end, __u64 pgoff,
+				     const struct pk_module *module)
 {
-	struct map_rec *rec = pk_strpool_zalloc(pool, sizeof(*rec));
+	struct pk_sym_map_rec *rec = pk_strpool_zalloc(pool, sizeof(*rec));
 	struct pk_map *m = rec ? &rec->pub : NULL;
 
 	if (!m)
@@ -134,11 +69,10 @@ static struct pk_map *new_map(struct pk_symbolizer *sym, struct pk_strpool *pool
 	return m;
 }
 
-/* A location of one frame named NAME (pooled or static). */
-static struct pk_loc *new_loc(struct pk_symbolizer *sym, struct pk_strpool *pool, __u64 addr,
-			      bool kernel, size_t nframes)
+struct pk_loc *pk_symbolizer_loc_new(struct pk_symbolizer *sym, struct pk_strpool *pool,
+				     __u64 addr, bool kernel, size_t nframes)
 {
-	struct loc_rec *rec = pk_strpool_zalloc(pool, sizeof(*rec));
+	struct pk_sym_loc_rec *rec = pk_strpool_zalloc(pool, sizeof(*rec));
 	struct pk_frame *frames = pk_strpool_zalloc(pool, nframes * sizeof(*frames));
 	struct pk_loc *loc = rec ? &rec->pub : NULL;
 
@@ -153,10 +87,10 @@ static struct pk_loc *new_loc(struct pk_symbolizer *sym, struct pk_strpool *pool
 	return loc;
 }
 
-static struct pk_loc *named_loc(struct pk_symbolizer *sym, struct pk_strpool *pool, __u64 addr,
-				bool kernel, const char *name)
+struct pk_loc *pk_symbolizer_named_loc(struct pk_symbolizer *sym, struct pk_strpool *pool,
+				       __u64 addr, bool kernel, const char *name)
 {
-	struct pk_loc *loc = name ? new_loc(sym, pool, addr, kernel, 1) : NULL;
+	struct pk_loc *loc = name ? pk_symbolizer_loc_new(sym, pool, addr, kernel, 1) : NULL;
 
 	if (loc)
 		((struct pk_frame *)loc->frames)[0].name = name;
@@ -201,12 +135,12 @@ static struct pk_loc *file_loc(struct pk_symbolizer *sym, struct pk_strpool *poo
 	 * symbol table (the linkage name, as perf shows it, less the clone
 	 * suffix: the name its inlined copies have), its line from DWARF.
 	 * Without a symbol, DWARF's name is better than none. */
-	loc = name ? new_loc(sym, pool, addr, false, n ? n : 1) : NULL;
+	loc = name ? pk_symbolizer_loc_new(sym, pool, addr, false, n ? n : 1) : NULL;
 	if (!loc)
 		return NULL;
 	frames = (struct pk_frame *)loc->frames;
 	for (int i = 0; i < n; i++)
-		frames[i] = (struct pk_frame){ inl[i].name ? inl[i].name : UNKNOWN,
+		frames[i] = (struct pk_frame){ inl[i].name ? inl[i].name : PK_SYM_UNKNOWN,
 					       inl[i].file, inl[i].line };
 	if (!n || start || !inl[n - 1].name)
 		frames[loc->nframes - 1].name = name;
@@ -244,7 +178,7 @@ static struct pk_symfile *vdso_file(struct pk_symbolizer *sym)
 /* P's root, once, before the first of its files is read: another root's
  * debug files are looked for by build-id too. Out of memory, its debug
  * files are not: names are missing, nothing else. */
-static void see_root(struct pk_symbolizer *sym, struct proc *p)
+static void see_root(struct pk_symbolizer *sym, struct pk_sym_proc *p)
 {
 	const char *const *dirs;
 	size_t n;
@@ -261,7 +195,7 @@ static void see_root(struct pk_symbolizer *sym, struct proc *p)
 /* The file of a /proc mapping M of P: at its path when that is still the
  * same file, else through the process's root (another mount namespace),
  * else through map_files (deleted or replaced). */
-static struct pk_symfile *maps_file(struct pk_symbolizer *sym, struct proc *p,
+static struct pk_symfile *maps_file(struct pk_symbolizer *sym, struct pk_sym_proc *p,
 				    const struct pk_mapping *m)
 {
 	__u64 dev = makedev(m->dev_major, m->dev_minor);
@@ -297,8 +231,8 @@ static struct pk_symfile *maps_file(struct pk_symbolizer *sym, struct proc *p,
 /* The file of a mapping the kernel reported: through map_files while the
  * process lives, else at the path the kernel gave when that is still the
  * same inode (in the process's root, then ours), else by build-id. */
-static struct pk_symfile *kmap_file(struct pk_symbolizer *sym, struct proc *p,
-				    const struct kmap *km)
+static struct pk_symfile *kmap_file(struct pk_symbolizer *sym, struct pk_sym_proc *p,
+				    const struct pk_sym_kmap *km)
 {
 	struct pk_symfile *f = pk_symfiles_get(sym->files, km->dev, km->ino);
 	char rooted[PK_MAPPING_PATH_MAX + 300], mapfile[300];
@@ -316,7 +250,7 @@ static struct pk_symfile *kmap_file(struct pk_symbolizer *sym, struct proc *p,
 		src[n++] = (struct pk_symfile_source){ km->path, true };
 	}
 	src[n] = (struct pk_symfile_source){ NULL };
-	f = pk_symfiles_add(sym->files, km->dev, km->ino, km->path ? km->path : UNKNOWN, src,
+	f = pk_symfiles_add(sym->files, km->dev, km->ino, km->path ? km->path : PK_SYM_UNKNOWN, src,
 			    km->build_id_len ? km->build_id : NULL, km->build_id_len);
 	if (f && pk_symfile_loaded(f))
 		sym->stats.modules++;
@@ -325,7 +259,7 @@ static struct pk_symfile *kmap_file(struct pk_symbolizer *sym, struct proc *p,
 
 /* --- processes ------------------------------------------------------------- */
 
-static void free_proc(struct proc *p)
+static void free_proc(struct pk_sym_proc *p)
 {
 	pk_maps_free(&p->maps);
 	free(p->files);
@@ -342,20 +276,20 @@ static void free_proc(struct proc *p)
 }
 
 /* F, named by P's locations from now on; NULL when F is, or no memory. */
-static struct pk_symfile *proc_uses(struct proc *p, struct pk_symfile *f)
+static struct pk_symfile *proc_uses(struct pk_sym_proc *p, struct pk_symfile *f)
 {
 	if (f && pk_u64map_put(&p->used, (uintptr_t)f, f))
 		return NULL;
 	return f;
 }
 
-static void forget_locs(struct proc *p)
+static void forget_locs(struct pk_sym_proc *p)
 {
 	pk_u64map_free(&p->locs);
 	memset(&p->locs, 0, sizeof(p->locs));
 }
 
-static int read_maps(struct pk_symbolizer *sym, struct proc *p)
+static int read_maps(struct pk_symbolizer *sym, struct pk_sym_proc *p)
 {
 	struct pk_symfile **files;
 	struct pk_map **pmaps;
@@ -393,9 +327,9 @@ static int read_maps(struct pk_symbolizer *sym, struct proc *p)
 	return 0;
 }
 
-static struct proc *get_proc(struct pk_symbolizer *sym, __u32 pid)
+struct pk_sym_proc *pk_symbolizer_proc_get(struct pk_symbolizer *sym, __u32 pid)
 {
-	struct proc *p = pk_u64map_get(&sym->procs, pid);
+	struct pk_sym_proc *p = pk_u64map_get(&sym->procs, pid);
 
 	if (p)
 		return p;
@@ -412,7 +346,7 @@ static struct proc *get_proc(struct pk_symbolizer *sym, __u32 pid)
 
 int pk_symbolizer_add_pid(struct pk_symbolizer *sym, __u32 pid)
 {
-	struct proc *p = get_proc(sym, pid);
+	struct pk_sym_proc *p = pk_symbolizer_proc_get(sym, pid);
 
 	if (!p)
 		return -ENOMEM;
@@ -423,7 +357,7 @@ int pk_symbolizer_add_pid(struct pk_symbolizer *sym, __u32 pid)
 
 int pk_symbolizer_maps_changed(struct pk_symbolizer *sym, __u32 pid)
 {
-	struct proc *p = get_proc(sym, pid);
+	struct pk_sym_proc *p = pk_symbolizer_proc_get(sym, pid);
 
 	if (!p)
 		return -ENOMEM;
@@ -432,7 +366,7 @@ int pk_symbolizer_maps_changed(struct pk_symbolizer *sym, __u32 pid)
 }
 
 /* The kernel-reported mapping holding ADDR, by binary search. */
-static struct kmap *kmap_find(struct proc *p, __u64 addr)
+static struct pk_sym_kmap *kmap_find(struct pk_sym_proc *p, __u64 addr)
 {
 	size_t lo = 0, hi = p->nk;
 
@@ -451,8 +385,8 @@ static struct kmap *kmap_find(struct proc *p, __u64 addr)
 
 int pk_symbolizer_add_mapping(struct pk_symbolizer *sym, const struct pk_kernel_mapping *m)
 {
-	struct proc *p = get_proc(sym, m->pid);
-	struct kmap km = {
+	struct pk_sym_proc *p = pk_symbolizer_proc_get(sym, m->pid);
+	struct pk_sym_kmap km = {
 		.start = m->start, .end = m->end, .pgoff = m->pgoff, .vdso = m->vdso,
 		.dev = m->vdso ? 0 : m->dev, .ino = m->vdso ? 0 : m->ino,
 	};
@@ -473,7 +407,7 @@ int pk_symbolizer_add_mapping(struct pk_symbolizer *sym, const struct pk_kernel_
 	while (lo < p->nk && p->kmaps[lo].end <= m->start)
 		lo++;
 	for (hi = lo; hi < p->nk && p->kmaps[hi].start < m->end; hi++) {
-		const struct kmap *o = &p->kmaps[hi];
+		const struct pk_sym_kmap *o = &p->kmaps[hi];
 
 		if (o->start == km.start && o->end == km.end && o->pgoff == km.pgoff &&
 		    o->dev == km.dev && o->ino == km.ino && o->vdso == km.vdso) {
@@ -506,8 +440,8 @@ int pk_symbolizer_add_mapping(struct pk_symbolizer *sym, const struct pk_kernel_
 	return changed;
 }
 
-static struct pk_loc *resolve_kmap(struct pk_symbolizer *sym, struct proc *p, struct kmap *km,
-				   __u64 addr, __u64 lookup)
+static struct pk_loc *resolve_kmap(struct pk_symbolizer *sym, struct pk_sym_proc *p,
+				   struct pk_sym_kmap *km, __u64 addr, __u64 lookup)
 {
 	if (!km->file) {
 		km->file = proc_uses(p, km->vdso ? vdso_file(sym) : kmap_file(sym, p, km));
@@ -515,7 +449,7 @@ static struct pk_loc *resolve_kmap(struct pk_symbolizer *sym, struct proc *p, st
 			return NULL;
 	}
 	if (!km->map) {
-		km->map = new_map(sym, &p->pool, km->start, km->end, km->pgoff,
+		km->map = pk_symbolizer_map_new(sym, &p->pool, km->start, km->end, km->pgoff,
 				  pk_symfile_module(km->file));
 		if (!km->map)
 			return NULL;
@@ -529,7 +463,7 @@ static struct pk_loc *resolve_kmap(struct pk_symbolizer *sym, struct proc *p, st
  * then again (what was appended) when an address is not in it, no more
  * often than the maps. NULL when it names nothing there.
  */
-static const char *jit_name(struct proc *p, __u64 addr, __u64 *start, bool *final)
+static const char *jit_name(struct pk_sym_proc *p, __u64 addr, __u64 *start, bool *final)
 {
 	__u64 now = pk_now_ns();
 	const char *name;
@@ -554,22 +488,22 @@ static const char *jit_name(struct proc *p, __u64 addr, __u64 *start, bool *fina
 
 /* An address in anonymous memory or in no mapping: JIT code if the JIT
  * says so, else FALLBACK. */
-static struct pk_loc *anon_loc(struct pk_symbolizer *sym, struct proc *p, __u64 addr,
+static struct pk_loc *anon_loc(struct pk_symbolizer *sym, struct pk_sym_proc *p, __u64 addr,
 			       __u64 lookup, const char *fallback, bool *final)
 {
 	__u64 start;
 	const char *name = jit_name(p, lookup, &start, final);
-	struct pk_loc *loc = named_loc(sym, &p->pool, addr, false, name ? name : fallback);
+	struct pk_loc *loc = pk_symbolizer_named_loc(sym, &p->pool, addr, false, name ? name : fallback);
 
 	if (loc && name)
 		loc->sym_off = addr - start;
 	return loc;
 }
 
-static struct pk_loc *resolve_user(struct pk_symbolizer *sym, struct proc *p, __u64 addr,
+static struct pk_loc *resolve_user(struct pk_symbolizer *sym, struct pk_sym_proc *p, __u64 addr,
 				   __u64 lookup, bool *final)
 {
-	struct kmap *km = kmap_find(p, lookup);
+	struct pk_sym_kmap *km = kmap_find(p, lookup);
 	const struct pk_mapping *m;
 	size_t i;
 
@@ -585,7 +519,7 @@ static struct pk_loc *resolve_user(struct pk_symbolizer *sym, struct proc *p, __
 	}
 	if (!m) {
 		/* Not final: a later read of the maps may still find it. */
-		struct pk_loc *loc = anon_loc(sym, p, addr, lookup, UNKNOWN, final);
+		struct pk_loc *loc = anon_loc(sym, p, addr, lookup, PK_SYM_UNKNOWN, final);
 
 		*final = *final && p->gone;
 		return loc;
@@ -598,7 +532,7 @@ static struct pk_loc *resolve_user(struct pk_symbolizer *sym, struct proc *p, __
 		return loc;
 	}
 	if (m->kind == PK_MAP_SPECIAL && strcmp(m->name, VDSO) != 0)
-		return named_loc(sym, &p->pool, addr, false, pk_strpool_add(&p->pool, m->name));
+		return pk_symbolizer_named_loc(sym, &p->pool, addr, false, pk_strpool_add(&p->pool, m->name));
 	i = m - p->maps.v;
 	if (!p->files[i]) {
 		p->files[i] = proc_uses(p, m->kind == PK_MAP_SPECIAL ? vdso_file(sym) :
@@ -607,7 +541,7 @@ static struct pk_loc *resolve_user(struct pk_symbolizer *sym, struct proc *p, __
 			return NULL;
 	}
 	if (!p->pmaps[i]) {
-		p->pmaps[i] = new_map(sym, &p->pool, m->start, m->end, m->offset,
+		p->pmaps[i] = pk_symbolizer_map_new(sym, &p->pool, m->start, m->end, m->offset,
 				      pk_symfile_module(p->files[i]));
 		if (!p->pmaps[i])
 			return NULL;
@@ -619,7 +553,7 @@ static struct pk_loc *resolve_user(struct pk_symbolizer *sym, struct proc *p, __
 const struct pk_loc *pk_symbolizer_user_loc(struct pk_symbolizer *sym, __u32 pid, __u64 addr,
 					    bool ret)
 {
-	struct proc *p = get_proc(sym, pid);
+	struct pk_sym_proc *p = pk_symbolizer_proc_get(sym, pid);
 	__u64 key = addr << 1 | ret;
 	struct pk_loc *loc;
 	bool final;
@@ -645,149 +579,11 @@ const char *pk_symbolizer_user(struct pk_symbolizer *sym, __u32 pid, __u64 addr)
 	return loc ? loc->frames[loc->nframes - 1].name : NULL;
 }
 
-/* --- Python ---------------------------------------------------------------- */
-
-int pk_symbolizer_add_py_code(struct pk_symbolizer *sym, const struct pk_py_code_desc *d)
-{
-	struct proc *p = get_proc(sym, d->pid);	/* forgotten with its process */
-	int ret;
-
-	if (!p)
-		return -ENOMEM;
-	ret = pk_py_codes_add(sym->py, d);
-	if (ret < 0)
-		return ret;
-	/* frames named "[py:0x...]" until now are named now: stacks that
-	 * hold them are symbolized anew, as after a replaced entry */
-	if (pk_u64map_del(&p->py_unknown, d->code))
-		ret = 1;
-	return ret;
-}
-
-/* A Python location of P, pooled with P. */
-static struct pk_loc *py_new_loc(struct pk_symbolizer *sym, struct proc *p, __u64 code,
-				 const char *name, const char *file, __u32 line)
-{
-	struct pk_loc *loc = new_loc(sym, &p->pool, code, false, 1);
-
-	if (!loc || !name)
-		return NULL;
-	loc->python = true;
-	((struct pk_frame *)loc->frames)[0] = (struct pk_frame){
-		.name = name, .file = file, .line = line };
-	return loc;
-}
-
-const struct pk_loc *pk_symbolizer_py_loc(struct pk_symbolizer *sym, __u32 pid, __u64 frame)
-{
-	struct proc *p = get_proc(sym, pid);
-	__u64 code = frame & PK_PY_CODE_MASK;
-	__u32 instr = frame >> PK_PY_INSTR_SHIFT & PK_PY_INSTR_MASK, line;
-	const struct pk_py_code *c;
-	struct pk_loc *loc;
-	__u64 ikey, lkey;
-
-	if (!p)
-		return NULL;
-	c = pk_py_codes_find(sym->py, pid, code);
-	if (!c) {
-		loc = pk_u64map_get(&p->py_unknown, code);
-		if (!loc) {
-			loc = py_new_loc(sym, p, code,
-					 pk_strpool_printf(&p->pool, "[py:0x%llx]",
-							   (unsigned long long)code), NULL, 0);
-			if (!loc || pk_u64map_put(&p->py_unknown, code, loc))
-				return NULL;
-		}
-		return pk_symbolizer_number(sym, loc);
-	}
-	ikey = c->serial << 16 | instr;
-	loc = pk_u64map_get(&p->py_instrs, ikey);
-	if (loc)
-		return pk_symbolizer_number(sym, loc);
-	sym->stats.lookups++;
-	line = pk_py_code_line(c, instr);
-	lkey = c->serial << 32 | line;
-	loc = pk_u64map_get(&p->py_lines, lkey);
-	if (!loc) {
-		const char *name = c->qualname;
-
-		if (!name)
-			name = pk_strpool_printf(&p->pool, "[py:0x%llx]", (unsigned long long)code);
-		loc = py_new_loc(sym, p, code, name, c->file, line);
-		if (!loc || pk_u64map_put(&p->py_lines, lkey, loc))
-			return NULL;
-	}
-	if (pk_u64map_put(&p->py_instrs, ikey, loc))
-		return NULL;
-	return pk_symbolizer_number(sym, loc);
-}
-
-/* --- kernel ---------------------------------------------------------------- */
-
-/* The map of kernel module MODULE (NULL: vmlinux), one for the session:
- * "[kernel.kallsyms]" or "[MODULE]", as perf names them. */
-static struct pk_map *kernel_map(struct pk_symbolizer *sym, const char *module)
-{
-	/* by name: the saved table and kallsyms each have a copy */
-	__u64 key = module ? eh_hash_final(eh_hash_update(EH_HASH_INIT, module, strlen(module)),
-					   strlen(module)) : 0;
-	struct pk_map *map = pk_u64map_get(&sym->kmaps, key);
-	const struct pk_module *mod;
-	const char *name;
-
-	if (map)
-		return map;
-	name = module ? pk_strpool_printf(&sym->pool, "[%s]", module) : "[kernel.kallsyms]";
-	mod = name ? pk_symfiles_named(sym->files, name) : NULL;
-	map = mod ? new_map(sym, &sym->pool, 0, ~0ULL, 0, mod) : NULL;
-	if (!map || pk_u64map_put(&sym->kmaps, key, map))
-		return NULL;
-	return map;
-}
-
-const struct pk_loc *pk_symbolizer_kernel_loc(struct pk_symbolizer *sym, __u64 addr, bool ret)
-{
-	__u64 key = addr << 1 | ret, lookup = addr - (ret && addr > 0), start;
-	struct pk_loc *loc = pk_u64map_get(&sym->klocs, key);
-	const char *name, *module;
-	bool saved;
-
-	if (loc)
-		return pk_symbolizer_number(sym, loc);
-	sym->stats.lookups++;
-	name = pk_kernel_syms_lookup(sym->ksyms, lookup, &start, &module, &saved);
-	sym->stats.cached += saved;
-	/* A module's symbol says whose it is, as kallsyms lists it: the same
-	 * name may be in vmlinux and in a module, or in two BPF programs. */
-	if (name && module && !(name = pk_strpool_printf(&sym->pool, "%s [%s]", name, module)))
-		return NULL;
-	loc = named_loc(sym, &sym->pool, addr, true, name ? name : UNKNOWN);
-	if (!loc)
-		return NULL;
-	loc->map = kernel_map(sym, module);
-	if (!loc->map)
-		return NULL;
-	loc->module_addr = lookup;
-	if (name)
-		loc->sym_off = addr - start;
-	if (pk_u64map_put(&sym->klocs, key, loc))
-		return NULL;
-	return pk_symbolizer_number(sym, loc);
-}
-
-const char *pk_symbolizer_kernel(struct pk_symbolizer *sym, __u64 addr)
-{
-	const struct pk_loc *loc = pk_symbolizer_kernel_loc(sym, addr, false);
-
-	return loc ? loc->frames[0].name : NULL;
-}
-
 /* --- numbering and forgetting -------------------------------------------- */
 
 const struct pk_loc *pk_symbolizer_number(struct pk_symbolizer *sym, const struct pk_loc *loc)
 {
-	struct loc_rec *rec = (struct loc_rec *)loc;	/* every pk_loc is one */
+	struct pk_sym_loc_rec *rec = (struct pk_sym_loc_rec *)loc;	/* every pk_loc is one */
 
 	/* a location numbered in this round had its mapping numbered with it */
 	if (rec->round == sym->round)
@@ -795,7 +591,7 @@ const struct pk_loc *pk_symbolizer_number(struct pk_symbolizer *sym, const struc
 	rec->round = sym->round;
 	rec->pub.id = sym->nlocs++;
 	if (loc->map) {
-		struct map_rec *m = (struct map_rec *)loc->map;
+		struct pk_sym_map_rec *m = (struct pk_sym_map_rec *)loc->map;
 
 		if (m->round != sym->round) {
 			m->round = sym->round;
@@ -829,7 +625,7 @@ size_t pk_symbolizer_forget_gone(struct pk_symbolizer *sym,
 
 	/* decided once per process */
 	pk_u64map_for_each(&sym->procs, it) {
-		struct proc *p = it.val;
+		struct pk_sym_proc *p = it.val;
 
 		if (in_use(ctx, p->pid) || proc_exists(sym, p->pid))
 			continue;
@@ -842,7 +638,7 @@ size_t pk_symbolizer_forget_gone(struct pk_symbolizer *sym,
 	sym->stats.procs_forgotten += forgotten;
 	/* the files are let go of with the last process that named them */
 	pk_u64map_for_each(&sym->procs, it) {
-		struct proc *p = it.val;
+		struct pk_sym_proc *p = it.val;
 
 		pk_u64map_for_each(&p->used, used)
 			pk_symfiles_hold(sym->files, used.val);
