@@ -99,6 +99,8 @@ __noinline __u64 pk_agg_hash(const struct pk_sample_buf *b)
 	h = agg_round(h, flags);
 	h = agg_round(h, comm[0]);
 	h = agg_round(h, comm[1]);
+	/* a task moved to another cgroup makes other stacks (--per-cgroup) */
+	h = agg_round(h, b->s.cgroup_id);
 	/* the mask means something only after a DWARF walk */
 	if (flags & PK_SAMPLE_USTACK_DWARF)
 		for (int w = 0; w < PK_MAX_USTACK_DEPTH / 64; w++)

@@ -90,6 +90,7 @@ enum pk_sample_flags {
 					    * sample of its stack in the counts
 					    * map now in agg_slot; agg_hash is
 					    * set ("Aggregation" below) */
+	/* layout 7 has no flag: cgroup_id is in every sample */
 };
 
 /* How a DWARF walk of the user stack ended (pk_sample.ustack_end). */
@@ -160,6 +161,11 @@ struct pk_sample {
 	/* Since layout 6 (frames_off >= 136); with PK_SAMPLE_AGG_DEF only: */
 	__u64 agg_hash;		/* the key the stack's later samples are
 				 * counted under (pk_agg_value) */
+	/* Since layout 7 (frames_off >= 144), in every sample: */
+	__u64 cgroup_id;	/* the task's cgroup v2 id (the directory's
+				 * inode number under the cgroup2 mount;
+				 * bpf_get_current_cgroup_id); 0: none (a
+				 * cgroup v1 only host) */
 	/* __u64 frames[kstack_len + ustack_len + py_len] at frames_off: kernel,
 	 * user (native), then Python frames (pk_py_frame), each part leaf first */
 	/* struct pk_ustack_copy at copy_off, with PK_SAMPLE_USTACK_COPY */
@@ -634,8 +640,8 @@ struct pk_py_code_event {
  * Aggregation (probe-load --aggregate). A sample whose stack the counts map
  * in agg_slot already holds is not sent: its count and weight are added
  * to the stack's entry there, keyed by a 64-bit hash of all a sample says
- * but its time, thread, CPU and weight (pid, comm, event, flags, the
- * walks' ends, fp_mask, every frame). The first sample of a stack in the
+ * but its time, thread, CPU and weight (pid, comm, cgroup, event, flags,
+ * the walks' ends, fp_mask, every frame). The first sample of a stack in the
  * map is sent whole, with PK_SAMPLE_AGG_DEF and the key in agg_hash: the
  * definition the counts are read by. A sample that needs its user stack
  * copied (ustack_end PK_END_NO_TABLE) is always sent whole, and so is one

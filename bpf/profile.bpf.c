@@ -226,6 +226,7 @@ static __always_inline __u32 build_sample(void *ctx, struct pk_sample_buf *b,
 	b->s.frames_off = sizeof(b->s);
 	b->s.weight = weight;
 	b->s.event = event;
+	b->s.cgroup_id = bpf_get_current_cgroup_id();
 	current_comm(b->s.comm);
 	return size;
 }

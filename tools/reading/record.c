@@ -27,7 +27,10 @@ _Static_assert(PK_SAMPLE_V5_END == 128, "layout 5 samples have their frames at 1
 #define PK_SAMPLE_V6_END \
 	(offsetof(struct pk_sample, agg_hash) + sizeof(((struct pk_sample *)0)->agg_hash))
 _Static_assert(PK_SAMPLE_V6_END == 136, "layout 6 samples have their frames at 136");
-_Static_assert(PK_SAMPLE_V6_END == sizeof(struct pk_sample), "layout 6 ends the sample");
+#define PK_SAMPLE_V7_END \
+	(offsetof(struct pk_sample, cgroup_id) + sizeof(((struct pk_sample *)0)->cgroup_id))
+_Static_assert(PK_SAMPLE_V7_END == 144, "layout 7 samples have their frames at 144");
+_Static_assert(PK_SAMPLE_V7_END == sizeof(struct pk_sample), "layout 7 ends the sample");
 _Static_assert(sizeof(struct pk_ustack_copy) == 168, "the stack copy's header is 168 bytes");
 /* The strings of a code event start at its struct's (padded) size. */
 _Static_assert(sizeof(struct pk_py_code_event) == 48, "a code event's data starts at 48");
@@ -178,6 +181,11 @@ static enum pk_record_kind parse_sample(const struct pk_event_hdr *hdr, const vo
 		memcpy(&out->agg_hash, (const char *)data + offsetof(struct pk_sample, agg_hash),
 		       sizeof(out->agg_hash));
 	}
+	/* Layout 7: the task's cgroup; before it, none known. */
+	out->cgroup_id = 0;
+	if (s.frames_off >= PK_SAMPLE_V7_END)
+		memcpy(&out->cgroup_id, (const char *)data + offsetof(struct pk_sample, cgroup_id),
+		       sizeof(out->cgroup_id));
 	out->frames = (const char *)data + s.frames_off;
 	if (!parse_copy(hdr, data, s.frames_off, s.frames_off + frames_bytes, out))
 		return PK_RECORD_BAD;

@@ -17,6 +17,8 @@
  * and the stack copy after all of them. Layout 6 (frames_off 136) adds
  * agg_hash: with PK_SAMPLE_AGG_DEF (never with a stack copy), the key of
  * the aggregated stack the sample defines (bpf/probekit.h "Aggregation").
+ * Layout 7 (frames_off 144) adds cgroup_id, in every sample: the task's
+ * cgroup v2 id (0 in older layouts: not known).
  *
  * PK_EVENT_PY_CODE names a Python code object: its strings and line table
  * are checked to lie inside the record and to fit their limits.
@@ -72,6 +74,8 @@ struct pk_record_sample {
 				 * be >= PK_PY_END__MAX */
 	/* Layout 6 with PK_SAMPLE_AGG_DEF (else 0, the flag cleared). */
 	__u64 agg_hash;
+	/* Layout 7 (else 0): the task's cgroup v2 id (lib/cgroup_path.h). */
+	__u64 cgroup_id;
 	const void *frames;	/* kstack_len, ustack_len then py_len __u64,
 				 * maybe unaligned */
 	/* With PK_SAMPLE_USTACK_COPY in flags (layout 4, a DWARF walk that

@@ -22,6 +22,7 @@
 	(V5_FRAMES_OFF + 8 * (PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH + PK_MAX_PY_DEPTH))
 /* Layout 6 (agg_hash). */
 #define V6_FRAMES_OFF	136
+#define V7_FRAMES_OFF	144
 
 /* A sample record with K kernel and U user frames at FRAMES_OFF (layout 1:
  * V1_FRAMES_OFF, only the fields before ustack_end written), frames
@@ -164,6 +165,40 @@ START_TEST(test_agg_def)
 			      PK_SAMPLE_AGG_DEF | PK_SAMPLE_USTACK_DWARF | PK_SAMPLE_USTACK_COPY);
 	buf[offsetof(struct pk_sample, ustack_end)] = PK_END_NO_TABLE;
 	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+}
+END_TEST
+
+/* Layout 7: every sample carries its task's cgroup id; older layouts
+ * none, whatever bytes follow their last field. */
+START_TEST(test_cgroup_id)
+{
+	static unsigned char buf[PK_SAMPLE_COPY_MAX_SIZE];
+	struct pk_record rec;
+	struct pk_record_sample *r = &rec.sample;
+	size_t size = make_sample_at(buf, 2, 3, V7_FRAMES_OFF, 0);
+
+	set64(buf, offsetof(struct pk_sample, cgroup_id), 0x1122334455667788ULL);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+	ck_assert_uint_eq(r->cgroup_id, 0x1122334455667788ULL);
+	ck_assert_uint_eq(r->kstack_len, 2);
+	ck_assert_uint_eq(r->ustack_len, 3);
+	for (size_t i = 0; i < 5; i++)
+		ck_assert_uint_eq(pk_record_frame(r, i), i + 1);
+	/* with a definition's key beside it */
+	size = make_sample_at(buf, 1, 1, V7_FRAMES_OFF, PK_SAMPLE_AGG_DEF);
+	set64(buf, offsetof(struct pk_sample, agg_hash), 99);
+	set64(buf, offsetof(struct pk_sample, cgroup_id), 4242);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+	ck_assert_uint_eq(r->agg_hash, 99);
+	ck_assert_uint_eq(r->cgroup_id, 4242);
+	/* layout 6: the bytes where the id would be are its first frame */
+	size = make_sample_at(buf, 2, 3, V6_FRAMES_OFF, 0);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
+	ck_assert_uint_eq(r->cgroup_id, 0);
+	ck_assert_uint_eq(pk_record_frame(r, 0), 1);
+	/* a record cut inside the id is refused */
+	size = make_sample_at(buf, 0, 0, V7_FRAMES_OFF, 0);
+	ck_assert_int_eq(pk_record_parse(buf, size - 4, &rec), PK_RECORD_BAD);
 }
 END_TEST
 
@@ -990,6 +1025,7 @@ Suite *suite_record(void)
 	tcase_add_test(tc, test_mapping);
 	tcase_add_test(tc, test_copy);
 	tcase_add_test(tc, test_agg_def);
+	tcase_add_test(tc, test_cgroup_id);
 	tcase_add_test(tc, test_py_frames);
 	tcase_add_test(tc, test_py_code);
 	suite_add_tcase(s, tc);
