@@ -216,6 +216,7 @@ static void take_profile(struct pk_reader *reader, const struct pk_read_opts *o,
 		.period_ns = info->freq_hz ? 1000000000ULL / info->freq_hz : 0,
 		.boot_to_real_ns = (__s64)(info->start_realtime_ns - info->start_time_ns),
 		.group = o->group,
+		.per_cgroup = o->per_cgroup,
 		.lines = o->lines,
 		.title = o->title,
 		.events = plan->events,
@@ -462,6 +463,8 @@ static int run(const struct pk_read_opts *o)
 		const struct pk_read_output *out = &o->outputs[i];
 
 		ropts.timed |= pk_format_timed(out->format);
+		/* pprof's cgroup labels, --per-cgroup's roots */
+		ropts.cgroups |= o->per_cgroup || out->format == PK_FORMAT_PPROF;
 		if (pk_format_binary(out->format) && !out->path && isatty(STDOUT_FILENO)) {
 			ret = pk_err(err, -EINVAL, "-f %s is binary: give -o FILE or redirect the output",
 				     pk_format_name(out->format));

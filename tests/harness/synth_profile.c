@@ -261,6 +261,41 @@ struct pk_profile pk_synth_python_profile(enum pk_group group, bool lines)
 	};
 }
 
+/* Process 500 sampled in four cgroups: a docker container's, a plain
+ * one, one removed before it was named, and one not looked up. */
+#define CG_DOCKER "/system.slice/docker-" PK_SYNTH_CONTAINER_ID ".scope"
+static const struct pk_stack_view cg_stacks[] = {
+	{ 0, 500, "svc", 0, 3, s_plain, 10, CG_DOCKER },
+	{ 1, 500, "svc", 0, 3, s_plain, 20, "/user.slice" },
+	{ 2, 500, "svc", 0, 3, s_plain, 30, "cgroup:30" },
+	{ 3, 500, "svc", 0, 3, s_plain, 0, NULL },
+};
+
+static const struct pk_sample_view cg_samples[] = {
+	{ T0 + 1000, 500, 0, 2, &cg_stacks[0] },
+	{ T0 + 2000, 501, 1, 1, &cg_stacks[1] },
+	{ T0 + 3000, 500, 0, 1, &cg_stacks[2] },
+	{ T0 + 4000, 500, 1, 1, &cg_stacks[3] },
+};
+
+struct pk_profile pk_synth_cgroup_profile(enum pk_group group, bool per_cgroup)
+{
+	return (struct pk_profile){
+		.freq_hz = 99,
+		.period_ns = 10101010,
+		.start_ns = T0,
+		.end_ns = T0 + 4000,
+		.group = group,
+		.per_cgroup = per_cgroup,
+		.nsamples = ARRAY_SIZE(cg_samples),
+		.samples = cg_samples,
+		.nstacks = ARRAY_SIZE(cg_stacks),
+		.nlocs = NLOCS,
+		.nmaps = NMODULES,
+		.nmodules = NMODULES,
+	};
+}
+
 char *pk_synth_write(int (*write)(FILE *f, const struct pk_profile *p),
 		     const struct pk_profile *p, int *ret)
 {

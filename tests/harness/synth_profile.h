@@ -49,6 +49,17 @@ enum { PK_SYNTH_CPU, PK_SYNTH_OFFCPU, PK_SYNTH_TP, PK_SYNTH_NEVENTS };
  */
 struct pk_profile pk_synth_python_profile(enum pk_group group, bool lines);
 
+/*
+ * One process (pid 500, "svc"), one stack (the synthetic profile's
+ * plain one: main and do work under libc) in four cgroups, in this order:
+ * "/system.slice/docker-ID.scope" (ID PK_SYNTH_CONTAINER_ID, 2 samples),
+ * "/user.slice", "cgroup:30" (removed before it was named) and one whose
+ * path was not looked up (cgroup NULL), 1 sample each.
+ */
+#define PK_SYNTH_CONTAINER_ID \
+	"0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"
+struct pk_profile pk_synth_cgroup_profile(enum pk_group group, bool per_cgroup);
+
 /* What the writer WRITE (a format's) makes of P, malloc'ed, its return
  * value in *RET. */
 char *pk_synth_write(int (*write)(FILE *f, const struct pk_profile *p),

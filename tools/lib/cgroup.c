@@ -27,9 +27,7 @@ static __u32 depth(const char *path)
 	return n;
 }
 
-/* The first cgroup2 mount of MOUNTINFO's text: its point and root. */
-static int cgroup2_mount(const char *mountinfo, char *point, size_t plen, char *root,
-			 size_t rlen)
+int pk_cgroup2_mount(const char *mountinfo, char *point, size_t plen, char *root, size_t rlen)
 {
 	const char *line = mountinfo;
 
@@ -54,6 +52,19 @@ static int cgroup2_mount(const char *mountinfo, char *point, size_t plen, char *
 	return -ENOENT;
 }
 
+int pk_cgroup2_point(char *point, size_t plen)
+{
+	char root[PATH_MAX], *mountinfo;
+	size_t n;
+	int ret = pk_proc_text_read("/proc/self/mountinfo", &mountinfo, &n);
+
+	if (ret)
+		return ret;
+	ret = pk_cgroup2_mount(mountinfo, point, plen, root, sizeof(root));
+	free(mountinfo);
+	return ret;
+}
+
 int pk_cgroup_resolve(const char *path, const char *mountinfo, struct pk_cgroup *cg,
 		      char err[PK_ERR_LEN])
 {
@@ -71,11 +82,10 @@ int pk_cgroup_resolve(const char *path, const char *mountinfo, struct pk_cgroup 
 				      path, strerror(-ret));
 		mountinfo = own;
 	}
-	ret = cgroup2_mount(mountinfo, point, sizeof(point), root, sizeof(root));
+	ret = pk_cgroup2_mount(mountinfo, point, sizeof(point), root, sizeof(root));
 	free(own);
 	if (ret == -ENOENT)
-		return pk_err(err, ret, "--cgroup %s: no cgroup v2 file system is mounted (a "
-			      "cgroup v1 only host): --cgroup needs cgroup v2", path);
+		return pk_err(err, ret, "--cgroup %s: " PK_CGROUP_V1_ONLY, path, "--cgroup");
 	if (ret)
 		return pk_err(err, ret, "out of memory");
 	/* absolute and below the mount, or relative to it */

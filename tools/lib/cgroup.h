@@ -11,6 +11,7 @@
 #define PK_CGROUP_H
 
 #include <linux/types.h>
+#include <stddef.h>
 
 #include "eh_frame/errmsg.h"
 
@@ -18,6 +19,20 @@ struct pk_cgroup {
 	__u64 id;
 	__u32 level;
 };
+
+/* The first cgroup2 mount of MOUNTINFO's text: where it is mounted into
+ * POINT and its root in the hierarchy into ROOT. 0, -ENOENT where none is
+ * (a cgroup v1 only host), -ENOMEM. */
+int pk_cgroup2_mount(const char *mountinfo, char *point, size_t plen, char *root, size_t rlen);
+/* Where this process sees the cgroup2 mount (/proc/self/mountinfo) into
+ * POINT: 0, -ENOENT where none is, or the -errno of reading mountinfo. */
+int pk_cgroup2_point(char *point, size_t plen);
+
+/* What a cgroup v1 only host lacks, for the options that need cgroup v2
+ * (WHAT, "--cgroup" or "--per-cgroup") to say so in one line. */
+#define PK_CGROUP_V1_ONLY \
+	"no cgroup v2 file system is mounted (a cgroup v1 only host): %s needs cgroup v2, " \
+	"where the kernel names a task's cgroup by an id (mount one: mount -t cgroup2 none /sys/fs/cgroup/unified)"
 
 /*
  * PATH, a cgroup v2 directory, absolute or relative to the cgroup2 mount

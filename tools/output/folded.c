@@ -150,6 +150,9 @@ static char *fold_entry(const struct pk_profile *p, const struct entry *e, const
 	struct pk_strbuf b = { 0 };
 	char root[64];
 
+	/* above every other root: a process belongs to its cgroup */
+	if (p->per_cgroup)
+		add_frame(&b, pk_stack_cgroup(s), "");
 	switch (p->group) {
 	case PK_GROUP_PID:
 		snprintf(root, sizeof(root), "%s-%u", s->comm, s->pid);

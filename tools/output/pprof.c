@@ -20,6 +20,7 @@
 #include <zlib.h>
 
 #include "gen/profile.pb-c.h"
+#include "lib/container_id.h"
 #include "lib/util/array.h"
 #include "lib/util/u64map.h"
 #include "output/pprof.h"
@@ -35,9 +36,14 @@ typedef Perftools__Profiles__Function pb_function;
 
 /* The labels of every sample, in this order. A number's unit is its key:
  * readers decode a numeric label whose number and unit are both 0 (unset
- * in proto3) as no label at all, and pid 0, tid 0 and CPU 0 are common. */
-enum { LABEL_PID, LABEL_TID, LABEL_CPU, LABEL_COMM, NLABELS };
-static const char *const label_keys[NLABELS] = { "pid", "tid", "cpu", "comm" };
+ * in proto3) as no label at all, and pid 0, tid 0 and CPU 0 are common.
+ * The cgroup's path where the stack's was looked up (pk_stack_view), and
+ * the container id where the path names one (lib/container_id.h), follow
+ * in the samples that have them: what Parca's and Pyroscope's users
+ * filter by. */
+enum { LABEL_PID, LABEL_TID, LABEL_CPU, LABEL_COMM, LABEL_CGROUP, LABEL_CONTAINER, NLABELS };
+static const char *const label_keys[NLABELS] = { "pid", "tid", "cpu", "comm", "cgroup",
+						 "container_id" };
 /* Likewise an empty string is no label: the name folded stacks use. */
 static const char UNKNOWN_COMM[] = "[unknown]";
 
@@ -158,6 +164,9 @@ struct writer {
 	size_t nstack_loc_ids;
 
 	int64_t *stack_comm;		/* by stack id: its comm's index */
+	int64_t *stack_cgroup;		/* its cgroup path's; 0: none */
+	int64_t *stack_cid;		/* its container id's; 0: none */
+	char (*cids)[PK_CONTAINER_ID_LEN + 1]; /* by stack id: the id's text */
 	struct sample_key *order;	/* the samples by stack, tid, cpu */
 
 	pb_location *locations;		/* by loc id */
@@ -253,6 +262,13 @@ static int prepare_samples(struct writer *w)
 						 st->comm : UNKNOWN_COMM);
 		if (w->stack_comm[id] < 0)
 			return -ENOMEM;
+		if (!st->cgroup)
+			continue;
+		w->stack_cgroup[id] = strtab_index(&w->strs, st->cgroup);
+		if (pk_container_id(st->cgroup, w->cids[id]))
+			w->stack_cid[id] = strtab_index(&w->strs, w->cids[id]);
+		if (w->stack_cgroup[id] < 0 || w->stack_cid[id] < 0)
+			return -ENOMEM;
 	}
 	for (size_t i = 0; i < p->nsamples; i++)
 		w->order[i] = (struct sample_key){ p->samples[i].stack->id,
@@ -297,9 +313,19 @@ static void fill_sample(const struct writer *w, struct sample_chunk *c, size_t i
 	perftools__profiles__label__init(&l[LABEL_COMM]);
 	l[LABEL_COMM].key = w->label_key[LABEL_COMM];
 	l[LABEL_COMM].str = w->stack_comm[key->stack];
-	s->n_label = NLABELS;
+	s->n_label = LABEL_CGROUP;
+	if (w->stack_cgroup[key->stack]) {
+		perftools__profiles__label__init(&l[s->n_label]);
+		l[s->n_label].key = w->label_key[LABEL_CGROUP];
+		l[s->n_label++].str = w->stack_cgroup[key->stack];
+	}
+	if (w->stack_cid[key->stack]) {
+		perftools__profiles__label__init(&l[s->n_label]);
+		l[s->n_label].key = w->label_key[LABEL_CONTAINER];
+		l[s->n_label++].str = w->stack_cid[key->stack];
+	}
 	s->label = &c->label_ptrs[NLABELS * i];
-	for (int k = 0; k < NLABELS; k++)
+	for (size_t k = 0; k < s->n_label; k++)
 		s->label[k] = &l[k];
 	c->sample_ptrs[i] = s;
 }
@@ -568,6 +594,9 @@ static void writer_free(struct writer *w)
 	free(w->stack_loc_ids);
 	free(w->stack_off);
 	free(w->stack_comm);
+	free(w->stack_cgroup);
+	free(w->stack_cid);
+	free(w->cids);
 	free(w->order);
 	free(w->locations);
 	free(w->location_ptrs);
@@ -647,8 +676,13 @@ static int build_and_write(struct writer *w, FILE *f)
 
 	w->stack_off = calloc(p->nstacks, sizeof(*w->stack_off));
 	w->stack_comm = calloc(p->nstacks, sizeof(*w->stack_comm));
+	w->stack_cgroup = calloc(p->nstacks, sizeof(*w->stack_cgroup));
+	w->stack_cid = calloc(p->nstacks, sizeof(*w->stack_cid));
+	w->cids = calloc(p->nstacks, sizeof(*w->cids));
 	w->order = calloc(p->nsamples, sizeof(*w->order));
-	if ((p->nstacks && (!w->stack_off || !w->stack_comm)) || (p->nsamples && !w->order))
+	if ((p->nstacks && (!w->stack_off || !w->stack_comm || !w->stack_cgroup ||
+			    !w->stack_cid || !w->cids)) ||
+	    (p->nsamples && !w->order))
 		return -ENOMEM;
 	if ((err = reach(w)))
 		return err;

@@ -34,6 +34,7 @@ struct writer {
 	struct pk_profile_reach reached; /* the stacks and locations, by id */
 	__u32 *loc_slot;		/* by loc id: its first frame's slot */
 	__u32 *comm_slot;		/* by stack id, PK_GROUP_CPU: its root */
+	__u32 *cgroup_slot;		/* by stack id, --per-cgroup: its root */
 	struct entry *ents;		/* by slot */
 	__u32 *ids;			/* by slot: the frame index */
 	size_t nents, cap;
@@ -222,13 +223,16 @@ static int collect_frames(struct writer *w)
 	if (err)
 		return err;
 	/* the order entries are added in does not matter: they are sorted */
-	for (size_t id = 0; p->group == PK_GROUP_CPU && id < p->nstacks; id++) {
+	for (size_t id = 0; (p->group == PK_GROUP_CPU || p->per_cgroup) && id < p->nstacks; id++) {
 		const struct pk_stack_view *st = w->reached.stacks[id];
 
 		if (!st)
 			continue;
 		w->comm_slot[id] = w->nents;
 		err = add_entry(w, st->comm, NULL, 0, false, true);
+		w->cgroup_slot[id] = w->nents;
+		if (!err)
+			err = add_entry(w, pk_stack_cgroup(st), NULL, 0, false, true);
 		if (err)
 			return err;
 	}
@@ -360,7 +364,13 @@ static void put_stack(FILE *f, const struct writer *w, const struct pk_stack_vie
 	bool first = true;
 
 	putc('[', f);
+	if (w->p->per_cgroup) {
+		fprintf(f, "%u", w->ids[w->cgroup_slot[st->id]]);
+		first = false;
+	}
 	if (w->p->group == PK_GROUP_CPU) {
+		if (!first)
+			putc(',', f);
 		fprintf(f, "%u", w->ids[w->comm_slot[st->id]]);
 		first = false;
 	}
@@ -447,7 +457,8 @@ int pk_speedscope_write(FILE *f, const struct pk_profile *p)
 		   strcmp(pk_profile_event(p, 0)->name, "cpu-clock") != 0;
 	w.loc_slot = calloc(p->nlocs ? p->nlocs : 1, sizeof(*w.loc_slot));
 	w.comm_slot = calloc(p->nstacks ? p->nstacks : 1, sizeof(*w.comm_slot));
-	if (!w.loc_slot || !w.comm_slot)
+	w.cgroup_slot = calloc(p->nstacks ? p->nstacks : 1, sizeof(*w.cgroup_slot));
+	if (!w.loc_slot || !w.comm_slot || !w.cgroup_slot)
 		goto out;
 	err = collect_frames(&w);
 	if (!err)
@@ -460,6 +471,7 @@ out:
 	pk_profile_reach_free(&w.reached);
 	free(w.loc_slot);
 	free(w.comm_slot);
+	free(w.cgroup_slot);
 	free(w.ents);
 	free(w.ids);
 	free(w.uniq);

@@ -16,6 +16,9 @@
  *                  PK_GROUP_TID, "COMM (tid N)"; per CPU with
  *                  PK_GROUP_CPU, "cpu N", whose stacks then start with the
  *                  thread's name, since one CPU runs many processes.
+ *                  With p->per_cgroup every stack starts with its
+ *                  cgroup's path (pk_stack_cgroup), above the thread's
+ *                  name where there is one.
  *                  Ordered by pid, tid or CPU. With several events (or
  *                  one that is not cpu-clock) one profile per event and
  *                  group, the events in the profile's order, each name

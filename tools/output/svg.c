@@ -342,7 +342,8 @@ static void put_svg(FILE *f, const struct pk_profile *p, const struct graph *g, 
 	fprintf(f, ": %llu %s", (unsigned long long)g->total, unit);
 	if (p->end_ns > p->start_ns)
 		fprintf(f, " in %.2f s", (p->end_ns - p->start_ns) / 1e9);
-	fprintf(f, "%s</text>\n", group_name(p->group));
+	fprintf(f, "%s%s</text>\n", group_name(p->group),
+		p->per_cgroup ? ", a root per cgroup" : "");
 	fprintf(f, "<text id=\"unzoom\" class=\"button\" x=\"%d\" y=\"%d\" style=\"display: none\">Reset Zoom</text>\n"
 		"<text id=\"search\" class=\"button\" x=\"%d\" y=\"%d\" text-anchor=\"end\">Search</text>\n"
 		"<text id=\"details\" x=\"%d\" y=\"%d\"> </text>\n"
@@ -367,7 +368,7 @@ int pk_svg_write(FILE *f, const struct pk_profile *p)
 	struct pk_fold_item *items;
 	struct graph g = { 0 };
 	struct line *lines;
-	size_t n, nroots = p->group == PK_GROUP_CPU ? 2 : 1;
+	size_t n, nroots = (p->group == PK_GROUP_CPU ? 2 : 1) + p->per_cgroup;
 	bool time_us;
 	int err = pk_folded_lines(p, INLINE_SUFFIX, &items, &n, &time_us);
 

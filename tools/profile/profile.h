@@ -72,7 +72,7 @@ struct pk_loc {
 
 #define PK_LOC_NO_SYM	(~0ULL)
 
-/* One distinct stack of one process and thread name. */
+/* One distinct stack of one process, thread name and cgroup. */
 struct pk_stack_view {
 	__u32 id;		/* dense, from 0 */
 	__u32 pid;
@@ -81,6 +81,10 @@ struct pk_stack_view {
 	/* nkernel kernel locations, then nuser user locations, each part
 	 * leaf first (as sampled) */
 	const struct pk_loc *const *locs;
+	__u64 cgroup_id;	/* the task's cgroup v2 id; 0: not known */
+	const char *cgroup;	/* its path under the cgroup2 mount ("/a/b",
+				 * "cgroup:ID" when gone before it was looked
+				 * up); NULL: not known or not looked up */
 };
 
 struct pk_sample_view {
@@ -109,6 +113,9 @@ struct pk_profile {
 	__u64 start_ns, end_ns;	/* CLOCK_BOOTTIME span the profile covers */
 	__s64 boot_to_real_ns;	/* add to a CLOCK_BOOTTIME time: wall clock */
 	enum pk_group group;
+	bool per_cgroup;	/* --per-cgroup: each stack's cgroup as its
+				 * root, above the group's (folded, svg,
+				 * speedscope) */
 	bool lines;		/* --lines: file:line in folded and perf text */
 	const char *title;	/* --title: a flame graph's; NULL: the default */
 	size_t nsamples;
@@ -177,6 +184,16 @@ struct pk_profile_reach {
  * the table. 0; -EINVAL when it does not; -ENOMEM. Free *R with pk_profile_reach_free in every case. */
 int pk_profile_reach(const struct pk_profile *p, struct pk_profile_reach *r);
 void pk_profile_reach_free(struct pk_profile_reach *r);
+
+/* What names S's cgroup where none was looked up (a session from before
+ * cgroup ids, or a reader not asked to name them). */
+#define PK_CGROUP_UNKNOWN	"[unknown cgroup]"
+
+/* The name of S's cgroup (--per-cgroup's root, pprof's label). */
+static inline const char *pk_stack_cgroup(const struct pk_stack_view *s)
+{
+	return s->cgroup && s->cgroup[0] ? s->cgroup : PK_CGROUP_UNKNOWN;
+}
 
 /* The group S belongs to under P->group, as a key that orders groups by
  * process, thread (pid << 32 | tid), or CPU; 0 without grouping. */

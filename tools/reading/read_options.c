@@ -68,6 +68,12 @@ const char pk_read_usage[] =
 "                          carry pid, tid and cpu on every sample anyway\n"
 "      --per-tid           the same per thread (comm-PID/TID)\n"
 "      --per-cpu           the same per CPU (cpu-N)\n"
+"      --per-cgroup        the task's cgroup, its path under the cgroup2\n"
+"                          mount (/system.slice/docker-ID.scope), as the\n"
+"                          root frame above those (folded, svg, speedscope);\n"
+"                          cgroup:ID when it was removed before probe-read\n"
+"                          named it. pprof carries cgroup and container_id\n"
+"                          labels anyway. Needs cgroup v2\n"
 "      --lines             source file:line after each frame that has one\n"
 "                          (folded, perf; pprof always has them)\n"
 "      --no-inline         function names only, from the symbol tables: no\n"
@@ -128,6 +134,7 @@ enum {
 	OPT_PER_PID,
 	OPT_PER_TID,
 	OPT_PER_CPU,
+	OPT_PER_CGROUP,
 	OPT_LINES,
 	OPT_DEBUG_DIR,
 	OPT_NO_INLINE,
@@ -148,6 +155,7 @@ static const struct option long_opts[] = {
 	{ "per-pid",	no_argument,	   NULL, OPT_PER_PID },
 	{ "per-tid",	no_argument,	   NULL, OPT_PER_TID },
 	{ "per-cpu",	no_argument,	   NULL, OPT_PER_CPU },
+	{ "per-cgroup",	no_argument,	   NULL, OPT_PER_CGROUP },
 	{ "lines",	no_argument,	   NULL, OPT_LINES },
 	{ "no-inline",	no_argument,	   NULL, OPT_NO_INLINE },
 	{ "debug-dir",	required_argument, NULL, OPT_DEBUG_DIR },
@@ -313,6 +321,9 @@ int pk_read_opts_parse(struct pk_read_opts *o, int argc, char **argv,
 			if (ret)
 				return ret;
 			break;
+		case OPT_PER_CGROUP:
+			o->per_cgroup = true;
+			break;
 		case OPT_LINES:
 			o->lines = true;
 			break;
@@ -364,8 +375,8 @@ int pk_read_opts_parse(struct pk_read_opts *o, int argc, char **argv,
 	}
 	if (optind < argc)
 		return pk_err(err, -EINVAL, "unexpected argument '%s'", argv[optind]);
-	if (o->top && (nformats || npaths || o->interval || o->group))
-		return pk_err(err, -EINVAL, "--top is a view in the terminal: it takes none of -f, -o, --interval, --per-pid, --per-tid, --per-cpu");
+	if (o->top && (nformats || npaths || o->interval || o->group || o->per_cgroup))
+		return pk_err(err, -EINVAL, "--top is a view in the terminal: it takes none of -f, -o, --interval, --per-pid, --per-tid, --per-cpu, --per-cgroup");
 	if (nformats > 1 || npaths > 1) {
 		if (nformats != npaths)
 			return pk_err(err, -EINVAL, "%zu -f and %zu -o: give each -f FORMAT its -o FILE",

@@ -33,6 +33,7 @@ struct pk_read_opts {
 	} outputs[PK_READ_MAX_OUTPUTS];
 	size_t noutputs;	/* >= 1 after parsing */
 	enum pk_group group;	/* --per-pid, --per-tid, --per-cpu */
+	bool per_cgroup;	/* --per-cgroup */
 	bool lines;		/* --lines */
 	bool no_inline;		/* --no-inline: names only, no DWARF read */
 	double interval;	/* --interval seconds; 0: one output at the end */

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "lib/cgroup.h"
 #include "profile/profile.h"
 #include "reading/read_plan.h"
 
@@ -19,7 +20,7 @@ static void event_names(const struct pk_read_plan *plan, char *buf, size_t len)
 int pk_read_plan_make(struct pk_read_plan *plan, const struct pk_read_opts *o,
 		      const struct pk_session *info, char err[PK_ERR_LEN])
 {
-	char names[1024];
+	char names[1024], point[4096];
 	int ret = pk_event_list_read(o->pin_dir, info, plan->events, &plan->nevents);
 
 	if (ret == -EBADMSG) {
@@ -41,6 +42,8 @@ int pk_read_plan_make(struct pk_read_plan *plan, const struct pk_read_opts *o,
 				      o->event, o->pin_dir, names);
 	}
 	plan->nsinks = 0;
+	if (o->per_cgroup && pk_cgroup2_point(point, sizeof(point)) == -ENOENT)
+		return pk_err(err, -ENOTSUP, "--per-cgroup: " PK_CGROUP_V1_ONLY, "--per-cgroup");
 	/* what the kernel did not keep of samples it counted (--aggregate) */
 	if (info->flags & PK_SESSION_AGGREGATE) {
 		if (o->group == PK_GROUP_TID || o->group == PK_GROUP_CPU)

@@ -10,6 +10,7 @@
 
 #include "eh_frame/eh_table.h"
 #include "eh_frame/unwind_table.h"
+#include "lib/cgroup_path.h"
 #include "lib/proc_maps.h"
 #include "lib/unwind_store.h"
 #include "lib/util/array.h"
@@ -26,6 +27,9 @@ struct pk_reader {
 	struct pk_symbolizer *sym;
 	struct pk_ustack_finisher *finish;	/* walks the copied stacks on */
 	struct pk_agg_defs *defs;		/* aggregated stacks (--aggregate) */
+	struct pk_cgroup_paths cgroups;		/* root NULL: no names (not asked,
+						 * or no cgroup2 mounted) */
+	bool name_cgroups;
 	struct pk_reader_stats stats;
 	char *proc_root;
 	struct pk_table_sink tables;	/* add NULL: none */
@@ -88,6 +92,11 @@ struct pk_reader *pk_reader_new(const struct pk_reader_opts *opts)
 		r->nevents = opts->nevents;
 		r->keep_event = opts->keep_event;
 		r->from_ns = opts->from_ns;
+		r->name_cgroups = opts->cgroups;
+	}
+	if (r->name_cgroups && pk_cgroup_paths_init(&r->cgroups, opts->cgroup_root)) {
+		free(r);
+		return NULL;
 	}
 	if (!r->nevents || r->nevents > PK_MAX_EVENTS)
 		r->nevents = r->nevents ? PK_MAX_EVENTS : 1;
@@ -122,6 +131,7 @@ void pk_reader_free(struct pk_reader *r)
 	pk_symbolizer_free(r->sym);
 	pk_ustack_finisher_free(r->finish);
 	pk_agg_defs_free(r->defs);
+	pk_cgroup_paths_free(&r->cgroups);
 	pk_u64map_free(&r->merged);
 	free(r->samples);
 	free(r->taken);
@@ -188,7 +198,14 @@ static struct stack_rec *symbolize(struct pk_reader *r, const struct pk_stack *s
 	*rec = (struct stack_rec){ 0 };
 	rec->view = (struct pk_stack_view){
 		.id = id, .pid = s->pid, .comm = s->comm, .nkernel = s->klen, .locs = rec->locs,
+		.cgroup_id = s->cgroup_id,
 	};
+	/* named while the cgroup is most likely still there */
+	if (r->cgroups.root && s->cgroup_id) {
+		rec->view.cgroup = pk_cgroup_path(&r->cgroups, s->cgroup_id);
+		if (!rec->view.cgroup)
+			goto fail;
+	}
 	for (size_t i = 0; i < s->klen; i++) {
 		rec->locs[i] = pk_symbolizer_kernel_loc(r->sym, s->frames[i], i > 0);
 		if (!rec->locs[i])
@@ -381,7 +398,7 @@ static int handle_sample(struct pk_reader *r, const struct pk_record_sample *sam
 		if (rec->py_end < PK_PY_END__MAX)
 			r->stats.py_ends[rec->py_end] += n;
 	}
-	s = pk_stack_agg_add(r->agg, rec->pid, rec->comm, rec->frames, rec->kstack_len,
+	s = pk_stack_agg_add(r->agg, rec->pid, rec->comm, rec->cgroup_id, rec->frames, rec->kstack_len,
 			     rec->ustack_len, rec->py_len, n, &is_new);
 	if (!s)
 		return -ENOMEM;

@@ -58,6 +58,10 @@ struct pk_reader_opts {
 	bool keep_locs;			/* resolved addresses kept in the location
 					 * caches under cache_dir's root, and read
 					 * back by the next reader (loc_cache.h) */
+	bool cgroups;			/* name each stack's cgroup (pk_stack_view
+					 * cgroup): --per-cgroup, pprof's labels */
+	const char *cgroup_root;	/* the tree cgroup ids are looked up in
+					 * (tests); NULL: the cgroup2 mount */
 	__u64 from_ns;			/* --from-now: samples taken before it
 					 * (CLOCK_BOOTTIME) are dropped, and a
 					 * profile covers its whole reading time

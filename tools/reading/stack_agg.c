@@ -47,9 +47,10 @@ static __u64 hash_stack(__u32 pid, const char *comm, const void *frames, size_t 
 }
 
 static bool same(const struct pk_stack *s, __u64 hash, __u32 pid, const char *comm,
-		 const void *frames, __u16 klen, __u16 ulen, __u16 plen)
+		 __u64 cgroup_id, const void *frames, __u16 klen, __u16 ulen, __u16 plen)
 {
-	return s->hash == hash && !s->sealed && s->pid == pid && s->klen == klen && s->ulen == ulen &&
+	return s->hash == hash && !s->sealed && s->pid == pid && s->cgroup_id == cgroup_id &&
+	       s->klen == klen && s->ulen == ulen &&
 	       s->plen == plen && memcmp(s->comm, comm, PK_TASK_COMM_LEN) == 0 &&
 	       memcmp(s->frames, frames, 8 * ((size_t)klen + ulen + plen)) == 0;
 }
@@ -80,7 +81,7 @@ static int grow(struct pk_stack_agg *agg)
 }
 
 struct pk_stack *pk_stack_agg_add(struct pk_stack_agg *agg, __u32 pid, const char *comm,
-				  const void *frames, __u16 klen, __u16 ulen, __u16 plen,
+				  __u64 cgroup_id, const void *frames, __u16 klen, __u16 ulen, __u16 plen,
 				  __u64 count, bool *is_new)
 {
 	char comm_key[PK_TASK_COMM_LEN] = { 0 };
@@ -92,11 +93,12 @@ struct pk_stack *pk_stack_agg_add(struct pk_stack_agg *agg, __u32 pid, const cha
 	strncpy(comm_key, comm, PK_TASK_COMM_LEN - 1);
 	/* where the parts meet is hashed too: frames moved from one part to
 	 * the next are another stack */
-	hash = hash_stack(pid ^ ((__u32)ulen << 16), comm_key, frames, nframes);
+	hash = hash_stack(pid ^ ((__u32)ulen << 16), comm_key, frames, nframes) ^
+	       pk_hash64(cgroup_id);
 	*is_new = false;
 	if (agg->cap) {
 		for (i = hash & (agg->cap - 1); (s = agg->slots[i]); i = (i + 1) & (agg->cap - 1)) {
-			if (same(s, hash, pid, comm_key, frames, klen, ulen, plen)) {
+			if (same(s, hash, pid, comm_key, cgroup_id, frames, klen, ulen, plen)) {
 				s->count += count;
 				return s;
 			}
@@ -115,6 +117,7 @@ struct pk_stack *pk_stack_agg_add(struct pk_stack_agg *agg, __u32 pid, const cha
 	s->count = count;
 	s->user = NULL;
 	s->pid = pid;
+	s->cgroup_id = cgroup_id;
 	s->klen = klen;
 	s->ulen = ulen;
 	s->plen = plen;

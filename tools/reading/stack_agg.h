@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * Identical raw stacks (same process, thread name and addresses) counted
+ * Identical raw stacks (same process, thread name, cgroup and addresses) counted
  * once: samples are aggregated before anything is symbolized, so each
  * distinct stack costs one symbolization however often it was sampled.
  */
@@ -18,6 +18,7 @@ struct pk_stack {
 	__u64 count;
 	void *user;		/* the caller's (e.g. the folded line) */
 	__u32 pid;
+	__u64 cgroup_id;	/* the task's cgroup v2 id; 0: not known */
 	__u16 klen, ulen, plen;
 	bool sealed;		/* counts no more samples (pk_stack_agg_seal_pid) */
 	char comm[PK_TASK_COMM_LEN];
@@ -40,7 +41,7 @@ void pk_stack_agg_free(struct pk_stack_agg *agg);
  * memory.
  */
 struct pk_stack *pk_stack_agg_add(struct pk_stack_agg *agg, __u32 pid, const char *comm,
-				  const void *frames, __u16 klen, __u16 ulen, __u16 plen,
+				  __u64 cgroup_id, const void *frames, __u16 klen, __u16 ulen, __u16 plen,
 				  __u64 count, bool *is_new);
 
 /* PID's addresses may mean other code from now on (its mappings changed):

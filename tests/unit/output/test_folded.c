@@ -184,6 +184,38 @@ START_TEST(test_events)
 }
 END_TEST
 
+/* --per-cgroup: the cgroup's path is the root, above the process's;
+ * without it one line per stack as ever, the cgroups merged by name. */
+START_TEST(test_per_cgroup)
+{
+	struct pk_profile p = pk_synth_cgroup_profile(PK_GROUP_NONE, true);
+	int ret;
+	char *out = write_profile(&p, &ret);
+
+	ck_assert_int_eq(ret, 0);
+	ck_assert_str_eq(out,
+			 "/system.slice/docker-" PK_SYNTH_CONTAINER_ID ".scope;svc;" PLAIN " 2\n"
+			 "/user.slice;svc;" PLAIN " 1\n"
+			 "[unknown cgroup];svc;" PLAIN " 1\n"
+			 "cgroup:30;svc;" PLAIN " 1\n");
+	free(out);
+	p = pk_synth_cgroup_profile(PK_GROUP_PID, true);
+	out = write_profile(&p, &ret);
+	ck_assert_int_eq(ret, 0);
+	ck_assert_str_eq(out,
+			 "/system.slice/docker-" PK_SYNTH_CONTAINER_ID ".scope;svc-500;" PLAIN " 2\n"
+			 "/user.slice;svc-500;" PLAIN " 1\n"
+			 "[unknown cgroup];svc-500;" PLAIN " 1\n"
+			 "cgroup:30;svc-500;" PLAIN " 1\n");
+	free(out);
+	p = pk_synth_cgroup_profile(PK_GROUP_NONE, false);
+	out = write_profile(&p, &ret);
+	ck_assert_int_eq(ret, 0);
+	ck_assert_str_eq(out, "svc;" PLAIN " 5\n");
+	free(out);
+}
+END_TEST
+
 /* A Python frame is "QUALNAME (FILE:LINE)" whatever --lines says, the
  * line left out where it is not known; native frames as ever. */
 START_TEST(test_python)
@@ -230,6 +262,7 @@ Suite *suite_folded(void)
 	tcase_add_test(tc, test_write_error);
 	tcase_add_test(tc, test_events);
 	tcase_add_test(tc, test_python);
+	tcase_add_test(tc, test_per_cgroup);
 	suite_add_tcase(s, tc);
 	return s;
 }

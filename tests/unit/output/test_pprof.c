@@ -1165,6 +1165,71 @@ START_TEST(test_python_go)
 }
 END_TEST
 
+/* The label KEY of S, or NULL when S has none. */
+static const Perftools__Profiles__Label *label_or_null(const Perftools__Profiles__Profile *m,
+						       const Perftools__Profiles__Sample *s,
+						       const char *key)
+{
+	for (size_t i = 0; i < s->n_label; i++)
+		if (strcmp(str(m, s->label[i]->key), key) == 0)
+			return s->label[i];
+	return NULL;
+}
+
+/* Every sample whose cgroup was named carries it as the label "cgroup",
+ * and the container's id as "container_id" where the path names one; a
+ * stack whose cgroup was not looked up has neither. */
+START_TEST(test_cgroup_labels)
+{
+	static const struct {
+		const char *cgroup, *container;
+		long long count;
+	} want[] = {
+		{ "/system.slice/docker-" PK_SYNTH_CONTAINER_ID ".scope", PK_SYNTH_CONTAINER_ID, 2 },
+		{ "/user.slice", NULL, 1 },
+		{ "cgroup:30", NULL, 1 },
+		{ NULL, NULL, 1 },
+	};
+	struct pk_profile p = pk_synth_cgroup_profile(PK_GROUP_NONE, false);
+	bool seen[4] = { false };
+	size_t len;
+	int ret;
+	unsigned char *buf = (unsigned char *)write_to_memory(&p, &len, &ret);
+	Perftools__Profiles__Profile *m;
+
+	ck_assert_int_eq(ret, 0);
+	m = pk_test_pprof_decode(buf, len);
+	ck_assert_uint_eq(m->n_sample, 4);
+	for (size_t i = 0; i < m->n_sample; i++) {
+		const Perftools__Profiles__Sample *s = m->sample[i];
+		const Perftools__Profiles__Label *cg = label_or_null(m, s, "cgroup");
+		const Perftools__Profiles__Label *cid = label_or_null(m, s, "container_id");
+		size_t w;
+
+		for (w = 0; w < 4; w++)
+			if (want[w].cgroup ? cg && !strcmp(str(m, cg->str), want[w].cgroup) : !cg)
+				break;
+		ck_assert_msg(w < 4, "sample %zu: cgroup %s", i, cg ? str(m, cg->str) : "(none)");
+		ck_assert(!seen[w]);
+		seen[w] = true;
+		ck_assert_int_eq(s->value[0], want[w].count);
+		ck_assert_str_eq(str(m, label(m, s, "comm")->str), "svc");
+		if (want[w].container) {
+			ck_assert_ptr_nonnull(cid);
+			ck_assert_str_eq(str(m, cid->str), want[w].container);
+			ck_assert_int_eq(cid->num, 0);
+		} else {
+			ck_assert_ptr_null(cid);
+		}
+		ck_assert_uint_eq(s->n_label, 4 + (cg != NULL) + (cid != NULL));
+		if (cg)
+			ck_assert_int_eq(cg->num, 0);
+	}
+	perftools__profiles__profile__free_unpacked(m, NULL);
+	free(buf);
+}
+END_TEST
+
 /* gzip(1) agrees that the file is gzip. */
 START_TEST(test_gzip_tool)
 {
@@ -1296,6 +1361,7 @@ Suite *suite_pprof(void)
 	tcase_add_test(tc, test_events_decode);
 	tcase_add_test(tc, test_events_go);
 	tcase_add_test(tc, test_python_go);
+	tcase_add_test(tc, test_cgroup_labels);
 	suite_add_tcase(s, tc);
 	return s;
 }

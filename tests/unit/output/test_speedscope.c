@@ -154,6 +154,8 @@ static char *expected_stacks(const struct pk_profile *p)
 			if (key_of(p, s) != keys[k])
 				continue;
 			put_profile_name(f, p, keys[k]);
+			if (p->per_cgroup)
+				fprintf(f, ";%s", pk_stack_cgroup(st));
 			if (p->group == PK_GROUP_CPU)
 				fprintf(f, ";%s", st->comm);
 			for (size_t j = st->nuser; j-- > 0;)
@@ -169,23 +171,49 @@ static char *expected_stacks(const struct pk_profile *p)
 
 /* --- tests ----------------------------------------------------------------- */
 
-static void check_stacks(enum pk_group group, bool lines)
+static void check_profile_stacks(const struct pk_profile *p)
 {
-	struct pk_profile p = pk_synth_profile(group, lines);
-	char *got = write_check_dump(&p, "stacks"), *want;
+	char *got = write_check_dump(p, "stacks"), *want;
 
 	if (!got)
 		return;
-	want = expected_stacks(&p);
+	want = expected_stacks(p);
 	ck_assert_str_eq(got, want);
 	free(got);
 	free(want);
+}
+
+static void check_stacks(enum pk_group group, bool lines)
+{
+	struct pk_profile p = pk_synth_profile(group, lines);
+
+	check_profile_stacks(&p);
 }
 
 START_TEST(test_stacks_per_process)
 {
 	check_stacks(PK_GROUP_NONE, false);
 	check_stacks(PK_GROUP_PID, true);
+}
+END_TEST
+
+/* --per-cgroup: each stack starts with its cgroup, above the thread's
+ * name of a profile per CPU. */
+START_TEST(test_stacks_per_cgroup)
+{
+	struct pk_profile p = pk_synth_cgroup_profile(PK_GROUP_NONE, true);
+	char *json;
+
+	check_profile_stacks(&p);
+	p.group = PK_GROUP_CPU;
+	check_profile_stacks(&p);
+	p.group = PK_GROUP_TID;
+	check_profile_stacks(&p);
+	/* the oracle's dump joins frames with ';': the names themselves */
+	json = write_json(&p);
+	ck_assert_ptr_nonnull(strstr(json, "\"/system.slice/docker-" PK_SYNTH_CONTAINER_ID ".scope\""));
+	ck_assert_ptr_nonnull(strstr(json, "\"[unknown cgroup]\""));
+	free(json);
 }
 END_TEST
 
@@ -620,6 +648,7 @@ Suite *suite_speedscope(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, test_stacks_per_process);
 	tcase_add_test(tc, test_stacks_per_thread);
+	tcase_add_test(tc, test_stacks_per_cgroup);
 	tcase_add_test(tc, test_stacks_per_cpu);
 	tcase_add_test(tc, test_summary);
 	tcase_add_test(tc, test_events);

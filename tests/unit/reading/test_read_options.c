@@ -34,6 +34,24 @@ START_TEST(test_defaults)
 	ck_assert_str_eq(o.pin_dir, "/sys/fs/bpf/probekit");
 	ck_assert(!o.help && !o.version);
 	ck_assert(!o.from_now);
+	ck_assert(!o.per_cgroup);
+}
+END_TEST
+
+/* --per-cgroup goes with any grouping: the cgroup is the root above it. */
+START_TEST(test_per_cgroup)
+{
+	char *argv[] = { "probe-read", "--per-cgroup", "--per-pid", "-f", "svg", NULL };
+	char *top[] = { "probe-read", "--top", "--per-cgroup", NULL };
+	struct pk_read_opts o;
+	char err[PK_ERR_LEN];
+
+	ck_assert_int_eq(parse(argv, ARGC(argv), &o, err), 0);
+	ck_assert(o.per_cgroup);
+	ck_assert_int_eq(o.group, PK_GROUP_PID);
+	ck_assert_int_eq(o.outputs[0].format, PK_FORMAT_SVG);
+	ck_assert_int_eq(parse(top, ARGC(top), &o, err), -EINVAL);
+	ck_assert_str_eq(err, "--top is a view in the terminal: it takes none of -f, -o, --interval, --per-pid, --per-tid, --per-cpu, --per-cgroup");
 }
 END_TEST
 
@@ -226,8 +244,8 @@ START_TEST(test_errors)
 		{ { "-d", "1", "extra" }, "unexpected argument 'extra'" },
 		{ { "-f", "html" }, "-f html: unknown format (folded, perf, pprof, speedscope or svg)" },
 		{ { "--per-pid", "--per-cpu" }, "--per-pid and --per-cpu do not go together: choose one grouping" },
-		{ { "--top", "-f", "svg" }, "--top is a view in the terminal: it takes none of -f, -o, --interval, --per-pid, --per-tid, --per-cpu" },
-		{ { "--per-tid", "--top" }, "--top is a view in the terminal: it takes none of -f, -o, --interval, --per-pid, --per-tid, --per-cpu" },
+		{ { "--top", "-f", "svg" }, "--top is a view in the terminal: it takes none of -f, -o, --interval, --per-pid, --per-tid, --per-cpu, --per-cgroup" },
+		{ { "--per-tid", "--top" }, "--top is a view in the terminal: it takes none of -f, -o, --interval, --per-pid, --per-tid, --per-cpu, --per-cgroup" },
 		{ { "--interval", "1" },
 		  "--interval writes one file per interval: give -o a strftime(3) pattern such as 'cpu-%Y%m%dT%H%M%S.pb.gz'" },
 		{ { "--interval", "1", "-o", "cpu.pb.gz" },
@@ -389,6 +407,7 @@ Suite *suite_read_options(void)
 	TCase *tc = tcase_create("parse");
 
 	tcase_add_test(tc, test_defaults);
+	tcase_add_test(tc, test_per_cgroup);
 	tcase_add_test(tc, test_all_options);
 	tcase_add_test(tc, test_keep);
 	tcase_add_test(tc, test_formats_and_outputs);

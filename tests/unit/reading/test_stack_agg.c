@@ -8,11 +8,36 @@
 static struct pk_stack *add(struct pk_stack_agg *agg, __u32 pid, const char *comm,
 			    const __u64 *frames, __u16 klen, __u16 ulen, bool *is_new)
 {
-	struct pk_stack *s = pk_stack_agg_add(agg, pid, comm, frames, klen, ulen, 0, 1, is_new);
+	struct pk_stack *s = pk_stack_agg_add(agg, pid, comm, 0, frames, klen, ulen, 0, 1, is_new);
 
 	ck_assert_ptr_nonnull(s);
 	return s;
 }
+
+/* A task moved to another cgroup samples other stacks (--per-cgroup),
+ * however alike their frames. */
+START_TEST(test_cgroup_apart)
+{
+	struct pk_stack_agg *agg = pk_stack_agg_new();
+	const __u64 f[] = { 0x401000, 0x402000 };
+	struct pk_stack *a, *b, *c;
+	bool is_new;
+
+	a = pk_stack_agg_add(agg, 7, "app", 100, f, 0, 2, 0, 1, &is_new);
+	ck_assert(is_new);
+	b = pk_stack_agg_add(agg, 7, "app", 200, f, 0, 2, 0, 1, &is_new);
+	ck_assert(is_new);
+	c = pk_stack_agg_add(agg, 7, "app", 100, f, 0, 2, 0, 3, &is_new);
+	ck_assert(!is_new);
+	ck_assert_ptr_ne(a, b);
+	ck_assert_ptr_eq(a, c);
+	ck_assert_uint_eq(a->cgroup_id, 100);
+	ck_assert_uint_eq(b->cgroup_id, 200);
+	ck_assert_uint_eq(a->count, 4);
+	ck_assert_uint_eq(b->count, 1);
+	pk_stack_agg_free(agg);
+}
+END_TEST
 
 START_TEST(test_identical_counted_once)
 {
@@ -132,19 +157,19 @@ START_TEST(test_python_frames)
 	bool is_new;
 
 	ck_assert_ptr_nonnull(agg);
-	s1 = pk_stack_agg_add(agg, 7, "py", a, 0, 2, 2, 1, &is_new);
+	s1 = pk_stack_agg_add(agg, 7, "py", 0, a, 0, 2, 2, 1, &is_new);
 	ck_assert(is_new);
 	ck_assert_uint_eq(s1->plen, 2);
 	ck_assert_uint_eq(s1->frames[3], a[3]);
 	/* another Python leaf under the same native frames */
-	s2 = pk_stack_agg_add(agg, 7, "py", b, 0, 2, 2, 1, &is_new);
+	s2 = pk_stack_agg_add(agg, 7, "py", 0, b, 0, 2, 2, 1, &is_new);
 	ck_assert(is_new);
 	ck_assert_ptr_ne(s1, s2);
 	/* the same words, split otherwise between native and Python */
-	s3 = pk_stack_agg_add(agg, 7, "py", a, 0, 3, 1, 1, &is_new);
+	s3 = pk_stack_agg_add(agg, 7, "py", 0, a, 0, 3, 1, 1, &is_new);
 	ck_assert(is_new);
 	ck_assert_ptr_ne(s3, s1);
-	s4 = pk_stack_agg_add(agg, 7, "py", a, 0, 2, 2, 1, &is_new);
+	s4 = pk_stack_agg_add(agg, 7, "py", 0, a, 0, 2, 2, 1, &is_new);
 	ck_assert(!is_new);
 	ck_assert_ptr_eq(s4, s1);
 	ck_assert_uint_eq(s1->count, 2);
@@ -164,7 +189,7 @@ START_TEST(test_unaligned_frames)
 	bool is_new;
 
 	memcpy(buf + 1, f, sizeof(f));
-	s = pk_stack_agg_add(agg, 1, "x", buf + 1, 1, 2, 0, 1, &is_new);
+	s = pk_stack_agg_add(agg, 1, "x", 0, buf + 1, 1, 2, 0, 1, &is_new);
 	ck_assert_ptr_nonnull(s);
 	ck_assert_uint_eq(s->frames[0], 0x1111);
 	ck_assert_uint_eq(s->frames[2], 0x3333);
@@ -266,6 +291,7 @@ Suite *suite_stack_agg(void)
 	TCase *tc = tcase_create("aggregate");
 
 	tcase_add_test(tc, test_identical_counted_once);
+	tcase_add_test(tc, test_cgroup_apart);
 	tcase_add_test(tc, test_distinct_keys);
 	tcase_add_test(tc, test_seal_pid);
 	tcase_add_test(tc, test_comm_after_nul);
