@@ -72,6 +72,13 @@ int ppr_run(const char *file, char **out, char *err, size_t errlen)
 	return run_pprof(file, args, 2, out, err, errlen);
 }
 
+int ppr_run_tags(const char *file, char **out, char *err, size_t errlen)
+{
+	static const char *const args[] = { "-tags", "-symbolize=none", "-sample_index=samples" };
+
+	return run_pprof(file, args, 3, out, err, errlen);
+}
+
 int ppr_run_traces(const char *file, const char *sample_index, char **out, char *err,
 		   size_t errlen)
 {

@@ -109,6 +109,11 @@ bool ppr_go_available(void);
  */
 int ppr_run(const char *file, char **out, char *err, size_t errlen);
 
+/* `go tool pprof -tags -sample_index=samples FILE`: each label's values
+ * with their sample counts ("KEY: Total N", then "N (P%): VALUE" lines).
+ * Same environment and errors as ppr_run(). */
+int ppr_run_tags(const char *file, char **out, char *err, size_t errlen);
+
 /*
  * Parse TEXT (ppr_run's output). 0; -EBADMSG with one line in ERR naming
  * the input line and what is wrong with it; -ENOMEM. Free OUT with

@@ -5,7 +5,9 @@
  * resolution (absolute, relative, the level from a mount of a sub-tree, no
  * cgroup2 at all), and end to end: a fixture inside, its twin outside, a
  * third moved in and out while sampled; every sample from inside, none
- * from outside.
+ * from outside. probe-read --per-cgroup: the stacks rooted at each task's
+ * cgroup, a task moved from one to another under both, pprof's cgroup
+ * label as go tool pprof reads it.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -20,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "harness/pprof_raw.h"
 #include "integration/profile_session.h"
 #include "lib/cgroup.h"
 #include "lib/mountinfo.h"
@@ -27,7 +30,7 @@
 #include "test_util.h"
 
 static char mnt[4096];		/* the cgroup2 mount */
-static char outer[4200], inner[4300];
+static char outer[4200], inner[4300], other[4300];
 
 /* The machine's cgroup2 mount into mnt (unchecked setup, in the runner:
  * its teardown sweeps there). */
@@ -55,13 +58,16 @@ static void cgroups_make(void)
 	ck_assert_msg(mnt[0], "no cgroup2 mount on this machine");
 	snprintf(outer, sizeof(outer), "%s/pk-test-%d", mnt, (int)getpid());
 	snprintf(inner, sizeof(inner), "%s/inner", outer);
+	snprintf(other, sizeof(other), "%s/other", outer);
 	ck_assert_int_eq(mkdir(outer, 0755), 0);
 	ck_assert_int_eq(mkdir(inner, 0755), 0);
+	ck_assert_int_eq(mkdir(other, 0755), 0);
 }
 
 static void cgroups_remove(void)
 {
 	rmdir(inner);
+	rmdir(other);
 	rmdir(outer);
 }
 
@@ -81,6 +87,8 @@ static void cgroups_sweep(void)
 		if (sscanf(e->d_name, "pk-test-%d", &pid) != 1 || kill(pid, 0) == 0)
 			continue;
 		snprintf(dir, sizeof(dir), "%s/%s/inner", mnt, e->d_name);
+		rmdir(dir);
+		snprintf(dir, sizeof(dir), "%s/%s/other", mnt, e->d_name);
 		rmdir(dir);
 		snprintf(dir, sizeof(dir), "%s/%s", mnt, e->d_name);
 		rmdir(dir);
@@ -233,6 +241,153 @@ START_TEST(test_samples_inside_only)
 }
 END_TEST
 
+/* The cgroup v2 path of PID under the mount, from /proc/PID/cgroup's
+ * "0::PATH" line, into BUF. */
+static void cgroup_of(pid_t pid, char *buf, size_t len)
+{
+	char path[64], *text, *p;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	text = pk_test_read_file(path, NULL);
+	ck_assert_ptr_nonnull(text);
+	p = strstr(text, "0::");
+	ck_assert_msg(p && (p == text || p[-1] == '\n'), "no cgroup v2 line: %s", text);
+	p += 3;
+	p[strcspn(p, "\n")] = '\0';
+	snprintf(buf, len, "%s", p);
+	free(text);
+}
+
+/* The samples of folded --per-cgroup --per-pid output rooted at the
+ * cgroup CG (NULL: any) and then "fp_chain-PID". */
+static unsigned long samples_in(const struct pk_folded *f, const char *cg, pid_t pid)
+{
+	char proc[64];
+	unsigned long n = 0;
+
+	snprintf(proc, sizeof(proc), "fp_chain-%d;", (int)pid);
+	for (size_t i = 0; i < f->n; i++) {
+		const char *s = f->lines[i].stack, *semi = strchr(s, ';');
+
+		if (!semi || strncmp(semi + 1, proc, strlen(proc)))
+			continue;
+		if (!cg || ((size_t)(semi - s) == strlen(cg) && !strncmp(s, cg, semi - s)))
+			n += f->lines[i].count;
+	}
+	return n;
+}
+
+/* The count go tool pprof -tags gives the value VALUE of the label
+ * "cgroup" in TEXT; 0 when it lists none. */
+static long tag_count(const char *text, const char *value)
+{
+	const char *sec = strstr(text, " cgroup: Total ");
+	char want[4400];
+
+	if (!sec)
+		return 0;
+	snprintf(want, sizeof(want), "): %s\n", value);
+	for (const char *line = strchr(sec, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+		const char *end = strchr(line + 1, '\n');
+		long n;
+
+		/* the section ends at the next key's line ("KEY: Total") */
+		if (strstr(line + 1, ": Total ") && (!end || strstr(line + 1, ": Total ") < end))
+			return 0;
+		if (end && !strncmp(end - strlen(want) + 1, want, strlen(want)) &&
+		    sscanf(line + 1, " %ld", &n) == 1)
+			return n;
+	}
+	return 0;
+}
+
+/*
+ * --per-cgroup: A in OUTER/inner from its start, its twin B outside, C
+ * put in inner before the load and moved to OUTER/other after 1 s of its
+ * CPU time while sampled; each spins 2.5 s. Folded roots: every sample
+ * of A under inner's path, every one of B under its own cgroup (never
+ * inner's), C's under both, and nothing else; pprof's cgroup label, as go
+ * tool pprof -tags reads it, the same counts per path.
+ */
+START_TEST(test_per_cgroup)
+{
+	char a_script[9000], fixture[4096], pa[16], pb[16], pc[16], pprof[] = "/tmp/pk-cgpprof-XXXXXX";
+	char folded[] = "/tmp/pk-cgfolded-XXXXXX";
+	char rel_inner[4400], rel_other[4400], b_cg[4096], perr[512];
+	const char *read[] = { "-d", "60", "--per-cgroup", "--per-pid", "-f", "folded", "-o", folded,
+			       "-f", "pprof", "-o", pprof, NULL };
+	char *out = NULL, *err = NULL, *bad = NULL, *tags = NULL;
+	unsigned long na, nb, nc_in, nc_out;
+	struct pk_folded f;
+	pid_t a, b, c;
+	int fd;
+
+	cgroups_make();
+	fd = mkstemp(pprof);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	fd = mkstemp(folded);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	snprintf(rel_inner, sizeof(rel_inner), "%s", inner + strlen(mnt));
+	snprintf(rel_other, sizeof(rel_other), "%s", other + strlen(mnt));
+	snprintf(fixture, sizeof(fixture), "%s", pk_e2e_fixture("fp_chain"));
+	snprintf(a_script, sizeof(a_script), "echo $$ > %s/cgroup.procs && exec %s 2.5", inner,
+		 fixture);
+	a = pk_test_spawn((char *[]){ "sh", "-c", a_script, NULL }, NULL);
+	b = pk_test_spawn((char *[]){ fixture, "2.5", NULL }, NULL);
+	c = pk_test_spawn((char *[]){ fixture, "2.5", NULL }, NULL);
+	ck_assert(a > 0 && b > 0 && c > 0);
+	move(c, inner);
+	cgroup_of(b, b_cg, sizeof(b_cg));
+	ck_assert_str_ne(b_cg, rel_inner);
+	snprintf(pa, sizeof(pa), "%d", (int)a);
+	snprintf(pb, sizeof(pb), "%d", (int)b);
+	snprintf(pc, sizeof(pc), "%d", (int)c);
+	ck_assert_int_eq(pk_e2e_load((const char *[]){ "-F", "99", "-p", pa, "-p", pb, "-p", pc,
+						      NULL }), 0);
+	wait_cpu(c, 1.0);
+	move(c, other);
+	ck_assert_msg(pk_e2e_read(read, &out, &err) == 0, "probe-read: %s", err);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	ck_assert_int_eq(pk_test_wait(a), 0);
+	ck_assert_int_eq(pk_test_wait(b), 0);
+	ck_assert_int_eq(pk_test_wait(c), 0);
+	free(out);
+	out = pk_test_read_file(folded, NULL);
+	ck_assert_ptr_nonnull(out);
+	ck_assert_msg(pk_folded_parse(out, &f, (const char **)&bad), "not folded: %s", bad);
+	na = samples_in(&f, rel_inner, a);
+	nb = samples_in(&f, b_cg, b);
+	nc_in = samples_in(&f, rel_inner, c);
+	nc_out = samples_in(&f, rel_other, c);
+	fprintf(stderr, "--per-cgroup: A %lu samples under %s, B %lu under %s, C %lu under "
+		"inner and %lu under other\n", na, rel_inner, nb, b_cg, nc_in, nc_out);
+	ck_assert_uint_eq(na, samples_in(&f, NULL, a));
+	ck_assert_uint_ge(na, 99 / 2);
+	ck_assert_uint_eq(nb, samples_in(&f, NULL, b));
+	ck_assert_uint_ge(nb, 99 / 2);
+	ck_assert_uint_eq(nc_in + nc_out, samples_in(&f, NULL, c));
+	ck_assert_uint_ge(nc_in, 99 / 4);	/* inside for 1 s, some before the load */
+	ck_assert_uint_ge(nc_out, 99 / 2);	/* 1.5 s */
+
+	/* pprof's labels, as go tool pprof reads them */
+	ck_assert_msg(ppr_run_tags(pprof, &tags, perr, sizeof(perr)) == 0, "%s", perr);
+	ck_assert_msg(tag_count(tags, rel_inner) == (long)(na + nc_in), "%s: %lu in folded\n%s",
+		      rel_inner, na + nc_in, tags);
+	ck_assert_msg(tag_count(tags, rel_other) == (long)nc_out, "%s: %lu in folded\n%s",
+		      rel_other, nc_out, tags);
+	ck_assert_msg(tag_count(tags, b_cg) == (long)nb, "%s: %lu in folded\n%s", b_cg, nb, tags);
+	pk_folded_free(&f);
+	free(tags);
+	free(out);
+	free(err);
+	unlink(pprof);
+	unlink(folded);
+	cgroups_remove();
+}
+END_TEST
+
 /* --cgroup where no cgroup2 is mounted: one line, nothing loaded. */
 START_TEST(test_no_cgroup2)
 {
@@ -252,6 +407,35 @@ START_TEST(test_no_cgroup2)
 }
 END_TEST
 
+/* --per-cgroup where no cgroup2 is mounted: one line, exit 1, the
+ * session's samples left for another reader. */
+START_TEST(test_per_cgroup_no_cgroup2)
+{
+	const char *read[] = { "-d", "1", "--per-cgroup", NULL };
+	char fixture[4096], pid[16], *out = NULL, *err = NULL;
+	pid_t p;
+
+	snprintf(fixture, sizeof(fixture), "%s", pk_e2e_fixture("fp_chain"));
+	p = pk_test_spawn((char *[]){ fixture, "0.5", NULL }, NULL);
+	ck_assert(p > 0);
+	snprintf(pid, sizeof(pid), "%d", (int)p);
+	ck_assert_int_eq(pk_e2e_load((const char *[]){ "-F", "99", "-p", pid, NULL }), 0);
+	ck_assert_int_eq(unshare(CLONE_NEWNS), 0);
+	ck_assert_int_eq(mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL), 0);
+	ck_assert_msg(mnt[0], "no cgroup2 mount on this machine");
+	ck_assert_int_eq(umount2(mnt, MNT_DETACH), 0);
+	ck_assert_msg(pk_e2e_read(read, &out, &err) == 1, "%s", err);
+	ck_assert_msg(pk_e2e_one_line(err), "not one line: %s", err);
+	ck_assert_msg(strstr(err, "--per-cgroup: no cgroup v2 file system is mounted (a cgroup v1 "
+			     "only host)"), "%s", err);
+	ck_assert_str_eq(out, "");
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	ck_assert_int_eq(pk_test_wait(p), 0);
+	free(out);
+	free(err);
+}
+END_TEST
+
 Suite *suite_cgroup_e2e(void)
 {
 	Suite *s = suite_create("cgroup_e2e");
@@ -266,6 +450,8 @@ Suite *suite_cgroup_e2e(void)
 	tc = pk_e2e_tcase(s, "session", 120);
 	tcase_add_unchecked_fixture(tc, find_mount, cgroups_sweep);
 	tcase_add_test(tc, test_samples_inside_only);
+	tcase_add_test(tc, test_per_cgroup);
 	tcase_add_test(tc, test_no_cgroup2);
+	tcase_add_test(tc, test_per_cgroup_no_cgroup2);
 	return s;
 }
