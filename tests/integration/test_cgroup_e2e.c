@@ -71,12 +71,32 @@ static void cgroups_remove(void)
 	rmdir(outer);
 }
 
-/* Unchecked teardown, in the runner: the cgroups of a test that died
- * half-way (its pid gone, its fixtures killed with it). */
+/* Where a test writes probe-read's output: a name of its pid's, so that
+ * the runner's sweep finds what a test that died left. */
+static void out_path(char *buf, size_t len, const char *ext)
+{
+	snprintf(buf, len, "/tmp/pk-cgroup-test-%d.%s", (int)getpid(), ext);
+}
+
+/* Unchecked teardown, in the runner: the cgroups and output files of a
+ * test that died half-way (its pid gone, its fixtures killed with it). */
 static void cgroups_sweep(void)
 {
 	DIR *d;
 	struct dirent *e;
+
+	if ((d = opendir("/tmp"))) {
+		while ((e = readdir(d))) {
+			char path[300];
+			int pid;
+
+			if (sscanf(e->d_name, "pk-cgroup-test-%d.", &pid) != 1 || kill(pid, 0) == 0)
+				continue;
+			snprintf(path, sizeof(path), "/tmp/%s", e->d_name);
+			unlink(path);
+		}
+		closedir(d);
+	}
 
 	if (!mnt[0] || !(d = opendir(mnt)))
 		return;
@@ -303,32 +323,27 @@ static long tag_count(const char *text, const char *value)
 
 /*
  * --per-cgroup: A in OUTER/inner from its start, its twin B outside, C
- * put in inner before the load and moved to OUTER/other after 1 s of its
- * CPU time while sampled; each spins 2.5 s. Folded roots: every sample
+ * put in inner before the load and moved to OUTER/other after 0.8 s of
+ * its CPU time from the load on; A and B spin 2.5 s, C 5 s. Folded roots: every sample
  * of A under inner's path, every one of B under its own cgroup (never
  * inner's), C's under both, and nothing else; pprof's cgroup label, as go
  * tool pprof -tags reads it, the same counts per path.
  */
 START_TEST(test_per_cgroup)
 {
-	char a_script[9000], fixture[4096], pa[16], pb[16], pc[16], pprof[] = "/tmp/pk-cgpprof-XXXXXX";
-	char folded[] = "/tmp/pk-cgfolded-XXXXXX";
+	char a_script[9000], fixture[4096], pa[16], pb[16], pc[16], pprof[64], folded[64];
 	char rel_inner[4400], rel_other[4400], b_cg[4096], perr[512];
 	const char *read[] = { "-d", "60", "--per-cgroup", "--per-pid", "-f", "folded", "-o", folded,
 			       "-f", "pprof", "-o", pprof, NULL };
 	char *out = NULL, *err = NULL, *bad = NULL, *tags = NULL;
 	unsigned long na, nb, nc_in, nc_out;
+	double c_loaded;
 	struct pk_folded f;
 	pid_t a, b, c;
-	int fd;
 
 	cgroups_make();
-	fd = mkstemp(pprof);
-	ck_assert_int_ge(fd, 0);
-	close(fd);
-	fd = mkstemp(folded);
-	ck_assert_int_ge(fd, 0);
-	close(fd);
+	out_path(pprof, sizeof(pprof), "pb.gz");
+	out_path(folded, sizeof(folded), "folded");
 	snprintf(rel_inner, sizeof(rel_inner), "%s", inner + strlen(mnt));
 	snprintf(rel_other, sizeof(rel_other), "%s", other + strlen(mnt));
 	snprintf(fixture, sizeof(fixture), "%s", pk_e2e_fixture("fp_chain"));
@@ -336,7 +351,7 @@ START_TEST(test_per_cgroup)
 		 fixture);
 	a = pk_test_spawn((char *[]){ "sh", "-c", a_script, NULL }, NULL);
 	b = pk_test_spawn((char *[]){ fixture, "2.5", NULL }, NULL);
-	c = pk_test_spawn((char *[]){ fixture, "2.5", NULL }, NULL);
+	c = pk_test_spawn((char *[]){ fixture, "5", NULL }, NULL);
 	ck_assert(a > 0 && b > 0 && c > 0);
 	move(c, inner);
 	cgroup_of(b, b_cg, sizeof(b_cg));
@@ -346,7 +361,10 @@ START_TEST(test_per_cgroup)
 	snprintf(pc, sizeof(pc), "%d", (int)c);
 	ck_assert_int_eq(pk_e2e_load((const char *[]){ "-F", "99", "-p", pa, "-p", pb, "-p", pc,
 						      NULL }), 0);
-	wait_cpu(c, 1.0);
+	/* 0.8 s of CPU inside from the load on, however long it took */
+	c_loaded = cpu_of(c);
+	ck_assert_msg(c_loaded < 3.0, "C spent %.1f s of its 5 before the load", c_loaded);
+	wait_cpu(c, c_loaded + 0.8);
 	move(c, other);
 	ck_assert_msg(pk_e2e_read(read, &out, &err) == 0, "probe-read: %s", err);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
@@ -368,8 +386,8 @@ START_TEST(test_per_cgroup)
 	ck_assert_uint_eq(nb, samples_in(&f, NULL, b));
 	ck_assert_uint_ge(nb, 99 / 2);
 	ck_assert_uint_eq(nc_in + nc_out, samples_in(&f, NULL, c));
-	ck_assert_uint_ge(nc_in, 99 / 4);	/* inside for 1 s, some before the load */
-	ck_assert_uint_ge(nc_out, 99 / 2);	/* 1.5 s */
+	ck_assert_uint_ge(nc_in, 99 * 0.8 / 2);
+	ck_assert_uint_ge(nc_out, 99 * (5 - 3.0 - 0.8) / 2);
 
 	/* pprof's labels, as go tool pprof reads them */
 	ck_assert_msg(ppr_run_tags(pprof, &tags, perr, sizeof(perr)) == 0, "%s", perr);
