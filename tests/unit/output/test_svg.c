@@ -98,6 +98,47 @@ START_TEST(test_python)
 }
 END_TEST
 
+/* The kind of the frame at PATH in svg_check.py's FRAMES ("KIND R,G,B
+ * COUNT PATH" lines); 0: none. */
+static char frame_kind(const char *frames, const char *path)
+{
+	for (const char *l = frames; *l; l += strcspn(l, "\n") + (l[strcspn(l, "\n")] == '\n')) {
+		size_t len = strcspn(l, "\n"), plen = strlen(path);
+
+		if (len > plen && l[len - plen - 1] == ' ' && !strncmp(l + len - plen, path, plen))
+			return l[0];
+	}
+	return 0;
+}
+
+/* --per-cgroup: the cgroup's path is a root above the process's (and the
+ * CPU's), drawn as folded names it; the subtitle says so. */
+START_TEST(test_per_cgroup)
+{
+	static const enum pk_group groups[] = { PK_GROUP_NONE, PK_GROUP_CPU };
+	struct pk_profile p = pk_synth_cgroup_profile(groups[_i], true);
+	char path[64], *folded, *frames = NULL, *svg = write_both(&p, path, &folded);
+	int ret = pk_test_svg_assert_folded(path, folded, &frames);
+
+	ck_assert_ptr_nonnull(strstr(svg, ", a root per cgroup</text>"));
+	ck_assert_ptr_nonnull(strstr(folded, "/user.slice;"));
+	if (!pk_test_oracle_missing(ret, "xmllint or /usr/bin/python3")) {
+		ck_assert_int_eq(ret, 0);
+		ck_assert_msg(strstr(frames, "cgroup:30"), "%s", frames);
+		/* the process's frame below the cgroup's is a root too */
+		ck_assert_msg(frame_kind(frames, _i ? "/user.slice;cpu-1;svc" : "/user.slice;svc") == 'r',
+			      "%s", frames);
+		ck_assert_msg(frame_kind(frames, _i ? "/user.slice;cpu-1;svc;__libc_start_call_main" :
+					 "/user.slice;svc;__libc_start_call_main") == 'u',
+			      "%s", frames);
+	}
+	free(frames);
+	unlink(path);
+	free(svg);
+	free(folded);
+}
+END_TEST
+
 /* The same profile gives the same bytes: colours come from names, not
  * from chance, so that two graphs compare. */
 START_TEST(test_deterministic)
@@ -223,6 +264,7 @@ Suite *suite_svg(void)
 	tc = tcase_create("file");
 	tcase_add_test(tc, test_deterministic);
 	tcase_add_test(tc, test_python);
+	tcase_add_loop_test(tc, test_per_cgroup, 0, 2);
 	tcase_add_test(tc, test_script_parses);
 	tcase_add_test(tc, test_write_error);
 	suite_add_tcase(s, tc);
