@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "harness/pprof_raw.h"
+#include "integration/cgroup_dirs.h"
 #include "integration/profile_session.h"
 #include "lib/cgroup.h"
 #include "lib/mountinfo.h"
@@ -36,39 +37,20 @@ static char outer[4200], inner[4300], other[4300];
  * its teardown sweeps there). */
 static void find_mount(void)
 {
-	char *text = NULL, *line, *save = NULL;
-	size_t len;
-
-	mnt[0] = '\0';
-	if (pk_proc_text_read("/proc/self/mountinfo", &text, &len))
-		return;
-	for (line = strtok_r(text, "\n", &save); line && !mnt[0];
-	     line = strtok_r(NULL, "\n", &save)) {
-		struct pk_mount m;
-
-		if (pk_mount_parse(line, &m) && !strcmp(m.fstype, "cgroup2"))
-			snprintf(mnt, sizeof(mnt), "%s", m.point);
-	}
-	free(text);
+	pk_test_cgroup_mount(mnt, sizeof(mnt));
 }
 
-/* OUTER/INNER made below the cgroup2 mount. */
+/* OUTER/INNER and OUTER/OTHER made below the cgroup2 mount. */
 static void cgroups_make(void)
 {
-	ck_assert_msg(mnt[0], "no cgroup2 mount on this machine");
-	snprintf(outer, sizeof(outer), "%s/pk-test-%d", mnt, (int)getpid());
-	snprintf(inner, sizeof(inner), "%s/inner", outer);
-	snprintf(other, sizeof(other), "%s/other", outer);
-	ck_assert_int_eq(mkdir(outer, 0755), 0);
-	ck_assert_int_eq(mkdir(inner, 0755), 0);
-	ck_assert_int_eq(mkdir(other, 0755), 0);
+	pk_test_cgroup_make(mnt, NULL, outer, sizeof(outer));
+	pk_test_cgroup_make(mnt, "inner", inner, sizeof(inner));
+	pk_test_cgroup_make(mnt, "other", other, sizeof(other));
 }
 
 static void cgroups_remove(void)
 {
-	rmdir(inner);
-	rmdir(other);
-	rmdir(outer);
+	pk_test_cgroup_remove(outer);
 }
 
 /* Where a test writes probe-read's output: a name of its pid's, so that
@@ -98,36 +80,7 @@ static void cgroups_sweep(void)
 		closedir(d);
 	}
 
-	if (!mnt[0] || !(d = opendir(mnt)))
-		return;
-	while ((e = readdir(d))) {
-		int pid;
-		char dir[4400];
-
-		if (sscanf(e->d_name, "pk-test-%d", &pid) != 1 || kill(pid, 0) == 0)
-			continue;
-		snprintf(dir, sizeof(dir), "%s/%s/inner", mnt, e->d_name);
-		rmdir(dir);
-		snprintf(dir, sizeof(dir), "%s/%s/other", mnt, e->d_name);
-		rmdir(dir);
-		snprintf(dir, sizeof(dir), "%s/%s", mnt, e->d_name);
-		rmdir(dir);
-	}
-	closedir(d);
-}
-
-/* Move PID into the cgroup DIR. */
-static void move(pid_t pid, const char *dir)
-{
-	char path[4400], num[32];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
-	snprintf(num, sizeof(num), "%d", (int)pid);
-	fd = open(path, O_WRONLY);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, num, strlen(num)), (ssize_t)strlen(num));
-	close(fd);
+	pk_test_cgroup_sweep(mnt);
 }
 
 START_TEST(test_resolve)
@@ -234,9 +187,9 @@ START_TEST(test_samples_inside_only)
 						      "-p", pb, "-p", pc, NULL }), 0);
 	a_before = cpu_of(a);	/* A's CPU time before the session sampled */
 	wait_cpu(c, 0.5);
-	move(c, inner);
+	pk_test_cgroup_move(c, inner);
 	wait_cpu(c, 1.5);
-	move(c, mnt);
+	pk_test_cgroup_move(c, mnt);
 	ck_assert_int_eq(pk_e2e_read(read, &out, &err), 0);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
 	ck_assert_int_eq(pk_test_wait(a), 0);
@@ -354,7 +307,7 @@ START_TEST(test_per_cgroup)
 	b = pk_test_spawn((char *[]){ fixture, "2.5", NULL }, NULL);
 	c = pk_test_spawn((char *[]){ fixture, "5", NULL }, NULL);
 	ck_assert(a > 0 && b > 0 && c > 0);
-	move(c, inner);
+	pk_test_cgroup_move(c, inner);
 	cgroup_of(b, b_cg, sizeof(b_cg));
 	ck_assert_str_ne(b_cg, rel_inner);
 	snprintf(pa, sizeof(pa), "%d", (int)a);
@@ -368,7 +321,7 @@ START_TEST(test_per_cgroup)
 	c_loaded = cpu_of(c);
 	ck_assert_msg(c_loaded < 3.0, "C spent %.1f s of its 5 before the load", c_loaded);
 	wait_cpu(c, c_loaded + 0.8);
-	move(c, other);
+	pk_test_cgroup_move(c, other);
 	ck_assert_msg(pk_e2e_read(read, &out, &err) == 0, "probe-read: %s", err);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
 	ck_assert_int_eq(pk_test_wait(a), 0);
