@@ -22,6 +22,17 @@
  * the DWARF walk does of its own. */
 const volatile bool fp_mappings = false;
 
+/* Set by probe-load -- CMD (--unwind dwarf): each no-table report is sent
+ * to `missing` too, the small ring that probe-load drains while it waits
+ * for the command, so that the files the command execs and maps get their
+ * tables when no reader runs (the samples' ring is probe-read's alone). */
+const volatile bool missing_ring = false;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, PK_MISSING_RING_BYTES);
+} missing SEC(".maps");
+
 /* Files already reported with PK_EVENT_NO_TABLE: one event per file. LRU,
  * so a file whose table could not be made is reported again some time.
  * Sizes are probe-load's (bpf/profile_sizes.h); 1 here so that --unwind fp
@@ -137,6 +148,10 @@ static __always_inline void report_missing(const struct vma_cursor *v, struct pk
 	rs->ev.vm_end = v->vm_end;
 	rs->ev.vm_pgoff = v->vm_pgoff;
 	rs->ev.pid = bpf_get_current_pid_tgid() >> 32;
+	/* Whatever the samples' ring does: a full one is retried at a later
+	 * sample, which probe-load takes as a file it has seen. */
+	if (missing_ring)
+		bpf_ringbuf_output(&missing, &rs->ev, sizeof(rs->ev), BPF_RB_FORCE_WAKEUP);
 	if (bpf_ringbuf_output(&events, &rs->ev, sizeof(rs->ev), BPF_RB_FORCE_WAKEUP)) {
 		/* Try again at a later sample. */
 		bpf_map_delete_elem(&unwind_seen, key);

@@ -46,6 +46,8 @@
 						 * MMAPABLE ARRAY of pk_table_page */
 #define PK_PIN_UNWIND_ALLOC	"unwind_alloc"	/* ARRAY [1] struct pk_unwind_alloc */
 #define PK_PIN_UNWIND_SEEN	"unwind_seen"	/* LRU_HASH pk_file_key -> __u8: reported */
+#define PK_PIN_MISSING		"missing"	/* RINGBUF of struct pk_no_table, with
+						 * -- CMD only: probe-load's, not a reader's */
 /* What the session samples (probe-load -e), see "Events" below. */
 #define PK_PIN_EVENT_LIST	"event_list"	/* ARRAY [PK_MAX_EVENTS] of struct pk_event_desc */
 #define PK_PIN_EVENT_COUNTS	"event_counts"	/* PERCPU_ARRAY [PK_MAX_EVENTS * PK_ECNT_SLOTS] of __u64 */

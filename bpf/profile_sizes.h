@@ -4,6 +4,11 @@
 #ifndef PK_PROFILE_SIZES_H
 #define PK_PROFILE_SIZES_H
 
+/* The ring of no-table reports probe-load drains while it waits for
+ * -- CMD (bpf/mapping_report.bpf.h): 56-byte records, a thousand between
+ * two of its reads. One page without a command. */
+#define PK_MISSING_RING_BYTES	(64u << 10)
+
 /* Entries of the targets map: processes profiled at once. */
 #define PK_MAX_TARGETS		8192
 /* Ring buffer bytes unless --ringbuf-size says otherwise. */

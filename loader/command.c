@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <string.h>
+#include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -122,13 +124,35 @@ static void forward(int sig)
 	kill(waited, sig);
 }
 
+/* POLL's work until the command exits (its pidfd readable), or until
+ * POLL is done with or cannot go on; the caller reaps it. */
+static void poll_while_running(pid_t pid, struct pk_command_poll *p)
+{
+	int pidfd = pidfd_open(pid, 0), timeout = p->timeout_ms, n;
+
+	if (pidfd < 0)
+		return;
+	while (timeout >= -1) {
+		struct pollfd fds[2] = { { .fd = pidfd, .events = POLLIN },
+					 { .fd = p->fd, .events = POLLIN } };
+
+		n = poll(fds, 2, timeout);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || fds[0].revents)
+			break;
+		timeout = p->run(p->ctx);
+	}
+	close(pidfd);
+}
+
 /*
  * As perf record -- CMD waits: the command shares our process group, so
  * the terminal's Ctrl-C and Ctrl-\ reach it directly, and we ignore them
  * (the command decides whether they end it); a TERM or HUP sent to us only
  * is passed on.
  */
-int pk_command_wait(struct pk_command *c, const sigset_t *mask)
+int pk_command_wait(struct pk_command *c, const sigset_t *mask, struct pk_command_poll *work)
 {
 	struct sigaction ign = { .sa_handler = SIG_IGN }, fwd = { .sa_handler = forward };
 	int status;
@@ -139,6 +163,8 @@ int pk_command_wait(struct pk_command *c, const sigset_t *mask)
 	sigaction(SIGTERM, &fwd, NULL);
 	sigaction(SIGHUP, &fwd, NULL);
 	sigprocmask(SIG_SETMASK, mask, NULL);
+	if (work)
+		poll_while_running(c->pid, work);
 	while (waitpid(c->pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return 127;

@@ -28,11 +28,22 @@ int pk_command_start(struct pk_command *c, char *const argv[],
  * -errno with a message if it failed (the child is then reaped and C is
  * done with). */
 int pk_command_release(struct pk_command *c, char err[PK_ERR_LEN]);
+/* Work done while the command runs: RUN(CTX) each time FD is readable or
+ * TIMEOUT_MS have passed (-1: only when FD is); it returns the next
+ * timeout, or < -1 to be called no more. */
+struct pk_command_poll {
+	int fd;
+	int timeout_ms;
+	int (*run)(void *ctx);
+	void *ctx;
+};
+
 /* Wait for the released command, with MASK as the signal mask, SIGINT and
  * SIGQUIT ignored (the terminal sends them to the command too) and SIGTERM
- * and SIGHUP passed on to it. Its exit status, or 128 + the signal that
- * killed it, as a shell reports it. */
-int pk_command_wait(struct pk_command *c, const sigset_t *mask);
+ * and SIGHUP passed on to it, doing WORK (NULL: none) meanwhile.
+ * Its exit status, or 128 + the signal that killed it, as a shell reports
+ * it. */
+int pk_command_wait(struct pk_command *c, const sigset_t *mask, struct pk_command_poll *work);
 /* Make the held child exit without running anything, and reap it. */
 void pk_command_abort(struct pk_command *c);
 

@@ -32,6 +32,7 @@
 #include "loader/events/kernel_probes.h"
 #include "loader/kernel_btf.h"
 #include "loader/load_log.h"
+#include "loader/missing_watch.h"
 #include "loader/options.h"
 #include "loader/system.h"
 #include "loader/target_watch.h"
@@ -211,6 +212,14 @@ static int configure(struct load *l)
 	skel->rodata->ncgroups = o->ncgroups;
 	skel->rodata->dwarf = o->dwarf;
 	skel->rodata->stack_copy = o->stack_copy;
+	/* -- CMD: probe-load loads what the command maps while it waits
+	 * (loader/missing_watch.h); else the ring takes one page */
+	skel->rodata->missing_ring = o->dwarf && o->cmd;
+	if (!skel->rodata->missing_ring) {
+		ret = bpf_map__set_max_entries(skel->maps.missing, sysconf(_SC_PAGESIZE));
+		if (ret)
+			return pk_err(l->err, ret, "missing ring: %s", strerror(-ret));
+	}
 	/* Python frames need the DWARF walk, which finds the interpreter */
 	skel->rodata->python = o->dwarf && !o->no_python;
 	/* A quarter full: the reader, polling every 100 ms, still has three
@@ -471,6 +480,8 @@ static int pin_all(struct load *l)
 		ret = pk_pins_add(p, bpf_map__fd(skel->maps.events), PK_PIN_EVENTS, l->err);
 	if (!ret)
 		ret = pk_pins_add(p, bpf_map__fd(skel->maps.counters), PK_PIN_COUNTERS, l->err);
+	if (!ret && skel->rodata->missing_ring)
+		ret = pk_pins_add(p, bpf_map__fd(skel->maps.missing), PK_PIN_MISSING, l->err);
 	if (!ret)
 		ret = pk_pins_add(p, bpf_map__fd(skel->maps.targets), PK_PIN_TARGETS, l->err);
 	if (!ret)
@@ -689,6 +700,50 @@ static void raise_nofile(void)
 	}
 }
 
+/* The missing watch's work while the command runs: one line when it
+ * fails, and no more work. */
+static int watch_run(void *ctx)
+{
+	char err[PK_ERR_LEN];
+	int ret = pk_missing_watch_run(ctx, err);
+
+	if (ret < -1)
+		fprintf(stderr, "probe-load: %s; the command's new files get their tables "
+			"from probe-read\n", err);
+	return ret;
+}
+
+/*
+ * Wait for the command. With --unwind dwarf, meanwhile, the tables of what
+ * it execs and maps (loader/missing_watch.h): through the pins, since
+ * nothing of the load is held any more.
+ */
+static int wait_command(const struct pk_load_opts *o, struct pk_command *cmd,
+			const sigset_t *mask)
+{
+	struct pk_missing_watch *w = NULL;
+	struct pk_command_poll work = { .timeout_ms = -1, .run = watch_run };
+	const struct pk_unwind_stats *st;
+	char err[PK_ERR_LEN];
+	int ret;
+
+	if (o->dwarf && pk_missing_watch_open(o->pin_dir, o->jobs, &w, err))
+		fprintf(stderr, "probe-load: %s; the command's new files get their tables "
+			"from probe-read\n", err);
+	if (w) {
+		work.fd = pk_missing_watch_fd(w);
+		work.ctx = w;
+	}
+	ret = pk_command_wait(cmd, mask, w ? &work : NULL);
+	st = w ? pk_missing_watch_stats(w) : NULL;
+	if (verbose && st)
+		fprintf(stderr, "probe-load: while %s ran: %u tables, %u rows (%u built, %u "
+			"cached, %u refused, %u gone)\n", cmd->name, st->tables, st->rows,
+			st->built, st->hit, st->refused, st->gone);
+	pk_missing_watch_free(w);
+	return ret;
+}
+
 static int load(const struct pk_load_opts *o)
 {
 	char err[PK_ERR_LEN];
@@ -808,7 +863,7 @@ cleanup:
 	 * and a link fd held here kept sampling going past --unload until
 	 * the command exited */
 	close_range(3, ~0U, 0);
-	return pk_command_wait(&cmd, &saved_mask);
+	return wait_command(o, &cmd, &saved_mask);
 }
 
 static int unload(const struct pk_load_opts *o)

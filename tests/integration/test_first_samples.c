@@ -20,6 +20,7 @@
  * the leaf) are, as any other: the walk evaluates their rules.
  */
 #include <fcntl.h>
+#include <signal.h>
 #include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -275,7 +276,7 @@ static void read_tally(const char *what, const char *const *read, const char *co
  * AFTER the command, more than MIN_FINISHED percent, FINISHED, finished in
  * user space (no table of its new files was in the kernel: its stacks are
  * whole because they were finished there). FINISHED < 0: not known (not
- * printed). ERR: probe-read's stderr. */
+ * printed); MIN_FINISHED < 0: not asserted. ERR: probe-read's stderr. */
 static void assert_whole(const char *what, bool after, const struct tally *t,
 			 unsigned long long lost, const char *err, double finished,
 			 double min_finished)
@@ -293,7 +294,7 @@ static void assert_whole(const char *what, bool after, const struct tally *t,
 	ck_assert_msg(t->whole >= WHOLE_MIN * t->counted,
 		      "%s: %lu of %lu stacks whole (%.1f%%), e.g.%s\n%s", what, t->whole,
 		      t->counted, 100.0 * t->whole / t->counted, t->example, err);
-	if (after)
+	if (after && min_finished >= 0)
 		ck_assert_msg(finished > min_finished, "%s: %.1f%% finished in user space, not "
 			      "more than %.0f%%:\n%s", what, finished, min_finished, err);
 }
@@ -301,20 +302,26 @@ static void assert_whole(const char *what, bool after, const struct tally *t,
 /*
  * Profile CMD from its first instruction, with probe-read running during it
  * (AFTER false) or started only once it has exited (AFTER true), and check
- * that its stacks are whole.
+ * that its stacks are whole. At default options but for STACK_COPY (NULL:
+ * the default): read after, probe-load has loaded the tables of what the
+ * command exec'd and mapped while it waited (the command's short-lived
+ * programs, gone before their tables were in, still need their copies).
  */
 static void profile_whole(const char *what, const char *const *cmd, bool after,
 			  const char *stack_copy)
 {
-	/* Without a reader the copies wait in the ring buffer: room for them. */
-	const char *load[32] = { "-F", "499", "--ringbuf-size", after ? "64M" : "8M",
-				 "--stack-copy", stack_copy ? stack_copy : "32K", "--" };
+	const char *load[32] = { "-F", "499" };
 	const char *read[] = { "-d", "120", NULL };
 	unsigned long long lost = 0;
 	struct tally t = { 0 };
 	char *err = NULL;
-	int n = 7;
+	int n = 2;
 
+	if (stack_copy) {
+		load[n++] = "--stack-copy";
+		load[n++] = stack_copy;
+	}
+	load[n++] = "--";
 	for (int i = 0; cmd[i] && n < 31; i++)
 		load[n++] = cmd[i];
 	load[n] = NULL;
@@ -324,8 +331,10 @@ static void profile_whole(const char *what, const char *const *cmd, bool after,
 	read_tally(what, read, NULL, NULL, &t, &lost, &err);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
 	/* the session holds the command's samples alone: probe-read's share
-	 * is of them */
-	assert_whole(what, after, &t, lost, err, finished_share(err), 50);
+	 * is of them; how much of it was finished in user space is said, not
+	 * asserted (test_make's system-wide session, with no probe-load
+	 * waiting, is where every fresh stack is finished there) */
+	assert_whole(what, after, &t, lost, err, after ? finished_share(err) : -1, -1);
 	free(err);
 }
 
@@ -366,9 +375,10 @@ START_TEST(test_gcc)
 
 	gcc_cmd(argv, paths, script, sizeof(script), NULL);
 	/* cc1's ranger recurses ~70 KiB deep: more than the default copy (and
-	 * than perf's 8 KiB), so that samples read after the command need the
-	 * most a copy may be */
-	profile_whole("gcc -O2 -c", argv, _i, _i ? "60K" : NULL);
+	 * than perf's 8 KiB), so that its samples read after the command are
+	 * whole because probe-load gave cc1 its table while it ran (95.1% whole
+	 * when they were finished from 32 KiB copies) */
+	profile_whole("gcc -O2 -c", argv, _i, NULL);
 }
 END_TEST
 
@@ -647,8 +657,10 @@ static void perf_folded(const char *const *argv, struct pk_folded *f)
 /*
  * The exact frames, finished in user space: chain5 (main -> f1 ... f5, no
  * frame pointers, junk in %rbp below f3, frames of different sizes) exec'd
- * by sh after load, read once it exited: every sample's walk stopped in
- * chain5's first frame and was finished from its copy. The user frames
+ * after load by sh, held stopped while probe-load -p took it (with -- CMD,
+ * probe-load would load chain5's table as it waits), read once it exited:
+ * every sample's walk stopped in chain5's first frame and was finished
+ * from its copy. The user frames
  * must be exactly chain5's, as perf --call-graph dwarf finds them for the
  * same command (the oracle, run after; from __libc_start_call_main, where
  * its folding starts). Loop index: gcc PIE, clang non-PIE.
@@ -658,17 +670,29 @@ START_TEST(test_chain5_finished)
 	static const char *const variants[] = { "chain5-gcc-pie", "chain5-clang-nopie" };
 	char path[4096];
 	const char *cmd[] = { "sh", "-c", "exec \"$0\" 2", path, NULL };
-	const char *load[] = { "-F", "499", "--ringbuf-size", "64M", "--", "sh", "-c",
-			       "exec \"$0\" 2", path, NULL };
+	char *held[] = { "sh", "-c", "kill -STOP $$; exec \"$0\" 2", path, NULL };
+	char pid_arg[16];
+	const char *load[] = { "-F", "499", "--ringbuf-size", "64M", "-p", pid_arg, NULL };
 	const char *read[] = { "-d", "0.5", NULL };
+	pid_t pid;
+	int status;
 	unsigned long total, exact, ptotal, pexact;
 	char *out = NULL, *err = NULL, example[512] = "", pexample[512] = "";
 	struct pk_folded f = { 0 }, pf = { 0 };
 	const char *bad = NULL;
 
 	pk_e2e_fixture_nofp(variants[_i], path, sizeof(path));
-	ck_assert_int_eq(pk_e2e_load(load), 0);
-	ck_assert_int_eq(pk_e2e_wait_targets_exit(60), 0);
+	pid = pk_test_spawn(held, NULL);
+	ck_assert_int_gt(pid, 0);
+	ck_assert_msg(waitpid(pid, &status, WUNTRACED) == pid && WIFSTOPPED(status),
+		      "sh did not stop itself");
+	snprintf(pid_arg, sizeof(pid_arg), "%d", (int)pid);
+	status = pk_e2e_load(load);
+	kill(pid, SIGCONT);
+	ck_assert_int_eq(status, 0);
+	status = pk_test_wait(pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "chain5 ended with %#x",
+		      status);
 	ck_assert_int_eq(pk_e2e_read(read, &out, &err), 0);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
 	ck_assert_msg(pk_folded_parse(out, &f, &bad), "not folded: '%s'", bad);

@@ -860,6 +860,53 @@ START_TEST(test_chain_exited)
 }
 END_TEST
 
+/* The case of issue 32: probe-load -F 499 -- in_root.sh ROOT python3.X
+ * chain.py 4, at default options (the ring buffer's 8 MiB, the 32 KiB stack
+ * copy), and probe-read only once it has exited. The root's files had no
+ * table when the session started: probe-load loads them as the command
+ * maps them, so that no sample needs a copy and none is lost (1074 of 1962
+ * were, when every sample carried one until a reader came). */
+START_TEST(test_chain_command_after)
+{
+	const char *const freq[] = { "-F", "499", "--", NULL };
+	const char *const dur[] = { "-d", "1", NULL };
+	const char *argv[MAX_ARGS], *load[MAX_ARGS], *rd[MAX_ARGS];
+	struct pk_e2e_summary sum;
+	struct run r = { 0 };
+	struct oracle o;
+	struct tally t;
+	char what[80];
+	/* chain_variants' python3.13 and python3.14, in their roots */
+	const struct interp *in = chain_argv(_i ? 5 : 3, "4", &r, "cmd", argv);
+	int rc;
+
+	args_cat(load, (const char *const *const[]){ freq, argv, NULL });
+	args_cat(rd, (const char *const *const[]){ dur, root_read_args(), NULL });
+	ck_assert_int_eq(pk_e2e_load_err(load, &r.load_err), 0);
+	ck_assert_int_eq(pk_e2e_wait_targets_exit(300), 0);
+	rc = pk_e2e_read(rd, &r.out, &r.err);
+	ck_assert_msg(rc == 0, "probe-read exited %d: %s", rc, r.err);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	run_parse(&r);
+	ck_assert(pk_e2e_parse_summary(r.err, &sum));
+	oracle_read(r.oracle_path, &o);
+	snprintf(what, sizeof(what), "chain %s, -- CMD read after", in->comm);
+	t = chain_tally(&r, in->comm, 0, "Py_RunMain", oracle_get(&o, "hot"));
+	fprintf(stderr, "python %s: %llu samples read, %llu lost; %lu in hot, %lu of them "
+		"whole (%.2f%%)\n", what, sum.read, sum.lost, t.hot, t.ok,
+		t.hot ? 100.0 * t.ok / t.hot : 0);
+	ck_assert_msg(sum.lost == 0, "%s: %llu samples lost:\n%s", what, sum.lost, r.err);
+	ck_assert_msg(t.hot >= MIN_SAMPLES, "%s: only %lu samples in hot:\n%s", what, t.hot,
+		      r.err);
+	if (t.ok < PY_MIN * t.hot)
+		print_stacks(&r, in->comm, 12);
+	ck_assert_msg(t.ok >= PY_MIN * t.hot, "%s: %lu of %lu samples in hot whole:\n%s", what,
+		      t.ok, t.hot, r.err);
+	oracle_free(&o);
+	run_free(&r);
+}
+END_TEST
+
 static void py_push(struct stack *s, const char *name, const char *file, long line)
 {
 	const char *base = strrchr(file, '/');
@@ -1790,6 +1837,7 @@ Suite *suite_python_e2e(void)
 	tc = pk_e2e_tcase(s, "chain", 240);
 	tcase_add_loop_test(tc, test_chain, 0, NCHAINS);
 	tcase_add_loop_test(tc, test_chain_exited, 0, NPY);
+	tcase_add_loop_test(tc, test_chain_command_after, 0, 2);
 	tcase_add_loop_test(tc, test_formats, 0, NRELEASES);
 	tcase_add_test(tc, test_no_python);
 	tcase_add_test(tc, test_systemwide);

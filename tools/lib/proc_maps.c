@@ -272,6 +272,23 @@ int pk_map_files_path(char *buf, size_t len, const char *proc_root, pid_t pid, _
 	return n < 0 || (size_t)n >= len ? -ENAMETOOLONG : 0;
 }
 
+int pk_map_files_named(char *path, char *name, size_t len, const char *proc_root, pid_t pid,
+		       __u64 start, __u64 end)
+{
+	ssize_t n;
+	int ret = pk_map_files_path(path, len, proc_root, pid, start, end);
+
+	if (ret)
+		return ret;
+	name[0] = '\0';
+	n = readlink(path, name, len - 1);
+	if (n < 0 && (errno == ENOENT || errno == ESRCH))
+		return -ESRCH;
+	if (n > 0)
+		name[n] = '\0';
+	return 0;
+}
+
 int pk_path_hold(const char *path, char *buf, size_t len)
 {
 	/* O_NONBLOCK: a FIFO named by mistake must not hang the reader */

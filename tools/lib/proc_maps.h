@@ -75,6 +75,13 @@ void pk_maps_free(struct pk_maps *maps);
 int pk_map_files_path(char *buf, size_t len, const char *proc_root, pid_t pid, __u64 start,
 		      __u64 end);
 
+/* pk_map_files_path() into PATH, and what the link names into NAME (the
+ * path the process mapped; "" when it cannot be read): the file a no-table
+ * report names, to read its table from. 0; -ESRCH when the process has
+ * exited or unmapped it (nothing left to read); -ENAMETOOLONG. */
+int pk_map_files_named(char *path, char *name, size_t len, const char *proc_root, pid_t pid,
+		       __u64 start, __u64 end);
+
 /* Open PATH (a map_files link, say) and name the open file in BUF as
  * /proc/self/fd/N: a path that still reads the same file once PATH is gone
  * (its process exited), for readers that open a file more than once. The

@@ -534,31 +534,26 @@ static void handle_no_table(struct pk_reader *r, const struct pk_record_no_table
 {
 	struct pk_unwind_file file = { .key = { .dev = ev->dev, .ino = ev->ino } };
 	char path[PATH_MAX], name[PATH_MAX], err[PK_ERR_LEN];
-	ssize_t len;
 	int ret;
 
 	r->stats.no_table++;
 	if (!r->tables.add)
 		return;
 	if (ev->dev != PK_VDSO_DEV || ev->ino != PK_VDSO_INO) {
-		if (pk_map_files_path(path, sizeof(path), r->proc_root, ev->pid, ev->vm_start,
-				      ev->vm_end)) {
-			r->stats.tables_failed++;
-			return;
-		}
-		/* The link names the file for messages; without it the
-		 * process has exited (or unmapped it): nothing to read. */
-		len = readlink(path, name, sizeof(name) - 1);
-		if (len < 0 && (errno == ENOENT || errno == ESRCH)) {
+		ret = pk_map_files_named(path, name, sizeof(path), r->proc_root, ev->pid,
+					 ev->vm_start, ev->vm_end);
+		/* the process has exited (or unmapped it): nothing to read */
+		if (ret == -ESRCH) {
 			r->stats.tables_gone++;
 			if (r->tables.forget)
 				r->tables.forget(r->tables.ctx, &file.key);
 			return;
 		}
-		if (len > 0) {
-			name[len] = '\0';
-			file.name = name;
+		if (ret) {
+			r->stats.tables_failed++;
+			return;
 		}
+		file.name = name[0] ? name : NULL;
 		file.path = path;
 	}
 	ret = r->tables.add(r->tables.ctx, &file, err);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,6 +257,35 @@ START_TEST(test_path_hold)
 }
 END_TEST
 
+/* pk_map_files_named: a mapping's link and the path it names (as root,
+ * who may read map_files), -ESRCH once it is unmapped (as when its
+ * process exits), -ENAMETOOLONG for a buffer too small. */
+START_TEST(test_map_files_named)
+{
+	char path[] = "/tmp/pk-named-XXXXXX", link[PATH_MAX], name[PATH_MAX];
+	int fd = mkstemp(path);
+	void *p;
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "named", 5), 5);
+	p = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE, fd, 0);
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	ck_assert_int_eq(pk_map_files_named(link, name, 16, "/proc", getpid(), (uintptr_t)p,
+					    (uintptr_t)p + 4096), -ENAMETOOLONG);
+	if (geteuid() == 0) {
+		ck_assert_int_eq(pk_map_files_named(link, name, sizeof(link), "/proc", getpid(),
+						    (uintptr_t)p, (uintptr_t)p + 4096), 0);
+		ck_assert_str_eq(name, path);
+	}
+	ck_assert_int_eq(munmap(p, 4096), 0);
+	if (geteuid() == 0)
+		ck_assert_int_eq(pk_map_files_named(link, name, sizeof(link), "/proc", getpid(),
+						    (uintptr_t)p, (uintptr_t)p + 4096), -ESRCH);
+	close(fd);
+	unlink(path);
+}
+END_TEST
+
 /* The mappings' array (32 first, doubled) at the edges of its growth:
  * none, one, exactly full, one more, powers of two; every mapping found. */
 START_TEST(test_parse_growth_edges)
@@ -333,6 +363,7 @@ Suite *suite_proc_maps(void)
 	tcase_add_test(tc, test_text_read_growth_edges);
 	tcase_add_test(tc, test_read_self);
 	tcase_add_test(tc, test_path_hold);
+	tcase_add_test(tc, test_map_files_named);
 	suite_add_tcase(s, tc);
 	return s;
 }
