@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,12 +60,63 @@ START_TEST(test_named_before_exec)
 }
 END_TEST
 
+struct polled {
+	int fd;
+	int calls;
+};
+
+/* Take the byte, if there is one; come back twice after 10 ms, then no
+ * more (< -1). */
+static int poll_run(void *ctx)
+{
+	struct polled *p = ctx;
+	char c;
+
+	if (read(p->fd, &c, 1) < 0 && errno != EAGAIN)
+		return -2;
+	return ++p->calls < 3 ? 10 : -2;
+}
+
+/* While the command runs, the work is called when its fd is readable and
+ * at its timeouts, until it says it is done; the command's status is
+ * still the wait's. */
+START_TEST(test_wait_polls)
+{
+	char *const argv[] = { "sh", "-c", "sleep 0.3; exit 3", NULL };
+	struct polled p = { 0 };
+	struct pk_command_poll work = { .timeout_ms = -1, .run = poll_run, .ctx = &p };
+	struct pk_command c;
+	char err[PK_ERR_LEN];
+	sigset_t mask;
+	int fds[2];
+
+	ck_assert_int_eq(pipe2(fds, O_NONBLOCK | O_CLOEXEC), 0);
+	ck_assert_int_eq(write(fds[1], "r", 1), 1);
+	p.fd = work.fd = fds[0];
+	sigprocmask(SIG_SETMASK, NULL, &mask);
+	ck_assert_int_eq(pk_command_start(&c, argv, &mask, err), 0);
+	ck_assert_int_eq(pk_command_release(&c, err), 0);
+	ck_assert_int_eq(pk_command_wait(&c, &mask, &work), 3);
+	ck_assert_int_eq(p.calls, 3);
+	close(fds[0]);
+	close(fds[1]);
+	sigprocmask(SIG_SETMASK, &mask, NULL);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGQUIT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGHUP, SIG_DFL);
+}
+END_TEST
+
 Suite *suite_command(void)
 {
 	Suite *s = suite_create("command");
 	TCase *tc = tcase_create("name");
 
 	tcase_add_test(tc, test_named_before_exec);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("wait");
+	tcase_add_test(tc, test_wait_polls);
 	suite_add_tcase(s, tc);
 	return s;
 }
