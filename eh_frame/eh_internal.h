@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <libelf.h>
 #include <linux/types.h>
 
 #include "eh_frame/checksum.h"
@@ -153,16 +154,32 @@ struct eh_rows {
 	size_t n, cap;
 };
 
+/* The row of a PC no FDE covers. */
+extern const struct pk_unwind_rule eh_end_rule;
+
 void eh_rows_free(struct eh_rows *rows);
 /* Append, merging with the previous row when the rule is the same, and
  * replacing it when it starts at the same pc. */
 int eh_rows_push(struct eh_rows *rows, __u64 pc, const struct pk_unwind_rule *rule);
+/* eh_rows_push with the reason in ERR: -EINVAL (a PC before the last
+ * row's), -E2BIG (more than EH_MAX_ROWS), -ENOMEM. */
+int eh_rows_push_checked(struct eh_rows *rows, __u64 pc,
+			 const struct pk_unwind_rule *rule, char err[PK_ERR_LEN]);
 /* Rows of one CFI section. */
 int eh_rows_from_section(struct eh_rows *rows, const void *data, size_t size,
 			 __u64 vaddr, bool eh_frame, char err[PK_ERR_LEN]);
 /* PRIMARY wherever it has a non-END row, SECONDARY elsewhere. */
 int eh_rows_overlay(struct eh_rows *out, const struct eh_rows *primary,
 		    const struct eh_rows *secondary);
+
+/* ---- go_table.c ----------------------------------------------------------- */
+
+struct pk_gopclntab;
+/* Rows of a Go binary without CFI from its .gopclntab's SP deltas (pcsp):
+ * CFA = RSP + delta + 8, RA at CFA-8, RBP at CFA-16 where the frame holds
+ * it. -ENODATA when no function has a usable SP table. */
+int eh_rows_from_gopclntab(struct eh_rows *rows, const struct pk_gopclntab *t,
+			   char err[PK_ERR_LEN]);
 
 /* Serialize ROWS into a table (interning rules); FLAGS, BUILD_ID go to the
  * header. */
@@ -202,6 +219,8 @@ int eh_elf_file_section(struct eh_elf_file *ef, const char *name,
 		      struct elf_section *out, char err[PK_ERR_LEN]);
 /* The GNU build-id note; length 0 when there is none. */
 const __u8 *eh_elf_file_build_id(const struct eh_elf_file *ef, size_t *len);
+/* Its libelf handle (valid until eh_elf_file_close). */
+Elf *eh_elf_file_elf(const struct eh_elf_file *ef);
 /* The whole file as mapped. */
 const void *eh_elf_file_bytes(const struct eh_elf_file *ef, size_t *len);
 /* The separate debug file of EF (by build-id under DEBUG_ROOT, then by

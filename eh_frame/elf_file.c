@@ -249,6 +249,11 @@ const __u8 *eh_elf_file_build_id(const struct eh_elf_file *ef, size_t *len)
 	return ef->build_id;
 }
 
+Elf *eh_elf_file_elf(const struct eh_elf_file *ef)
+{
+	return ef->elf;
+}
+
 const void *eh_elf_file_bytes(const struct eh_elf_file *ef, size_t *len)
 {
 	*len = ef->size;

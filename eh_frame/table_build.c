@@ -14,9 +14,10 @@
 #include <string.h>
 
 #include "eh_frame/eh_internal.h"
+#include "eh_frame/go_pclntab.h"
 #include "lib/util/array.h"
 
-static const struct pk_unwind_rule end_rule = {
+const struct pk_unwind_rule eh_end_rule = {
 	.cfa_type = PK_CFA_END,
 	.fp_type = PK_FP_UNCHANGED,
 	.ra_type = PK_RA_UNDEFINED,
@@ -69,11 +70,14 @@ static int cmp_fde(const void *a, const void *b)
 	return x->offset < y->offset ? -1 : x->offset > y->offset;
 }
 
-static int push_checked(struct eh_rows *rows, __u64 pc,
-			const struct pk_unwind_rule *rule, char err[PK_ERR_LEN])
+int eh_rows_push_checked(struct eh_rows *rows, __u64 pc,
+			 const struct pk_unwind_rule *rule, char err[PK_ERR_LEN])
 {
 	int ret = eh_rows_push(rows, pc, rule);
 
+	if (ret == -EINVAL)
+		return pk_err(err, -EINVAL, "rows out of order at 0x%llx",
+			      (unsigned long long)pc);
 	if (ret == -E2BIG)
 		return pk_err(err, -E2BIG, "more than %u rows", EH_MAX_ROWS);
 	if (ret)
@@ -93,7 +97,7 @@ static int on_row(void *arg, __u64 pc, const struct cfi_state *state)
 	struct pk_unwind_rule rule;
 
 	eh_classify(state, sink->signal, &rule);
-	return push_checked(sink->rows, pc, &rule, sink->err);
+	return eh_rows_push_checked(sink->rows, pc, &rule, sink->err);
 }
 
 static int rows_from_parsed(struct eh_rows *rows, struct cfi_section *s,
@@ -121,7 +125,7 @@ static int rows_from_parsed(struct eh_rows *rows, struct cfi_section *s,
 		    (!s->eh_frame && fde->pc_begin == 0))
 			continue;
 		if (rows->n && fde->pc_begin > last_end)
-			ret = push_checked(rows, last_end, &end_rule, err);
+			ret = eh_rows_push_checked(rows, last_end, &eh_end_rule, err);
 		/* Overlapping FDEs (not emitted by compilers): the later
 		 * start wins from its first byte on. */
 		while (rows->n && rows->v[rows->n - 1].pc >= fde->pc_begin)
@@ -131,7 +135,7 @@ static int rows_from_parsed(struct eh_rows *rows, struct cfi_section *s,
 		last_end = fde->pc_end;
 	}
 	if (!ret && rows->n)
-		ret = push_checked(rows, last_end, &end_rule, err);
+		ret = eh_rows_push_checked(rows, last_end, &eh_end_rule, err);
 	free(inits);
 	return ret;
 }
@@ -156,7 +160,7 @@ int eh_rows_overlay(struct eh_rows *out, const struct eh_rows *primary,
 	size_t i = 0, j = 0;
 
 	while (i < primary->n || j < secondary->n) {
-		const struct pk_unwind_rule *p = &end_rule, *s = &end_rule;
+		const struct pk_unwind_rule *p = &eh_end_rule, *s = &eh_end_rule;
 		__u64 pc;
 		int ret;
 
@@ -336,6 +340,30 @@ static int debug_frame_rows(struct eh_elf_file *ef, const char *path,
 	return ret;
 }
 
+/* Rows of a file without CFI from its Go .gopclntab. A Go binary with
+ * CFI keeps it (Go's linker writes .debug_frame from the same SP deltas).
+ * -ENODATA, as for any file without CFI, when it has no table or one
+ * that gives no rows (the reason added: an older Go's layout, a bad
+ * table); -ENOMEM. */
+static int go_rows(struct eh_elf_file *ef, struct eh_rows *rows, char err[PK_ERR_LEN])
+{
+	struct pk_gopclntab *t = NULL;
+	char why[PK_ERR_LEN];
+	int ret;
+
+	ret = pk_gopclntab_from_elf(eh_elf_file_elf(ef), &t, why);
+	if (!ret)
+		ret = eh_rows_from_gopclntab(rows, t, why);
+	pk_gopclntab_free(t);
+	if (ret == -ENOENT)
+		return pk_err(err, -ENODATA, "no .eh_frame or .debug_frame section");
+	if (ret == -ENOMEM)
+		return pk_err(err, -ENOMEM, "out of memory");
+	if (ret)
+		return pk_err(err, -ENODATA, "no .eh_frame or .debug_frame section, and %s", why);
+	return 0;
+}
+
 int eh_table_from_elf_file(struct eh_elf_file *ef, const char *path,
 			   const struct eh_unwind_build_opts *opts,
 			   struct eh_unwind_table **out, char err[PK_ERR_LEN])
@@ -365,8 +393,10 @@ int eh_table_from_elf_file(struct eh_elf_file *ef, const char *path,
 			goto out;
 	}
 	if (!flags) {
-		ret = pk_err(err, -ENODATA, "no .eh_frame or .debug_frame section");
-		goto out;
+		ret = go_rows(ef, &eh, err);
+		if (ret)
+			goto out;
+		flags |= PK_UNWIND_HAS_GOPCLNTAB;
 	}
 	if (eh.n && dbg.n) {
 		ret = eh_rows_overlay(&both, &eh, &dbg);

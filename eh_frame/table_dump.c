@@ -100,11 +100,12 @@ int eh_unwind_table_dump(const struct eh_unwind_table *t, FILE *out)
 		eh_hex(h->build_id, h->build_id_len, hex, sizeof(hex));
 	fprintf(out, "# probekit unwind table v%u arch %u build-id %s\n",
 		h->version, h->arch, hex);
-	fprintf(out, "# rows %u rules %u bytes %zu range 0x%llx-0x%llx sources%s%s\n",
+	fprintf(out, "# rows %u rules %u bytes %zu range 0x%llx-0x%llx sources%s%s%s\n",
 		h->nrows, h->nrules, t->size, (unsigned long long)h->pc_base,
 		(unsigned long long)h->pc_end,
 		h->flags & PK_UNWIND_HAS_EH_FRAME ? " .eh_frame" : "",
-		h->flags & PK_UNWIND_HAS_DEBUG_FRAME ? " .debug_frame" : "");
+		h->flags & PK_UNWIND_HAS_DEBUG_FRAME ? " .debug_frame" : "",
+		h->flags & PK_UNWIND_HAS_GOPCLNTAB ? " .gopclntab" : "");
 	fprintf(out, "# pc cfa rbp ra rbx r12 r13 r14 r15\n");
 	for (i = 0; i < h->nrows; i++) {
 		const struct pk_unwind_rule *r = &rules[ids[i]];

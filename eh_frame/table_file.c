@@ -70,7 +70,7 @@ int eh_table_validate(const void *buf, size_t size, char err[PK_ERR_LEN])
 	if (h->arch != 62 && h->arch != 183)
 		return corrupt(err, "unknown architecture");
 	if (h->flags & ~(__u16)(PK_UNWIND_HAS_EH_FRAME | PK_UNWIND_HAS_DEBUG_FRAME |
-				PK_UNWIND_NO_BUILD_ID))
+				PK_UNWIND_NO_BUILD_ID | PK_UNWIND_HAS_GOPCLNTAB))
 		return corrupt(err, "unknown flags");
 	if (h->build_id_len > PK_UNWIND_BUILD_ID_MAX)
 		return corrupt(err, "build-id length");

@@ -126,6 +126,8 @@ enum pk_unwind_flags {
 	PK_UNWIND_HAS_EH_FRAME		= 1u << 0, /* rows from .eh_frame */
 	PK_UNWIND_HAS_DEBUG_FRAME	= 1u << 1, /* rows from .debug_frame */
 	PK_UNWIND_NO_BUILD_ID		= 1u << 2, /* keyed by content hash */
+	PK_UNWIND_HAS_GOPCLNTAB		= 1u << 3, /* rows from a Go .gopclntab's SP
+						    * deltas (no CFI in the file) */
 };
 
 /* How one step of a walk by a rule or a frame pointer went

@@ -9,13 +9,17 @@
  * a few addresses within and past it, with room for 1 to 4 frames; every
  * answer's frames are at most the room given, their names and files
  * strings of the table, ending in it, the function's entry at or before
- * the address.
+ * the address. Then the unwind table of its SP deltas
+ * (eh_frame/go_table.c), as a Go binary without CFI gets one: a
+ * well-formed table or one line of reason (table_check.h).
  */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "eh_frame/eh_internal.h"
 #include "symbolization/gopclntab.h"
+#include "table_check.h"
 
 #define HDR	13
 #define MAX_FUNCS	256
@@ -50,6 +54,21 @@ static void check_lookup(const struct pk_gopclntab *t, __u64 pc)
 			check_str(fr[i].file);
 		}
 	}
+}
+
+/* T's unwind table: well-formed, or one line of why not. */
+static void check_table(const struct pk_gopclntab *t)
+{
+	struct eh_unwind_table *table = NULL;
+	struct eh_rows rows = { 0 };
+	char err[PK_ERR_LEN] = "";
+	int ret;
+
+	ret = eh_rows_from_gopclntab(&rows, t, err);
+	if (!ret)
+		ret = eh_table_from_rows(&rows, PK_UNWIND_HAS_GOPCLNTAB, NULL, 0, &table, err);
+	eh_rows_free(&rows);
+	fuzz_check_result(ret, table, err);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -108,6 +127,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		check_lookup(t, 0);
 		check_lookup(t, ~0ULL);
+		check_table(t);
 		pk_gopclntab_free(t);
 	}
 	free(tab);

@@ -7,282 +7,41 @@
 
 #include "symbolization/gopclntab.h"
 
-#define MAGIC_GO12	0xfffffffbu
-#define MAGIC_GO116	0xfffffffau
-#define MAGIC_GO118	0xfffffff0u
-#define MAGIC_GO120	0xfffffff1u
-
 /* internal/abi: the pcdata table of inline tree indexes, the funcdata of
  * the inline tree */
 #define PCDATA_INL_TREE_INDEX	2
 #define FUNCDATA_INL_TREE	3
 
-/* _func fields (runtime2.go), at their byte offsets */
-#define FUNC_NAME_OFF	4
-#define FUNC_PCFILE	20
-#define FUNC_PCLN	24
-#define FUNC_NPCDATA	28
-#define FUNC_CU_OFFSET	32
-
 /* Inline steps followed per lookup: a tree whose parents loop (a bad
  * table) ends there. Go's deepest real chains are tens. */
 #define MAX_INL_STEPS	256
 
-/* A part of the table: [p, p + len). */
-struct part {
-	const __u8 *p;
-	size_t len;
-};
-
-struct pk_gopclntab {
-	__u32 magic;
-	unsigned quantum;	/* minLC: pc deltas are in its units */
-	__u64 nfunc;
-	__u64 text;		/* entry offsets are from it */
-	struct part funcname, cutab, filetab, pctab, pcln, gofunc;
-	size_t func_size;	/* fixed part of a _func */
-	size_t inl_size;	/* an inlinedCall */
-	size_t inl_name, inl_parent_pc;	/* its nameOff and parentPc */
-};
-
-static __u32 rd32(const __u8 *p)
-{
-	return (__u32)p[0] | (__u32)p[1] << 8 | (__u32)p[2] << 16 | (__u32)p[3] << 24;
-}
-
-static __u64 rdptr(const __u8 *p, unsigned size)
-{
-	return size == 8 ? rd32(p) | (__u64)rd32(p + 4) << 32 : rd32(p);
-}
-
-/* The u32 at OFF of PART into *V: false when it is not all in PART. */
-static bool part32(const struct part *part, __u64 off, __u32 *v)
-{
-	if (off > part->len || part->len - off < 4)
-		return false;
-	*v = rd32(part->p + off);
-	return true;
-}
-
-/* The NUL-terminated string at OFF of PART, or NULL when it does not end
- * in PART. */
-static const char *part_str(const struct part *part, __u64 off)
-{
-	if (off >= part->len || !memchr(part->p + off, 0, part->len - off))
-		return NULL;
-	return (const char *)part->p + off;
-}
-
-const char *pk_gopclntab_layout(const struct pk_gopclntab *t)
-{
-	return t->magic == MAGIC_GO118 ? "1.18-1.19" : "1.20+";
-}
-
-/* --- the header ------------------------------------------------------------ */
-
-static int refuse(__u32 magic, char err[PK_ERR_LEN])
-{
-	if (magic == MAGIC_GO12 || magic == MAGIC_GO116)
-		return pk_err(err, -ENOTSUP, "Go .gopclntab of Go %s (magic 0x%08x) is not read "
-			      "(Go 1.18 and later are): its functions stay named by address",
-			      magic == MAGIC_GO12 ? "1.2-1.15" : "1.16-1.17", magic);
-	return pk_err(err, -ENOTSUP, "Go .gopclntab of an unknown layout (magic 0x%08x; "
-		      "Go 1.18 to 1.27's are read): its functions stay named by address", magic);
-}
-
-int pk_gopclntab_open(const struct pk_gopclntab_src *src, struct pk_gopclntab **out,
-		      char err[PK_ERR_LEN])
-{
-	const __u8 *h = src->tab;
-	struct pk_gopclntab *t;
-	__u64 off[5], text, nfunc;
-	unsigned ps;
-	__u32 magic;
-
-	*out = NULL;
-	if (src->len < 8)
-		return -ENOENT;
-	magic = rd32(h);
-	if ((magic & 0xfffffff0u) != 0xfffffff0u || h[4] || h[5])
-		return -ENOENT;
-	if (magic != MAGIC_GO118 && magic != MAGIC_GO120)
-		return refuse(magic, err);
-	ps = h[7];
-	if ((ps != 4 && ps != 8) || !h[6] || src->len < 8 + 8 * (size_t)ps)
-		return pk_err(err, -EINVAL, "Go .gopclntab: bad header (pointer size %u, "
-			      "quantum %u, %zu bytes)", ps, h[6], src->len);
-	/* nfunc, nfiles, textStart, then the offsets of funcnametab, cutab,
-	 * filetab, pctab and the function table, each from the header */
-	for (int i = 0; i < 5; i++) {
-		off[i] = rdptr(h + 8 + (3 + i) * ps, ps);
-		if (off[i] > src->len || (i && off[i] < off[i - 1]))
-			return pk_err(err, -EINVAL, "Go .gopclntab: its parts are out of order "
-				      "or past its %zu bytes", src->len);
-	}
-	text = src->text ? src->text : rdptr(h + 8 + 2 * ps, ps);
-	if (!text)
-		return pk_err(err, -EINVAL, "Go .gopclntab: no text address");
-	/* the function table: nfunc + 1 (entry offset, _func offset), the
-	 * last one's entry the end of the text */
-	nfunc = rdptr(h + 8, ps);
-	if (nfunc >= (src->len - off[4]) / 8)
-		return pk_err(err, -EINVAL, "Go .gopclntab: %llu functions do not fit its table",
-			      (unsigned long long)nfunc);
-	t = calloc(1, sizeof(*t));
-	if (!t)
-		return -ENOMEM;
-	t->magic = magic;
-	t->quantum = h[6];
-	t->nfunc = nfunc;
-	t->text = text;
-	t->funcname = (struct part){ h + off[0], off[1] - off[0] };
-	t->cutab = (struct part){ h + off[1], off[2] - off[1] };
-	t->filetab = (struct part){ h + off[2], off[3] - off[2] };
-	t->pctab = (struct part){ h + off[3], off[4] - off[3] };
-	t->pcln = (struct part){ h + off[4], src->len - off[4] };
-	if (src->gofunc)
-		t->gofunc = (struct part){ src->gofunc, src->gofunc_len };
-	/* Go 1.20 added _func.startLine and made inlinedCall
-	 * {funcID, _ [3]byte, nameOff, parentPc, startLine}; before, it was
-	 * {parent int16, funcID, _, file, line, func_ (the name), parentPc} */
-	if (magic == MAGIC_GO118) {
-		t->func_size = 40;
-		t->inl_size = 20;
-		t->inl_name = 12;
-		t->inl_parent_pc = 16;
-	} else {
-		t->func_size = 44;
-		t->inl_size = 16;
-		t->inl_name = 4;
-		t->inl_parent_pc = 8;
-	}
-	*out = t;
-	return 0;
-}
-
-void pk_gopclntab_free(struct pk_gopclntab *t)
-{
-	free(t);
-}
-
-/* --- lookups --------------------------------------------------------------- */
-
-/* One function, as far as it is read. */
-struct func {
-	const __u8 *f;		/* its _func, whose fixed part is in the table */
-	__u64 entry;
-	__u32 npcdata, nfuncdata;
-};
-
-/* The function holding PC: false when none does or its _func is not all
- * in the table. */
-static bool find_func(const struct pk_gopclntab *t, __u64 pc, struct func *fn)
-{
-	const __u8 *ftab = t->pcln.p;
-	__u64 lo = 0, hi = t->nfunc, off;
-	__u32 funcoff;
-
-	if (pc < t->text || !t->nfunc)
-		return false;
-	off = pc - t->text;
-	if (off < rd32(ftab) || off >= rd32(ftab + 8 * t->nfunc))
-		return false;
-	/* the last entry at or before OFF (the table is sorted; a bad one
-	 * still ends the search, and the check below refuses its answer) */
-	while (hi - lo > 1) {
-		__u64 mid = lo + (hi - lo) / 2;
-
-		if (rd32(ftab + 8 * mid) <= off)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	if (rd32(ftab + 8 * lo) > off || rd32(ftab + 8 * (lo + 1)) <= off)
-		return false;
-	funcoff = rd32(ftab + 8 * lo + 4);
-	if (funcoff > t->pcln.len || t->pcln.len - funcoff < t->func_size)
-		return false;
-	fn->f = t->pcln.p + funcoff;
-	fn->entry = t->text + rd32(fn->f);
-	fn->npcdata = rd32(fn->f + FUNC_NPCDATA);
-	fn->nfuncdata = fn->f[t->func_size - 1];
-	/* its pcdata and funcdata offsets follow it */
-	if (t->pcln.len - funcoff - t->func_size < 4 * ((__u64)fn->npcdata + fn->nfuncdata))
-		return false;
-	return fn->entry <= pc;
-}
-
-/* An unsigned varint of the pc-value tables (7-bit groups, least
- * significant first) from *P, before END. */
-static bool read_uvarint(const __u8 **p, const __u8 *end, __u32 *v)
-{
-	__u32 val = 0;
-
-	for (unsigned shift = 0; shift < 35 && *p < end; shift += 7) {
-		__u8 b = *(*p)++;
-
-		val |= (__u32)(b & 0x7f) << shift;
-		if (!(b & 0x80)) {
-			*v = val;
-			return true;
-		}
-	}
-	return false;
-}
-
-/*
- * The value at PC of the pc-value table at OFF of pctab, for the function
- * at ENTRY: pairs (value delta, zig-zag; pc delta, in quanta), from value
- * -1 at ENTRY, until the pc passes PC. False when the table has none (OFF
- * 0), ends first or runs out of the table.
- */
-static bool pc_value(const struct pk_gopclntab *t, __u32 off, __u64 entry, __u64 pc, __s32 *val)
-{
-	const __u8 *p, *end = t->pctab.p + t->pctab.len;
-	__u32 v = (__u32)-1, uv, pcd;
-	__u64 at = entry;
-
-	if (!off || off >= t->pctab.len)
-		return false;
-	p = t->pctab.p + off;
-	for (bool first = true;; first = false) {
-		if (!read_uvarint(&p, end, &uv) || (!uv && !first))
-			return false;
-		v += -(uv & 1) ^ (uv >> 1);
-		if (!read_uvarint(&p, end, &pcd))
-			return false;
-		at += (__u64)pcd * t->quantum;
-		if (pc < at) {
-			*val = (__s32)v;
-			return true;
-		}
-	}
-}
-
 /* Table I of FN's pcdata (offsets into pctab): 0 for none. */
-static __u32 pcdata_off(const struct pk_gopclntab *t, const struct func *fn, __u32 i)
+static __u32 pcdata_off(const struct pk_gopclntab *t, const struct pk_gofunc *fn, __u32 i)
 {
-	return i < fn->npcdata ? rd32(fn->f + t->func_size + 4 * i) : 0;
+	return i < fn->npcdata ? pk_go_rd32(fn->f + t->func_size + 4 * i) : 0;
 }
 
 static const char *func_name(const struct pk_gopclntab *t, __u32 name_off)
 {
-	return part_str(&t->funcname, name_off);
+	return pk_go_part_str(&t->funcname, name_off);
 }
 
 /* The file and line FN's tables give PC. */
-static void file_line(const struct pk_gopclntab *t, const struct func *fn, __u64 pc,
+static void file_line(const struct pk_gopclntab *t, const struct pk_gofunc *fn, __u64 pc,
 		      struct pk_srcline_frame *fr)
 {
-	__u32 cu = rd32(fn->f + FUNC_CU_OFFSET), file_off;
+	__u32 cu = pk_go_rd32(fn->f + PK_GOFUNC_CU_OFFSET), file_off;
 	__s32 fileno, line;
 
 	fr->file = NULL;
 	fr->line = 0;
-	if (pc_value(t, rd32(fn->f + FUNC_PCFILE), fn->entry, pc, &fileno) && fileno >= 0 &&
-	    part32(&t->cutab, 4 * ((__u64)cu + (__u32)fileno), &file_off) && file_off != ~0u)
-		fr->file = part_str(&t->filetab, file_off);
-	if (pc_value(t, rd32(fn->f + FUNC_PCLN), fn->entry, pc, &line) && line > 0)
+	if (pk_gopclntab_pc_value(t, pk_go_rd32(fn->f + PK_GOFUNC_PCFILE), fn->entry, pc,
+				  &fileno) && fileno >= 0 &&
+	    pk_go_part32(&t->cutab, 4 * ((__u64)cu + (__u32)fileno), &file_off) && file_off != ~0u)
+		fr->file = pk_go_part_str(&t->filetab, file_off);
+	if (pk_gopclntab_pc_value(t, pk_go_rd32(fn->f + PK_GOFUNC_PCLN), fn->entry, pc, &line) &&
+	    line > 0)
 		fr->line = (__u32)line;
 }
 
@@ -290,7 +49,7 @@ int pk_gopclntab_lookup(const struct pk_gopclntab *t, __u64 pc, struct pk_srclin
 			int max, __u64 *entry)
 {
 	__u32 inl_index = 0, tree_off = ~0u;
-	struct func fn;
+	struct pk_gofunc fn;
 	bool line_ok = true;
 	int n = 0;
 
@@ -298,16 +57,17 @@ int pk_gopclntab_lookup(const struct pk_gopclntab *t, __u64 pc, struct pk_srclin
 
 	if (max < 1)
 		return -EINVAL;
-	if (!find_func(t, pc, &fn))
+	if (!pk_gopclntab_find_func(t, pc, &fn))
 		return 0;
 	/* The function table gives a function the padding after it too;
 	 * its line table ends with its code. Past that, no function holds
 	 * PC, as no sized symbol does (a signal frame's return address, the
 	 * restorer's entry, minus one). */
-	if (rd32(fn.f + FUNC_PCLN) && !pc_value(t, rd32(fn.f + FUNC_PCLN), fn.entry, pc, &line))
+	if (pk_go_rd32(fn.f + PK_GOFUNC_PCLN) &&
+	    !pk_gopclntab_pc_value(t, pk_go_rd32(fn.f + PK_GOFUNC_PCLN), fn.entry, pc, &line))
 		return 0;
 	if (FUNCDATA_INL_TREE < fn.nfuncdata)
-		tree_off = rd32(fn.f + t->func_size + 4 * (fn.npcdata + FUNCDATA_INL_TREE));
+		tree_off = pk_go_rd32(fn.f + t->func_size + 4 * (fn.npcdata + FUNCDATA_INL_TREE));
 	if (tree_off != ~0u)
 		inl_index = pcdata_off(t, &fn, PCDATA_INL_TREE_INDEX);
 	/* Each inlined call at PC, innermost first: its name, PC's line in
@@ -317,11 +77,11 @@ int pk_gopclntab_lookup(const struct pk_gopclntab *t, __u64 pc, struct pk_srclin
 		__u64 at;
 		__u32 name_off, pc_off;
 
-		if (!pc_value(t, inl_index, fn.entry, pc, &ix) || ix < 0)
+		if (!pk_gopclntab_pc_value(t, inl_index, fn.entry, pc, &ix) || ix < 0)
 			break;
 		at = tree_off + (__u64)(__u32)ix * t->inl_size;
-		if (!t->gofunc.p || !part32(&t->gofunc, at + t->inl_name, &name_off) ||
-		    !part32(&t->gofunc, at + t->inl_parent_pc, &pc_off)) {
+		if (!t->gofunc.p || !pk_go_part32(&t->gofunc, at + t->inl_name, &name_off) ||
+		    !pk_go_part32(&t->gofunc, at + t->inl_parent_pc, &pc_off)) {
 			line_ok = false;	/* PC's line is an inlined call's */
 			break;
 		}
@@ -337,7 +97,7 @@ int pk_gopclntab_lookup(const struct pk_gopclntab *t, __u64 pc, struct pk_srclin
 		}
 		pc = fn.entry + (__u32)parent_pc;
 	}
-	out[n].name = func_name(t, rd32(fn.f + FUNC_NAME_OFF));
+	out[n].name = func_name(t, pk_go_rd32(fn.f + PK_GOFUNC_NAME_OFF));
 	if (line_ok) {
 		file_line(t, &fn, pc, &out[n]);
 	} else {
@@ -348,158 +108,3 @@ int pk_gopclntab_lookup(const struct pk_gopclntab *t, __u64 pc, struct pk_srclin
 	return n + 1;
 }
 
-/* --- the ELF front end ----------------------------------------------------- */
-
-/* Section NAME of ELF (its header into *SH), or NULL. */
-static Elf_Scn *section_named(Elf *elf, const char *name, GElf_Shdr *sh)
-{
-	Elf_Scn *scn = NULL;
-	size_t shstrndx;
-
-	if (elf_getshdrstrndx(elf, &shstrndx))
-		return NULL;
-	while ((scn = elf_nextscn(elf, scn))) {
-		const char *n;
-
-		if (!gelf_getshdr(scn, sh))
-			continue;
-		n = elf_strptr(elf, shstrndx, sh->sh_name);
-		if (n && !strcmp(n, name))
-			return scn;
-	}
-	return NULL;
-}
-
-/* The bytes of SCN (a section with contents in the file), or false. */
-static bool section_bytes(Elf_Scn *scn, const GElf_Shdr *sh, struct part *part)
-{
-	Elf_Data *data = sh->sh_type == SHT_NOBITS ? NULL : elf_rawdata(scn, NULL);
-
-	if (!data || !data->d_buf || data->d_size != sh->sh_size)
-		return false;
-	part->p = data->d_buf;
-	part->len = data->d_size;
-	return true;
-}
-
-/* The bytes of ELF from address ADDR to the end of the section holding
- * it, among the sections whose flags masked by MASK are WANT. */
-static bool bytes_at(Elf *elf, __u64 addr, GElf_Xword mask, GElf_Xword want, struct part *out)
-{
-	Elf_Scn *scn = NULL;
-	GElf_Shdr sh;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		struct part part;
-
-		if (!gelf_getshdr(scn, &sh) || (sh.sh_flags & mask) != want ||
-		    addr < sh.sh_addr || addr - sh.sh_addr >= sh.sh_size ||
-		    !section_bytes(scn, &sh, &part))
-			continue;
-		out->p = part.p + (addr - sh.sh_addr);
-		out->len = part.len - (addr - sh.sh_addr);
-		return true;
-	}
-	return false;
-}
-
-/* moduledata's words (runtime/symtab.go, Go 1.18 to 1.27): pcHeader, six
- * slices (ptr, len, cap), findfunctab, minpc, maxpc, text. */
-#define MD_FUNCNAMETAB	1
-#define MD_TEXT		22
-/* rodata then gofunc come after the per-section bounds, at word 37 (Go
- * 1.18-1.19), 39 (1.20-1.26) or 42 (1.27, which added type and itab
- * bounds): looked for in these words */
-#define MD_GOFUNC_FIRST	30
-#define MD_GOFUNC_LAST	48
-
-/*
- * runtime.firstmoduledata: the words in ELF's writable data whose first is
- * the table's address TAB_ADDR and whose second its funcnametab's (at
- * FUNCNAME_OFF from it), into *TEXT and *GOFUNC (go:func.*, 0: not
- * found). False when no such words are there (a PIE's are relocations).
- */
-static bool find_moduledata(Elf *elf, __u64 tab_addr, __u64 funcname_off, unsigned ps,
-			    __u64 *text, __u64 *gofunc)
-{
-	GElf_Shdr rodata_sh, sh;
-	Elf_Scn *scn = NULL;
-	bool have_rodata = section_named(elf, ".rodata", &rodata_sh) != NULL;
-
-	while ((scn = elf_nextscn(elf, scn))) {
-		struct part part;
-
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
-		    (sh.sh_flags & (SHF_ALLOC | SHF_WRITE)) != (SHF_ALLOC | SHF_WRITE) ||
-		    !section_bytes(scn, &sh, &part))
-			continue;
-		for (size_t at = 0; part.len >= ps * (MD_GOFUNC_LAST + 1) &&
-		     at <= part.len - ps * (MD_GOFUNC_LAST + 1); at += ps) {
-			const __u8 *w = part.p + at;
-			struct part go;
-
-			if (rdptr(w, ps) != tab_addr ||
-			    rdptr(w + MD_FUNCNAMETAB * ps, ps) != tab_addr + funcname_off)
-				continue;
-			*text = rdptr(w + MD_TEXT * ps, ps);
-			*gofunc = 0;
-			/* gofunc follows the last word that is .rodata's
-			 * address (types may be it too), and is read-only data */
-			for (int i = MD_GOFUNC_LAST - 1; have_rodata && i >= MD_GOFUNC_FIRST; i--) {
-				__u64 g = rdptr(w + (i + 1) * ps, ps);
-
-				if (rdptr(w + i * ps, ps) == rodata_sh.sh_addr &&
-				    bytes_at(elf, g, SHF_ALLOC | SHF_WRITE | SHF_EXECINSTR,
-					     SHF_ALLOC, &go)) {
-					*gofunc = g;
-					break;
-				}
-			}
-			return true;
-		}
-	}
-	return false;
-}
-
-int pk_gopclntab_from_elf(Elf *elf, struct pk_gopclntab **out, char err[PK_ERR_LEN])
-{
-	struct pk_gopclntab_src src = { 0 };
-	__u64 text = 0, gofunc = 0;
-	const char *ident;
-	struct part tab, go;
-	Elf_Scn *scn;
-	GElf_Shdr sh, text_sh;
-	unsigned ps;
-
-	*out = NULL;
-	ident = elf_getident(elf, NULL);
-	/* a PIE's (-buildmode=pie) is relocated: among the RELRO data */
-	scn = section_named(elf, ".gopclntab", &sh);
-	if (!scn)
-		scn = section_named(elf, ".data.rel.ro.gopclntab", &sh);
-	if (!scn || !ident)
-		return -ENOENT;
-	if (ident[EI_DATA] != ELFDATA2LSB)
-		return pk_err(err, -ENOTSUP, "Go .gopclntab of a big-endian file is not read");
-	if (!section_bytes(scn, &sh, &tab) || tab.len < 8 + 8 * 4)
-		return pk_err(err, -EINVAL, "Go .gopclntab: not in the file");
-	src.tab = tab.p;
-	src.len = tab.len;
-	ps = tab.p[7];
-	if ((ps == 4 || ps == 8) && tab.len >= 8 + 8 * (size_t)ps &&
-	    find_moduledata(elf, sh.sh_addr, rdptr(tab.p + 8 + 3 * ps, ps), ps, &text, &gofunc)) {
-		src.text = text;
-		if (gofunc && bytes_at(elf, gofunc, SHF_ALLOC | SHF_WRITE | SHF_EXECINSTR,
-				       SHF_ALLOC, &go)) {
-			src.gofunc = go.p;
-			src.gofunc_len = go.len;
-		}
-	}
-	/* without moduledata (a PIE's words are relocations), runtime.text
-	 * is where the linker puts it: at .text's start (the header's
-	 * textStart, when there is one, is taken first) */
-	if (!src.text && rdptr(tab.p + 8 + 2 * ps, ps) == 0 &&
-	    section_named(elf, ".text", &text_sh))
-		src.text = text_sh.sh_addr;
-	return pk_gopclntab_open(&src, out, err);
-}
