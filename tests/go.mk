@@ -19,10 +19,14 @@ GO_SRCS := $(wildcard $(GO_SRC)/*.go) $(GO_SRC)/go.mod
 GO_HOST ?= /usr/bin/go
 GO_ENV = HOME=$(1)/home GOTOOLCHAIN=local GOPROXY=off GOTELEMETRY=off GOFLAGS= \
 	GOCACHE=$(1)/cache GOPATH=$(1)/path
-# version -> root (empty: the host)
-GO_VERSIONS := go1.19 go1.24 go1.27
-GO_ROOT_go1.24 := trixie
-GO_ROOT_go1.27 := sid
+# version -> root (empty: the host). A root's version is the Go its
+# golang-go installed (/usr/lib/go-1.N), so that a newer sid's is named
+# for what it is; none before `make test-roots` made the root.
+GO_ROOTS := trixie sid
+go_root_version = $(patsubst go-%,go%,$(notdir $(lastword $(sort \
+	$(wildcard $(ROOTS_CACHE)/$(1)/usr/lib/go-1.*)))))
+$(foreach r,$(GO_ROOTS),$(eval GO_ROOT_$(call go_root_version,$(r)) := $(r)))
+GO_VERSIONS := go1.19 $(foreach r,$(GO_ROOTS),$(call go_root_version,$(r)))
 
 # What one toolchain makes, run in $(1) (the fixture's source) into $(2).
 GO_BUILD = cd $(1) && \
