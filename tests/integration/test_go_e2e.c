@@ -14,11 +14,14 @@
  * samples. A run of the unstripped build is checked alike. The formats
  * show the inlined frame: pprof (read by go tool pprof) and folded.
  *
- * Both builds are walked by frame pointers (--unwind fp): the stripped
- * build has no CFI to build an unwind table from, and with one the
- * unstripped build would gain the caller of a frameless leaf that a
- * frame-pointer walk skips (main.mid, under main.leaf), which is no
- * matter of names.
+ * Walked by frame pointers (--unwind fp), both builds lose the caller of
+ * a frameless leaf alike (the step from it takes its caller's RBP); the
+ * names are compared there. With the default unwinder (dwarf), the
+ * unstripped build walks by its .debug_frame and the stripped one by the
+ * table eh_frame builds from its .gopclntab's SP deltas (go_table.c):
+ * the stacks must be the same, in at least 99% of the stripped samples
+ * its whole stack (the names of every user frame, inlined ones too) is
+ * one the unstripped run has, each frame named and lined alike.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,8 +37,12 @@
 
 static const char *const versions[] = { "go1.19", "go1.24", "go1.27" };
 
-/* The fixture's run: CPU seconds, at 199 Hz about 400 samples. */
+/* The fixture's run: CPU seconds, at 199 Hz about 400 samples; the
+ * unstripped run whose calls the stripped one's are checked against runs
+ * three times as long, so that the runtime's rarer paths (sysmon's, a
+ * preemption's) are among them. */
 #define CPU_SECS	"2"
+#define KNOWN_SECS	"6"
 #define MAX_FRAMES	32
 
 /* One user frame of probe-read's perf text. */
@@ -55,14 +62,16 @@ static const char *fixture(const char *version, const char *kind, char *buf, siz
 	return pk_test_build_path(rel, buf, len);
 }
 
-/* Profile VERSION's KIND build: probe-read's perf text and stderr; with
- * DIR, the same profile as pprof (DIR/go.pb.gz) and folded stacks
- * (DIR/go.folded) too. */
-static void profile(const char *version, const char *kind, const char *dir, char **out,
-		    char **err)
+/* Profile VERSION's KIND build walked by UNWIND (NULL: the default) for
+ * SECS CPU seconds:
+ * probe-read's perf text and stderr; with DIR, the same profile as pprof
+ * (DIR/go.pb.gz) and folded stacks (DIR/go.folded) too. */
+static void profile(const char *version, const char *kind, const char *unwind,
+		    const char *secs, const char *dir, char **out, char **err)
 {
 	char path[512], pb[300], folded[300];
-	const char *load[] = { "--unwind", "fp", "-F", "199", "--", path, CPU_SECS, NULL };
+	const char *with[] = { "--unwind", unwind, "-F", "199", "--", path, secs, NULL };
+	const char *const *load = unwind ? with : with + 2;
 	const char *read[] = { "-d", "120", "--lines", "-f", "perf", "-o", "/dev/stdout",
 			       "-f", "pprof", "-o", pb, "-f", "folded", "-o", folded, NULL };
 
@@ -200,10 +209,107 @@ static void check_formats(const char *dir)
 
 struct tally {
 	unsigned long samples, alike, inlined;
+	unsigned long whole;	/* down to the goroutine's or thread's first frame */
+	unsigned long known;	/* the stack is one of KNOWN's */
 };
 
-/* Each sample of TEXT (perf text of the stripped build) against FULL. */
-static struct tally check_samples(char *text, struct pk_symfile *full)
+/* The names of a sample's user frames, outermost first, ';' between. */
+static void stack_key(const struct frame *fr, int n, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (int i = n - 1; i >= 0 && at < len; i--)
+		at += (size_t)snprintf(buf + at, len - at, "%s%s", i == n - 1 ? "" : ";",
+				       fr[i].name);
+}
+
+/* Whether the outermost frame is where a Go stack begins: a goroutine's
+ * runtime.goexit (under its function), a thread's runtime.mstart or the
+ * program's entry runtime.rt0_go. */
+static bool whole_stack(const struct frame *fr, int n)
+{
+	return n > 0 && (!strncmp(fr[n - 1].name, "runtime.goexit", 14) ||
+			 !strncmp(fr[n - 1].name, "runtime.mstart", 14) ||
+			 !strncmp(fr[n - 1].name, "runtime.rt0_go", 14));
+}
+
+/*
+ * What a run's stacks are made of: each outermost frame ("^name") and
+ * each call, caller to callee ("caller;callee"). A stack of another run
+ * is one of these where its outermost frame and every call in it are: a
+ * walk that skips a frame makes a call no whole walk has (main.top;
+ * main.leaf, without main.mid), and a rare stack of the runtime's
+ * (sysmon's, a signal's) made of known calls need not have been sampled
+ * in both runs.
+ */
+struct stacks {
+	char **v;
+	size_t n;
+};
+
+static bool set_has(const struct stacks *set, const char *key)
+{
+	for (size_t i = 0; i < set->n; i++)
+		if (!strcmp(set->v[i], key))
+			return true;
+	return false;
+}
+
+static void set_add(struct stacks *set, const char *key)
+{
+	if (set_has(set, key))
+		return;
+	set->v = pk_test_grow(set->v, set->n + 1, sizeof(*set->v));
+	set->v[set->n] = strdup(key);
+	ck_assert_ptr_nonnull(set->v[set->n++]);
+}
+
+/* Into SET (ADD) the parts of the stack FR[0..N), innermost first, or
+ * whether SET has them all (!ADD). */
+static bool stack_parts(struct stacks *set, const struct frame *fr, int n, bool add)
+{
+	char key[600];
+
+	if (!n)
+		return true;
+	for (int i = n - 1; i >= 0; i--) {
+		if (i == n - 1)
+			snprintf(key, sizeof(key), "^%s", fr[i].name);
+		else
+			snprintf(key, sizeof(key), "%s;%s", fr[i + 1].name, fr[i].name);
+		if (add)
+			set_add(set, key);
+		else if (!set_has(set, key))
+			return false;
+	}
+	return true;
+}
+
+static void stack_add(struct stacks *set, const struct frame *fr, int n)
+{
+	if (set)
+		stack_parts(set, fr, n, true);
+}
+
+static bool stack_known(const struct stacks *set, const struct frame *fr, int n)
+{
+	return set && stack_parts((struct stacks *)set, fr, n, false);
+}
+
+static void stacks_free(struct stacks *set)
+{
+	for (size_t i = 0; i < set->n; i++)
+		free(set->v[i]);
+	free(set->v);
+	memset(set, 0, sizeof(*set));
+}
+
+/* Each sample of TEXT (perf text of the stripped build) against FULL;
+ * its stack against KNOWN's when there is one; into ADD when there is
+ * one. */
+static struct tally check_samples(char *text, struct pk_symfile *full,
+				  const struct stacks *known, struct stacks *add)
 {
 	struct frame fr[64];
 	struct tally t = { 0 };
@@ -217,6 +323,7 @@ static struct tally check_samples(char *text, struct pk_symfile *full)
 			/* a sample's end: its user frames, address by address */
 			if (in_sample) {
 				bool ok = n > 0, inl = false;
+				char key[4096];
 
 				for (int i = 0, g = 0; ok && i < n; g++) {
 					int j = i;
@@ -231,9 +338,15 @@ static struct tally check_samples(char *text, struct pk_symfile *full)
 					       !strcmp(fr[i + 1].name, "main.leaf");
 					i = j + 1;
 				}
+				stack_add(add, fr, n);
+				stack_key(fr, n, key, sizeof(key));
+				if (known && !stack_known(known, fr, n))
+					fprintf(stderr, "  unknown stack %s\n", key);
 				t.samples++;
 				t.alike += ok;
 				t.inlined += inl;
+				t.whole += whole_stack(fr, n);
+				t.known += stack_known(known, fr, n);
 			}
 			if (!l)
 				break;
@@ -253,6 +366,25 @@ static struct tally check_samples(char *text, struct pk_symfile *full)
 	return t;
 }
 
+/* A test's cache directory DIR (mkdtemp's template), and VERSION's
+ * unstripped build read as probe-read reads it, into FILES. */
+static struct pk_symfile *setup(const char *version, struct pk_symfiles *files, char *dir)
+{
+	struct pk_symfile_source src[2] = { { NULL, true }, { NULL } };
+	struct pk_symfile *full;
+	char path[512];
+	struct stat st;
+
+	ck_assert_ptr_nonnull(files);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(setenv("PROBEKIT_CACHE_DIR", dir, 1), 0);
+	src[0].path = fixture(version, "full", path, sizeof(path));
+	ck_assert_int_eq(stat(path, &st), 0);
+	full = pk_symfiles_add(files, st.st_dev, st.st_ino, path, src, NULL, 0);
+	ck_assert(full && pk_symfile_loaded(full));
+	return full;
+}
+
 /*
  * The stripped build, twice with one cache directory of the test's own:
  * the second reader answers from the first one's location cache
@@ -263,24 +395,16 @@ START_TEST(test_stripped_as_unstripped)
 {
 	const char *v = versions[_i];
 	struct pk_symfiles *files = pk_symfiles_new();
-	struct pk_symfile_source src[2] = { { NULL, true }, { NULL } };
-	char path[512], dir[] = "/tmp/pk-go-e2e-XXXXXX", *out = NULL, *err = NULL;
+	char dir[] = "/tmp/pk-go-e2e-XXXXXX", *out = NULL, *err = NULL;
 	char *const rm[] = { "rm", "-rf", dir, NULL };
 	struct pk_symfile *full;
 	struct tally t;
-	struct stat st;
 
-	ck_assert_ptr_nonnull(files);
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	ck_assert_int_eq(setenv("PROBEKIT_CACHE_DIR", dir, 1), 0);
-	src[0].path = fixture(v, "full", path, sizeof(path));
-	ck_assert_int_eq(stat(path, &st), 0);
-	full = pk_symfiles_add(files, st.st_dev, st.st_ino, path, src, NULL, 0);
-	ck_assert(full && pk_symfile_loaded(full));
+	full = setup(v, files, dir);
 
 	for (int run = 0; run < 2; run++) {
-		profile(v, "strip", run ? dir : NULL, &out, &err);
-		t = check_samples(out, full);
+		profile(v, "strip", "fp", CPU_SECS, run ? dir : NULL, &out, &err);
+		t = check_samples(out, full, NULL, NULL);
 		fprintf(stderr, "%s%s: %lu of %lu stripped samples as the unstripped build "
 			"reads them, %lu with main.step inlined in main.leaf; %.1f%% of user "
 			"frames named, %lu addresses cached\n", v, run ? " (cached)" : "",
@@ -300,11 +424,52 @@ START_TEST(test_stripped_as_unstripped)
 	}
 
 	/* the unstripped build, run: named as well, from its symbols */
-	profile(v, "full", NULL, &out, &err);
-	t = check_samples(out, full);
+	profile(v, "full", "fp", CPU_SECS, NULL, &out, &err);
+	t = check_samples(out, full, NULL, NULL);
 	ck_assert_msg(t.alike * 100 >= t.samples * 99, "%s: %lu of %lu", v, t.alike, t.samples);
 	free(out);
 	free(err);
+	pk_symfiles_free(files);
+	ck_assert_int_eq(pk_test_run(rm, NULL, NULL), 0);
+}
+END_TEST
+
+/*
+ * With the default unwinder: the unstripped build's stacks (walked by its
+ * .debug_frame), then the stripped build's (by its .gopclntab's SP
+ * deltas), each sample's stack one of the unstripped run's, its frames
+ * named as the unstripped build's DWARF says.
+ */
+START_TEST(test_stacks_as_unstripped)
+{
+	const char *v = versions[_i];
+	struct pk_symfiles *files = pk_symfiles_new();
+	char dir[] = "/tmp/pk-go-e2e-XXXXXX", *out = NULL, *err = NULL;
+	char *const rm[] = { "rm", "-rf", dir, NULL };
+	struct stacks known = { 0 };
+	struct pk_symfile *full;
+	struct tally t;
+
+	full = setup(v, files, dir);
+
+	profile(v, "full", NULL, KNOWN_SECS, NULL, &out, &err);
+	t = check_samples(out, full, NULL, &known);
+	fprintf(stderr, "%s unstripped, dwarf: %lu of %lu samples whole, %zu calls and "
+		"outermost frames\n", v, t.whole, t.samples, known.n);
+	ck_assert_msg(t.alike * 100 >= t.samples * 99, "%s: %lu of %lu", v, t.alike, t.samples);
+	free(out);
+	free(err);
+
+	profile(v, "strip", NULL, CPU_SECS, NULL, &out, &err);
+	t = check_samples(out, full, &known, NULL);
+	fprintf(stderr, "%s stripped, dwarf: %lu of %lu samples whole, %lu as the unstripped "
+		"run's stacks, %lu named alike\n", v, t.whole, t.samples, t.known, t.alike);
+	ck_assert_uint_ge(t.samples, 200);
+	ck_assert_msg(t.known * 100 >= t.samples * 99, "%s: %lu of %lu", v, t.known, t.samples);
+	ck_assert_msg(t.alike * 100 >= t.samples * 99, "%s: %lu of %lu", v, t.alike, t.samples);
+	free(out);
+	free(err);
+	stacks_free(&known);
 	pk_symfiles_free(files);
 	ck_assert_int_eq(pk_test_run(rm, NULL, NULL), 0);
 }
@@ -319,6 +484,8 @@ Suite *suite_go_e2e(void)
 		return s;
 	tc = pk_e2e_tcase(s, "stripped", 300);
 	tcase_add_loop_test(tc, test_stripped_as_unstripped, 0,
+			    sizeof(versions) / sizeof(versions[0]));
+	tcase_add_loop_test(tc, test_stacks_as_unstripped, 0,
 			    sizeof(versions) / sizeof(versions[0]));
 	return s;
 }
