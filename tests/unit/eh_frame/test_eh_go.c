@@ -9,6 +9,7 @@
  * same CFA and return address; and the stripped table must cover every
  * PC the .debug_frame does.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "eh_frame/eh_internal.h"
 #include "eh_frame/go_pclntab.h"
 #include "test_util.h"
+#include "unit/eh_frame/test_eh_util.h"
 
 static const char *const versions[] = { "go1.19", "go1.24", "go1.27", "go1.19-pie" };
 
@@ -163,6 +165,29 @@ START_TEST(test_padding_is_end)
 }
 END_TEST
 
+/* A stripped Go binary whose table is of a layout not read (here Go
+ * 1.16's magic) has no rows: refused as a file without CFI, the reason
+ * added. */
+START_TEST(test_old_layout_refused)
+{
+	static const __u8 go120[] = { 0xf1, 0xff, 0xff, 0xff, 0, 0, 1, 8 };
+	static const __u8 go116[] = { 0xfa, 0xff, 0xff, 0xff, 0, 0, 1, 8 };
+	char dir[256], path[512], copy[600], err[PK_ERR_LEN] = "";
+	struct eh_unwind_table *t = NULL;
+
+	eh_tmpdir(dir, sizeof(dir));
+	snprintf(copy, sizeof(copy), "%s/strip", dir);
+	eh_copy_file(fixture("go1.24", "strip", path, sizeof(path)), copy, 64 << 20);
+	eh_patch_file(copy, go120, go116, sizeof(go120));
+	ck_assert_int_eq(eh_unwind_table_from_elf(copy, NULL, &t, err), -ENODATA);
+	ck_assert_ptr_null(t);
+	ck_assert_str_eq(err, "no .eh_frame or .debug_frame section, and Go .gopclntab of "
+		"Go 1.16-1.17 (magic 0xfffffffa) is not read (Go 1.18 and later are): its "
+		"functions stay named by address");
+	eh_rmtree(dir);
+}
+END_TEST
+
 Suite *suite_eh_go(void)
 {
 	Suite *s = suite_create("eh_go");
@@ -172,6 +197,7 @@ Suite *suite_eh_go(void)
 	tcase_add_loop_test(tc, test_cfa_as_debug_frame, 0,
 			    sizeof(versions) / sizeof(versions[0]));
 	tcase_add_loop_test(tc, test_padding_is_end, 0, sizeof(versions) / sizeof(versions[0]));
+	tcase_add_test(tc, test_old_layout_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }
