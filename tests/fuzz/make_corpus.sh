@@ -25,6 +25,8 @@
 #   (tests/roots/README.md; PROBEKIT_ROOTS, default /var/cache/probekit-roots).
 # corpus/hotspot/jdk17-layout: a JVM's vmStructs tables as fuzz_hotspot
 #   reads them, with OpenJDK 17's entry layouts (hotspot_seed.py).
+# corpus/v8/nodeN-libnode: the test roots' libnode metadata (every v8dbg_
+#   symbol and its value) in a small ELF, node 20 and 24 (v8_seed.py).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 B=${1:-build}
@@ -278,5 +280,10 @@ done
 
 mkdir -p "$OUT/hotspot"
 tests/fuzz/hotspot_seed.py "$OUT/hotspot/jdk17-layout"
+mkdir -p "$OUT/v8"
+tests/fuzz/v8_seed.py "$roots/trixie/usr/lib/x86_64-linux-gnu/libnode.so.115" \
+	"$OUT/v8/node20-libnode"
+tests/fuzz/v8_seed.py "$roots/sid/usr/lib/x86_64-linux-gnu/libnode.so.137" \
+	"$OUT/v8/node24-libnode"
 
 du -sh "$OUT"
