@@ -37,7 +37,7 @@ FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,$(FUZZ_DIR)/fuzz_%,\
 # The library and the shared checks get coverage instrumentation only; the
 # fuzzer's main() comes in at link time.
 FUZZ_OBJS    := $(patsubst eh_frame/%.c,$(FUZZ_DIR)/obj/%.o,$(wildcard eh_frame/*.c)) \
-	$(FUZZ_DIR)/obj/table_check.o \
+	$(FUZZ_DIR)/obj/table_check.o $(FUZZ_DIR)/obj/fuzz_elf.o \
 	$(FUZZ_TOOL_SRCS:tools/%.c=$(FUZZ_DIR)/obj/tools/%.o) \
 	$(FUZZ_LOADER_SRCS:%.c=$(FUZZ_DIR)/obj/src/%.o)
 

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_elf.h"
 #include "symbolization/plt.h"
 
 static int check_stub(void *ctx, __u64 addr, __u64 size, const char *sym, __u64 ifunc)
@@ -25,22 +26,16 @@ static int check_stub(void *ctx, __u64 addr, __u64 size, const char *sym, __u64 
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *copy = malloc(size ? size : 1);
 	size_t n = 0;
-	Elf *elf;
+	char *copy;
+	Elf *elf = fuzz_elf_open(data, size, &copy);
 
-	if (!copy)
-		abort();
-	memcpy(copy, data, size);
-	elf_version(EV_CURRENT);
-	elf = elf_memory(copy, size);
 	if (elf) {
 		int ret = pk_plt_for_each(elf, check_stub, &n);
 
 		if (ret < 0 && ret != -12 /* ENOMEM */)
 			abort();
-		elf_end(elf);
 	}
-	free(copy);
+	fuzz_elf_close(elf, copy);
 	return 0;
 }

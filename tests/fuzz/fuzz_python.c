@@ -13,21 +13,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_elf.h"
 #include "lib/python.h"
 #include "py_offsets_check.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *copy = malloc(size ? size : 1);
 	struct pk_python_build build;
 	struct pk_py_file pf;
-	Elf *elf;
+	char *copy;
+	Elf *elf = fuzz_elf_open(data, size, &copy);
 
-	if (!copy)
-		abort();
-	memcpy(copy, data, size);
-	elf_version(EV_CURRENT);
-	elf = elf_memory(copy, size);
 	if (elf) {
 		int ret = pk_python_elf(elf, &pf, &build);
 		const struct pk_py_offsets *o = pk_python_offsets(build.version, build.debug);
@@ -41,8 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		if (ret == -ENOTSUP && o)
 			abort();
-		elf_end(elf);
 	}
-	free(copy);
+	fuzz_elf_close(elf, copy);
 	return 0;
 }

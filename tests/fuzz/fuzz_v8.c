@@ -14,19 +14,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_elf.h"
 #include "lib/v8.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *copy = malloc(size ? size : 1), err[PK_ERR_LEN], missing[256];
+	char *copy, err[PK_ERR_LEN], missing[256];
+	Elf *elf = fuzz_elf_open(data, size, &copy);
 	struct pk_v8 v;
-	Elf *elf;
 
-	if (!copy)
-		abort();
-	memcpy(copy, data, size);
-	elf_version(EV_CURRENT);
-	elf = elf_memory(copy, size);
 	if (elf) {
 		int ret = pk_v8_elf(elf, &v, err);
 		size_t n_found = 0;
@@ -47,8 +43,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (n_found > v.n_syms ||
 		    pk_v8_missing(&v, missing, sizeof(missing)) != pk_v8_n_wants - n_found)
 			abort();
-		elf_end(elf);
 	}
-	free(copy);
+	fuzz_elf_close(elf, copy);
 	return 0;
 }
