@@ -31,7 +31,11 @@
  *   bytecode_offset_table;
  * - the optimized frame type is TurbofanFrame (11.3), TurbofanJSFrame (13.x);
  * - 13.x adds FirstJSFunctionType/LastJSFunctionType (a range of function
- *   types; 11.3 has JS_FUNCTION_TYPE alone).
+ *   types; 11.3 has JS_FUNCTION_TYPE alone);
+ * - most numbers moved: every instance type, the frame types (one more
+ *   before them in 13.x), JSFunction's shared (24, 32) and
+ *   SharedFunctionInfo's members (name_or_scope_info 16, 24; script 32,
+ *   40): nothing here can be written per version by hand.
  * Not described, to be checked per version by the walk's tests: where a
  * Code's instructions start in 11.3 (the header size), JSFunction's code
  * member, the ScopeInfo slot holding a function's name, the Script's id,
@@ -44,9 +48,11 @@
  *   py_files value, with the frame offsets, tags and offsets below;
  * - the BPF walk, at a frame of V8's frame-pointer chain whose PC is in
  *   no file with a table (JIT code) or in the interpreter's builtins,
- *   reads the slot at fp + off_fp_context (a Smi there, tagged
- *   smi_tag/smi_tag_mask and shifted by smi_shift_size + 31 + 1 on x86-64,
- *   is a frame type: a stub, entry or exit frame, left native) and the
+ *   reads the slot at fp + off_fp_context_or_frame_type (a Smi there:
+ *   (slot & smi_tag_mask) == smi_tag, its value the slot shifted right by
+ *   smi_shift_size + 1, 32 in Debian's builds, which have no pointer
+ *   compression; it is a frame type: a stub, entry or exit frame, left
+ *   native) and the
  *   JSFunction at fp + off_fp_function; a pointer tagged heap_object_tag,
  *   whose map (at heap_object_map) has instance type (map_instance_type,
  *   a u16) type_js_function (or in first..last_js_function_type), is a
