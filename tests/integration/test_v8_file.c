@@ -34,7 +34,7 @@ struct node_version {
 	const char *v8;			/* process.versions.v8's start */
 	unsigned int n_syms;		/* v8dbg_ symbols in .dynsym (readelf) */
 	const char *missing;		/* pk_v8_missing() */
-	struct named vals[56];
+	struct named vals[64];
 };
 
 /* Names both versions share. */
@@ -78,7 +78,14 @@ struct node_version {
 	{ AT(cons_first), "v8dbg_class_ConsString__first__String" }, \
 	{ AT(fixed_array_length), "v8dbg_class_FixedArrayBase__length__SMI" }, \
 	{ AT(fixed_array_data), "v8dbg_class_FixedArray__data__uintptr_t" }, \
-	{ AT(bytecode_array_data), "v8dbg_class_BytecodeArray__data__uintptr_t" }
+	{ AT(bytecode_array_data), "v8dbg_class_BytecodeArray__data__uintptr_t" }, \
+	{ AT(code_kind_mask), "v8dbg_CodeKindFieldMask" }, \
+	{ AT(code_kind_shift), "v8dbg_CodeKindFieldShift" }, \
+	{ AT(code_kind_baseline), "v8dbg_CodeKindBaseline" }, \
+	{ AT(scopeinfo_first_vars), "v8dbg_scopeinfo_idx_first_vars" }, \
+	{ AT(scopeinfo_ncontextlocals), "v8dbg_scopeinfo_idx_ncontextlocals" }, \
+	{ AT(deopt_inlined_count), "v8dbg_DeoptimizationDataInlinedFunctionCountIndex" }, \
+	{ AT(deopt_inlining_positions), "v8dbg_DeoptimizationDataInliningPositionsIndex" }
 
 static const struct node_version versions[] = {
 	{ "trixie", "/usr/lib/x86_64-linux-gnu/libnode.so.115", "11.3.", 531,
@@ -92,7 +99,8 @@ static const struct node_version versions[] = {
 	    { AT(sfi_function_data), "v8dbg_class_SharedFunctionInfo__function_data__Object" },
 	    { AT(jsfunction_context), "v8dbg_class_JSFunction__context__Context" },
 	    { AT(code_source_positions),
-	      "v8dbg_class_Code__source_position_table__ByteArray" } } },
+	      "v8dbg_class_Code__source_position_table__ByteArray" },
+	    { AT(deopt_sfi), "v8dbg_DeoptimizationDataSharedFunctionInfoIndex" } } },
 	{ "sid", "/usr/lib/x86_64-linux-gnu/libnode.so.137", "13.6.", 480,
 	  "v8dbg_class_SharedFunctionInfo__function_data__, "
 	  "v8dbg_class_Code__source_position_table__",
@@ -107,7 +115,8 @@ static const struct node_version versions[] = {
 	    { AT(jsfunction_context), "v8dbg_class_JSFunction__context__Tagged_Context_" },
 	    { AT(jsfunction_context), "v8dbg_class_JSFunction__context__Context" },
 	    { AT(code_instruction_start), "v8dbg_class_Code__instruction_start__Address" },
-	    { AT(code_instruction_size), "v8dbg_class_Code__instruction_size__int" } } },
+	    { AT(code_instruction_size), "v8dbg_class_Code__instruction_size__int" },
+	    { AT(deopt_sfi), "v8dbg_DeoptimizationDataWrappedSharedFunctionInfoIndex" } } },
 };
 #define NVERSIONS	(sizeof(versions) / sizeof(versions[0]))
 
@@ -139,7 +148,7 @@ static bool found(const struct pk_v8 *v, size_t at)
 /* gdb's value of each of NV's symbols in FILE, in order, into OUT. */
 static void gdb_values(const struct node_version *nv, const char *file, long *out, size_t n)
 {
-	char *argv[2 * 56 + 6], ex[56][256], *text = NULL, *p;
+	char *argv[2 * 64 + 6], ex[64][256], *text = NULL, *p;
 	size_t k = 0;
 
 	argv[k++] = "gdb";
@@ -174,7 +183,7 @@ START_TEST(test_values_vs_gdb)
 	const struct node_version *nv = &versions[_i];
 	char path[4096], err[PK_ERR_LEN] = "", missing[1024];
 	size_t n = n_vals(nv);
-	long gdb[56];
+	long gdb[64];
 	struct pk_v8 v;
 
 	pk_test_roots_path(nv->root, path, sizeof(path));

@@ -30,6 +30,8 @@
  *   11.3 only its source_position_table, deoptimization_data and
  *   bytecode_offset_table;
  * - the optimized frame type is TurbofanFrame (11.3), TurbofanJSFrame (13.x);
+ * - a DeoptimizationData's function is SharedFunctionInfoIndex (11.3),
+ *   WrappedSharedFunctionInfoIndex (13.x: a wrapper object around it);
  * - 13.x adds FirstJSFunctionType/LastJSFunctionType (a range of function
  *   types; 11.3 has JS_FUNCTION_TYPE alone);
  * - most numbers moved: every instance type, the frame types (one more
@@ -38,7 +40,10 @@
  *   40): nothing here can be written per version by hand.
  * Not described, to be checked per version by the walk's tests: where a
  * Code's instructions start in 11.3 (the header size), JSFunction's code
- * member, the ScopeInfo slot holding a function's name, the Script's id,
+ * member, the ScopeInfo's layout past its variables (where its function
+ * name slot is: only the first variable's index and the count of context
+ * locals are given, the OpenTelemetry profiler finds it by heuristics),
+ * the Script's id,
  * SharedFunctionInfo's start position (in flags2/the ScopeInfo), and the
  * layout of the source position table (V8's varint encoding).
  *
@@ -113,6 +118,13 @@ struct pk_v8 {
 	__s32 cons_first, cons_second, thin_actual, sliced_parent, sliced_offset;
 	__s32 fixed_array_length, fixed_array_data, bytecode_array_data;
 	__s32 code_instruction_start, code_instruction_size, code_source_positions;
+	/* Code's kind in its flags, and the kinds the walk tells apart */
+	__s32 code_kind_mask, code_kind_shift, code_kind_baseline, code_kind_interpreted;
+	/* indexes (in slots) of a ScopeInfo's and a DeoptimizationData's
+	 * entries: the function's name past the ScopeInfo's variables, the
+	 * functions inlined into optimized code */
+	__s32 scopeinfo_first_vars, scopeinfo_ncontextlocals;
+	__s32 deopt_inlined_count, deopt_literal_array, deopt_sfi, deopt_inlining_positions;
 
 	/* Per entry of pk_v8_wants: 0 not found, else which of its names
 	 * matched (1: the first). */

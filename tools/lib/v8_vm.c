@@ -86,6 +86,17 @@ const struct pk_v8_want pk_v8_wants[] = {
 	O(code_instruction_start, "class_Code__instruction_start__"),
 	O(code_instruction_size, "class_Code__instruction_size__"),
 	O(code_source_positions, "class_Code__source_position_table__"),
+	O(code_kind_mask, "CodeKindFieldMask"),
+	O(code_kind_shift, "CodeKindFieldShift"),
+	O(code_kind_baseline, "CodeKindBaseline"),
+	O(code_kind_interpreted, "CodeKindInterpretedFunction"),
+	O(scopeinfo_first_vars, "scopeinfo_idx_first_vars"),
+	O(scopeinfo_ncontextlocals, "scopeinfo_idx_ncontextlocals"),
+	O(deopt_inlined_count, "DeoptimizationDataInlinedFunctionCountIndex"),
+	O(deopt_literal_array, "DeoptimizationDataLiteralArrayIndex"),
+	O(deopt_sfi, "DeoptimizationDataSharedFunctionInfoIndex",
+	  "DeoptimizationDataWrappedSharedFunctionInfoIndex"),
+	O(deopt_inlining_positions, "DeoptimizationDataInliningPositionsIndex"),
 };
 const size_t pk_v8_n_wants = sizeof(pk_v8_wants) / sizeof(pk_v8_wants[0]);
 
