@@ -193,5 +193,19 @@ for arg in "${names[@]}"; do
 			verifier_tail "$log"
 		fi
 	done < "$dir/suite.results"
+	# A guest that ended early (PK_GUEST_TIMEOUT, a crash) left suites
+	# without a result: each is a failure, never a silent skip.
+	missing=0
+	for suite in ${suites_for[$name]}; do
+		grep -q "^$suite " "$dir/suite.results" && continue
+		missing=1
+		printf '%-6s %-16s FAIL: no result: the guest ended (status %s) after %d s\n' \
+			"$name" "$suite" "$rc" "$secs"
+	done
+	if [ "$rc" != 0 ] && [ "$missing" = 0 ]; then
+		missing=1
+		printf '%-6s %-16s FAIL: the guest ended with status %s\n' "$name" kernel "$rc"
+	fi
+	[ "$missing" = 0 ] || failed=1
 done
 exit $failed
