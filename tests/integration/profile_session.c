@@ -166,23 +166,49 @@ static int wait_loaded(pid_t pid, const char *log)
  * it: capture into a file, not a pipe, and return once the command is
  * released, so that the test reads while it runs.
  */
+/* The log of the last probe-load started, kept until pk_e2e_unload():
+ * with -- CMD it goes on writing there while the command runs. */
+static char load_log[32];
+static bool atexit_set;
+
+static void load_log_remove(void)
+{
+	if (load_log[0])
+		unlink(load_log);
+	load_log[0] = '\0';
+}
+
+char *pk_e2e_load_log(void)
+{
+	return load_log[0] ? pk_test_read_file(load_log, NULL) : NULL;
+}
+
 int pk_e2e_load_err(const char *const args[], char **err)
 {
-	char path[4096], log[] = "/tmp/pk-load-XXXXXX";
+	char path[4096];
 	char **argv = tool_argv("probe-load", args, path, sizeof(path));
-	int fd = mkstemp(log), rc;
+	int fd, rc;
 	char *text;
 
 	*err = NULL;
-	if (fd < 0)
+	load_log_remove();
+	if (!atexit_set)	/* a test that ends without pk_e2e_unload() */
+		atexit_set = !atexit(load_log_remove);
+	snprintf(load_log, sizeof(load_log), "/tmp/pk-load-XXXXXX");
+	fd = mkstemp(load_log);
+	if (fd < 0) {
+		load_log[0] = '\0';
+		free(argv);
 		return -1;
+	}
 	close(fd);
-	rc = wait_loaded(pk_test_spawn(argv, log), log);
-	text = pk_test_read_file(log, NULL);
-	if (rc)
+	rc = wait_loaded(pk_test_spawn(argv, load_log), load_log);
+	text = pk_test_read_file(load_log, NULL);
+	if (rc) {
 		fprintf(stderr, "probe-load exited %d: %s", rc, text ? text : "");
+		load_log_remove();	/* it has exited: all of it is in TEXT */
+	}
 	free(argv);
-	unlink(log);
 	*err = text;
 	return rc;
 }
@@ -264,6 +290,7 @@ int pk_e2e_unload(void)
 {
 	const char *args[] = { "--unload", NULL };
 
+	load_log_remove();
 	return run_tool("probe-load", args, NULL, NULL);
 }
 

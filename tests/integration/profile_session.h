@@ -37,6 +37,11 @@ int pk_e2e_load(const char *const args[]);
 /* The same, its stderr (and a command's, written while probe-load ran) into
  * *ERR (malloc'ed). */
 int pk_e2e_load_err(const char *const args[], char **err);
+/* All that probe-load (and a command of its, with -- CMD) wrote to stderr
+ * so far, since the last pk_e2e_load_err(): a command's probe-load goes
+ * on writing while it waits (malloc'ed; NULL: none). pk_e2e_unload()
+ * removes the log. */
+char *pk_e2e_load_log(void);
 /* Run probe-load --pin-dir <pin dir> ARGS... -- CMD to its end, as a shell
  * does: its exit status (the command's), 128 + N when signal N killed it. */
 int pk_e2e_load_wait(const char *const args[]);

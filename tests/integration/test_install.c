@@ -366,7 +366,7 @@ START_TEST(test_completion)
 		{ "probe-load -e tracepoint:sched:sched_swi", "sched_switch\n" },
 		{ "probe-load --unw", "--unwind\n" },
 		{ "probe-load --unwind ", "dwarf\nfp\n" },
-		{ "probe-read --per-", "--per-cpu\n--per-pid\n--per-tid\n" },
+		{ "probe-read --per-", "--per-cgroup\n--per-cpu\n--per-pid\n--per-tid\n" },
 		{ "eh2table --v", "--version\n" },
 		/* after --, the command's words: no option of ours */
 		{ "probe-load -- true --un", "\n" },

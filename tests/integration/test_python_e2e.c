@@ -546,6 +546,10 @@ static void profile_in(const struct interp *in, const char *const extra[],
 	ck_assert_msg(rc == 0, "probe-read exited %d: %s", rc, r->err);
 	ck_assert_msg(pk_e2e_wait_targets_exit(5) == 0, "probe-read stopped while its "
 		      "targets still ran");
+	/* what probe-load said while the command ran too: it loads the
+	 * tables of what the command maps while no reader holds the session */
+	free(r->load_err);
+	r->load_err = pk_e2e_load_log();
 	ck_assert_int_eq(pk_e2e_unload(), 0);
 	run_parse(r);
 }
