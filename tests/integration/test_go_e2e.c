@@ -211,6 +211,11 @@ struct tally {
 	unsigned long samples, alike, inlined;
 	unsigned long whole;	/* down to the goroutine's or thread's first frame */
 	unsigned long known;	/* the stack is one of KNOWN's */
+	/* the samples in the program's own code (a main. frame), and of
+	 * those the ones of KNOWN's stacks: the runtime's scheduler and
+	 * sysmon stacks on g0, sampled more as the machine is busier, are
+	 * not what a frameless leaf's caller is judged by */
+	unsigned long chain, chain_known;
 };
 
 /* The names of a sample's user frames, outermost first, ';' between. */
@@ -347,6 +352,13 @@ static struct tally check_samples(char *text, struct pk_symfile *full,
 				t.inlined += inl;
 				t.whole += whole_stack(fr, n);
 				t.known += stack_known(known, fr, n);
+				for (int i = 0; i < n; i++) {
+					if (strncmp(fr[i].name, "main.", 5))
+						continue;
+					t.chain++;
+					t.chain_known += stack_known(known, fr, n);
+					break;
+				}
 			}
 			if (!l)
 				break;
@@ -437,8 +449,11 @@ END_TEST
 /*
  * With the default unwinder: the unstripped build's stacks (walked by its
  * .debug_frame), then the stripped build's (by its .gopclntab's SP
- * deltas), each sample's stack one of the unstripped run's, its frames
- * named as the unstripped build's DWARF says.
+ * deltas): each sample in main's chain a stack of the unstripped run's,
+ * every sample's frames named as the unstripped build's DWARF says. The
+ * runtime's own stacks (the scheduler's and sysmon's, which a busy
+ * machine's preemptions make more of) are named, not judged by a run
+ * that may not have sampled them.
  */
 START_TEST(test_stacks_as_unstripped)
 {
@@ -463,9 +478,11 @@ START_TEST(test_stacks_as_unstripped)
 	profile(v, "strip", NULL, CPU_SECS, NULL, &out, &err);
 	t = check_samples(out, full, &known, NULL);
 	fprintf(stderr, "%s stripped, dwarf: %lu of %lu samples whole, %lu as the unstripped "
-		"run's stacks, %lu named alike\n", v, t.whole, t.samples, t.known, t.alike);
-	ck_assert_uint_ge(t.samples, 200);
-	ck_assert_msg(t.known * 100 >= t.samples * 99, "%s: %lu of %lu", v, t.known, t.samples);
+		"run's stacks (%lu of the %lu in main's chain), %lu named alike\n", v, t.whole,
+		t.samples, t.known, t.chain_known, t.chain, t.alike);
+	ck_assert_uint_ge(t.chain, 200);
+	ck_assert_msg(t.chain_known * 100 >= t.chain * 99, "%s: %lu of %lu in main's chain", v,
+		      t.chain_known, t.chain);
 	ck_assert_msg(t.alike * 100 >= t.samples * 99, "%s: %lu of %lu", v, t.alike, t.samples);
 	free(out);
 	free(err);
