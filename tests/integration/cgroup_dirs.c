@@ -10,26 +10,13 @@
 #include <unistd.h>
 
 #include "integration/cgroup_dirs.h"
-#include "lib/mountinfo.h"
-#include "lib/proc_maps.h"
+#include "lib/cgroup.h"
 #include "test_util.h"
 
 void pk_test_cgroup_mount(char *buf, size_t len)
 {
-	char *text = NULL, *line, *save = NULL;
-	size_t n;
-
-	buf[0] = '\0';
-	if (pk_proc_text_read("/proc/self/mountinfo", &text, &n))
-		return;
-	for (line = strtok_r(text, "\n", &save); line && !buf[0];
-	     line = strtok_r(NULL, "\n", &save)) {
-		struct pk_mount m;
-
-		if (pk_mount_parse(line, &m) && !strcmp(m.fstype, "cgroup2"))
-			snprintf(buf, len, "%s", m.point);
-	}
-	free(text);
+	if (pk_cgroup2_point(buf, len))
+		buf[0] = '\0';
 }
 
 void pk_test_cgroup_make(const char *mount, const char *sub, char *buf, size_t len)
