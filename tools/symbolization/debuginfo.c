@@ -46,24 +46,51 @@ static int open_if_same_build(const char *path, const unsigned char *id, int len
 	return fd;
 }
 
-/* LINK beside FILE, in its .debug/ and under /usr/lib/debug: the first
- * that has build-id ID, its path in *NAME. */
+/* The length of FILE's leading PROC/PID/root (or PROC/self/root) when
+ * FILE is named through a process's root, as the symbolizer opens the
+ * files of a process in another root; else 0. */
+static size_t root_prefix_len(const char *file)
+{
+	for (const char *p = strstr(file, "/root/"); p; p = strstr(p + 1, "/root/")) {
+		const char *c = p;
+
+		while (c > file && c[-1] != '/')
+			c--;
+		if (c == file || c == p)
+			continue;
+		if ((size_t)(p - c) == 4 && !strncmp(c, "self", 4))
+			return (size_t)(p - file) + 5;
+		if ((size_t)strspn(c, "0123456789") == (size_t)(p - c))
+			return (size_t)(p - file) + 5;
+	}
+	return 0;
+}
+
+/* LINK beside FILE, in its .debug/ and under /usr/lib/debug (the root's
+ * when FILE is named through a process's root: a root's file has its
+ * debug files there, never in the host's): the first that has build-id
+ * ID, its path in *NAME. */
 static int search_beside(const char *file, const char *link, const unsigned char *id, int len,
 			 const struct stat *main, char **name)
 {
 	const char *slash = strrchr(file, '/');
 	int dlen = slash ? (int)(slash - file) : 1;
 	const char *dir = slash ? file : ".";
+	int rlen = (int)root_prefix_len(file);
 	char path[PATH_MAX];
-	int fd;
+	int fd, n;
 
 	for (int i = 0; i < 3; i++) {
-		static const char *const fmt[] = { "%.*s/%s", "%.*s/.debug/%s",
-						   "/usr/lib/debug%.*s/%s" };
+		static const char *const fmt[] = { "%.*s/%s", "%.*s/.debug/%s" };
 
 		if (i == 2 && dir[0] != '/')
 			break;
-		if (snprintf(path, sizeof(path), fmt[i], dlen, dir, link) >= (int)sizeof(path))
+		if (i < 2)
+			n = snprintf(path, sizeof(path), fmt[i], dlen, dir, link);
+		else	/* ROOT/usr/lib/debug/DIR/LINK, DIR as the root names it */
+			n = snprintf(path, sizeof(path), "%.*s/usr/lib/debug%.*s/%s", rlen, file,
+				     dlen - rlen, dir + rlen, link);
+		if (n < 0 || n >= (int)sizeof(path))
 			continue;
 		fd = open_if_same_build(path, id, len, main);
 		if (fd >= 0) {

@@ -7,7 +7,10 @@
  * pk_symfiles gives its Dwfls), else by the file's
  * .gnu_debuglink name beside the file, in its .debug/ directory and under
  * /usr/lib/debug, where gdb looks; a file found by name is taken only when
- * its build-id is the file's.
+ * its build-id is the file's. A file named through a process's root
+ * (PROC/PID/root/usr/bin/x, a container's or a chroot's) is looked for
+ * under that root's /usr/lib/debug (PROC/PID/root/usr/lib/debug/usr/bin/),
+ * where the root's -dbg packages put it, never under the host's.
  *
  * Not dwfl_standard_find_debuginfo: where it finds nothing it asks
  * debuginfod. Its client, which each Dwfl keeps until dwfl_end, holds a

@@ -575,6 +575,59 @@ START_TEST(test_debuglink_places)
 }
 END_TEST
 
+/* mkdir -p of DIR's components below pk_fx_dir(). */
+static void fx_mkdirs(const char *rel)
+{
+	char path[4096], *p;
+	size_t base = strlen(pk_fx_dir()) + 1;
+
+	snprintf(path, sizeof(path), "%s/%s", pk_fx_dir(), rel);
+	for (p = path + base; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		ck_assert_msg(!mkdir(path, 0755) || errno == EEXIST, "mkdir %s", path);
+		*p = '/';
+	}
+	ck_assert_msg(!mkdir(path, 0755) || errno == EEXIST, "mkdir %s", path);
+}
+
+/*
+ * A file named through a process's root (PROC/PID/root/usr/bin/inline, as
+ * the symbolizer opens a container's files) has its .gnu_debuglink file
+ * under that root's /usr/lib/debug (ROOT/usr/lib/debug/usr/bin/), where a
+ * root's -dbg package puts it: found there, with the same frames as the
+ * unstripped file. Searched under the host's /usr/lib/debug with the
+ * whole rooted path appended, it was not.
+ */
+START_TEST(test_debuglink_rooted)
+{
+	char path[4096], root[600], proc_link[600], stripped[700], dbg[700], link[800];
+	char via_root[700];
+	struct addrs a = {};
+
+	fixture("inline-gcc", path, sizeof(path));
+	fx_mkdirs("r/usr/bin");
+	fx_mkdirs("r/usr/lib/debug/usr/bin");
+	fx_mkdirs("proc/77");
+	snprintf(root, sizeof(root), "%s/r", pk_fx_dir());
+	snprintf(proc_link, sizeof(proc_link), "%s/proc/77/root", pk_fx_dir());
+	ck_assert_int_eq(symlink(root, proc_link), 0);
+	snprintf(stripped, sizeof(stripped), "%s/usr/bin/inline", root);
+	snprintf(dbg, sizeof(dbg), "%s/usr/lib/debug/usr/bin/inline.debug", root);
+	snprintf(link, sizeof(link), "--add-gnu-debuglink=%s", dbg);
+	pk_fx_run_ok((char *[]){ "objcopy", "--only-keep-debug", path, dbg, NULL }, NULL);
+	pk_fx_run_ok((char *[]){ "objcopy", "--strip-debug", link, path, stripped, NULL }, NULL);
+	insn_addrs(path, 0, 0, &a);
+	ck_assert_uint_gt(a.n, 0);
+
+	snprintf(via_root, sizeof(via_root), "%s/usr/bin/inline", proc_link);
+	ck_assert_uint_ge(frames_through(path, via_root, &a, true), a.n / 2);
+	/* the same file at its own path is no process's: the root's
+	 * /usr/lib/debug is not where its debug file is looked for */
+	ck_assert_uint_eq(frames_through(path, stripped, &a, false), 0);
+	free(a.v);
+}
+END_TEST
+
 /* Open descriptors of this process that are sockets. */
 static int socket_fds(void)
 {
@@ -882,6 +935,7 @@ Suite *suite_srcline(void)
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_debuglink);
 	tcase_add_test(tc, test_debuglink_places);
+	tcase_add_test(tc, test_debuglink_rooted);
 	tcase_add_test(tc, test_no_debuginfod);
 	tcase_add_test(tc, test_corrupt);
 	tcase_add_test(tc, test_api);
