@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "lib/proc_maps.h"
+#include "lib/root_records.h"
 #include "lib/session.h"
 #include "lib/session_lock.h"
 #include "lib/util/array.h"
@@ -21,6 +22,7 @@ struct pk_missing_watch {
 	int ring_fd;
 	struct ring_buffer *rb;
 	int links_fd;			/* the session's links/: a reader's flock */
+	int roots_fd;			/* the session's roots (-1: none) */
 	struct pk_unwind_store *store;
 	struct pk_no_table *pending;	/* reports not loaded yet, a file once */
 	size_t n, cap;
@@ -42,6 +44,11 @@ static int take_report(void *ctx, void *data, size_t size)
 	if (size < sizeof(*ev) || ev->hdr.type != PK_EVENT_NO_TABLE ||
 	    ev->vm_start >= ev->vm_end)
 		return 0;
+	/* its root, while it lives, for a reader after it exited
+	 * (lib/root_records.h): a process in another root maps the root's
+	 * files, each reported; gone, there is nothing to keep */
+	if (w->roots_fd >= 0)
+		pk_root_records_put(w->roots_fd, "/proc", (pid_t)ev->pid);
 	for (size_t i = 0; i < w->n; i++)
 		if (same_file(&w->pending[i], ev))
 			return 0;
@@ -63,6 +70,8 @@ int pk_missing_watch_open(const char *pin_dir, unsigned int jobs,
 	if (!w)
 		return pk_err(err, -ENOMEM, "out of memory");
 	w->ring_fd = w->links_fd = -1;
+	/* none from a loader before it: roots are then not recorded */
+	w->roots_fd = pk_pin_open(pin_dir, PK_PIN_ROOTS);
 	ret = pk_pin_path(path, sizeof(path), pin_dir, PK_PIN_MISSING);
 	if (!ret && (w->ring_fd = bpf_obj_get(path)) < 0)
 		ret = -errno;
@@ -176,6 +185,8 @@ void pk_missing_watch_free(struct pk_missing_watch *w)
 		close(w->ring_fd);
 	if (w->links_fd >= 0)
 		close(w->links_fd);
+	if (w->roots_fd >= 0)
+		close(w->roots_fd);
 	pk_unwind_store_free(w->store);
 	free(w->pending);
 	free(w);

@@ -22,6 +22,8 @@
 #include "lib/cgroup.h"
 #include "lib/cli.h"
 #include "lib/pins.h"
+#include "lib/proc_maps.h"
+#include "lib/root_records.h"
 #include "lib/session.h"
 #include "lib/unwind_store.h"
 #include "lib/util/strbuf.h"
@@ -456,6 +458,31 @@ static int write_session(struct load *l)
 	return 0;
 }
 
+static int put_root(void *ctx, pid_t pid)
+{
+	pk_root_records_put(*(int *)ctx, "/proc", pid);	/* gone: nothing to keep */
+	return 0;
+}
+
+/* The session's record of its processes' roots (lib/root_records.h),
+ * with those of the targets already (-p, or system-wide every process
+ * running now): a reader after they exited finds their roots' files
+ * there. A command's are kept as it maps them (loader/missing_watch.h). */
+static int pin_roots(struct load *l)
+{
+	int fd = pk_root_records_create(), ret;
+
+	if (fd < 0)
+		return pk_err(l->err, fd, "cannot make the roots map: %s", strerror(-fd));
+	for (int i = 0; i < l->ntgids; i++)
+		put_root(&fd, l->tgids[i]);
+	if (!l->ntgids && !l->opts->cmd)
+		pk_proc_for_each_pid(NULL, put_root, &fd);	/* unlisted: none kept */
+	ret = pk_pins_add(&l->pins, fd, PK_PIN_ROOTS, l->err);
+	close(fd);
+	return ret;
+}
+
 /* The session map goes last: it is what tells readers a session is there. */
 static int pin_all(struct load *l)
 {
@@ -504,6 +531,8 @@ static int pin_all(struct load *l)
 	if (!ret && l->opts->aggregate)
 		ret = pk_pins_add(p, bpf_map__fd(skel->maps.agg_counts1), PK_PIN_AGG_COUNTS1,
 				  l->err);
+	if (!ret)
+		ret = pin_roots(l);
 	if (!ret)
 		ret = pk_pins_add(p, bpf_map__fd(skel->maps.session), PK_PIN_SESSION, l->err);
 	return ret;

@@ -440,7 +440,7 @@ static int run(const struct pk_read_opts *o)
 	const char *paths[PK_READ_MAX_SINKS];
 	struct pk_output_file outs[PK_READ_MAX_SINKS] = { 0 };
 	char err[PK_ERR_LEN];
-	int tables_fd = -1, lock_fd = -1, status = PK_EXIT_ERROR;
+	int tables_fd = -1, roots_fd = -1, lock_fd = -1, status = PK_EXIT_ERROR;
 	pid_t holder;
 	__u64 span;
 	bool done = false;
@@ -518,6 +518,9 @@ static int run(const struct pk_read_opts *o)
 		tables_fd = pk_pin_open(o->pin_dir, PK_PIN_UNWIND_TABLES);
 		ropts.unwind_tables_fd = tables_fd;
 	}
+	/* none from a loader before it: roots of gone processes are unknown */
+	roots_fd = pk_pin_open(o->pin_dir, PK_PIN_ROOTS);
+	ropts.roots_fd = roots_fd;
 	reader = pk_reader_new(&ropts);
 	if (!reader) {
 		ret = pk_err(err, -ENOMEM, "out of memory");
@@ -598,6 +601,8 @@ cleanup:
 	pk_table_loader_free(loader);
 	if (tables_fd >= 0)
 		close(tables_fd);
+	if (roots_fd >= 0)
+		close(roots_fd);
 	pk_session_close(&fds);
 	if (lock_fd >= 0)
 		close(lock_fd);

@@ -142,13 +142,14 @@ static int remove_pins(const char *dir, bool remove_dir)
 {
 	/* the session map last, as it was pinned last; the unwind maps may
 	 * be absent (--unwind fp), and so may the counts maps (no
-	 * --aggregate) and the missing ring (no -- CMD) */
+	 * --aggregate), the missing ring (no -- CMD) and the roots (a
+	 * loader from before them) */
 	static const char *const maps[] = {
 		PK_PIN_EVENTS, PK_PIN_COUNTERS, PK_PIN_TARGETS,
 		PK_PIN_UNWIND_FILES, PK_PIN_UNWIND_TABLES, PK_PIN_UNWIND_ROWS,
 		PK_PIN_UNWIND_ALLOC, PK_PIN_UNWIND_SEEN, PK_PIN_MISSING, PK_PIN_PY_FILES, PK_PIN_EVENT_LIST,
 		PK_PIN_EVENT_COUNTS, PK_PIN_AGG_SLOT, PK_PIN_AGG_COUNTS0, PK_PIN_AGG_COUNTS1,
-		PK_PIN_SESSION,
+		PK_PIN_ROOTS, PK_PIN_SESSION,
 	};
 	char links[PATH_MAX], path[PATH_MAX];
 	int ret = pk_pins_detach(dir);

@@ -81,6 +81,7 @@ struct pk_reader *pk_reader_new(const struct pk_reader_opts *opts)
 		sopts.debug_dirs = opts->debug_dirs;
 		sopts.ndebug_dirs = opts->ndebug_dirs;
 		sopts.no_dwarf = opts->no_dwarf;
+		sopts.roots_fd = opts->roots_fd;
 		if (opts->keep_locs && !eh_cache_root(opts->cache_dir, root, sizeof(root)))
 			sopts.cache_dir = root;
 		if (opts->tables)

@@ -45,6 +45,8 @@ struct pk_reader_opts {
 					 * stack, thread and CPU are merged */
 	int unwind_tables_fd;		/* the session's unwind_tables map, to name
 					 * a mapping's build-id; <= 0: none */
+	int roots_fd;			/* the session's roots (pk_symbolizer_opts);
+					 * <= 0: none */
 	const char *const *debug_dirs;	/* .build-id trees; NULL: /usr/lib/debug */
 	size_t ndebug_dirs;
 	bool no_dwarf;			/* names only (pk_symbolizer_opts) */

@@ -65,19 +65,15 @@ fail:
 	return NULL;
 }
 
-int pk_proc_roots_see(struct pk_proc_roots *r, pid_t pid)
+/* The root held open as FD, added as see and see_dir say; FD is closed
+ * unless kept. */
+static int see_fd(struct pk_proc_roots *r, int fd)
 {
-	char path[4096 + 32], dir[64];
+	char dir[64];
 	struct stat st, dst;
 	struct root *root;
-	int fd, ret;
+	int ret;
 
-	snprintf(path, sizeof(path), "%s/%d/root", r->proc_root, (int)pid);
-	/* held open first, then looked at: what is looked at is what is held
-	 * (the process may exit, its pid be another's) */
-	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
 	if (fstat(fd, &st) ||
 	    (r->own_known && st.st_dev == r->own.st_dev && st.st_ino == r->own.st_ino))
 		goto none;
@@ -106,6 +102,25 @@ none:
 fail:
 	close(fd);
 	return ret;
+}
+
+int pk_proc_roots_see(struct pk_proc_roots *r, pid_t pid)
+{
+	char path[4096 + 32];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%d/root", r->proc_root, (int)pid);
+	/* held open first, then looked at: what is looked at is what is held
+	 * (the process may exit, its pid be another's) */
+	fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	return fd < 0 ? 0 : see_fd(r, fd);
+}
+
+int pk_proc_roots_see_dir(struct pk_proc_roots *r, const char *dir)
+{
+	int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+
+	return fd < 0 ? 0 : see_fd(r, fd);
 }
 
 const char *const *pk_proc_roots_dirs(const struct pk_proc_roots *r, size_t *n)

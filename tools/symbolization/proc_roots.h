@@ -33,6 +33,11 @@ struct pk_proc_roots *pk_proc_roots_new(const char *proc_root, const char *const
  * reached); a negative errno when out of memory. */
 int pk_proc_roots_see(struct pk_proc_roots *r, pid_t pid);
 
+/* The same for the root at DIR, a directory of ours (a root recorded in
+ * the session while its process lived, lib/root_records.h): a process
+ * gone has no /proc/PID/root. */
+int pk_proc_roots_see_dir(struct pk_proc_roots *r, const char *dir);
+
 /* The debug directories: the caller's (or /usr/lib/debug), then each
  * root's, as /proc/self/fd/N/usr/lib/debug. */
 const char *const *pk_proc_roots_dirs(const struct pk_proc_roots *r, size_t *n);

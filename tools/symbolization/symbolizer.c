@@ -11,6 +11,7 @@
 #include "bpf/probekit.h"
 #include "eh_frame/checksum.h"
 #include "lib/proc_maps.h"
+#include "lib/root_records.h"
 #include "lib/symtab.h"
 #include "lib/util/array.h"
 #include "lib/util/clock.h"
@@ -175,18 +176,31 @@ static struct pk_symfile *vdso_file(struct pk_symbolizer *sym)
 	return sym->vdso;
 }
 
-/* P's root, once, before the first of its files is read: another root's
- * debug files are looked for by build-id too. Out of memory, its debug
- * files are not: names are missing, nothing else. */
+/* P's root, once, before its first address is resolved: another root's
+ * debug files are looked for by build-id too. While P lives, its root is
+ * kept in the session for a reader after it exits; once it is gone, the
+ * root kept while it lived (lib/root_records.h) is the one looked in. Out
+ * of memory, its debug files are not: names are missing, nothing else. */
 static void see_root(struct pk_symbolizer *sym, struct pk_sym_proc *p)
 {
+	struct pk_root_record rec;
 	const char *const *dirs;
+	bool added = false;
 	size_t n;
 
-	if (p->root_seen || p->gone)
+	if (p->root_seen)
 		return;
 	p->root_seen = true;
-	if (pk_proc_roots_see(sym->roots, p->pid) <= 0)
+	if (!p->gone) {
+		added = pk_proc_roots_see(sym->roots, p->pid) > 0;
+		if (sym->roots_fd > 0)
+			pk_root_records_put(sym->roots_fd, sym->proc_root, p->pid);
+	}
+	if (sym->roots_fd > 0 && !pk_root_records_get(sym->roots_fd, p->pid, &rec)) {
+		p->root = pk_strpool_add(&p->pool, rec.path);
+		added = pk_proc_roots_see_dir(sym->roots, rec.path) > 0 || added;
+	}
+	if (!added)
 		return;
 	dirs = pk_proc_roots_dirs(sym->roots, &n);
 	pk_symfiles_set_debug_dirs(sym->files, dirs, n);
@@ -206,7 +220,6 @@ static struct pk_symfile *maps_file(struct pk_symbolizer *sym, struct pk_sym_pro
 
 	if (f)
 		return f;
-	see_root(sym, p);
 	if (!m->deleted)
 		src[n++] = (struct pk_symfile_source){ m->name, true };
 	if (!p->gone) {
@@ -236,17 +249,23 @@ static struct pk_symfile *kmap_file(struct pk_symbolizer *sym, struct pk_sym_pro
 {
 	struct pk_symfile *f = pk_symfiles_get(sym->files, km->dev, km->ino);
 	char rooted[PK_MAPPING_PATH_MAX + 300], mapfile[300];
-	struct pk_symfile_source src[4];
+	char kept[PK_ROOT_PATH_MAX + PK_MAPPING_PATH_MAX];
+	struct pk_symfile_source src[5];
 	int n = 0;
 
 	if (f)
 		return f;
-	see_root(sym, p);
 	pk_map_files_path(mapfile, sizeof(mapfile), sym->proc_root, p->pid, km->start, km->end);
 	src[n++] = (struct pk_symfile_source){ mapfile, true };
 	if (km->path) {
 		snprintf(rooted, sizeof(rooted), "%s/%u/root%s", sym->proc_root, p->pid, km->path);
 		src[n++] = (struct pk_symfile_source){ rooted, true };
+		/* gone: in the root kept while it lived, a path of its own
+		 * mount namespace being one of that root's */
+		if (p->root) {
+			snprintf(kept, sizeof(kept), "%s%s", p->root, km->path);
+			src[n++] = (struct pk_symfile_source){ kept, true };
+		}
 		src[n++] = (struct pk_symfile_source){ km->path, true };
 	}
 	src[n] = (struct pk_symfile_source){ NULL };
@@ -508,6 +527,10 @@ static struct pk_loc *resolve_user(struct pk_symbolizer *sym, struct pk_sym_proc
 	size_t i;
 
 	*final = true;
+	/* each process's, before any of its files is read: a file shared
+	 * with another process is read once, and this one's root is kept
+	 * for a reader after it exits all the same */
+	see_root(sym, p);
 	if (km)
 		return resolve_kmap(sym, p, km, addr, lookup);
 	if (!p->read_once)
@@ -660,6 +683,7 @@ struct pk_symbolizer *pk_symbolizer_new(const struct pk_symbolizer_opts *opts)
 		return NULL;
 	sym->vdso_fd = -1;
 	sym->no_dwarf = opts && opts->no_dwarf;
+	sym->roots_fd = opts ? opts->roots_fd : -1;
 	snprintf(sym->proc_root, sizeof(sym->proc_root), "%s", root);
 	sym->files = pk_symfiles_new();
 	sym->py = pk_py_codes_new();

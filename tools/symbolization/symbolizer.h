@@ -50,6 +50,10 @@ struct pk_symbolizer_opts {
 					 * what is resolved is kept for the next
 					 * reader (loc_cache.h, kernel_syms.h);
 					 * NULL: nowhere */
+	int roots_fd;			/* the session's roots (PK_PIN_ROOTS,
+					 * lib/root_records.h): kept while a
+					 * process lives, looked in once it is
+					 * gone; <= 0: none */
 };
 
 struct pk_symbolizer_stats {

@@ -37,6 +37,8 @@ struct pk_sym_proc {
 	bool gone;		/* maps can no longer be read */
 	bool read_once;
 	bool root_seen;		/* its root looked at (pk_proc_roots_see) */
+	const char *root;	/* pooled: its root as the session kept it
+				 * (lib/root_records.h); NULL: none */
 	__u64 last_read_ns;
 	struct pk_maps maps;
 	struct pk_symfile **files;	/* per /proc mapping, on first use */
@@ -69,6 +71,7 @@ struct pk_symbolizer {
 	struct pk_symfile *vdso;	/* our own vDSO's image; NULL: not tried */
 	struct pk_py_codes *py;		/* Python code objects, per process */
 	struct pk_proc_roots *roots;	/* the processes' roots' debug files */
+	int roots_fd;			/* the session's roots map; <= 0: none */
 	int vdso_fd;
 	size_t nlocs, nmaps;
 	__u32 round;			/* of numbering: pk_symbolizer_renumber */

@@ -26,6 +26,7 @@
 
 #include "eh_frame/errmsg.h"
 #include "lib/pins.h"
+#include "lib/root_records.h"
 #include "lib/session.h"
 #include "lib/unwind_store.h"
 #include "lib/util/clock.h"
@@ -278,7 +279,8 @@ START_TEST(test_load_pins_settings_unload)
 
 	LOAD_OK("-F", "199", "--ringbuf-size", "64K");
 	ck_assert(pinned("events") && pinned("counters") && pinned("session") &&
-		  pinned("targets") && pinned("event_list") && pinned("event_counts"));
+		  pinned("targets") && pinned("event_list") && pinned("event_counts") &&
+		  pinned("roots"));
 	for (int i = 0; i < PK_UNWIND_NMAPS; i++)
 		ck_assert_msg(pinned(pk_unwind_pins[i]), "%s not pinned", pk_unwind_pins[i]);
 	for (int cpu = 0; cpu < PK_MAX_CPUS; cpu++) {
@@ -936,6 +938,60 @@ static void check_stops(pid_t target)
 	ck_assert(!dir_exists());
 }
 
+/* A child of this test in a root of its own (chroot into ROOT), idle
+ * until killed; once it is there. */
+static pid_t rooted_child(const char *root)
+{
+	pid_t parent = getpid(), pid = fork();
+	char link[64];
+	struct stat want, at;
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		pk_test_die_with_parent(parent);
+		if (chroot(root) || chdir("/"))
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	snprintf(link, sizeof(link), "/proc/%d/root", (int)pid);
+	ck_assert_int_eq(stat(root, &want), 0);
+	while (stat(link, &at) || at.st_ino != want.st_ino || at.st_dev != want.st_dev)
+		sleep_ms(1);
+	return pid;
+}
+
+/* The -p targets' roots are kept in the session (PK_PIN_ROOTS), for a
+ * reader after they exited: a chroot's directory as the host reaches it;
+ * a target in our own root has none; --unload takes the map too. */
+START_TEST(test_targets_roots_kept)
+{
+	char root[64], in_root[16], at_home[16];
+	struct pk_root_record rec;
+	pid_t rooted, home;
+	int fd;
+
+	snprintf(root, sizeof(root), "/tmp/pk-load-root-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	rooted = rooted_child(root);
+	home = spin_child();
+	snprintf(in_root, sizeof(in_root), "%d", (int)rooted);
+	snprintf(at_home, sizeof(at_home), "%d", (int)home);
+	LOAD_OK("-p", in_root, "-p", at_home, "--unwind", "fp");
+	fd = pk_pin_open(dir, PK_PIN_ROOTS);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pk_root_records_get(fd, rooted, &rec), 0);
+	ck_assert_str_eq(rec.path, root);
+	ck_assert_int_eq(pk_root_records_get(fd, home, &rec), -ENOENT);
+	close(fd);
+	kill_and_wait(rooted);
+	kill_and_wait(home);
+	LOAD_OK("--unload");
+	ck_assert(!dir_exists());
+	ck_assert_int_eq(rmdir(root), 0);
+}
+END_TEST
+
 START_TEST(test_stops_when_pid_exits)
 {
 	pid_t target = spin_child();
@@ -1531,6 +1587,7 @@ Suite *suite_load_session(void)
 	tcase_add_test(tc, test_targets_follow_fork_and_exit);
 	tcase_add_test(tc, test_target_outlives_its_leader);
 	tcase_add_test(tc, test_command_is_a_target);
+	tcase_add_test(tc, test_targets_roots_kept);
 	tcase_add_test(tc, test_unwind_tables_and_fp);
 	tcase_add_test(tc, test_table_memory_limit);
 

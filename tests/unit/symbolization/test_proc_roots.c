@@ -119,6 +119,38 @@ START_TEST(test_other_root_once)
 }
 END_TEST
 
+/* A root kept in the session while its process lived, seen by its
+ * directory once the process is gone (pk_proc_roots_see_dir): added once,
+ * whether seen by a process first or by its directory; a directory that
+ * is not there, or ours, adds nothing. */
+START_TEST(test_root_by_dir)
+{
+	struct pk_proc_roots *r;
+	const char *const *dirs;
+	char a[96], b[96], none[96];
+	size_t n;
+
+	make_dirs("a/usr/lib/debug");
+	make_dirs("b/usr/lib/debug");
+	root_link(200, "b");
+	snprintf(a, sizeof(a), "%s/a", tmp);
+	snprintf(b, sizeof(b), "%s/b", tmp);
+	snprintf(none, sizeof(none), "%s/none", tmp);
+	r = fake_roots(NULL, 0);
+	ck_assert_int_eq(pk_proc_roots_see_dir(r, a), 1);
+	ck_assert_int_eq(pk_proc_roots_see_dir(r, a), 0);
+	ck_assert_int_eq(pk_proc_roots_see(r, 200), 1);
+	ck_assert_int_eq(pk_proc_roots_see_dir(r, b), 0);	/* seen through 200 */
+	ck_assert_int_eq(pk_proc_roots_see_dir(r, none), 0);
+	ck_assert_int_eq(pk_proc_roots_see_dir(r, "/"), 0);
+	dirs = pk_proc_roots_dirs(r, &n);
+	ck_assert_uint_eq(n, 3);
+	same_dir(dirs[1], "a/usr/lib/debug");
+	same_dir(dirs[2], "b/usr/lib/debug");
+	pk_proc_roots_free(r);
+}
+END_TEST
+
 /* --debug-dir's directories stay first, in their order */
 START_TEST(test_caller_dirs_first)
 {
@@ -179,6 +211,7 @@ Suite *suite_proc_roots(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_other_root_once);
 	tcase_add_test(tc, test_caller_dirs_first);
+	tcase_add_test(tc, test_root_by_dir);
 	tcase_add_test(tc, test_growth_and_bound);
 	suite_add_tcase(s, tc);
 	return s;

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The session's record of its processes' roots (lib/root_records.c), on a
+ * fake /proc whose PID/root links name directories the test makes: another
+ * root recorded as its path, ours and one the path does not reach left
+ * out, a gone process said so; the map as probe-load makes it, up to its
+ * bound.
+ */
+#include <bpf/bpf.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/root_records.h"
+#include "test_util.h"
+
+static char tmp[64], proc[96];
+
+static void mkdir_in_tmp(const char *rel)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s", tmp, rel);
+	ck_assert_msg(!mkdir(path, 0755) || errno == EEXIST, "mkdir %s", path);
+}
+
+/* tmp/proc/PID/root -> TO, as given */
+static void root_link(int pid, const char *to)
+{
+	char rel[64], link[4096];
+
+	snprintf(rel, sizeof(rel), "proc/%d", pid);
+	mkdir_in_tmp(rel);
+	snprintf(link, sizeof(link), "%s/proc/%d/root", tmp, pid);
+	ck_assert_int_eq(symlink(to, link), 0);
+}
+
+static void setup(void)
+{
+	snprintf(tmp, sizeof(tmp), "/tmp/pk-root-records-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmp));
+	snprintf(proc, sizeof(proc), "%s/proc", tmp);
+	mkdir_in_tmp("proc");
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", tmp);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+/* Which roots are another's and reachable: a directory of ours (its path
+ * as the link gives it), not "/", not a path that is no absolute one (the
+ * kernel gives a root ours does not reach relative to its own mounts). */
+START_TEST(test_find)
+{
+	struct pk_root_record rec;
+	char a[96];
+
+	mkdir_in_tmp("a");
+	mkdir_in_tmp("proc/12");
+	mkdir_in_tmp("proc/12/rel");
+	snprintf(a, sizeof(a), "%s/a", tmp);
+	root_link(10, a);
+	root_link(11, "/");
+	root_link(12, "rel");		/* opens, but names no directory of ours */
+	memset(&rec, 0, sizeof(rec));
+	ck_assert_int_eq(pk_proc_root_find(proc, 10, &rec), 1);
+	ck_assert_str_eq(rec.path, a);
+	ck_assert_int_eq(pk_proc_root_find(proc, 11, &rec), 0);
+	ck_assert_int_eq(pk_proc_root_find(proc, 12, &rec), 0);
+	ck_assert_int_eq(pk_proc_root_find(proc, 13, &rec), -ESRCH);
+}
+END_TEST
+
+/* Recorded and read back; nothing recorded for ours and the gone. */
+START_TEST(test_put_get)
+{
+	struct pk_root_record rec;
+	char a[96];
+	int fd = pk_root_records_create();
+
+	ck_assert_int_ge(fd, 0);
+	mkdir_in_tmp("a");
+	snprintf(a, sizeof(a), "%s/a", tmp);
+	root_link(10, a);
+	root_link(11, "/");
+	ck_assert_int_eq(pk_root_records_put(fd, proc, 10), 1);
+	ck_assert_int_eq(pk_root_records_put(fd, proc, 10), 1);	/* again: the same */
+	ck_assert_int_eq(pk_root_records_put(fd, proc, 11), 0);
+	ck_assert_int_eq(pk_root_records_put(fd, proc, 13), -ESRCH);
+	ck_assert_int_eq(pk_root_records_get(fd, 10, &rec), 0);
+	ck_assert_str_eq(rec.path, a);
+	ck_assert_int_eq(pk_root_records_get(fd, 11, &rec), -ENOENT);
+	ck_assert_int_eq(pk_root_records_get(fd, 13, &rec), -ENOENT);
+	/* a record that is no absolute path (not one of ours) is none */
+	memset(&rec, 'x', sizeof(rec));
+	ck_assert_int_eq(bpf_map_update_elem(fd, &(__u32){ 14 }, &rec, BPF_ANY), 0);
+	ck_assert_int_eq(pk_root_records_get(fd, 14, &rec), -ENOENT);
+	close(fd);
+}
+END_TEST
+
+/* The map holds PK_ROOT_RECORDS_MAX processes and refuses one more: a
+ * session with more records no more (probe-load and the readers go on). */
+START_TEST(test_bound)
+{
+	struct pk_root_record rec = { .path = "/r" };
+	int fd = pk_root_records_create();
+
+	ck_assert_int_ge(fd, 0);
+	for (__u32 pid = 1; pid <= PK_ROOT_RECORDS_MAX; pid++)
+		ck_assert_int_eq(bpf_map_update_elem(fd, &pid, &rec, BPF_ANY), 0);
+	ck_assert_int_ne(bpf_map_update_elem(fd, &(__u32){ PK_ROOT_RECORDS_MAX + 1 }, &rec,
+					     BPF_ANY), 0);
+	ck_assert_int_eq(errno, E2BIG);
+	ck_assert_int_eq(pk_root_records_get(fd, PK_ROOT_RECORDS_MAX, &rec), 0);
+	ck_assert_str_eq(rec.path, "/r");
+	close(fd);
+}
+END_TEST
+
+Suite *suite_root_records(void)
+{
+	Suite *s = suite_create("root_records");
+	TCase *tc = tcase_create("find");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_find);
+	suite_add_tcase(s, tc);
+	if (pk_test_need_root(s, "the roots map is a BPF map")) {
+		tc = tcase_create("map");
+		tcase_add_checked_fixture(tc, setup, teardown);
+		tcase_add_test(tc, test_put_get);
+		tcase_add_test(tc, test_bound);
+		suite_add_tcase(s, tc);
+	}
+	return s;
+}
