@@ -34,6 +34,7 @@ bool pk_mount_parse(char *line, struct pk_mount *m)
 	if (!p || !(m->fstype = strtok_r(NULL, " ", &save)) || !strtok_r(NULL, " ", &save) ||
 	    !(m->options = strtok_r(NULL, " \n", &save)))
 		return false;
+	m->dev = f[2];
 	m->root = f[3];
 	m->point = f[4];
 	pk_mount_unescape(f[3]);

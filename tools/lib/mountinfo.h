@@ -9,6 +9,7 @@
 /* One mount: fields pointing into LINE, a copy its owner frees. */
 struct pk_mount {
 	char *line;
+	const char *dev;	/* "MAJOR:MINOR" of its file system */
 	const char *root;	/* the mount's root in its file system */
 	const char *point;	/* where it is mounted */
 	const char *fstype;

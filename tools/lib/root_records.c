@@ -2,11 +2,14 @@
 #include <bpf/bpf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "lib/mountinfo.h"
 #include "lib/root_records.h"
 
 int pk_root_records_create(void)
@@ -19,10 +22,86 @@ int pk_root_records_create(void)
 	return fd < 0 ? -errno : fd;
 }
 
+/* Whether PATH (absolute) is the directory WANT. */
+static bool is_dir(const char *path, const struct stat *want)
+{
+	struct stat at;
+
+	return path[0] == '/' && !stat(path, &at) && at.st_dev == want->st_dev &&
+	       at.st_ino == want->st_ino;
+}
+
+/* The mount at the root of PID's mount tree (its "/" in PROC/PID/mountinfo):
+ * its file system and the directory of it mounted there, into DEV and
+ * ROOT. 0 or -ENOENT. */
+static int root_mount(const char *proc, pid_t pid, char dev[32], char *root, size_t len)
+{
+	char path[4096 + 32], *line = NULL;
+	struct pk_mount m;
+	size_t cap = 0;
+	int ret = -ENOENT;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%d/mountinfo", proc, (int)pid);
+	f = fopen(path, "re");
+	while (f && ret && getline(&line, &cap, f) > 0)
+		if (pk_mount_parse(line, &m) && !strcmp(m.point, "/") &&
+		    strlen(m.dev) < 32 && strlen(m.root) < len) {
+			strcpy(dev, m.dev);
+			strcpy(root, m.root);
+			ret = 0;
+		}
+	free(line);
+	if (f)
+		fclose(f);
+	return ret;
+}
+
+/*
+ * A root the kernel's path does not reach (a pivot_root into a mount of
+ * the process's namespace only: readlink gives "/"): where one of our
+ * mounts shows the same directory of the same file system, the root
+ * mount's (a bind mount of a directory we have, an overlay the host
+ * mounted too, as container runtimes do). Into OUT: 1, or 0.
+ */
+static int root_by_mounts(const char *proc, pid_t pid, const struct stat *want,
+			  struct pk_root_record *out)
+{
+	char dev[32], root[PK_ROOT_PATH_MAX], *line = NULL;
+	struct pk_mount m;
+	size_t cap = 0;
+	int found = 0;
+	FILE *f;
+
+	if (root_mount(proc, pid, dev, root, sizeof(root)))
+		return 0;
+	f = fopen("/proc/self/mountinfo", "re");
+	while (f && !found && getline(&line, &cap, f) > 0) {
+		size_t n;
+		const char *rest;
+
+		if (!pk_mount_parse(line, &m) || strcmp(m.dev, dev))
+			continue;
+		/* ROOT at or below the directory this mount shows */
+		n = strcmp(m.root, "/") ? strlen(m.root) : 0;
+		if (strncmp(root, m.root, n) || (root[n] && root[n] != '/'))
+			continue;
+		rest = root + n;
+		if (snprintf(out->path, sizeof(out->path), "%s%s",
+			     strcmp(m.point, "/") || !*rest ? m.point : "", rest) <
+		    (int)sizeof(out->path))
+			found = is_dir(out->path, want);
+	}
+	free(line);
+	if (f)
+		fclose(f);
+	return found;
+}
+
 int pk_proc_root_find(const char *proc, pid_t pid, struct pk_root_record *out)
 {
 	char link[4096 + 32];
-	struct stat root, own, at;
+	struct stat root, own;
 	ssize_t n;
 	int fd;
 
@@ -42,10 +121,9 @@ int pk_proc_root_find(const char *proc, pid_t pid, struct pk_root_record *out)
 		return 0;	/* ours */
 	/* the kernel gives a root ours does not reach relative to its own
 	 * mounts: then the path is another directory, or none */
-	if (out->path[0] != '/' || stat(out->path, &at) || at.st_dev != root.st_dev ||
-	    at.st_ino != root.st_ino)
-		return 0;
-	return 1;
+	if (is_dir(out->path, &root))
+		return 1;
+	return root_by_mounts(proc ? proc : "/proc", pid, &root, out);
 }
 
 int pk_root_records_put(int fd, const char *proc, pid_t pid)

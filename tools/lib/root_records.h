@@ -10,11 +10,14 @@
  *
  * What is kept is the root as a path of ours, checked to be the same
  * directory as /proc/PID/root (its device and inode) when it is recorded:
- * a chroot's directory, a container's root where our mount namespace
- * reaches it. Not a descriptor (nothing outlives probe-load but pins) and
- * not the mount namespace (keeping one alive takes a bind mount, which a
- * session must not leave behind). A root ours does not reach (a
- * container's pivot_root into a mount only it has) is not recorded: its
+ * a chroot's directory (readlink of /proc/PID/root), or, for a root the
+ * kernel's path does not reach (a pivot_root: readlink gives "/"), where
+ * one of our mounts shows the directory the process's root mount shows
+ * (its mountinfo's "/" line: a bind mount of a directory we have, an
+ * overlay the container runtime mounted on the host too). Not a
+ * descriptor (nothing outlives probe-load but pins) and not the mount
+ * namespace (keeping one alive takes a bind mount, which a session must
+ * not leave behind). A root no mount of ours shows is not recorded: its
  * files are named while it lives only.
  */
 #ifndef PK_ROOT_RECORDS_H
@@ -31,9 +34,10 @@
 /* A new, empty PK_PIN_ROOTS map: its fd, or a negative errno. */
 int pk_root_records_create(void);
 
-/* PID's root (PROC: where /proc is; NULL: "/proc") into OUT: 1 when it is
- * another root than ours and a directory of ours at the path the kernel
- * gives; 0 when it is ours or ours does not reach it; a negative errno
+/* PID's root (PROC: where /proc is; NULL: "/proc"; ours is
+ * /proc/self/mountinfo's) into OUT: 1 when it is another root than ours
+ * and a directory of ours, at the path the kernel gives or through the
+ * mounts; 0 when it is ours or ours does not reach it; a negative errno
  * when PID is gone. */
 int pk_proc_root_find(const char *proc, pid_t pid, struct pk_root_record *out);
 

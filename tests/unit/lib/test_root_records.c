@@ -78,6 +78,69 @@ START_TEST(test_find)
 }
 END_TEST
 
+/* DIR (absolute, no symlink in it) as its mount shows it: the mount's
+ * "MAJOR:MINOR" into DEV and DIR's path in that file system into ROOT,
+ * from our own mountinfo (the mount whose point is DIR's longest prefix). */
+static void dir_in_fs(const char *dir, char *dev, char *root)
+{
+	char line[4096], d[64], r[1024], pt[1024], best[1024] = "";
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		size_t n;
+
+		if (sscanf(line, "%*s %*s %63s %1023s %1023s", d, r, pt) != 3)
+			continue;
+		n = strcmp(pt, "/") ? strlen(pt) : 0;
+		if (strncmp(dir, pt, n) || (dir[n] && dir[n] != '/') ||
+		    (best[0] && strlen(pt) < strlen(best)))
+			continue;
+		snprintf(best, sizeof(best), "%s", pt);
+		strcpy(dev, d);
+		ck_assert_int_lt(snprintf(root, 1024, "%s%s", strcmp(r, "/") ? r : "", dir + n),
+				 1024);
+	}
+	fclose(f);
+	ck_assert_msg(best[0], "no mount holds %s", dir);
+}
+
+/* A root the kernel's path does not reach (a pivot_root: readlink gives
+ * a path that is not the root) found through the mounts: the root mount
+ * of the process's mountinfo shows a directory one of ours shows too. A
+ * root mount of a file system we have not mounted is not found. */
+START_TEST(test_find_by_mounts)
+{
+	struct pk_root_record rec;
+	char a[96], path[256], dev[64], root[1024];
+	FILE *f;
+
+	mkdir_in_tmp("a");
+	snprintf(a, sizeof(a), "%s/a", tmp);
+	root_link(20, a);
+	/* the link now names the same directory: made another with a
+	 * relative one, as the kernel names an unreachable root "/" */
+	snprintf(path, sizeof(path), "%s/proc/20/root", tmp);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(symlink("../../a", path), 0);
+	dir_in_fs(a, dev, root);
+	snprintf(path, sizeof(path), "%s/proc/20/mountinfo", tmp);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "1 1 %s %s / rw - ext4 /dev/x rw\n", dev, root);
+	fclose(f);
+	memset(&rec, 0, sizeof(rec));
+	ck_assert_int_eq(pk_proc_root_find(proc, 20, &rec), 1);
+	ck_assert_str_eq(rec.path, a);
+	/* another file system: none of ours shows it */
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "1 1 4095:4095 %s / rw - ext4 /dev/x rw\n", root);
+	fclose(f);
+	ck_assert_int_eq(pk_proc_root_find(proc, 20, &rec), 0);
+}
+END_TEST
+
 /* Recorded and read back; nothing recorded for ours and the gone. */
 START_TEST(test_put_get)
 {
@@ -132,6 +195,7 @@ Suite *suite_root_records(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_find);
+	tcase_add_test(tc, test_find_by_mounts);
 	suite_add_tcase(s, tc);
 	if (pk_test_need_root(s, "the roots map is a BPF map")) {
 		tc = tcase_create("map");
