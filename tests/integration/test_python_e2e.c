@@ -4,8 +4,10 @@
  * Debian's python3.11, its Py_DEBUG build python3.11d and an embedder of
  * libpython3.11.so, profiled with the real tools; and (issue 32) under
  * python3.13 and python3.14 and their -dbg builds, each in its Debian root
- * (tests/roots/: Debian 13, sid) as a container runs it, read with the
- * root's debug files (--debug-dir), its libc without symbols. A Python frame in folded
+ * (tests/roots/: Debian 13, sid) as a container runs it, read with no
+ * option: probe-read finds the root's debug files itself, while it runs
+ * and after it exited (every address of the interpreter named by its
+ * -dbg package's debug file), its libc without symbols. A Python frame in folded
  * output is "QUALNAME (FILE_BASENAME:LINE)", in place of the native
  * _PyEval_EvalFrameDefault frame that ran it, between the interpreter's
  * native frames.
@@ -510,20 +512,6 @@ static void interp_argv(const struct interp *in, const char *name, const char *c
 	}
 }
 
-/* What probe-read reads a root's processes with: the host's debug files
- * and every root's, by build-id (a root's python3.X-dbg has its
- * interpreter's: the eval loop's symbols among them). */
-static const char *const *root_read_args(void)
-{
-	static char dirs[2][4096];
-	static const char *args[] = { "--debug-dir", "/usr/lib/debug", "--debug-dir", dirs[0],
-				      "--debug-dir", dirs[1], NULL };
-
-	pk_test_roots_path("trixie/usr/lib/debug", dirs[0], sizeof(dirs[0]));
-	pk_test_roots_path("sid/usr/lib/debug", dirs[1], sizeof(dirs[1]));
-	return args;
-}
-
 /* probe-load [EXTRA...] -F FREQ -- ARGV..., from the command's first
  * instruction, probe-read [READ...] until it exits, unload. IN: the
  * interpreter ARGV runs (NULL: the host's). */
@@ -538,9 +526,7 @@ static void profile_in(const struct interp *in, const char *const extra[],
 	ck_assert_msg(access(argv[0], X_OK) == 0, "%s missing (make test-deps test-programs)",
 		      argv[0]);
 	args_cat(load, (const char *const *const[]){ extra ? extra : no_args, freq, argv, NULL });
-	args_cat(rd, (const char *const *const[]){ dur, read ? read : no_args,
-						   in && in->root ? root_read_args() : no_args,
-						   NULL });
+	args_cat(rd, (const char *const *const[]){ dur, read ? read : no_args, NULL });
 	ck_assert_int_eq(pk_e2e_load_err(load, &r->load_err), 0);
 	rc = pk_e2e_read(rd, &r->out, &r->err);
 	ck_assert_msg(rc == 0, "probe-read exited %d: %s", rc, r->err);
@@ -674,9 +660,7 @@ static void profile_held_in(const struct interp *in, const char *const extra[],
 	snprintf(pidstr, sizeof(pidstr), "%d", h.target);
 	r->pid = h.target;
 	args_cat(load, (const char *const *const[]){ extra ? extra : no_args, target, NULL });
-	args_cat(rd, (const char *const *const[]){ dur, read ? read : no_args,
-						   in && in->root ? root_read_args() : no_args,
-						   NULL });
+	args_cat(rd, (const char *const *const[]){ dur, read ? read : no_args, NULL });
 	rc = pk_e2e_load_err(load, &r->load_err);
 	if (rc)
 		kill(h.target, SIGKILL);
@@ -771,6 +755,40 @@ static struct tally chain_tally(const struct run *r, const char *comm, pid_t pid
 	return t;
 }
 
+/* IN's own frames in R's stacks of COMM, sample-weighted, and of them the
+ * ones no symbol named ("[python3.13+0x5a1f3e]"): a root's interpreter has
+ * its -dbg package's debug file in the root's /usr/lib/debug, which names
+ * every address of it (the eval loop's .cold part, static functions its
+ * .dynsym lacks) when probe-read finds it, during and after the process. */
+static void assert_interp_named(const char *what, const struct run *r,
+				const struct interp *in)
+{
+	const char *base = strrchr(in->prog, '/') + 1;
+	unsigned long frames = 0, unnamed = 0;
+	char unnamed_pfx[64];
+
+	snprintf(unnamed_pfx, sizeof(unnamed_pfx), "[%s+0x", base);
+	for (size_t i = 0; i < r->n; i++) {
+		const struct stack *s = &r->s[i];
+
+		if (!root_is(s, in->comm, 0))
+			continue;
+		for (size_t k = 1; k < s->n; k++) {
+			frames += s->count;
+			if (!strncmp(s->v[k], unnamed_pfx, strlen(unnamed_pfx))) {
+				unnamed += s->count;
+				if (unnamed == s->count)
+					fprintf(stderr, "  %s: unnamed: %s\n", what, s->v[k]);
+			}
+		}
+	}
+	fprintf(stderr, "python %s: %lu frames, %lu of %s unnamed\n", what, frames, unnamed,
+		base);
+	ck_assert_msg(frames > 0, "%s: no stack of %s", what, in->comm);
+	ck_assert_msg(unnamed == 0, "%s: %lu frames of %s unnamed: its debug file "
+		      "(the root's /usr/lib/debug) not found", what, unnamed, base);
+}
+
 static void assert_chain(const char *what, const struct run *r, const char *comm, pid_t pid,
 			 const char *mark, const struct oracle_stack *o)
 {
@@ -839,6 +857,8 @@ START_TEST(test_chain)
 	snprintf(what, sizeof(what), "chain %s", chain_variants[_i].what);
 	assert_chain(what, &r, in ? in->comm : "py_embed", 0, chain_variants[_i].mark,
 		     oracle_get(&o, "hot"));
+	if (in && in->root)
+		assert_interp_named(what, &r, in);
 	oracle_free(&o);
 	run_free(&r);
 }
@@ -859,6 +879,8 @@ START_TEST(test_chain_exited)
 	oracle_read(r.oracle_path, &o);
 	snprintf(what, sizeof(what), "chain %s, read after its exit", chain_variants[v].what);
 	assert_chain(what, &r, in->comm, 0, "Py_RunMain", oracle_get(&o, "hot"));
+	if (in->root)
+		assert_interp_named(what, &r, in);
 	oracle_free(&o);
 	run_free(&r);
 }
@@ -885,7 +907,7 @@ START_TEST(test_chain_command_after)
 	int rc;
 
 	args_cat(load, (const char *const *const[]){ freq, argv, NULL });
-	args_cat(rd, (const char *const *const[]){ dur, root_read_args(), NULL });
+	args_cat(rd, (const char *const *const[]){ dur, NULL });
 	ck_assert_int_eq(pk_e2e_load_err(load, &r.load_err), 0);
 	ck_assert_int_eq(pk_e2e_wait_targets_exit(300), 0);
 	rc = pk_e2e_read(rd, &r.out, &r.err);
@@ -906,6 +928,7 @@ START_TEST(test_chain_command_after)
 		print_stacks(&r, in->comm, 12);
 	ck_assert_msg(t.ok >= PY_MIN * t.hot, "%s: %lu of %lu samples in hot whole:\n%s", what,
 		      t.ok, t.hot, r.err);
+	assert_interp_named(what, &r, in);
 	oracle_free(&o);
 	run_free(&r);
 }
@@ -1513,7 +1536,7 @@ START_TEST(test_systemwide)
 	for (int i = 0; i < N; i++)
 		ck_assert_int_eq(pk_test_wait(h[i].pid), 0);
 	ck_assert_int_eq(rc, 0);
-	args_cat(rd, (const char *const *const[]){ read, root_read_args(), NULL });
+	args_cat(rd, (const char *const *const[]){ read, NULL });
 	rc = pk_e2e_read(rd, &r[0].out, &r[0].err);
 	ck_assert_msg(rc == 0, "probe-read exited %d: %s", rc, r[0].err);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
@@ -1523,6 +1546,8 @@ START_TEST(test_systemwide)
 		snprintf(what, sizeof(what), "system-wide %s", interps[py[i]].comm);
 		assert_chain(what, &r[0], interps[py[i]].comm, h[i].target, "Py_RunMain",
 			     oracle_get(&o[i], "hot"));
+		if (interps[py[i]].root)
+			assert_interp_named(what, &r[0], &interps[py[i]]);
 	}
 	for (int i = 0; i < N; i++) {
 		oracle_free(&o[i]);
