@@ -38,3 +38,20 @@ Perftools__Profiles__Profile *pk_test_pprof_decode(const unsigned char *buf, siz
 	free(out);
 	return msg;
 }
+
+const Perftools__Profiles__Function *pk_test_pprof_function(const Perftools__Profiles__Profile *p,
+							    uint64_t id)
+{
+	for (size_t i = 0; i < p->n_function; i++)
+		if (p->function[i]->id == id)
+			return p->function[i];
+	ck_abort_msg("no function %llu", (unsigned long long)id);
+	return NULL;
+}
+
+const char *pk_test_pprof_str(const Perftools__Profiles__Profile *p, int64_t i)
+{
+	ck_assert_int_ge(i, 0);
+	ck_assert_uint_lt((size_t)i, p->n_string_table);
+	return p->string_table[i];
+}

@@ -260,13 +260,6 @@ static char *write_to_memory(const struct pk_profile *p, size_t *len, int *ret)
 	return buf;
 }
 
-static const char *str(const Perftools__Profiles__Profile *m, int64_t i)
-{
-	ck_assert_int_ge(i, 0);
-	ck_assert_uint_lt((size_t)i, m->n_string_table);
-	return m->string_table[i];
-}
-
 static int cmp_strp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
@@ -289,13 +282,13 @@ static void check_header(const Perftools__Profiles__Profile *m)
 	free(sorted);
 
 	ck_assert_uint_eq(m->n_sample_type, 2);
-	ck_assert_str_eq(str(m, m->sample_type[0]->type), "samples");
-	ck_assert_str_eq(str(m, m->sample_type[0]->unit), "count");
-	ck_assert_str_eq(str(m, m->sample_type[1]->type), "cpu");
-	ck_assert_str_eq(str(m, m->sample_type[1]->unit), "nanoseconds");
+	ck_assert_str_eq(pk_test_pprof_str(m, m->sample_type[0]->type), "samples");
+	ck_assert_str_eq(pk_test_pprof_str(m, m->sample_type[0]->unit), "count");
+	ck_assert_str_eq(pk_test_pprof_str(m, m->sample_type[1]->type), "cpu");
+	ck_assert_str_eq(pk_test_pprof_str(m, m->sample_type[1]->unit), "nanoseconds");
 	ck_assert_ptr_nonnull(m->period_type);
-	ck_assert_str_eq(str(m, m->period_type->type), "cpu");
-	ck_assert_str_eq(str(m, m->period_type->unit), "nanoseconds");
+	ck_assert_str_eq(pk_test_pprof_str(m, m->period_type->type), "cpu");
+	ck_assert_str_eq(pk_test_pprof_str(m, m->period_type->unit), "nanoseconds");
 	ck_assert_int_eq(m->period, PERIOD_NS);
 	ck_assert_int_eq(m->time_nanos, 1700000000000000000LL + 5000000000LL);
 	ck_assert_int_eq(m->duration_nanos, 2500000000LL);
@@ -322,8 +315,8 @@ static void check_mappings(const Perftools__Profiles__Profile *m)
 		ck_assert_uint_eq(pm->memory_start, map->start);
 		ck_assert_uint_eq(pm->memory_limit, map->end);
 		ck_assert_uint_eq(pm->file_offset, map->pgoff);
-		ck_assert_str_eq(str(m, pm->filename), map->module->path);
-		ck_assert_str_eq(str(m, pm->build_id), map->module->build_id ? map->module->build_id : "");
+		ck_assert_str_eq(pk_test_pprof_str(m, pm->filename), map->module->path);
+		ck_assert_str_eq(pk_test_pprof_str(m, pm->build_id), map->module->build_id ? map->module->build_id : "");
 		f = want_flags(map);
 		ck_assert_int_eq(pm->has_functions, f.fn);
 		ck_assert_int_eq(pm->has_filenames, f.fl);
@@ -336,16 +329,6 @@ static void check_mappings(const Perftools__Profiles__Profile *m)
 	ck_assert(want_flags(&map_app100).in && !want_flags(&map_libc100).in);
 	ck_assert(want_flags(&map_app100).fl && !want_flags(&map_kernel).fl);
 	ck_assert(want_flags(&map_libc100).fn && !want_flags(&map_nosym200).fn);
-}
-
-static const Perftools__Profiles__Function *function(const Perftools__Profiles__Profile *m,
-						     uint64_t id)
-{
-	for (size_t i = 0; i < m->n_function; i++)
-		if (m->function[i]->id == id)
-			return m->function[i];
-	ck_abort_msg("no function %llu", (unsigned long long)id);
-	return NULL;
 }
 
 static void check_locations(const Perftools__Profiles__Profile *m)
@@ -369,11 +352,11 @@ static void check_locations(const Perftools__Profiles__Profile *m)
 		for (size_t k = 0; k < pl->n_line; k++) {
 			const struct pk_frame *fr = &loc->frames[k];
 			const Perftools__Profiles__Function *fn =
-				function(m, pl->line[k]->function_id);
+				pk_test_pprof_function(m, pl->line[k]->function_id);
 
-			ck_assert_str_eq(str(m, fn->name), fr->name);
-			ck_assert_str_eq(str(m, fn->system_name), fr->name);
-			ck_assert_str_eq(str(m, fn->filename), fr->file ? fr->file : "");
+			ck_assert_str_eq(pk_test_pprof_str(m, fn->name), fr->name);
+			ck_assert_str_eq(pk_test_pprof_str(m, fn->system_name), fr->name);
+			ck_assert_str_eq(pk_test_pprof_str(m, fn->filename), fr->file ? fr->file : "");
 			ck_assert_int_eq(pl->line[k]->line, fr->line);
 		}
 	}
@@ -397,7 +380,7 @@ static const Perftools__Profiles__Label *label(const Perftools__Profiles__Profil
 	const Perftools__Profiles__Label *found = NULL;
 
 	for (size_t i = 0; i < s->n_label; i++)
-		if (strcmp(str(m, s->label[i]->key), key) == 0) {
+		if (strcmp(pk_test_pprof_str(m, s->label[i]->key), key) == 0) {
 			ck_assert_msg(!found, "label %s twice", key);
 			found = s->label[i];
 		}
@@ -425,14 +408,14 @@ static void check_samples(const Perftools__Profiles__Profile *m)
 		ck_assert_int_eq(tid->str, 0);
 		ck_assert_int_eq(cpu->str, 0);
 		ck_assert_int_eq(comm->num, 0);
-		ck_assert_str_eq(str(m, pid->num_unit), "pid");
-		ck_assert_str_eq(str(m, tid->num_unit), "tid");
-		ck_assert_str_eq(str(m, cpu->num_unit), "cpu");
+		ck_assert_str_eq(pk_test_pprof_str(m, pid->num_unit), "pid");
+		ck_assert_str_eq(pk_test_pprof_str(m, tid->num_unit), "tid");
+		ck_assert_str_eq(pk_test_pprof_str(m, cpu->num_unit), "cpu");
 		ck_assert_int_eq(comm->num_unit, 0);
 		for (size_t j = 0; j < nwant && !w; j++) {
 			const struct pk_stack_view *st = want[j].stack;
 			bool same = st->pid == pid->num && want[j].tid == tid->num &&
-				want[j].cpu == cpu->num && !strcmp(st->comm, str(m, comm->str)) &&
+				want[j].cpu == cpu->num && !strcmp(st->comm, pk_test_pprof_str(m, comm->str)) &&
 				s->n_location_id == (size_t)st->nkernel + st->nuser;
 
 			for (size_t k = 0; same && k < s->n_location_id; k++)
@@ -901,13 +884,13 @@ START_TEST(test_events_decode)
 	for (size_t t = 0; t < m->n_sample_type; t++) {
 		char name[300];
 
-		snprintf(name, sizeof(name), "%s/%s", str(m, m->sample_type[t]->type),
-			 str(m, m->sample_type[t]->unit));
+		snprintf(name, sizeof(name), "%s/%s", pk_test_pprof_str(m, m->sample_type[t]->type),
+			 pk_test_pprof_str(m, m->sample_type[t]->unit));
 		ck_assert_str_eq(name, ev_types[t]);
 	}
-	ck_assert_str_eq(str(m, m->default_sample_type), "cpu");
-	ck_assert_str_eq(str(m, m->period_type->type), "cpu");
-	ck_assert_str_eq(str(m, m->period_type->unit), "nanoseconds");
+	ck_assert_str_eq(pk_test_pprof_str(m, m->default_sample_type), "cpu");
+	ck_assert_str_eq(pk_test_pprof_str(m, m->period_type->type), "cpu");
+	ck_assert_str_eq(pk_test_pprof_str(m, m->period_type->unit), "nanoseconds");
 	ck_assert_int_eq(m->period, 1000000000 / 99);
 	ck_assert_uint_eq(m->n_sample, nwant);
 	for (size_t i = 0; i < nwant; i++) {
@@ -1171,7 +1154,7 @@ static const Perftools__Profiles__Label *label_or_null(const Perftools__Profiles
 						       const char *key)
 {
 	for (size_t i = 0; i < s->n_label; i++)
-		if (strcmp(str(m, s->label[i]->key), key) == 0)
+		if (strcmp(pk_test_pprof_str(m, s->label[i]->key), key) == 0)
 			return s->label[i];
 	return NULL;
 }
@@ -1207,16 +1190,16 @@ START_TEST(test_cgroup_labels)
 		size_t w;
 
 		for (w = 0; w < 4; w++)
-			if (want[w].cgroup ? cg && !strcmp(str(m, cg->str), want[w].cgroup) : !cg)
+			if (want[w].cgroup ? cg && !strcmp(pk_test_pprof_str(m, cg->str), want[w].cgroup) : !cg)
 				break;
-		ck_assert_msg(w < 4, "sample %zu: cgroup %s", i, cg ? str(m, cg->str) : "(none)");
+		ck_assert_msg(w < 4, "sample %zu: cgroup %s", i, cg ? pk_test_pprof_str(m, cg->str) : "(none)");
 		ck_assert(!seen[w]);
 		seen[w] = true;
 		ck_assert_int_eq(s->value[0], want[w].count);
-		ck_assert_str_eq(str(m, label(m, s, "comm")->str), "svc");
+		ck_assert_str_eq(pk_test_pprof_str(m, label(m, s, "comm")->str), "svc");
 		if (want[w].container) {
 			ck_assert_ptr_nonnull(cid);
-			ck_assert_str_eq(str(m, cid->str), want[w].container);
+			ck_assert_str_eq(pk_test_pprof_str(m, cid->str), want[w].container);
 			ck_assert_int_eq(cid->num, 0);
 		} else {
 			ck_assert_ptr_null(cid);
