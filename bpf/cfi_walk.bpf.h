@@ -227,9 +227,17 @@ struct uw_state {
 	 * file and load bias (runtime address - ELF vaddr), for the Python
 	 * walk (bpf/python_walk.bpf.h). py_seen 0: none. */
 	__u8 py_seen;
-	__u8 __pad2[7];
+	/* A HotSpot libjvm (PK_FILE_HOTSPOT) likewise, for the Java walk
+	 * (bpf/hotspot_walk.bpf.h), which remembers the process's JVM. */
+	__u8 hs_seen;
+	__u8 __pad2[6];
 	__s64 py_bias;
 	struct pk_file_key py_key;
+	__s64 hs_bias;
+	struct pk_file_key hs_key;
+	/* pk_hs_step's Java frame for the frame it stepped over (0: none,
+	 * the frame's PC stays) */
+	__u64 hs_frame;
 	/* The last rule uw_rule_for() found, for VADDR in TABLE: recursion
 	 * repeats a return address frame after frame. */
 	__u64 rule_vaddr;
@@ -323,6 +331,22 @@ static __always_inline void uw_python_seen(struct uw_state *st, const struct vma
 	st->py_key = *key;
 }
 
+/* The walk's HotSpot fields for a file with PK_FILE_HOTSPOT, as
+ * uw_python_seen. */
+static __always_inline void uw_hotspot_seen(struct uw_state *st, const struct vma_cursor *v,
+					    const struct pk_file_key *key)
+{
+	st->hs_seen = 1;
+	st->hs_bias = -v->delta;
+	st->hs_key = *key;
+}
+
+/* The Java walk's step over the frame at st->f, a PC in anonymous memory
+ * (bpf/hotspot_walk.bpf.h): -1 when it is no frame of a JVM's code cache
+ * the walk knows (a frame-pointer step then, as before), else 0 or how the
+ * walk ends. */
+__noinline int pk_hs_step(struct uw_state *st);
+
 /* What an earlier sample made of the VMA vma_at() just found (its memo
  * entry, vma_memo_cur), into the walk's vma, when that holds ADDR and its
  * table is still the one it was: true then. */
@@ -349,6 +373,8 @@ static __always_inline bool uw_recall_walk(struct uw_state *st, __u64 addr,
 	v->delta = e->walk_delta;
 	if (e->walk_python)
 		uw_python_seen(st, v, key);
+	if (e->walk_hotspot)
+		uw_hotspot_seen(st, v, key);
 	return true;
 }
 
@@ -387,6 +413,7 @@ static __always_inline void uw_keep_walk(const struct vma_cursor *v,
 	e->walk_table = table;
 	e->walk_gen = gen;
 	e->walk_python = !!(fi->flags & PK_FILE_PYTHON);
+	e->walk_hotspot = !!(fi->flags & PK_FILE_HOTSPOT);
 	e->walk_kind = VMA_TABLE;
 }
 
@@ -441,6 +468,8 @@ __noinline int uw_lookup_mapping(struct uw_state *st, __u64 addr)
 		v->delta = (__s64)(file_start - v->vm_start) + fi->segs[i].bias;
 		if (fi->flags & PK_FILE_PYTHON)
 			uw_python_seen(st, v, &key);
+		if (fi->flags & PK_FILE_HOTSPOT)
+			uw_hotspot_seen(st, v, &key);
 		/* The segment's part of the VMA. */
 		if (fi->segs[i].off > file_start &&
 		    v->vm_start + fi->segs[i].off - file_start > v->start)
@@ -758,8 +787,14 @@ static long uw_step(__u32 i, void *ctx)
 			by_fp = true;
 		}
 	} else {
-		end = uw_fp_step(st, PK_END_FP_FALLBACK);
-		by_fp = true;
+		/* JIT code: a JVM's own numbers step over its frames */
+		end = st->vma.kind == VMA_ANON ? pk_hs_step(st) : -1;
+		if (end < 0) {
+			end = uw_fp_step(st, PK_END_FP_FALLBACK);
+			by_fp = true;
+		} else if (st->hs_frame && idx < PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH) {
+			b->frames[idx] = st->hs_frame;
+		}
 	}
 	if (end) {
 		st->end = end;
@@ -800,6 +835,7 @@ __noinline int pk_walk_user(void)
 	st->fp_stop = 0;
 	st->start_stack = BPF_CORE_READ(bpf_get_current_task_btf(), mm, start_stack);
 	st->py_seen = 0;
+	st->hs_seen = 0;
 	vma_cursor_reset(&st->vma);
 	st->fp_frames = 0;
 	st->missing_frames = 0;

@@ -53,6 +53,8 @@
 #define PK_PIN_EVENT_COUNTS	"event_counts"	/* PERCPU_ARRAY [PK_MAX_EVENTS * PK_ECNT_SLOTS] of __u64 */
 /* Python interpreters (see "Python" below). */
 #define PK_PIN_PY_FILES		"py_files"	/* HASH pk_file_key -> struct pk_py_file */
+/* HotSpot JVMs (see "HotSpot" below). */
+#define PK_PIN_HS_FILES		"hs_files"	/* HASH pk_file_key -> struct pk_hs_file */
 /* In-kernel aggregation (probe-load --aggregate), see "Aggregation" below. */
 #define PK_PIN_AGG_SLOT		"agg_slot"	/* ARRAY_OF_MAPS [1]: the counts map
 						 * samples are counted in now */
@@ -78,6 +80,7 @@ enum pk_event_type {
 	PK_EVENT_NO_TABLE = 2,	/* struct pk_no_table: a file without a table */
 	PK_EVENT_MAPPING = 3,	/* struct pk_mapping_event: where a file is mapped */
 	PK_EVENT_PY_CODE = 4,	/* struct pk_py_code_event: a Python code object */
+	PK_EVENT_HS_METHOD = 5,	/* struct pk_hs_method_event: a Java method */
 };
 
 struct pk_event_hdr {
@@ -450,6 +453,7 @@ enum pk_file_flags {
 	PK_FILE_REFUSED = 1u << 0, /* no table (no room, no CFI, unreadable):
 				    * frame-pointer steps, not "no table yet" */
 	PK_FILE_PYTHON	= 1u << 1, /* a Python interpreter: py_files has it */
+	PK_FILE_HOTSPOT	= 1u << 2, /* a HotSpot libjvm: hs_files has it */
 };
 
 struct pk_file_info {
@@ -648,6 +652,128 @@ struct pk_py_code_event {
 	__u16 linetable_len;		/* bytes of co_linetable after that */
 	__u16 __pad[3];
 	/* __u8 data[name_len + file_len + linetable_len]: no NULs */
+};
+
+/*
+ * HotSpot. A libjvm.so that exports the serviceability agent's vmStructs
+ * tables (tools/lib/hotspot.h) is in hs_files, with what the Java walk
+ * needs of them, and its unwind_files entry has PK_FILE_HOTSPOT. The
+ * tables hold pointers, so they are read from a process that maps the
+ * file (whoever loads its table: tools/lib/unwind_store.c); what they give
+ * is the same in every process of that build, the statics as ELF vaddrs
+ * of the file (the walk adds the load bias it found the file at).
+ *
+ * Offsets are bytes into a structure; PK_HS_NONE: the JVM has no such
+ * member. Frame slots are words from the frame pointer, as HotSpot's
+ * frame:: constants are.
+ *
+ * A DWARF walk that passes through such a file remembers the process's
+ * JVM (hs_procs: its code cache, heaps and interpreter, read once); then,
+ * at a PC in its code cache, the Java walk (bpf/hotspot_walk.bpf.h) steps
+ * over the frame by HotSpot's own numbers: an interpreted frame by its
+ * frame pointer (the Method* and the bytecode pointer in its slots), a
+ * compiled one (an nmethod) or a stub by the frame size of the CodeBlob
+ * the heap's segment map finds for the PC; the walk goes on from the
+ * caller with the DWARF walk. A Java frame's user frame is then not a PC
+ * but a pk_hs_frame(); a stub's stays its PC.
+ */
+#define PK_HS_NONE		0xffff
+
+/* A Java frame in a sample's user frames:
+ *   bits  0..46  the Method*
+ *   bits 47..60  interpreted: the bytecode index + 1 (0: unknown, or past
+ *                PK_HS_INFO_MASK - 1); compiled: the nmethod's compile id,
+ *                its low 14 bits
+ *   bits 61..62  enum pk_hs_frame_kind
+ *   bit  63      PK_HS_FRAME: no user address has it */
+#define PK_HS_FRAME		(1ull << 63)
+#define PK_HS_METHOD_MASK	((1ull << 47) - 1)
+#define PK_HS_INFO_SHIFT	47
+#define PK_HS_INFO_MASK		0x3fffull
+#define PK_HS_KIND_SHIFT	61
+
+enum pk_hs_frame_kind {
+	PK_HS_INTERPRETED = 0,
+	PK_HS_COMPILED = 1,
+};
+
+static inline __u64 pk_hs_frame(__u64 method, __u64 info, unsigned int kind)
+{
+	return PK_HS_FRAME | (__u64)(kind & 3) << PK_HS_KIND_SHIFT |
+	       (info & PK_HS_INFO_MASK) << PK_HS_INFO_SHIFT | (method & PK_HS_METHOD_MASK);
+}
+
+/* How a JVM's structures differ beyond their offsets (pk_hs_file.flags). */
+enum pk_hs_flags {
+	PK_HS_CODE_OFFSET	= 1u << 0, /* CodeBlob's code begin and end are
+					    * ints from the blob (JDK 25's
+					    * _code_offset, _data_offset), not
+					    * pointers */
+};
+
+/* hs_files' value. */
+struct pk_hs_file {
+	/* statics, ELF vaddrs of the file */
+	__u64 codecache_heaps;		/* CodeCache::_heaps (GrowableArray<CodeHeap*>*) */
+	__u64 codecache_low_bound;	/* CodeCache::_low_bound (address) */
+	__u64 codecache_high_bound;
+	__u64 interp_code;		/* AbstractInterpreter::_code (StubQueue*) */
+	__u32 flags;			/* enum pk_hs_flags */
+	__u32 heapblock_size;		/* sizeof(HeapBlock): a blob follows it */
+	/* GrowableArray<CodeHeap*> */
+	__u16 garray_len, garray_data;
+	/* CodeHeap; its _memory and _segmap are VirtualSpaces */
+	__u16 codeheap_memory, codeheap_segmap, codeheap_log2_segment_size;
+	__u16 vspace_low, vspace_high_boundary;
+	/* StubQueue: the interpreter's codelets */
+	__u16 stubqueue_buffer, stubqueue_buffer_limit;
+	/* CodeBlob */
+	__u16 codeblob_name, codeblob_size, codeblob_frame_complete_offset, codeblob_frame_size;
+	__u16 codeblob_code_begin, codeblob_code_end;
+	/* nmethod */
+	__u16 nmethod_method, nmethod_compile_id;
+	/* Method, ConstMethod, ConstantPool, Klass, Symbol: for the reader */
+	__u16 method_const_method, constmethod_constants, constmethod_code_size;
+	__u16 constmethod_name_index, constmethod_signature_index;
+	__u16 constmethod_size, cpool_size, cpool_pool_holder, klass_name;
+	__u16 symbol_length, symbol_body;
+	/* frame:: slots of an interpreted frame, words from its frame pointer */
+	__s8 frame_interp_sender_sp;	/* described: the caller's SP */
+	__s8 frame_interp_last_sp;	/* described */
+	__s8 frame_interp_method;	/* frame_x86.hpp, not described: the Method* */
+	__s8 frame_interp_bcp;		/* frame_x86.hpp: the bytecode pointer */
+	__u8 frame_complete_width;	/* bytes of CodeBlob._frame_complete_offset:
+					 * 4 (an int), 2 (JDK 25's int16_t) */
+	__u8 __pad[3];
+};
+
+/*
+ * A Java method is named by a pk_hs_method_event, sent before the first
+ * sample that needs it (hs_method_seen remembers (tgid, Method*) with a
+ * stamp of its ConstMethod, holder and name Symbols, so that a method
+ * freed and another made at its address is sent again); a reader keeps
+ * the latest event of each (pid, Method*). The names are HotSpot's
+ * Symbols' bytes (modified UTF-8): the holder's "java/util/Arrays", the
+ * method's "sort".
+ */
+#define PK_HS_SYM_MAX		256
+
+enum pk_hs_method_flags {
+	PK_HS_KLASS_TRUNC	= 1u << 0, /* the holder's name was longer */
+	PK_HS_NAME_TRUNC	= 1u << 1, /* the method's name was longer */
+	PK_HS_UNREADABLE	= 1u << 2, /* its structures could not be read:
+					    * both lengths 0 */
+};
+
+struct pk_hs_method_event {
+	struct pk_event_hdr hdr;	/* flags: enum pk_hs_method_flags */
+	__u32 pid;			/* tgid */
+	__u32 __pad;
+	__u64 method;			/* the Method* in pid */
+	__u16 klass_len;		/* bytes of the holder's name at data[0] */
+	__u16 name_len;			/* bytes of the method's name after it */
+	__u32 __pad2;
+	/* __u8 data[klass_len + name_len] */
 };
 
 /*

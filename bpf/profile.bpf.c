@@ -19,6 +19,7 @@
 #include "bpf/cfi_walk.bpf.h"
 #include "bpf/ustack_copy.bpf.h"
 #include "bpf/python_walk.bpf.h"
+#include "bpf/hotspot_walk.bpf.h"
 #include "bpf/aggregate.bpf.h"
 
 const volatile bool filter_pids = false;
@@ -209,6 +210,7 @@ static __always_inline __u32 build_sample(void *ctx, struct pk_sample_buf *b,
 		uregs = pk_user_regs(in_user ? ctx_regs : NULL);
 		if (uregs) {
 			un = pk_unwind_user(b, kn, uregs);
+			pk_hotspot_sample(kn, un);
 			pn = pk_python_sample(b, kn + un);
 		}
 	}
@@ -492,6 +494,7 @@ int BPF_PROG(pk_forget_exit, struct task_struct *task)
 	if (BPF_CORE_READ(task, signal, live.counter) == 0) {
 		bpf_map_delete_elem(&targets, &tgid);
 		pk_python_forget(tgid);
+		pk_hotspot_forget(tgid);
 	}
 	return 0;
 }
@@ -544,6 +547,7 @@ int pk_code_report(void *ctx)
 	}
 	code = BPF_CORE_READ(task, mm, start_code);
 	pk_python_forget(task->tgid);
+	pk_hotspot_forget(task->tgid);
 	if (code)
 		report_code_at(code);
 	report_code_at(BPF_CORE_READ(regs, ip));

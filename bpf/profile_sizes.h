@@ -38,6 +38,10 @@
 #define PK_PY_PROCS_MAX		4096
 #define PK_PY_THREADS_MAX	16384
 #define PK_PY_CODE_SEEN_MAX	65536
+/* HotSpot (bpf/probekit.h "HotSpot"): libjvm files, JVM processes. */
+#define PK_HS_FILES_MAX		64
+#define PK_HS_PROCS_MAX		4096
+#define PK_HS_METHOD_SEEN_MAX	65536
 /* Bytes of user stack a walk that stops for want of a table copies unless
  * --stack-copy says otherwise (at most PK_USTACK_COPY_MAX, bpf/probekit.h). */
 #define PK_STACK_COPY_DEFAULT	32768u

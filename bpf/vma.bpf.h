@@ -224,7 +224,8 @@ struct vma_memo_entry {
 	__u32 walk_table, walk_gen;
 	__u8 walk_kind;		/* enum vma_kind: VMA_NONE or VMA_TABLE */
 	__u8 walk_python;	/* the file has PK_FILE_PYTHON */
-	__u8 __pad[6];
+	__u8 walk_hotspot;	/* the file has PK_FILE_HOTSPOT */
+	__u8 __pad[5];
 };
 
 struct vma_memo {

@@ -130,6 +130,8 @@ static int pending_files(struct pk_missing_watch *w, struct pk_unwind_file *file
 			continue;
 		f->path = paths[n];
 		f->name = names[n][0] ? names[n] : NULL;
+		f->pid = ev->pid;
+		f->vm_start = ev->vm_start;
 		n++;
 	}
 	return n;

@@ -179,6 +179,9 @@ static int size_unwind_maps(struct load *l)
 		{ skel->maps.py_procs, PK_PY_PROCS_MAX },
 		{ skel->maps.py_threads, PK_PY_THREADS_MAX },
 		{ skel->maps.py_code_seen, PK_PY_CODE_SEEN_MAX },
+		{ skel->maps.hs_files, PK_HS_FILES_MAX },
+		{ skel->maps.hs_procs, PK_HS_PROCS_MAX },
+		{ skel->maps.hs_method_seen, PK_HS_METHOD_SEEN_MAX },
 	};
 	int ret;
 
@@ -281,6 +284,7 @@ static void unwind_fds(const struct profile_bpf *skel, struct pk_unwind_fds *fds
 	fds->alloc = bpf_map__fd(skel->maps.unwind_alloc);
 	fds->seen = bpf_map__fd(skel->maps.unwind_seen);
 	fds->py = bpf_map__fd(skel->maps.py_files);
+	fds->hs = bpf_map__fd(skel->maps.hs_files);
 }
 
 /* Give LIST's files their tables. */

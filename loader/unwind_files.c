@@ -19,8 +19,10 @@
 /* glibc's execvp() when PATH is unset */
 #define DEFAULT_PATH	"/bin:/usr/bin"
 
-/* Take PATH and NAME (malloc'ed) for KEY. */
-static int push(struct pk_unwind_files *f, char *path, char *name, struct pk_file_key key)
+/* Take PATH and NAME (malloc'ed) for KEY, mapped by PID at VM_START (0:
+ * no process). */
+static int push(struct pk_unwind_files *f, char *path, char *name, struct pk_file_key key,
+		pid_t pid, __u64 vm_start)
 {
 	/* n and cap are int in the header: the capacity goes through a size_t */
 	size_t cap = f->cap;
@@ -31,7 +33,8 @@ static int push(struct pk_unwind_files *f, char *path, char *name, struct pk_fil
 		return -ENOMEM;
 	}
 	f->cap = cap;
-	f->v[f->n++] = (struct pk_unwind_file){ .path = path, .name = name, .key = key };
+	f->v[f->n++] = (struct pk_unwind_file){ .path = path, .name = name, .key = key,
+						.pid = pid, .vm_start = vm_start };
 	return 0;
 }
 
@@ -62,7 +65,7 @@ static int finish(struct pk_unwind_files *f)
 	}
 	f->n = n;
 	if (f->vdso)
-		return push(f, NULL, NULL, (struct pk_file_key){ PK_VDSO_DEV, PK_VDSO_INO });
+		return push(f, NULL, NULL, (struct pk_file_key){ PK_VDSO_DEV, PK_VDSO_INO }, 0, 0);
 	return 0;
 }
 
@@ -99,7 +102,7 @@ static int add_process(struct pk_unwind_files *f, const char *proc_root, pid_t p
 			break;
 		}
 		ret = push(f, path, name, (struct pk_file_key){
-			pk_kernel_dev(m->dev_major, m->dev_minor), m->inode });
+			pk_kernel_dev(m->dev_major, m->dev_minor), m->inode }, pid, m->start);
 	}
 	pk_maps_free(&maps);
 	return ret;
@@ -221,7 +224,7 @@ static int push_path(struct pk_unwind_files *f, const char *path, const struct s
 	if (!p)
 		return -ENOMEM;
 	return push(f, p, NULL, (struct pk_file_key){
-		pk_kernel_dev(major(st->st_dev), minor(st->st_dev)), st->st_ino });
+		pk_kernel_dev(major(st->st_dev), minor(st->st_dev)), st->st_ino }, 0, 0);
 }
 
 /* PATH keyed as stat() has it, and on an overlay also as its layer's file,

@@ -23,13 +23,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
+
 #include "eh_frame/elf_file.h"
 #include "lib/hotspot.h"
 #include "lib/proc_maps.h"
+#include "lib/session.h"
+#include "lib/unwind_store.h"
 #include "test_util.h"
 
 struct jdk {
@@ -535,6 +541,132 @@ START_TEST(test_tables_vs_agent)
 }
 END_TEST
 
+/* The executable mapping of libjvm.so in PID's maps. */
+static struct pk_mapping jvm_exec_mapping(pid_t pid)
+{
+	struct pk_maps maps;
+	struct pk_mapping m = { 0 };
+
+	ck_assert_int_eq(pk_maps_read(NULL, pid, false, &maps), 0);
+	for (size_t i = 0; i < maps.n && !m.start; i++) {
+		size_t n = strlen(maps.v[i].name);
+
+		if (n > 10 && !strcmp(maps.v[i].name + n - 10, "/libjvm.so") &&
+		    (maps.v[i].perms & PK_MAP_X))
+			m = maps.v[i];
+	}
+	pk_maps_free(&maps);
+	ck_assert_msg(m.start, "no executable libjvm.so mapping in %d", (int)pid);
+	m.name = NULL;
+	return m;
+}
+
+/*
+ * Whoever loads libjvm's table (here a store as probe-load's) reads the
+ * JVM's tables from the process that maps it and puts the file in
+ * hs_files, with PK_FILE_HOTSPOT in its unwind_files entry: the statics as
+ * the file's vaddrs (plus the bias, the process's: the code cache's bounds
+ * read through them span ReservedCodeCacheSize), the interpreter's codelets
+ * inside the code cache, the offsets the agent gives, the interpreter
+ * frame's slots of frame_x86.hpp. A file that is no HotSpot gets none.
+ */
+START_TEST(test_store_hs_files)
+{
+	const struct jdk *j = &jdks[_i];
+	struct pk_unwind_alloc caps = { .max_bytes = 256 << 20, .max_tables = 16 };
+	char pins[] = "/tmp/pk-pins-XXXXXX", cache[] = "/tmp/pk-cache-XXXXXX";
+	char path[2][4200], err[PK_ERR_LEN] = "";
+	char *argv[] = { "rm", "-rf", cache, NULL };
+	struct pk_unwind_store_opts opts = { .cache_dir = cache, .jobs = 1, .prog = "test" };
+	struct pk_unwind_file files[2];
+	struct pk_unwind_store *s;
+	struct pk_unwind_fds fds;
+	struct pk_hotspot_syms syms;
+	struct pk_hotspot_tables t;
+	struct pk_hotspot_vm vm;
+	struct pk_hs_file hs;
+	struct pk_file_info fi;
+	struct pk_mapping m;
+	struct jvm jvm;
+	struct stat st;
+	__u64 bias, low, high, stubs;
+	int limit;
+
+	ck_assert_ptr_nonnull(mkdtemp(pins));
+	ck_assert_ptr_nonnull(mkdtemp(cache));
+	jvm_start(j, &jvm);
+	jvm_syms(&jvm, &syms, &bias);
+	ck_assert_int_eq(pk_hotspot_tables_read(&syms, bias, pk_hotspot_read_pid, &jvm.pid, &t,
+						err), 0);
+	ck_assert_int_eq(pk_hotspot_vm_extract(&t, &vm, err), 0);
+	pk_hotspot_tables_free(&t);
+
+	m = jvm_exec_mapping(jvm.pid);
+	ck_assert_int_eq(pk_map_files_path(path[0], sizeof(path[0]), "/proc", jvm.pid, m.start,
+					   m.end), 0);
+	files[0] = (struct pk_unwind_file){
+		.path = path[0], .pid = jvm.pid, .vm_start = m.start,
+		.key = { pk_kernel_dev(m.dev_major, m.dev_minor), m.inode },
+	};
+	/* a file that is not a HotSpot, "mapped" by the same process */
+	snprintf(path[1], sizeof(path[1]), "/bin/true");
+	ck_assert_int_eq(stat(path[1], &st), 0);
+	files[1] = (struct pk_unwind_file){
+		.path = path[1], .pid = jvm.pid,
+		.key = { pk_kernel_dev(major(st.st_dev), minor(st.st_dev)), st.st_ino },
+	};
+	ck_assert_int_eq(pk_unwind_maps_create(&caps, 64, &fds), 0);
+	ck_assert_int_eq(pk_unwind_store_create(&fds, &caps, pins, &opts, &s, err), 0);
+	ck_assert_msg(pk_unwind_store_add(s, files, 2, NULL, err) == 0, "%s", err);
+
+	ck_assert_int_eq(bpf_map_lookup_elem(fds.files, &files[0].key, &fi), 0);
+	ck_assert_uint_eq(fi.flags, PK_FILE_HOTSPOT);
+	ck_assert_int_eq(bpf_map_lookup_elem(fds.hs, &files[0].key, &hs), 0);
+	ck_assert_int_eq(bpf_map_lookup_elem(fds.files, &files[1].key, &fi), 0);
+	ck_assert_uint_eq(fi.flags, 0);
+	ck_assert_int_eq(bpf_map_lookup_elem(fds.hs, &files[1].key, &hs), -ENOENT);
+	ck_assert_int_eq(bpf_map_lookup_elem(fds.hs, &files[0].key, &hs), 0);
+
+	/* the statics, as the file's vaddrs, at work in the process */
+	ck_assert_uint_eq(hs.codecache_low_bound + bias, vm.codecache_low_bound);
+	ck_assert_uint_eq(hs.codecache_heaps + bias, vm.codecache_heaps);
+	low = peek(jvm.pid, hs.codecache_low_bound + bias, 8);
+	high = peek(jvm.pid, hs.codecache_high_bound + bias, 8);
+	ck_assert_uint_gt(high, low);
+	stubs = peek(jvm.pid, peek(jvm.pid, hs.interp_code + bias, 8) + hs.stubqueue_buffer, 8);
+	limit = (int)peek(jvm.pid, peek(jvm.pid, hs.interp_code + bias, 8) +
+			  hs.stubqueue_buffer_limit, 4);
+	ck_assert_msg(low <= stubs && limit > 0 && stubs + limit <= high,
+		      "JDK %d: the interpreter [%#llx, +%d) out of the code cache [%#llx, %#llx)",
+		      j->version, (unsigned long long)stubs, limit, (unsigned long long)low,
+		      (unsigned long long)high);
+	/* offsets: the tables' (which test_tables_vs_agent checks) */
+	ck_assert_uint_eq(hs.codeblob_frame_size, vm.codeblob_frame_size);
+	ck_assert_uint_eq(hs.codeblob_frame_complete_offset, vm.codeblob_frame_complete_offset);
+	ck_assert_uint_eq(hs.nmethod_method, vm.nmethod_method);
+	ck_assert_uint_eq(hs.nmethod_compile_id, vm.nmethod_compile_id);
+	ck_assert_uint_eq(hs.heapblock_size, vm.heapblock_size);
+	ck_assert_uint_eq(hs.klass_name, vm.klass_name);
+	ck_assert_uint_eq(!!(hs.flags & PK_HS_CODE_OFFSET), j->code_is_offset);
+	/* frame_x86.hpp: sender sp -1, last sp -2, Method* -3, bcp -8 */
+	ck_assert_int_eq(hs.frame_interp_sender_sp, -1);
+	ck_assert_int_eq(hs.frame_interp_last_sp, -2);
+	ck_assert_int_eq(hs.frame_interp_method, -3);
+	ck_assert_int_eq(hs.frame_interp_bcp, -8);
+	/* an int16_t from JDK 23 on */
+	ck_assert_uint_eq(hs.frame_complete_width, j->version >= 23 ? 2 : 4);
+	fprintf(stderr, "hotspot_e2e: JDK %d: hs_files: code cache [%#llx, %#llx), interpreter "
+		"[%#llx, +%d)\n", j->version, (unsigned long long)low, (unsigned long long)high,
+		(unsigned long long)stubs, limit);
+
+	pk_unwind_store_free(s);
+	pk_unwind_fds_close(&fds);
+	jvm_stop(&jvm);
+	ck_assert_int_eq(rmdir(pins), 0);
+	ck_assert_int_eq(pk_test_run(argv, NULL, NULL), 0);
+}
+END_TEST
+
 Suite *suite_hotspot_e2e(void)
 {
 	Suite *s = suite_create("hotspot_e2e");
@@ -545,6 +677,10 @@ Suite *suite_hotspot_e2e(void)
 	tc = tcase_create("agent");
 	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, test_tables_vs_agent, 0, NJDKS);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("hs_files");
+	tcase_set_timeout(tc, 300);
+	tcase_add_loop_test(tc, test_store_hs_files, 0, NJDKS);
 	suite_add_tcase(s, tc);
 	return s;
 }

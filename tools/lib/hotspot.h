@@ -63,7 +63,10 @@
 #include <libelf.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 #include <linux/types.h>
+
+#include "bpf/probekit.h"
 
 #include "eh_frame/errmsg.h"
 #include "lib/util/strpool.h"
@@ -180,6 +183,9 @@ struct pk_hotspot_vm {
 	__u64 codecache_heaps;		/* CodeCache::_heaps (GrowableArray<CodeHeap*>*) */
 	__u64 codecache_low_bound;	/* CodeCache::_low_bound (address) */
 	__u64 codecache_high_bound;
+	__u64 interp_code;		/* AbstractInterpreter::_code (StubQueue*) */
+	/* StubQueue: the interpreter's codelets, [_stub_buffer, + _buffer_limit) */
+	__u64 stubqueue_stub_buffer, stubqueue_buffer_limit;
 	/* GrowableArray: its length and element array */
 	__u64 garray_len, garray_data;
 	/* CodeHeap and its VirtualSpaces */
@@ -252,5 +258,25 @@ size_t pk_hotspot_missing(const struct pk_hotspot_vm *vm, char *buf, size_t len)
  * line of /proc/PID/maps): what its vaddrs are moved by. 0 and *BIAS, or
  * -ENOENT: no PT_LOAD holds that offset. */
 int pk_hotspot_bias(Elf *elf, __u64 map_start, __u64 map_offset, __u64 *bias);
+
+/*
+ * The hs_files value (bpf/probekit.h "HotSpot") of VM, a JVM whose libjvm
+ * is loaded with BIAS: its statics as the file's vaddrs. 0; -ERANGE: an
+ * offset past what the value holds; -ENOTSUP: an interpreter frame that is
+ * not the x86_64 one the walk knows. ERR says which.
+ */
+int pk_hotspot_hs_file(const struct pk_hotspot_vm *vm, __u64 bias, struct pk_hs_file *out,
+		       char err[PK_ERR_LEN]);
+
+/*
+ * The hs_files value of the libjvm at PATH (a way to the file), mapped by
+ * process PID at VM_START (one of its mappings): its tables read from PID.
+ * 0; -ENOENT: not a HotSpot (or not an ELF); -ENOTSUP: a HotSpot whose
+ * tables lack what the walk needs, or no PID (0) to read them from; other
+ * negative errno (open, the process gone, a read). ERR says why but for
+ * -ENOENT.
+ */
+int pk_hotspot_process(const char *path, pid_t pid, __u64 vm_start, struct pk_hs_file *out,
+		       char err[PK_ERR_LEN]);
 
 #endif

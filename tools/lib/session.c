@@ -78,7 +78,7 @@ void pk_session_close(struct pk_session_fds *fds)
 
 const char *const pk_unwind_pins[PK_UNWIND_NMAPS] = {
 	PK_PIN_UNWIND_FILES, PK_PIN_UNWIND_TABLES, PK_PIN_UNWIND_ROWS,
-	PK_PIN_UNWIND_ALLOC, PK_PIN_UNWIND_SEEN, PK_PIN_PY_FILES,
+	PK_PIN_UNWIND_ALLOC, PK_PIN_UNWIND_SEEN, PK_PIN_PY_FILES, PK_PIN_HS_FILES,
 };
 
 _Static_assert(sizeof(struct pk_unwind_fds) == PK_UNWIND_NMAPS * sizeof(int),
@@ -92,9 +92,10 @@ int pk_unwind_fds_open(const char *pin_dir, struct pk_unwind_fds *fds)
 		fds->fd[i] = -1;
 	for (int i = 0; i < PK_UNWIND_NMAPS && !ret; i++) {
 		fds->fd[i] = pk_pin_open(pin_dir, pk_unwind_pins[i]);
-		/* py_files came later: a session without it has no Python */
-		if (fds->fd[i] == -ENOENT && &fds->fd[i] == &fds->py) {
-			fds->py = -1;
+		/* py_files and hs_files came later: a session without them
+		 * has no Python or Java frames */
+		if (fds->fd[i] == -ENOENT && (&fds->fd[i] == &fds->py || &fds->fd[i] == &fds->hs)) {
+			fds->fd[i] = -1;
 			continue;
 		}
 		if (fds->fd[i] < 0)

@@ -16,6 +16,7 @@
 
 #include "eh_frame/eh_table.h"
 #include "lib/exec_segs.h"
+#include "lib/hotspot.h"
 #include "lib/proc_maps.h"
 #include "lib/python.h"
 #include "lib/unwind_store_internal.h"
@@ -29,6 +30,8 @@
 struct item {
 	const char *path;		/* what to read */
 	const char *name;		/* for messages */
+	pid_t pid;			/* a process that maps it, at vm_start */
+	__u64 vm_start;
 	struct pk_file_key key;
 	bool skip;			/* already had an entry */
 	int status;			/* < 0: refused (msg), 0: table known, > 0:
@@ -41,6 +44,10 @@ struct item {
 					 * py_files value */
 	struct pk_python_build py_build;
 	struct pk_py_file py;
+	int hs_status;			/* pk_hotspot_process(): 0 a HotSpot, hs is
+					 * its hs_files value, hs_msg why not */
+	struct pk_hs_file hs;
+	char hs_msg[PK_ERR_LEN];
 	bool file_due;			/* its unwind_files entry, for table
 					 * file_table, waits for commit() */
 	__u32 file_table;
@@ -110,6 +117,7 @@ static void work(void *arg, int i)
 static void work_table(struct batch *b, struct item *it, const char *path)
 {
 	it->py_status = pk_python_file(path, &it->py, &it->py_build);
+	it->hs_status = pk_hotspot_process(path, it->pid, it->vm_start, &it->hs, it->hs_msg);
 	if (it->key.dev == PK_VDSO_DEV && it->key.ino == PK_VDSO_INO) {
 		/* mapped whole: the file offset is pc - vm_start */
 		it->segs[0].off = 0;
@@ -124,6 +132,25 @@ static void work_table(struct batch *b, struct item *it, const char *path)
 }
 
 static int reclaim_locked(struct pk_unwind_store *s, struct batch *b, struct pk_unwind_alloc *a);
+
+/* IT's entry VALUE in a runtime's map FD (named MAP), and FLAG into FI. A
+ * full map leaves the file without the runtime's frames, one line said:
+ * not an error. */
+static int put_runtime(struct batch *b, const struct item *it, int fd, const char *map,
+		       const void *value, __u32 flag, struct pk_file_info *fi)
+{
+	struct pk_unwind_store *s = b->s;
+
+	if (bpf_map_update_elem(fd, &it->key, value, BPF_ANY)) {
+		if (errno != E2BIG)
+			return -errno;
+		fprintf(s->log ? s->log : stderr, "%s: %s: %s is full: native frames only\n",
+			s->prog, it->name, map);
+		return 0;
+	}
+	fi->flags |= flag;
+	return 0;
+}
 
 /* IT's py_files entry when it is a Python interpreter, before its
  * unwind_files entry (with PK_FILE_PYTHON into FI), so that a walk that
@@ -145,15 +172,25 @@ static int put_python(struct batch *b, const struct item *it, struct pk_file_inf
 	}
 	if (it->py_status || s->fds.py < 0)
 		return 0;
-	if (bpf_map_update_elem(s->fds.py, &it->key, &it->py, BPF_ANY)) {
-		if (errno != E2BIG)
-			return -errno;
-		fprintf(s->log ? s->log : stderr, "%s: %s: py_files is full: native frames only\n",
-			s->prog, it->name);
+	return put_runtime(b, it, s->fds.py, PK_PIN_PY_FILES, &it->py, PK_FILE_PYTHON, fi);
+}
+
+/* IT's hs_files entry when it is a HotSpot libjvm, before its unwind_files
+ * entry (with PK_FILE_HOTSPOT into FI), as put_python(); one line for a
+ * HotSpot the walk cannot read, which gets native frames only. */
+static int put_hotspot(struct batch *b, const struct item *it, struct pk_file_info *fi)
+{
+	struct pk_unwind_store *s = b->s;
+
+	if (it->hs_status == -ENOENT || s->fds.hs < 0)
+		return 0;
+	if (it->hs_status) {
+		fprintf(s->log ? s->log : stderr,
+			"%s: %s: a HotSpot JVM the walk cannot read (%s): native frames only\n",
+			s->prog, it->name, it->hs_msg[0] ? it->hs_msg : strerror(-it->hs_status));
 		return 0;
 	}
-	fi->flags |= PK_FILE_PYTHON;
-	return 0;
+	return put_runtime(b, it, s->fds.hs, PK_PIN_HS_FILES, &it->hs, PK_FILE_HOTSPOT, fi);
 }
 
 /* IT's unwind_files entry; when the map is full, after giving back what no
@@ -166,6 +203,8 @@ static int put_file(struct batch *b, const struct item *it, __u32 table, __u32 f
 
 	memcpy(fi.segs, it->segs, sizeof(fi.segs));
 	ret = put_python(b, it, &fi);
+	if (!ret)
+		ret = put_hotspot(b, it, &fi);
 	if (ret)
 		return ret;
 	ret = bpf_map_update_elem(b->s->fds.files, &it->key, &fi, BPF_ANY) ? -errno : 0;
@@ -418,6 +457,11 @@ static int reclaim_locked(struct pk_unwind_store *s, struct batch *b, struct pk_
 			goto out;
 		}
 		if (s->fds.py >= 0 && bpf_map_delete_elem(s->fds.py, &dead[i]) &&
+		    errno != ENOENT) {
+			ret = -errno;
+			goto out;
+		}
+		if (s->fds.hs >= 0 && bpf_map_delete_elem(s->fds.hs, &dead[i]) &&
 		    errno != ENOENT) {
 			ret = -errno;
 			goto out;
@@ -761,8 +805,11 @@ int pk_unwind_store_add(struct pk_unwind_store *s, const struct pk_unwind_file *
 
 		it->key = is_vdso ? (struct pk_file_key){ PK_VDSO_DEV, PK_VDSO_INO } : files[i].key;
 		it->path = files[i].path;
+		it->pid = files[i].pid;
+		it->vm_start = files[i].vm_start;
 		it->name = files[i].name ? files[i].name : is_vdso ? "[vdso]" : files[i].path;
 		it->py_status = -ENOENT;	/* until work() looks */
+		it->hs_status = -ENOENT;
 		/* what has an entry costs one lookup, not a table */
 		it->skip = !bpf_map_lookup_elem(s->fds.files, &it->key, &fi);
 		if (it->skip || !is_vdso)

@@ -21,6 +21,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 #include <linux/types.h>
 
 #include "bpf/probekit.h"
@@ -41,6 +42,9 @@ struct pk_unwind_file {
 	struct pk_file_key key;	/* the kernel's identity of the mapped inode */
 	const char *name;	/* for messages (the path the process mapped);
 				 * NULL: path, or "[vdso]" */
+	pid_t pid;		/* a process that maps it (0: none known): a
+				 * HotSpot's tables are read from it */
+	__u64 vm_start;		/* where PID maps it */
 };
 
 struct pk_unwind_stats {

@@ -111,6 +111,9 @@ static const struct sfield fields17[] = {
 	{ "CodeCache", "_heaps", "GrowableArray<CodeHeap*>*", true, 0x7f1000000000 },
 	{ "CodeCache", "_low_bound", "address", true, 0x7f1000000020 },
 	{ "CodeCache", "_high_bound", "address", true, 0x7f1000000018 },
+	{ "AbstractInterpreter", "_code", "StubQueue*", true, 0x7f1000000040 },
+	{ "StubQueue", "_stub_buffer", "address", false, 8 },
+	{ "StubQueue", "_buffer_limit", "int", false, 20 },
 	{ "GrowableArrayBase", "_len", "int", false, 0 },
 	{ "GrowableArray<int>", "_data", "int*", false, 8 },
 	{ "CodeHeap", "_memory", "VirtualSpace", false, 8 },
@@ -412,6 +415,79 @@ START_TEST(test_extract_jdk25_names)
 }
 END_TEST
 
+/*
+ * The hs_files value of a JVM: the statics as the file's vaddrs (less the
+ * bias), the offsets as they are, the interpreter frame's slots of
+ * frame_x86.hpp; an offset past a u16, or another interpreter frame,
+ * refused by name.
+ */
+START_TEST(test_hs_file)
+{
+	struct built b;
+	struct pk_hotspot_tables t;
+	struct pk_hotspot_vm vm, bad;
+	struct pk_hs_file hs;
+	char err[PK_ERR_LEN];
+
+	build(&b, fields17, N(fields17));
+	ck_assert_int_eq(read_tables(&b, &t, err), 0);
+	ck_assert_int_eq(pk_hotspot_vm_extract(&t, &vm, err), 0);
+	ck_assert_int_eq(pk_hotspot_hs_file(&vm, 0x7f0000000000, &hs, err), 0);
+	ck_assert_uint_eq(hs.codecache_heaps, 0x1000000000);
+	ck_assert_uint_eq(hs.codecache_low_bound, 0x1000000020);
+	ck_assert_uint_eq(hs.codecache_high_bound, 0x1000000018);
+	ck_assert_uint_eq(hs.interp_code, 0x1000000040);
+	ck_assert_uint_eq(hs.stubqueue_buffer, 8);
+	ck_assert_uint_eq(hs.stubqueue_buffer_limit, 20);
+	ck_assert_uint_eq(hs.codeheap_segmap, 120);
+	ck_assert_uint_eq(hs.vspace_low, 16);
+	ck_assert_uint_eq(hs.vspace_high_boundary, 8);
+	ck_assert_uint_eq(hs.heapblock_size, 16);
+	ck_assert_uint_eq(hs.codeblob_name, 96);
+	ck_assert_uint_eq(hs.codeblob_frame_size, 28);
+	ck_assert_uint_eq(hs.codeblob_code_begin, 32);
+	ck_assert_uint_eq(hs.nmethod_method, 112);
+	ck_assert_uint_eq(hs.nmethod_compile_id, 304);
+	ck_assert_uint_eq(hs.symbol_body, 6);
+	ck_assert_uint_eq(hs.flags, 0);
+	ck_assert_int_eq(hs.frame_interp_sender_sp, -1);
+	ck_assert_int_eq(hs.frame_interp_last_sp, -2);
+	ck_assert_int_eq(hs.frame_interp_method, -3);
+	ck_assert_int_eq(hs.frame_interp_bcp, -8);
+	ck_assert_uint_eq(hs.frame_complete_width, 4);
+
+	bad = vm;
+	bad.codeblob_frame_size = PK_HS_NONE;
+	ck_assert_int_eq(pk_hotspot_hs_file(&bad, 0, &hs, err), -ERANGE);
+	ck_assert_str_eq(err, "HotSpot's CodeBlob._frame_size is 65535: past what the walk reads");
+	bad.codeblob_frame_size = PK_HS_NONE - 1;
+	ck_assert_int_eq(pk_hotspot_hs_file(&bad, 0, &hs, err), 0);
+	ck_assert_uint_eq(hs.codeblob_frame_size, PK_HS_NONE - 1);
+	bad = vm;
+	bad.frame_interp_last_sp = (__u64)-3;
+	ck_assert_int_eq(pk_hotspot_hs_file(&bad, 0, &hs, err), -ENOTSUP);
+	ck_assert_str_eq(err, "HotSpot's interpreter frame is not frame_x86.hpp's (sender sp -1, last sp -3)");
+	/* JDK 25's int16_t, and a width the walk does not read */
+	for (size_t i = 0; i < pk_hotspot_n_wants; i++)
+		if (pk_hotspot_wants[i].at ==
+		    offsetof(struct pk_hotspot_vm, codeblob_frame_complete_offset)) {
+			bad = vm;
+			bad.width[i] = 2;
+			ck_assert_int_eq(pk_hotspot_hs_file(&bad, 0, &hs, err), 0);
+			ck_assert_uint_eq(hs.frame_complete_width, 2);
+			bad.width[i] = 8;
+			ck_assert_int_eq(pk_hotspot_hs_file(&bad, 0, &hs, err), -ENOTSUP);
+			ck_assert_str_eq(err, "HotSpot's CodeBlob._frame_complete_offset is 8 bytes");
+		}
+	bad = vm;
+	bad.code_is_offset = true;
+	ck_assert_int_eq(pk_hotspot_hs_file(&bad, 0, &hs, err), 0);
+	ck_assert_uint_eq(hs.flags, PK_HS_CODE_OFFSET);
+	pk_hotspot_tables_free(&t);
+	done(&b);
+}
+END_TEST
+
 /* A required member missing: -ENOTSUP naming it, the rest still set. */
 START_TEST(test_extract_missing_required)
 {
@@ -656,6 +732,7 @@ Suite *suite_hotspot(void)
 	tcase_add_test(tables, test_good_tables);
 	tcase_add_test(tables, test_big_table);
 	tcase_add_test(vm, test_extract_jdk17);
+	tcase_add_test(vm, test_hs_file);
 	tcase_add_test(vm, test_extract_jdk25_names);
 	tcase_add_test(vm, test_extract_missing_required);
 	tcase_add_test(hostile, test_truncated);

@@ -372,16 +372,19 @@ START_TEST(test_shared_build_id)
 	ck_assert_uint_eq(file_info(&e, f[2].key).table, 0);
 	ck_assert_uint_eq(alloc_of(&e).tables, 1);
 	pk_unwind_store_free(s2);
-	/* a session of a loader from before py_files: a store all the same,
-	 * without Python */
+	/* a session of a loader from before py_files and hs_files: a store
+	 * all the same, without Python or Java */
 	{
 		struct pk_unwind_fds ufds;
 		char path[256];
 
 		snprintf(path, sizeof(path), "%s/%s", pins, PK_PIN_PY_FILES);
 		ck_assert_int_eq(unlink(path), 0);
+		snprintf(path, sizeof(path), "%s/%s", pins, PK_PIN_HS_FILES);
+		ck_assert_int_eq(unlink(path), 0);
 		ck_assert_int_eq(pk_unwind_fds_open(pins, &ufds), 0);
 		ck_assert_int_eq(ufds.py, -1);
+		ck_assert_int_eq(ufds.hs, -1);
 		ck_assert_int_ge(ufds.files, 0);
 		pk_unwind_fds_close(&ufds);
 		ck_assert_int_eq(pk_unwind_store_open(pins, &e.opts, &s2, err), 0);
