@@ -556,6 +556,8 @@ static void handle_no_table(struct pk_reader *r, const struct pk_record_no_table
 		}
 		file.name = name[0] ? name : NULL;
 		file.path = path;
+		file.pid = ev->pid;
+		file.vm_start = ev->vm_start;
 	}
 	ret = r->tables.add(r->tables.ctx, &file, err);
 	if (ret == 0) {
@@ -568,20 +570,31 @@ static void handle_no_table(struct pk_reader *r, const struct pk_record_no_table
 		fprintf(r->log ? r->log : stderr, "probe-read: %s\n", err);
 }
 
-/* A code object named: frames of it are named from now on. One that takes
- * another's place seals the process's stacks, as a file mapped where
- * another was does: the same frames name other code now. */
-static int handle_py_code(struct pk_reader *r, const struct pk_py_code_desc *d)
+/* After a runtime's name report of process PID was recorded (RET: the
+ * symbolizer's answer): one that took another's place seals the process's
+ * stacks, as a file mapped where another was does: the same frames name
+ * other code now. */
+static int named(struct pk_reader *r, int ret, __u32 pid)
 {
-	int ret;
-
-	r->stats.py_codes++;
-	ret = pk_symbolizer_add_py_code(r->sym, d);
 	if (ret < 0)
 		return ret;
 	if (ret)
-		pk_stack_agg_seal_pid(r->agg, d->pid);
+		pk_stack_agg_seal_pid(r->agg, pid);
 	return 0;
+}
+
+/* A code object named: frames of it are named from now on. */
+static int handle_py_code(struct pk_reader *r, const struct pk_py_code_desc *d)
+{
+	r->stats.py_codes++;
+	return named(r, pk_symbolizer_add_py_code(r->sym, d), d->pid);
+}
+
+/* A Java method named: as a Python code object. */
+static int handle_hs_method(struct pk_reader *r, const struct pk_hs_method_desc *d)
+{
+	r->stats.hs_methods++;
+	return named(r, pk_symbolizer_add_hs_method(r->sym, d), d->pid);
 }
 
 int pk_reader_handle(struct pk_reader *r, const void *data, size_t size)
@@ -602,6 +615,8 @@ int pk_reader_handle(struct pk_reader *r, const void *data, size_t size)
 		return handle_mapping(r, &rec.mapping);
 	case PK_RECORD_PY_CODE:
 		return handle_py_code(r, &rec.py_code);
+	case PK_RECORD_HS_METHOD:
+		return handle_hs_method(r, &rec.hs_method);
 	case PK_RECORD_SAMPLE:
 		break;
 	}

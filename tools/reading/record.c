@@ -228,6 +228,33 @@ static enum pk_record_kind parse_py_code(const struct pk_event_hdr *hdr, const v
 	return PK_RECORD_PY_CODE;
 }
 
+static enum pk_record_kind parse_hs_method(const struct pk_event_hdr *hdr, const void *data,
+					   struct pk_hs_method_desc *out)
+{
+	struct pk_hs_method_event e;
+	const char *d = (const char *)data + sizeof(e);
+
+	if (hdr->size < sizeof(e))
+		return PK_RECORD_BAD;
+	memcpy(&e, data, sizeof(e));
+	if (e.klass_len > PK_HS_SYM_MAX || e.name_len > PK_HS_SYM_MAX ||
+	    (size_t)e.klass_len + e.name_len > hdr->size - sizeof(e))
+		return PK_RECORD_BAD;
+	if (!e.method || (e.method & ~PK_HS_METHOD_MASK))
+		return PK_RECORD_BAD;
+	if ((hdr->flags & PK_HS_UNREADABLE) && (e.klass_len || e.name_len))
+		return PK_RECORD_BAD;
+	/* a Symbol's modified UTF-8 has no NUL */
+	if (memchr(d, '\0', (size_t)e.klass_len + e.name_len))
+		return PK_RECORD_BAD;
+	*out = (struct pk_hs_method_desc){
+		.pid = e.pid, .flags = hdr->flags, .method = e.method,
+		.klass = d, .klass_len = e.klass_len,
+		.name = d + e.klass_len, .name_len = e.name_len,
+	};
+	return PK_RECORD_HS_METHOD;
+}
+
 static enum pk_record_kind parse_no_table(const struct pk_event_hdr *hdr, const void *data,
 					  struct pk_record_no_table *out)
 {
@@ -298,6 +325,8 @@ enum pk_record_kind pk_record_parse(const void *data, size_t size, struct pk_rec
 		return parse_mapping(&hdr, data, &rec->mapping);
 	case PK_EVENT_PY_CODE:
 		return parse_py_code(&hdr, data, &rec->py_code);
+	case PK_EVENT_HS_METHOD:
+		return parse_hs_method(&hdr, data, &rec->hs_method);
 	default:
 		return PK_RECORD_SKIP;
 	}

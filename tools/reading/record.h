@@ -21,7 +21,8 @@
  * cgroup v2 id (0 in older layouts: not known).
  *
  * PK_EVENT_PY_CODE names a Python code object: its strings and line table
- * are checked to lie inside the record and to fit their limits.
+ * are checked to lie inside the record and to fit their limits;
+ * PK_EVENT_HS_METHOD a Java method, its names likewise.
  */
 #ifndef PK_RECORD_H
 #define PK_RECORD_H
@@ -31,6 +32,7 @@
 #include <stddef.h>
 
 #include "bpf/probekit.h"
+#include "symbolization/hotspot_method.h"
 #include "symbolization/python_code.h"
 
 /* A layout 1 sample: struct pk_sample up to comm. */
@@ -43,6 +45,7 @@ enum pk_record_kind {
 	PK_RECORD_NO_TABLE,	/* rec->no_table filled */
 	PK_RECORD_MAPPING,	/* rec->mapping filled */
 	PK_RECORD_PY_CODE,	/* rec->py_code filled */
+	PK_RECORD_HS_METHOD,	/* rec->hs_method filled */
 	PK_RECORD_SKIP,		/* well-formed record of a type this reader does not know */
 	PK_RECORD_BAD,		/* malformed: sizes do not fit */
 };
@@ -117,6 +120,11 @@ struct pk_record {
 		 * without a NUL, an UNREADABLE one empty; code is not 0 and
 		 * fits a pk_py_frame's 48 bits */
 		struct pk_py_code_desc py_code;
+		/* a validated struct pk_hs_method_event: its names lie in
+		 * the record within PK_HS_SYM_MAX, without a NUL, none with
+		 * PK_HS_UNREADABLE; method is not 0 and fits a pk_hs_frame's
+		 * 47 bits */
+		struct pk_hs_method_desc hs_method;
 	};
 };
 

@@ -35,6 +35,7 @@
 
 #include "eh_frame/errmsg.h"
 #include "profile/profile.h"
+#include "symbolization/hotspot_method.h"
 #include "symbolization/python_code.h"
 
 struct pk_symbolizer_opts {
@@ -120,6 +121,16 @@ int pk_symbolizer_add_py_code(struct pk_symbolizer *sym, const struct pk_py_code
 /* The location of Python frame FRAME (pk_py_frame) of PID: one per (code,
  * line). NULL only when out of memory. */
 const struct pk_loc *pk_symbolizer_py_loc(struct pk_symbolizer *sym, __u32 pid, __u64 frame);
+
+/* Record the method D names (the latest report of a (pid, Method*) wins).
+ * 1 when it took the place of another name (stacks symbolized with the
+ * old one are symbolized anew), 0 otherwise, or -ENOMEM. */
+int pk_symbolizer_add_hs_method(struct pk_symbolizer *sym, const struct pk_hs_method_desc *d);
+
+/* The location of Java frame FRAME (pk_hs_frame) of PID: its method,
+ * "package.Class.method", or "[java:0xMETHOD]" while no report names it.
+ * NULL only when out of memory. */
+const struct pk_loc *pk_symbolizer_hs_loc(struct pk_symbolizer *sym, __u32 pid, __u64 frame);
 
 /* The name of ADDR as it is (no minus one): the function that holds it
  * (the outermost of its inline frames). NULL only when out of memory. */

@@ -52,6 +52,8 @@ struct pk_sym_proc {
 	 * serial << 32 | line, -> struct pk_loc; code -> the location of a
 	 * code no report named yet */
 	struct pk_u64map py_instrs, py_lines, py_unknown;
+	/* Java frames: Method* -> struct pk_loc (named, or "[java:0x...]") */
+	struct pk_u64map hs_methods;
 	/* every file its locations name, held while it is kept: its maps may
 	 * be read anew, its locations stay (forget_gone) */
 	struct pk_u64map used;	/* file address -> struct pk_symfile */

@@ -970,6 +970,74 @@ START_TEST(test_py_code)
 }
 END_TEST
 
+/* A method event of KLASS and NAME. */
+static size_t make_method(unsigned char *buf, __u32 flags, const char *klass, const char *name)
+{
+	struct pk_hs_method_event e = {
+		.hdr = { .type = PK_EVENT_HS_METHOD, .flags = flags },
+		.pid = 42, .method = 0x7f0012345678, .klass_len = strlen(klass),
+		.name_len = strlen(name),
+	};
+	size_t size = sizeof(e) + e.klass_len + e.name_len;
+
+	e.hdr.size = size;
+	memcpy(buf, &e, sizeof(e));
+	memcpy(buf + sizeof(e), klass, e.klass_len);
+	memcpy(buf + sizeof(e) + e.klass_len, name, e.name_len);
+	return size;
+}
+
+/* A Java method's names lie in the record, within PK_HS_SYM_MAX each,
+ * without a NUL; an unreadable one has none; the Method* fits a frame. */
+START_TEST(test_hs_method)
+{
+	static unsigned char buf[1 << 12];
+	char klass[PK_HS_SYM_MAX + 2];
+	struct pk_record rec;
+	struct pk_hs_method_desc *m = &rec.hs_method;
+	size_t size = make_method(buf, 0, "java/util/Arrays", "sort");
+
+	ck_assert_uint_eq(size, 32 + 16 + 4);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_HS_METHOD);
+	ck_assert_uint_eq(m->pid, 42);
+	ck_assert_uint_eq(m->flags, 0);
+	ck_assert_uint_eq(m->method, 0x7f0012345678);
+	ck_assert_uint_eq(m->klass_len, 16);
+	ck_assert(memcmp(m->klass, "java/util/Arrays", 16) == 0);
+	ck_assert_uint_eq(m->name_len, 4);
+	ck_assert(memcmp(m->name, "sort", 4) == 0);
+	check_cuts(buf, size);
+	/* lengths past hdr.size */
+	set16(buf, offsetof(struct pk_event_hdr, size), size - 1);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	/* a NUL in a name */
+	size = make_method(buf, 0, "Hot", "main");
+	buf[32 + 3] = '\0';
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	/* unreadable: no names, or it is bad */
+	size = make_method(buf, PK_HS_UNREADABLE, "", "");
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_HS_METHOD);
+	ck_assert_uint_eq(m->klass_len + m->name_len, 0);
+	size = make_method(buf, PK_HS_UNREADABLE, "Hot", "");
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	/* a Method* no frame can hold */
+	size = make_method(buf, 0, "Hot", "main");
+	set64(buf, offsetof(struct pk_hs_method_event, method), 0);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	set64(buf, offsetof(struct pk_hs_method_event, method), PK_HS_METHOD_MASK + 1);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	/* the longest name, and one past it */
+	memset(klass, 'k', sizeof(klass));
+	klass[PK_HS_SYM_MAX] = '\0';
+	size = make_method(buf, 0, klass, "m");
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_HS_METHOD);
+	klass[PK_HS_SYM_MAX] = 'k';
+	klass[PK_HS_SYM_MAX + 1] = '\0';
+	size = make_method(buf, 0, klass, "m");
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+}
+END_TEST
+
 START_TEST(test_py_code_bad)
 {
 	static unsigned char buf[1 << 16];
@@ -1035,6 +1103,7 @@ Suite *suite_record(void)
 	tcase_add_test(tc, test_copy_bad);
 	tcase_add_test(tc, test_py_frames_bad);
 	tcase_add_test(tc, test_py_code_bad);
+	tcase_add_test(tc, test_hs_method);
 	tcase_add_test(tc, test_truncated);
 	tcase_add_test(tc, test_lying_sizes);
 	tcase_add_test(tc, test_random_bytes);

@@ -434,6 +434,55 @@ START_TEST(test_python)
 }
 END_TEST
 
+/* Java frames, as user frames: one location per method, whatever the
+ * frame's kind and bytecode index; "[java:0xMETHOD]" until a report names
+ * it "package.Class.method", a report of another name (a method freed and
+ * another made at its address) naming it anew, an unreadable one not. */
+START_TEST(test_java)
+{
+	struct pk_hs_method_desc d = {
+		.pid = PK_FX_PID, .method = 0x7f0000002000, .klass = "java/util/Arrays",
+		.klass_len = 16, .name = "sort", .name_len = 4,
+	};
+	__u64 interp = pk_hs_frame(d.method, 5, PK_HS_INTERPRETED);
+	__u64 compiled = pk_hs_frame(d.method, 77, PK_HS_COMPILED);
+	struct pk_symbolizer *sym = new_symbolizer(NULL);
+	const struct pk_loc *u, *a;
+
+	ck_assert_ptr_nonnull(sym);
+	pk_symbolizer_renumber(sym);
+	u = pk_symbolizer_user_loc(sym, PK_FX_PID, interp, true);
+	ck_assert_ptr_nonnull(u);
+	ck_assert_str_eq(u->frames[0].name, "[java:0x7f0000002000]");
+	ck_assert_ptr_null(u->map);
+	ck_assert(!u->python);
+	ck_assert_ptr_eq(pk_symbolizer_user_loc(sym, PK_FX_PID, compiled, false), u);
+	ck_assert_int_eq(pk_symbolizer_add_hs_method(sym, &d), 1);
+	a = pk_symbolizer_user_loc(sym, PK_FX_PID, interp, true);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_str_eq(a->frames[0].name, "java.util.Arrays.sort");
+	ck_assert_uint_eq(a->nframes, 1);
+	ck_assert_uint_eq(a->addr, d.method);
+	ck_assert_ptr_eq(pk_symbolizer_hs_loc(sym, PK_FX_PID, compiled), a);
+	ck_assert_int_eq(pk_symbolizer_add_hs_method(sym, &d), 0);
+	ck_assert_ptr_eq(pk_symbolizer_hs_loc(sym, PK_FX_PID, interp), a);
+	/* another method at its address */
+	d.klass = "Hot";
+	d.klass_len = 3;
+	d.name = "leaf";
+	ck_assert_int_eq(pk_symbolizer_add_hs_method(sym, &d), 1);
+	ck_assert_str_eq(pk_symbolizer_hs_loc(sym, PK_FX_PID, interp)->frames[0].name, "Hot.leaf");
+	d.flags = PK_HS_UNREADABLE;
+	d.klass_len = d.name_len = 0;
+	ck_assert_int_eq(pk_symbolizer_add_hs_method(sym, &d), 0);
+	ck_assert_str_eq(pk_symbolizer_hs_loc(sym, PK_FX_PID, interp)->frames[0].name, "Hot.leaf");
+	/* numbered as they were handed out */
+	ck_assert_uint_eq(u->id, 0);
+	ck_assert_uint_eq(a->id, 1);
+	pk_symbolizer_free(sym);
+}
+END_TEST
+
 Suite *suite_symbolizer(void)
 {
 	Suite *s = suite_create("symbolizer");
@@ -456,6 +505,7 @@ Suite *suite_symbolizer(void)
 	tcase_add_test(tc, test_self);
 	tcase_add_test(tc, test_kernel);
 	tcase_add_test(tc, test_python);
+	tcase_add_test(tc, test_java);
 	suite_add_tcase(s, tc);
 	return s;
 }
