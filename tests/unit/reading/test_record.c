@@ -780,6 +780,11 @@ START_TEST(test_random_bytes)
 			set16(buf, offsetof(struct pk_py_code_event, file_len), rand_r(&seed) % 270);
 			set16(buf, offsetof(struct pk_py_code_event, linetable_len),
 			      rand_r(&seed) % 4200);
+		} else if (size >= sizeof(struct pk_hs_method_event) && round % 16 == 8) {
+			set16(buf, offsetof(struct pk_event_hdr, type), PK_EVENT_HS_METHOD);
+			set16(buf, offsetof(struct pk_event_hdr, size), size - rand_r(&seed) % 16);
+			set16(buf, offsetof(struct pk_hs_method_event, klass_len), rand_r(&seed) % 270);
+			set16(buf, offsetof(struct pk_hs_method_event, name_len), rand_r(&seed) % 270);
 		} else if (size >= sizeof(struct pk_no_table) && round % 8 == 0) {
 			set16(buf, offsetof(struct pk_event_hdr, type), PK_EVENT_NO_TABLE);
 			set16(buf, offsetof(struct pk_event_hdr, size), size - rand_r(&seed) % 16);
