@@ -511,8 +511,11 @@ static long hs_note_step(__u32 i, void *ctx)
 
 /* After the DWARF walk of the sample in B (user frames from BASE, N of
  * them): the process's JVM learnt, when the walk went through its libjvm
- * and it is not known yet; the methods of its Java frames reported. */
-static __always_inline void pk_hotspot_sample(__u32 base, __u32 n)
+ * and it is not known yet; the methods of its Java frames reported. A
+ * subprogram of its own: inlined, its stack made the programs' frames 48
+ * bytes deeper, and the deepest call chain (the walk's step, a mapping
+ * report, its path) 544 bytes, which 6.1's verifier refuses (512). */
+static __noinline int pk_hotspot_sample(__u32 base, __u32 n)
 {
 	struct uw_state *uw = uw_state_get();
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
@@ -520,13 +523,14 @@ static __always_inline void pk_hotspot_sample(__u32 base, __u32 n)
 	struct hs_proc *p;
 
 	if (!dwarf || !uw)
-		return;
+		return 0;
 	p = hs_proc_get(tgid);
 	if (uw->hs_seen && !(p && p->bias == uw->hs_bias && p->key.dev == uw->hs_key.dev &&
 			     p->key.ino == uw->hs_key.ino))
 		hs_learn(uw, tgid);
 	else if (p)
 		bpf_loop(PK_MAX_USTACK_DEPTH, hs_note_step, &nt, 0);
+	return 0;
 }
 
 /* The process TGID runs another program (exec) or none (exit). */
