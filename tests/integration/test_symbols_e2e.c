@@ -623,9 +623,11 @@ static bool dynsym_holds(const struct dynsym *v, size_t n, const char *name,
  * the host, under the root), and a pivot_root into a bind mount of the
  * root (the kernel reports them at the root's own paths, the root's libc
  * at the host's libc's path; /proc/PID/root reads "/": the root is found
- * through the mounts, lib/root_records.h). In the pprof: every mapping of
- * the root's libc has its build-id and the path the kernel reported, the
- * host's libc its own; every frame of the root's libc is named as its own
+ * through the mounts, lib/root_records.h; the umount it runs in the root
+ * lives a millisecond, often too short for anyone to keep its root, and
+ * is named through python3.13's, which holds the very same libc). In the
+ * pprof: every mapping of the root's libc has its build-id and the path
+ * the kernel reported, the host's libc its own; every frame of the root's libc is named as its own
  * .dynsym names the address (nm -D, the oracle), or [libc.so.6+0xADDR]
  * where no symbol of it holds the address, and some by a symbol (the file
  * was found, in its root, after the exit); no frame of python3.13 is

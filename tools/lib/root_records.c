@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "lib/mountinfo.h"
+#include "lib/overlay.h"
 #include "lib/root_records.h"
 
 int pk_root_records_create(void)
@@ -147,4 +148,21 @@ int pk_root_records_get(int fd, pid_t pid, struct pk_root_record *out)
 		return -errno;
 	out->path[sizeof(out->path) - 1] = '\0';
 	return out->path[0] == '/' ? 0 : -ENOENT;
+}
+
+int pk_root_records_holding(int fd, const char *path, dev_t dev, ino_t ino,
+			    struct pk_root_record *out)
+{
+	char file[PK_ROOT_PATH_MAX + 4096];
+	__u32 key, *prev = NULL;
+
+	while (!bpf_map_get_next_key(fd, prev, &key)) {
+		prev = &key;
+		if (pk_root_records_get(fd, key, out) ||
+		    snprintf(file, sizeof(file), "%s%s", out->path, path) >= (int)sizeof(file))
+			continue;
+		if (pk_path_is_inode(file, dev, ino))
+			return 0;
+	}
+	return -ENOENT;
 }

@@ -49,4 +49,13 @@ int pk_root_records_put(int fd, const char *proc, pid_t pid);
  * the record is no absolute path), another negative errno. */
 int pk_root_records_get(int fd, pid_t pid, struct pk_root_record *out);
 
+/* A root recorded in the map FD (for any process) where PATH, a path of a
+ * process's own root, is the file (DEV, INO), into OUT: 0, or -ENOENT.
+ * For a process that exited before anyone recorded its root (a mount or
+ * umount a container's start runs, alive for a millisecond): the file
+ * the kernel reported, found where the session's other processes had
+ * their roots, is that file by its identity, never one at the same path. */
+int pk_root_records_holding(int fd, const char *path, dev_t dev, ino_t ino,
+			    struct pk_root_record *out);
+
 #endif

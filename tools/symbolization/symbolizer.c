@@ -10,6 +10,7 @@
 
 #include "bpf/probekit.h"
 #include "eh_frame/checksum.h"
+#include "lib/overlay.h"
 #include "lib/proc_maps.h"
 #include "lib/root_records.h"
 #include "lib/symtab.h"
@@ -241,6 +242,25 @@ static struct pk_symfile *maps_file(struct pk_symbolizer *sym, struct pk_sym_pro
 	return f;
 }
 
+/* P, with no root kept, had the root of another process of the session
+ * where KM's path is KM's file (lib/root_records.h): its root from now
+ * on, and that root's debug files looked in. */
+static void holding_root(struct pk_symbolizer *sym, struct pk_sym_proc *p,
+			 const struct pk_sym_kmap *km)
+{
+	struct pk_root_record rec;
+	const char *const *dirs;
+	size_t n;
+
+	if (pk_root_records_holding(sym->roots_fd, km->path, km->dev, km->ino, &rec))
+		return;
+	p->root = pk_strpool_add(&p->pool, rec.path);
+	if (pk_proc_roots_see_dir(sym->roots, rec.path) > 0) {
+		dirs = pk_proc_roots_dirs(sym->roots, &n);
+		pk_symfiles_set_debug_dirs(sym->files, dirs, n);
+	}
+}
+
 /* The file of a mapping the kernel reported: through map_files while the
  * process lives, else at the path the kernel gave when that is still the
  * same inode (in the process's root, then ours), else by build-id. */
@@ -261,7 +281,13 @@ static struct pk_symfile *kmap_file(struct pk_symbolizer *sym, struct pk_sym_pro
 		snprintf(rooted, sizeof(rooted), "%s/%u/root%s", sym->proc_root, p->pid, km->path);
 		src[n++] = (struct pk_symfile_source){ rooted, true };
 		/* gone: in the root kept while it lived, a path of its own
-		 * mount namespace being one of that root's */
+		 * mount namespace being one of that root's; gone before its
+		 * root was kept (p->gone is not known yet: the kernel's maps
+		 * need no read of /proc), in another's that holds this very
+		 * file */
+		if (!p->root && sym->roots_fd > 0 &&
+		    !pk_path_is_inode(km->path, km->dev, km->ino))
+			holding_root(sym, p, km);
 		if (p->root) {
 			snprintf(kept, sizeof(kept), "%s%s", p->root, km->path);
 			src[n++] = (struct pk_symfile_source){ kept, true };

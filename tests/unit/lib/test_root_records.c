@@ -4,10 +4,11 @@
  * fake /proc whose PID/root links name directories the test makes: another
  * root recorded as its path, ours and one the path does not reach left
  * out, a gone process said so; the map as probe-load makes it, up to its
- * bound.
+ * bound; a recorded root found by a file it holds.
  */
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,6 +170,49 @@ START_TEST(test_put_get)
 }
 END_TEST
 
+/* A process gone before its root was kept: the recorded root that holds
+ * its file (the path in the process's terms, the file's identity) is
+ * found; one with a file of the same path but another inode is not, nor
+ * is any when no recorded root holds that very file. */
+START_TEST(test_holding)
+{
+	struct pk_root_record rec;
+	char a[96], file[160];
+	struct stat st;
+	int fd = pk_root_records_create(), f;
+
+	ck_assert_int_ge(fd, 0);
+	mkdir_in_tmp("a");
+	mkdir_in_tmp("a/lib");
+	mkdir_in_tmp("b");
+	mkdir_in_tmp("b/lib");
+	snprintf(file, sizeof(file), "%s/b/lib/libc.so.6", tmp);	/* same path, not it */
+	f = open(file, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	ck_assert_int_ge(f, 0);
+	close(f);
+	snprintf(file, sizeof(file), "%s/a/lib/libc.so.6", tmp);
+	f = open(file, O_CREAT | O_WRONLY | O_CLOEXEC, 0644);
+	ck_assert_int_ge(f, 0);
+	close(f);
+	ck_assert_int_eq(stat(file, &st), 0);
+	snprintf(a, sizeof(a), "%s/b", tmp);
+	root_link(30, a);
+	ck_assert_int_eq(pk_root_records_put(fd, proc, 30), 1);
+	ck_assert_int_eq(pk_root_records_holding(fd, "/lib/libc.so.6", st.st_dev, st.st_ino, &rec),
+			 -ENOENT);
+	snprintf(a, sizeof(a), "%s/a", tmp);
+	root_link(31, a);
+	ck_assert_int_eq(pk_root_records_put(fd, proc, 31), 1);
+	memset(&rec, 0, sizeof(rec));
+	ck_assert_int_eq(pk_root_records_holding(fd, "/lib/libc.so.6", st.st_dev, st.st_ino, &rec),
+			 0);
+	ck_assert_str_eq(rec.path, a);
+	ck_assert_int_eq(pk_root_records_holding(fd, "/lib/libm.so.6", st.st_dev, st.st_ino, &rec),
+			 -ENOENT);
+	close(fd);
+}
+END_TEST
+
 /* The map holds PK_ROOT_RECORDS_MAX processes and refuses one more: a
  * session with more records no more (probe-load and the readers go on). */
 START_TEST(test_bound)
@@ -201,6 +245,7 @@ Suite *suite_root_records(void)
 		tc = tcase_create("map");
 		tcase_add_checked_fixture(tc, setup, teardown);
 		tcase_add_test(tc, test_put_get);
+		tcase_add_test(tc, test_holding);
 		tcase_add_test(tc, test_bound);
 		suite_add_tcase(s, tc);
 	}
