@@ -61,18 +61,22 @@
 #define PK_PIN_AGG_COUNTS0	"agg_counts0"	/* HASH __u64 -> struct pk_agg_value */
 #define PK_PIN_AGG_COUNTS1	"agg_counts1"	/* the other one */
 /* The roots of the session's processes that run in another root than
- * probe-load's (a chroot, a container), where the host reaches them: made
- * and filled from user space (lib/root_records.h), never by BPF. */
+ * probe-load's (a chroot, a container), where the host reaches them, or
+ * in another pid namespace: made and filled from user space
+ * (lib/root_records.h), never by BPF. */
 #define PK_PIN_ROOTS		"roots"		/* HASH tgid -> struct pk_root_record */
 
 #define PK_PIN_LAYOUT_VERSION	3
 
 /* A process's root as a directory of ours (PK_PIN_ROOTS): what a reader
- * after the process exited looks for the root's files in. A session from
- * a loader before it has no such map. */
+ * after the process exited looks for the root's files in, and what names
+ * and owns the perf map its JIT wrote there (/tmp/perf-NSTGID.map). A
+ * session from a loader before it has no such map. */
 #define PK_ROOT_PATH_MAX	1024
 struct pk_root_record {
-	char path[PK_ROOT_PATH_MAX];	/* absolute, NUL-terminated */
+	char path[PK_ROOT_PATH_MAX];	/* absolute, NUL-terminated; "/": ours */
+	__u32 nstgid;			/* its tgid in its own pid namespace */
+	__u32 euid;			/* its effective uid */
 };
 
 enum pk_event_type {

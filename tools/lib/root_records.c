@@ -11,6 +11,7 @@
 
 #include "lib/mountinfo.h"
 #include "lib/overlay.h"
+#include "lib/proc_status.h"
 #include "lib/root_records.h"
 
 int pk_root_records_create(void)
@@ -99,14 +100,16 @@ static int root_by_mounts(const char *proc, pid_t pid, const struct stat *want,
 	return found;
 }
 
-int pk_proc_root_find(const char *proc, pid_t pid, struct pk_root_record *out)
+/* PID's root as a directory of ours into OUT's path: 1, or 0 when it is
+ * ours (*OURS set) or ours does not reach it, or a negative errno. */
+static int root_find(const char *proc, pid_t pid, struct pk_root_record *out, bool *ours)
 {
 	char link[4096 + 32];
 	struct stat root, own;
 	ssize_t n;
 	int fd;
 
-	snprintf(link, sizeof(link), "%s/%d/root", proc ? proc : "/proc", (int)pid);
+	snprintf(link, sizeof(link), "%s/%d/root", proc, (int)pid);
 	/* held while looked at: what is compared is what was read */
 	fd = open(link, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
@@ -118,13 +121,38 @@ int pk_proc_root_find(const char *proc, pid_t pid, struct pk_root_record *out)
 	}
 	close(fd);
 	out->path[n] = '\0';
-	if (root.st_dev == own.st_dev && root.st_ino == own.st_ino)
-		return 0;	/* ours */
+	*ours = root.st_dev == own.st_dev && root.st_ino == own.st_ino;
+	if (*ours)
+		return 0;
 	/* the kernel gives a root ours does not reach relative to its own
 	 * mounts: then the path is another directory, or none */
 	if (is_dir(out->path, &root))
 		return 1;
-	return root_by_mounts(proc ? proc : "/proc", pid, &root, out);
+	return root_by_mounts(proc, pid, &root, out);
+}
+
+int pk_proc_root_find(const char *proc, pid_t pid, struct pk_root_record *out)
+{
+	pid_t nstgid = pid;
+	uid_t euid = 0;
+	bool ours = false;
+	int ret, ids;
+
+	proc = proc ? proc : "/proc";
+	ret = root_find(proc, pid, out, &ours);
+	/* after the root: gone by now, nothing is kept (a pid taken again
+	 * between the two reads is the window perf's own look at /proc
+	 * has too) */
+	ids = pk_proc_ids(proc, pid, &euid, &nstgid);
+	if (ret < 0 || ids == -ESRCH)
+		return ret < 0 ? ret : ids;
+	out->nstgid = ids ? (__u32)pid : (__u32)nstgid;
+	out->euid = ids ? 0 : (__u32)euid;
+	if (ours && !ids && nstgid != pid) {
+		strcpy(out->path, "/");	/* ours, in another pid namespace */
+		return 1;
+	}
+	return ret;
 }
 
 int pk_root_records_put(int fd, const char *proc, pid_t pid)

@@ -8,6 +8,12 @@
  * host's: no root's /usr/lib/debug, so a chroot's python3.13 lost the
  * names only its -dbg package gives.
  *
+ * Kept with it: the process's tgid in its own pid namespace and its
+ * effective uid, which name and own the perf map its JIT writes
+ * (/tmp/perf-NSTGID.map in its root): read after the exit as perf reads
+ * them. A process of our root in another pid namespace is kept for them
+ * alone, its root "/".
+ *
  * What is kept is the root as a path of ours, checked to be the same
  * directory as /proc/PID/root (its device and inode) when it is recorded:
  * a chroot's directory (readlink of /proc/PID/root), or, for a root the
@@ -35,10 +41,11 @@
 int pk_root_records_create(void);
 
 /* PID's root (PROC: where /proc is; NULL: "/proc"; ours is
- * /proc/self/mountinfo's) into OUT: 1 when it is another root than ours
- * and a directory of ours, at the path the kernel gives or through the
- * mounts; 0 when it is ours or ours does not reach it; a negative errno
- * when PID is gone. */
+ * /proc/self/mountinfo's) into OUT, with its tgid in its pid namespace
+ * and its effective uid: 1 when it is another root than ours and a
+ * directory of ours, at the path the kernel gives or through the mounts,
+ * or ours ("/") in another pid namespace; 0 when it is ours in ours, or
+ * ours does not reach it; a negative errno when PID is gone. */
 int pk_proc_root_find(const char *proc, pid_t pid, struct pk_root_record *out);
 
 /* PID's root into the map FD when pk_proc_root_find gives one: 1 when

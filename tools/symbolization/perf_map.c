@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "lib/proc_status.h"
 #include "lib/util/array.h"
 #include "lib/util/strpool.h"
 #include "lib/util/text.h"
@@ -44,7 +45,7 @@ struct pk_perf_map {
 	struct pk_perf_map_stats stats;
 	/* The file, to open again for pk_perf_map_refresh; NULL: fed by hand. */
 	char *path;
-	pid_t pid;			/* > 0: PATH is inside the process's root */
+	char *root;			/* non-NULL: PATH is inside this root */
 	uid_t owner;
 	dev_t dev;
 	ino_t ino;
@@ -64,6 +65,7 @@ void pk_perf_map_free(struct pk_perf_map *m)
 	free(m->ranges);
 	free(m->line);
 	free(m->path);
+	free(m->root);
 	free(m);
 }
 
@@ -332,18 +334,17 @@ const char *pk_perf_map_lookup(const struct pk_perf_map *m, __u64 addr, __u64 *s
 
 #define OPEN_FLAGS (O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
 
-/* REL inside process PID's root: its absolute symlinks and ".." stay in
- * that root (a container's /tmp cannot point at the host's files). */
-static int open_in_root(pid_t pid, const char *rel)
+/* REL inside ROOT (a process's: /proc/PID/root, or the directory kept of
+ * it): its absolute symlinks and ".." stay in that root (a container's
+ * /tmp cannot point at the host's files). */
+static int open_in_root(const char *root, const char *rel)
 {
 	struct open_how how = {
 		.flags = OPEN_FLAGS,
 		.resolve = RESOLVE_IN_ROOT | RESOLVE_NO_MAGICLINKS,
 	};
-	char root[32];
 	int dfd, fd, err;
 
-	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
 	dfd = open(root, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
@@ -360,11 +361,11 @@ static int open_in_root(pid_t pid, const char *rel)
  * owner or root. */
 static int open_checked(const struct pk_perf_map *m, struct stat *st)
 {
-	int fd = m->pid > 0 ? open_in_root(m->pid, m->path) : open(m->path, OPEN_FLAGS);
+	int fd = m->root ? open_in_root(m->root, m->path) : open(m->path, OPEN_FLAGS);
 	int err = 0;
 
 	if (fd < 0)
-		return m->pid > 0 ? fd : -errno;
+		return m->root ? fd : -errno;
 	if (fstat(fd, st))
 		err = -errno;
 	else if (!S_ISREG(st->st_mode))
@@ -439,18 +440,21 @@ int pk_perf_map_refresh(struct pk_perf_map *m)
 	return err ? err : (int)(m->nentries - before > INT32_MAX ? INT32_MAX : m->nentries - before);
 }
 
-static struct pk_perf_map *load(char *path, pid_t pid, uid_t owner)
+/* The map at PATH (malloc'ed, taken), inside ROOT (malloc'ed, taken;
+ * NULL: none), owned by OWNER or root. */
+static struct pk_perf_map *load(char *path, char *root, uid_t owner)
 {
 	struct pk_perf_map *m = path ? pk_perf_map_new() : NULL;
 	int err;
 
 	if (!m) {
 		free(path);
+		free(root);
 		errno = ENOMEM;
 		return NULL;
 	}
 	m->path = path;
-	m->pid = pid;
+	m->root = root;
 	m->owner = owner;
 	/* no file yet: the first refresh reads it all */
 	m->ino = 0;
@@ -466,54 +470,32 @@ static struct pk_perf_map *load(char *path, pid_t pid, uid_t owner)
 
 struct pk_perf_map *pk_perf_map_load(const char *path, uid_t owner)
 {
-	return load(strdup(path), 0, owner);
+	return load(strdup(path), NULL, owner);
 }
 
-/* From /proc/PID/status: the effective uid, and the tgid in the process's
- * own pid namespace (NStgid's last field; the pid itself before 4.1). */
-static int read_status(pid_t pid, uid_t *euid, pid_t *nstgid)
+struct pk_perf_map *pk_perf_map_load_in(const char *root, pid_t nstgid, uid_t owner)
 {
-	char path[32], *line = NULL;
-	size_t cap = 0;
-	bool uid_seen = false;
-	FILE *f;
+	char *rel, *dir = strdup(root);
 
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return errno == ENOENT ? -ESRCH : -errno;
-	*nstgid = pid;
-	while (getline(&line, &cap, f) > 0) {
-		unsigned int r, e;
-
-		if (sscanf(line, "Uid: %u %u", &r, &e) == 2) {
-			*euid = e;
-			uid_seen = true;
-		} else if (strncmp(line, "NStgid:", 7) == 0) {
-			char *last = strrchr(line, '\t');
-
-			*nstgid = last ? (pid_t)atoi(last + 1) : pid;
-		}
+	if (!dir || asprintf(&rel, "tmp/perf-%d.map", (int)nstgid) < 0) {
+		free(dir);
+		errno = ENOMEM;
+		return NULL;
 	}
-	free(line);
-	fclose(f);
-	return uid_seen && *nstgid > 0 ? 0 : -EBADMSG;
+	return load(rel, dir, owner);
 }
 
 struct pk_perf_map *pk_perf_map_load_pid(pid_t pid)
 {
-	char *rel;
+	char root[32];
 	uid_t euid = 0;
-	pid_t nstgid = 0;	/* both set by read_status(); gcc -O2 cannot see it */
-	int err = pid > 0 ? read_status(pid, &euid, &nstgid) : -EINVAL;
+	pid_t nstgid = 0;	/* both set by pk_proc_ids(); gcc -O2 cannot see it */
+	int err = pid > 0 ? pk_proc_ids(NULL, pid, &euid, &nstgid) : -EINVAL;
 
 	if (err) {
 		errno = -err;
 		return NULL;
 	}
-	if (asprintf(&rel, "tmp/perf-%d.map", (int)nstgid) < 0) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	return load(rel, pid, euid);
+	snprintf(root, sizeof(root), "/proc/%d/root", (int)pid);
+	return pk_perf_map_load_in(root, nstgid, euid);
 }

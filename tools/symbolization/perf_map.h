@@ -61,6 +61,12 @@ struct pk_perf_map_stats {
  * errno set (ENOENT: the process has none, ESRCH: no such process). */
 struct pk_perf_map *pk_perf_map_load_pid(pid_t pid);
 
+/* The map a process of tgid NSTGID in its own pid namespace wrote in its
+ * root ROOT (a directory of ours: /proc/PID/root, or the root kept of a
+ * process that exited), which must be owned by OWNER or root. NULL with
+ * errno set (ENOENT: there is none). */
+struct pk_perf_map *pk_perf_map_load_in(const char *root, pid_t nstgid, uid_t owner);
+
 /* The map at PATH, which must be owned by OWNER or root. NULL with errno
  * set. */
 struct pk_perf_map *pk_perf_map_load(const char *path, uid_t owner);

@@ -199,6 +199,8 @@ static void see_root(struct pk_symbolizer *sym, struct pk_sym_proc *p)
 	}
 	if (sym->roots_fd > 0 && !pk_root_records_get(sym->roots_fd, p->pid, &rec)) {
 		p->root = pk_strpool_add(&p->pool, rec.path);
+		p->nstgid = rec.nstgid;
+		p->euid = rec.euid;
 		added = pk_proc_roots_see_dir(sym->roots, rec.path) > 0 || added;
 	}
 	if (!added)
@@ -255,6 +257,8 @@ static void holding_root(struct pk_symbolizer *sym, struct pk_sym_proc *p,
 	if (pk_root_records_holding(sym->roots_fd, km->path, km->dev, km->ino, &rec))
 		return;
 	p->root = pk_strpool_add(&p->pool, rec.path);
+	p->nstgid = p->pid;	/* the other's are not this one's */
+	p->euid = geteuid();
 	if (pk_proc_roots_see_dir(sym->roots, rec.path) > 0) {
 		dirs = pk_proc_roots_dirs(sym->roots, &n);
 		pk_symfiles_set_debug_dirs(sym->files, dirs, n);
@@ -507,17 +511,29 @@ static struct pk_loc *resolve_kmap(struct pk_symbolizer *sym, struct pk_sym_proc
  * JIT code, named by the map the JIT writes for perf (/tmp/perf-PID.map, in
  * the process's own root): read on the first address in anonymous memory,
  * then again (what was appended) when an address is not in it, no more
- * often than the maps. NULL when it names nothing there.
+ * often than the maps. Once the process is gone, read once more where
+ * perf reads it after an exit: in the root the session kept for it, under
+ * its pid there and owned by its user; with none kept, in ours, under its
+ * pid and owned by us or root (perf's rule for such files). NULL when it
+ * names nothing there.
  */
 static const char *jit_name(struct pk_sym_proc *p, __u64 addr, __u64 *start, bool *final)
 {
 	__u64 now = pk_now_ns();
 	const char *name;
+	bool gone = p->gone;
 
 	*final = p->gone;
 	if (!p->jit && !p->gone && (!p->jit_read_ns || now - p->jit_read_ns >= MAPS_REREAD_NS)) {
 		p->jit_read_ns = now;
 		p->jit = pk_perf_map_load_pid(p->pid);
+		gone = !p->jit && errno == ESRCH;
+	}
+	if (!p->jit && gone && !p->jit_kept_tried) {
+		p->jit_kept_tried = true;
+		p->jit = p->root ? pk_perf_map_load_in(p->root, (pid_t)p->nstgid, p->euid)
+				 : pk_perf_map_load_in("/", (pid_t)p->pid, geteuid());
+		*final = true;
 	}
 	if (!p->jit)
 		return NULL;

@@ -28,7 +28,26 @@ static void mkdir_in_tmp(const char *rel)
 	ck_assert_msg(!mkdir(path, 0755) || errno == EEXIST, "mkdir %s", path);
 }
 
-/* tmp/proc/PID/root -> TO, as given */
+/* tmp/proc/PID/status: effective uid EUID, NSTGID its pid in its own pid
+ * namespace (the kernel's NStgid line: the pid in each namespace, ours
+ * first) */
+static void status_file(int pid, int nstgid, unsigned int euid)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/proc/%d/status", tmp, pid);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "Name:\tx\nUid:\t%u\t%u\t%u\t%u\n", euid, euid, euid, euid);
+	if (nstgid == pid)
+		fprintf(f, "NStgid:\t%d\n", pid);
+	else
+		fprintf(f, "NStgid:\t%d\t%d\n", pid, nstgid);
+	fclose(f);
+}
+
+/* tmp/proc/PID/root -> TO, as given, and a status of our pid namespace */
 static void root_link(int pid, const char *to)
 {
 	char rel[64], link[4096];
@@ -37,6 +56,7 @@ static void root_link(int pid, const char *to)
 	mkdir_in_tmp(rel);
 	snprintf(link, sizeof(link), "%s/proc/%d/root", tmp, pid);
 	ck_assert_int_eq(symlink(to, link), 0);
+	status_file(pid, pid, 0);
 }
 
 static void setup(void)
@@ -76,6 +96,38 @@ START_TEST(test_find)
 	ck_assert_int_eq(pk_proc_root_find(proc, 11, &rec), 0);
 	ck_assert_int_eq(pk_proc_root_find(proc, 12, &rec), 0);
 	ck_assert_int_eq(pk_proc_root_find(proc, 13, &rec), -ESRCH);
+}
+END_TEST
+
+/* Kept with the root, for the perf map a JIT writes there: the pid in the
+ * process's own namespace and its effective uid. Ours, in another pid
+ * namespace, is kept as "/" for them; with no status (gone since its
+ * root was looked at) nothing is. */
+START_TEST(test_find_ids)
+{
+	struct pk_root_record rec;
+	char a[96], path[4096];
+
+	mkdir_in_tmp("a");
+	snprintf(a, sizeof(a), "%s/a", tmp);
+	root_link(10, a);
+	status_file(10, 1, 1000);
+	root_link(11, "/");
+	status_file(11, 7, 0);
+	root_link(12, "/");	/* ours, our namespace */
+	memset(&rec, 0, sizeof(rec));
+	ck_assert_int_eq(pk_proc_root_find(proc, 10, &rec), 1);
+	ck_assert_str_eq(rec.path, a);
+	ck_assert_uint_eq(rec.nstgid, 1);
+	ck_assert_uint_eq(rec.euid, 1000);
+	memset(&rec, 0, sizeof(rec));
+	ck_assert_int_eq(pk_proc_root_find(proc, 11, &rec), 1);
+	ck_assert_str_eq(rec.path, "/");
+	ck_assert_uint_eq(rec.nstgid, 7);
+	ck_assert_int_eq(pk_proc_root_find(proc, 12, &rec), 0);
+	snprintf(path, sizeof(path), "%s/proc/10/status", tmp);
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(pk_proc_root_find(proc, 10, &rec), -ESRCH);
 }
 END_TEST
 
@@ -239,6 +291,7 @@ Suite *suite_root_records(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_find);
+	tcase_add_test(tc, test_find_ids);
 	tcase_add_test(tc, test_find_by_mounts);
 	suite_add_tcase(s, tc);
 	if (pk_test_need_root(s, "the roots map is a BPF map")) {
