@@ -238,6 +238,14 @@ struct uw_state {
 	/* pk_hs_step's Java frame for the frame it stepped over (0: none,
 	 * the frame's PC stays) */
 	__u64 hs_frame;
+	/* A V8 file (PK_FILE_V8) the walk went through, for the JavaScript
+	 * walk (bpf/v8_walk.bpf.h), which remembers the process as a V8's;
+	 * v8_seen 0: none. v8_frame: pk_v8_step's JavaScript frame for the
+	 * frame a frame-pointer step is about to leave (0: none). */
+	__u8 v8_seen;
+	__u8 __pad3[7];
+	struct pk_file_key v8_key;
+	__u64 v8_frame;
 	/* The last rule uw_rule_for() found, for VADDR in TABLE: recursion
 	 * repeats a return address frame after frame. */
 	__u64 rule_vaddr;
@@ -341,6 +349,19 @@ static __always_inline void uw_hotspot_seen(struct uw_state *st, const struct vm
 	st->hs_key = *key;
 }
 
+/* The walk's V8 fields for a file with PK_FILE_V8 (KEY). */
+static __always_inline void uw_v8_seen(struct uw_state *st, const struct pk_file_key *key)
+{
+	st->v8_seen = 1;
+	st->v8_key = *key;
+}
+
+/* The JavaScript walk's look at the frame at st->f, which a frame-pointer
+ * step is about to leave (bpf/v8_walk.bpf.h): 1 and st->v8_frame when it
+ * is a JavaScript function's frame of a V8 the walk knows (KIND: enum
+ * pk_v8_frame_kind, by where its PC is), else 0. */
+__noinline int pk_v8_step(struct uw_state *st, int kind);
+
 /* The Java walk's step over the frame at st->f, a PC in anonymous memory
  * (bpf/hotspot_walk.bpf.h): -1 when it is no frame of a JVM's code cache
  * the walk knows (a frame-pointer step then, as before), else 0 or how the
@@ -375,6 +396,8 @@ static __always_inline bool uw_recall_walk(struct uw_state *st, __u64 addr,
 		uw_python_seen(st, v, key);
 	if (e->walk_hotspot)
 		uw_hotspot_seen(st, v, key);
+	if (e->walk_v8)
+		uw_v8_seen(st, key);
 	return true;
 }
 
@@ -414,6 +437,7 @@ static __always_inline void uw_keep_walk(const struct vma_cursor *v,
 	e->walk_gen = gen;
 	e->walk_python = !!(fi->flags & PK_FILE_PYTHON);
 	e->walk_hotspot = !!(fi->flags & PK_FILE_HOTSPOT);
+	e->walk_v8 = !!(fi->flags & PK_FILE_V8);
 	e->walk_kind = VMA_TABLE;
 }
 
@@ -470,6 +494,8 @@ __noinline int uw_lookup_mapping(struct uw_state *st, __u64 addr)
 			uw_python_seen(st, v, &key);
 		if (fi->flags & PK_FILE_HOTSPOT)
 			uw_hotspot_seen(st, v, &key);
+		if (fi->flags & PK_FILE_V8)
+			uw_v8_seen(st, &key);
 		/* The segment's part of the VMA. */
 		if (fi->segs[i].off > file_start &&
 		    v->vm_start + fi->segs[i].off - file_start > v->start)
@@ -697,6 +723,16 @@ static __always_inline int uw_fp_step(struct uw_state *st, int stop)
 	return end;
 }
 
+/* Frame IDX of B, whose PC is in code a frame-pointer step leaves (KIND:
+ * in a file's text or JIT code), as the JavaScript frame it is, if it is
+ * one. */
+static __always_inline void uw_v8_frame(struct uw_state *st, struct pk_sample_buf *b, __u32 idx,
+					int kind)
+{
+	if (pk_v8_step(st, kind) == 1 && idx < PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH)
+		b->frames[idx] = st->v8_frame;
+}
+
 /* An unsupported end, counted by what was not supported. */
 static __always_inline int uw_unsupported(__u32 why)
 {
@@ -783,6 +819,7 @@ static long uw_step(__u32 i, void *ctx)
 		 * without CFI in a file that has some. */
 		end = rule == PK_TABLE_NONE ? PK_END_NO_CFI : uw_rule_step(st, rule);
 		if (end == PK_END_NO_CFI) {
+			uw_v8_frame(st, b, idx, PK_V8_INTERPRETED);
 			end = uw_fp_step(st, PK_END_NO_CFI);
 			by_fp = true;
 		}
@@ -790,6 +827,7 @@ static long uw_step(__u32 i, void *ctx)
 		/* JIT code: a JVM's own numbers step over its frames */
 		end = st->vma.kind == VMA_ANON ? pk_hs_step(st) : -1;
 		if (end < 0) {
+			uw_v8_frame(st, b, idx, PK_V8_COMPILED);
 			end = uw_fp_step(st, PK_END_FP_FALLBACK);
 			by_fp = true;
 		} else if (st->hs_frame && idx < PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH) {
@@ -836,6 +874,7 @@ __noinline int pk_walk_user(void)
 	st->start_stack = BPF_CORE_READ(bpf_get_current_task_btf(), mm, start_stack);
 	st->py_seen = 0;
 	st->hs_seen = 0;
+	st->v8_seen = 0;
 	vma_cursor_reset(&st->vma);
 	st->fp_frames = 0;
 	st->missing_frames = 0;

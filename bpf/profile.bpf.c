@@ -20,6 +20,7 @@
 #include "bpf/ustack_copy.bpf.h"
 #include "bpf/python_walk.bpf.h"
 #include "bpf/hotspot_walk.bpf.h"
+#include "bpf/v8_walk.bpf.h"
 #include "bpf/aggregate.bpf.h"
 
 const volatile bool filter_pids = false;
@@ -211,6 +212,7 @@ static __always_inline __u32 build_sample(void *ctx, struct pk_sample_buf *b,
 		if (uregs) {
 			un = pk_unwind_user(b, kn, uregs);
 			pk_hotspot_sample(kn, un);
+			pk_v8_sample(kn, un);
 			pn = pk_python_sample(b, kn + un);
 		}
 	}
@@ -495,6 +497,7 @@ int BPF_PROG(pk_forget_exit, struct task_struct *task)
 		bpf_map_delete_elem(&targets, &tgid);
 		pk_python_forget(tgid);
 		pk_hotspot_forget(tgid);
+		pk_v8_forget(tgid);
 	}
 	return 0;
 }
@@ -548,6 +551,7 @@ int pk_code_report(void *ctx)
 	code = BPF_CORE_READ(task, mm, start_code);
 	pk_python_forget(task->tgid);
 	pk_hotspot_forget(task->tgid);
+	pk_v8_forget(task->tgid);
 	if (code)
 		report_code_at(code);
 	report_code_at(BPF_CORE_READ(regs, ip));

@@ -42,6 +42,10 @@
 #define PK_HS_FILES_MAX		64
 #define PK_HS_PROCS_MAX		4096
 #define PK_HS_METHOD_SEEN_MAX	65536
+/* V8 (bpf/probekit.h "V8"): node/libnode files, node processes, functions. */
+#define PK_V8_FILES_MAX		64
+#define PK_V8_PROCS_MAX		4096
+#define PK_V8_SFI_SEEN_MAX	65536
 /* Bytes of user stack a walk that stops for want of a table copies unless
  * --stack-copy says otherwise (at most PK_USTACK_COPY_MAX, bpf/probekit.h). */
 #define PK_STACK_COPY_DEFAULT	32768u

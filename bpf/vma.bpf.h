@@ -225,7 +225,8 @@ struct vma_memo_entry {
 	__u8 walk_kind;		/* enum vma_kind: VMA_NONE or VMA_TABLE */
 	__u8 walk_python;	/* the file has PK_FILE_PYTHON */
 	__u8 walk_hotspot;	/* the file has PK_FILE_HOTSPOT */
-	__u8 __pad[5];
+	__u8 walk_v8;		/* the file has PK_FILE_V8 */
+	__u8 __pad[4];
 };
 
 struct vma_memo {

@@ -182,6 +182,9 @@ static int size_unwind_maps(struct load *l)
 		{ skel->maps.hs_files, PK_HS_FILES_MAX },
 		{ skel->maps.hs_procs, PK_HS_PROCS_MAX },
 		{ skel->maps.hs_method_seen, PK_HS_METHOD_SEEN_MAX },
+		{ skel->maps.v8_files, PK_V8_FILES_MAX },
+		{ skel->maps.v8_procs, PK_V8_PROCS_MAX },
+		{ skel->maps.v8_sfi_seen, PK_V8_SFI_SEEN_MAX },
 	};
 	int ret;
 
@@ -285,6 +288,7 @@ static void unwind_fds(const struct profile_bpf *skel, struct pk_unwind_fds *fds
 	fds->seen = bpf_map__fd(skel->maps.unwind_seen);
 	fds->py = bpf_map__fd(skel->maps.py_files);
 	fds->hs = bpf_map__fd(skel->maps.hs_files);
+	fds->v8 = bpf_map__fd(skel->maps.v8_files);
 }
 
 /* Give LIST's files their tables. */

@@ -79,6 +79,7 @@ void pk_session_close(struct pk_session_fds *fds)
 const char *const pk_unwind_pins[PK_UNWIND_NMAPS] = {
 	PK_PIN_UNWIND_FILES, PK_PIN_UNWIND_TABLES, PK_PIN_UNWIND_ROWS,
 	PK_PIN_UNWIND_ALLOC, PK_PIN_UNWIND_SEEN, PK_PIN_PY_FILES, PK_PIN_HS_FILES,
+	PK_PIN_V8_FILES,
 };
 
 _Static_assert(sizeof(struct pk_unwind_fds) == PK_UNWIND_NMAPS * sizeof(int),
@@ -92,9 +93,10 @@ int pk_unwind_fds_open(const char *pin_dir, struct pk_unwind_fds *fds)
 		fds->fd[i] = -1;
 	for (int i = 0; i < PK_UNWIND_NMAPS && !ret; i++) {
 		fds->fd[i] = pk_pin_open(pin_dir, pk_unwind_pins[i]);
-		/* py_files and hs_files came later: a session without them
-		 * has no Python or Java frames */
-		if (fds->fd[i] == -ENOENT && (&fds->fd[i] == &fds->py || &fds->fd[i] == &fds->hs)) {
+		/* py_files, hs_files and v8_files came later: a session
+		 * without them has no Python, Java or JavaScript frames */
+		if (fds->fd[i] == -ENOENT && (&fds->fd[i] == &fds->py || &fds->fd[i] == &fds->hs ||
+					      &fds->fd[i] == &fds->v8)) {
 			fds->fd[i] = -1;
 			continue;
 		}

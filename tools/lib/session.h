@@ -19,13 +19,13 @@ struct pk_session_fds {
 
 /* The unwind maps (bpf/probekit.h, "Unwind tables in the kernel"), pinned
  * with --unwind dwarf; fd[i] is the map pinned as pk_unwind_pins[i]. py_files
- * ("Python") and hs_files ("HotSpot") go with them: whoever loads a file's
+ * ("Python"), hs_files ("HotSpot") and v8_files ("V8") go with them: whoever loads a file's
  * table adds it there. */
-#define PK_UNWIND_NMAPS	7
+#define PK_UNWIND_NMAPS	8
 struct pk_unwind_fds {
 	union {
 		struct {
-			int files, tables, rows, alloc, seen, py, hs;
+			int files, tables, rows, alloc, seen, py, hs, v8;
 		};
 		int fd[PK_UNWIND_NMAPS];
 	};
@@ -43,7 +43,8 @@ void pk_session_close(struct pk_session_fds *fds);
 
 /* Open the unwind maps pinned at PIN_DIR (NULL: the default). -ENOENT when
  * the session has none (--unwind fp); on error none is left open. py is -1
- * for a session of a loader from before py_files, hs before hs_files. */
+ * for a session of a loader from before py_files, hs before hs_files, v8
+ * before v8_files. */
 int pk_unwind_fds_open(const char *pin_dir, struct pk_unwind_fds *fds);
 /* Close what is open; fds become -1. */
 void pk_unwind_fds_close(struct pk_unwind_fds *fds);

@@ -103,6 +103,8 @@ int pk_unwind_maps_create(const struct pk_unwind_alloc *caps, __u32 nfiles,
 				 sizeof(struct pk_py_file), 64, NULL);
 	fds->hs = bpf_map_create(BPF_MAP_TYPE_HASH, PK_PIN_HS_FILES, sizeof(struct pk_file_key),
 				 sizeof(struct pk_hs_file), 64, NULL);
+	fds->v8 = bpf_map_create(BPF_MAP_TYPE_HASH, PK_PIN_V8_FILES, sizeof(struct pk_file_key),
+				 sizeof(struct pk_v8_file), 64, NULL);
 	for (int i = 0; i < PK_UNWIND_NMAPS && !ret; i++)
 		if (fds->fd[i] < 0)
 			ret = -errno;
@@ -116,7 +118,7 @@ int pk_unwind_maps_create(const struct pk_unwind_alloc *caps, __u32 nfiles,
 static int attach_maps(struct pk_unwind_store *s, char err[PK_ERR_LEN])
 {
 	const struct pk_unwind_alloc *c = &s->caps;
-	__u32 files, tables, rows, alloc, seen, py, hs;
+	__u32 files, tables, rows, alloc, seen, py, hs, v8;
 	int ret;
 
 	if ((ret = check_map(s->fds.files, PK_PIN_UNWIND_FILES, BPF_MAP_TYPE_HASH,
@@ -134,7 +136,10 @@ static int attach_maps(struct pk_unwind_store *s, char err[PK_ERR_LEN])
 			      sizeof(struct pk_file_key), sizeof(struct pk_py_file), &py, err))) ||
 	    (s->fds.hs >= 0 &&
 	     (ret = check_map(s->fds.hs, PK_PIN_HS_FILES, BPF_MAP_TYPE_HASH,
-			      sizeof(struct pk_file_key), sizeof(struct pk_hs_file), &hs, err))))
+			      sizeof(struct pk_file_key), sizeof(struct pk_hs_file), &hs, err))) ||
+	    (s->fds.v8 >= 0 &&
+	     (ret = check_map(s->fds.v8, PK_PIN_V8_FILES, BPF_MAP_TYPE_HASH,
+			      sizeof(struct pk_file_key), sizeof(struct pk_v8_file), &v8, err))))
 		return ret;
 	if (!c->max_tables || !c->max_bytes || tables < c->max_tables || rows < c->max_tables)
 		return pk_err(err, -EINVAL, "unwind maps too small for %u tables", c->max_tables);

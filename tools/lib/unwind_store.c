@@ -19,6 +19,7 @@
 #include "lib/hotspot.h"
 #include "lib/proc_maps.h"
 #include "lib/python.h"
+#include "lib/v8.h"
 #include "lib/unwind_store_internal.h"
 #include "lib/util/array.h"
 #include "lib/util/jobs.h"
@@ -48,6 +49,10 @@ struct item {
 					 * its hs_files value, hs_msg why not */
 	struct pk_hs_file hs;
 	char hs_msg[PK_ERR_LEN];
+	int v8_status;			/* pk_v8_bpf_path(): 0 a V8, v8 is its
+					 * v8_files value, v8_msg why not */
+	struct pk_v8_file v8;
+	char v8_msg[PK_ERR_LEN];
 	bool file_due;			/* its unwind_files entry, for table
 					 * file_table, waits for commit() */
 	__u32 file_table;
@@ -118,6 +123,7 @@ static void work_table(struct batch *b, struct item *it, const char *path)
 {
 	it->py_status = pk_python_file(path, &it->py, &it->py_build);
 	it->hs_status = pk_hotspot_process(path, it->pid, it->vm_start, &it->hs, it->hs_msg);
+	it->v8_status = pk_v8_bpf_path(path, &it->v8, it->v8_msg);
 	if (it->key.dev == PK_VDSO_DEV && it->key.ino == PK_VDSO_INO) {
 		/* mapped whole: the file offset is pc - vm_start */
 		it->segs[0].off = 0;
@@ -193,6 +199,23 @@ static int put_hotspot(struct batch *b, const struct item *it, struct pk_file_in
 	return put_runtime(b, it, s->fds.hs, PK_PIN_HS_FILES, &it->hs, PK_FILE_HOTSPOT, fi);
 }
 
+/* IT's v8_files entry when it is a V8 (node, libnode), before its
+ * unwind_files entry (with PK_FILE_V8 into FI), as put_hotspot(). */
+static int put_v8(struct batch *b, const struct item *it, struct pk_file_info *fi)
+{
+	struct pk_unwind_store *s = b->s;
+
+	if (it->v8_status == -ENOENT || s->fds.v8 < 0)
+		return 0;
+	if (it->v8_status) {
+		fprintf(s->log ? s->log : stderr,
+			"%s: %s: a V8 the walk cannot read (%s): native frames only\n",
+			s->prog, it->name, it->v8_msg[0] ? it->v8_msg : strerror(-it->v8_status));
+		return 0;
+	}
+	return put_runtime(b, it, s->fds.v8, PK_PIN_V8_FILES, &it->v8, PK_FILE_V8, fi);
+}
+
 /* IT's unwind_files entry; when the map is full, after giving back what no
  * process maps (once a batch). Under the lock. */
 static int put_file(struct batch *b, const struct item *it, __u32 table, __u32 flags)
@@ -205,6 +228,8 @@ static int put_file(struct batch *b, const struct item *it, __u32 table, __u32 f
 	ret = put_python(b, it, &fi);
 	if (!ret)
 		ret = put_hotspot(b, it, &fi);
+	if (!ret)
+		ret = put_v8(b, it, &fi);
 	if (ret)
 		return ret;
 	ret = bpf_map_update_elem(b->s->fds.files, &it->key, &fi, BPF_ANY) ? -errno : 0;
@@ -810,6 +835,7 @@ int pk_unwind_store_add(struct pk_unwind_store *s, const struct pk_unwind_file *
 		it->name = files[i].name ? files[i].name : is_vdso ? "[vdso]" : files[i].path;
 		it->py_status = -ENOENT;	/* until work() looks */
 		it->hs_status = -ENOENT;
+		it->v8_status = -ENOENT;
 		/* what has an entry costs one lookup, not a table */
 		it->skip = !bpf_map_lookup_elem(s->fds.files, &it->key, &fi);
 		if (it->skip || !is_vdso)

@@ -81,6 +81,7 @@
 #include <stddef.h>
 #include <linux/types.h>
 
+#include "bpf/probekit.h"
 #include "eh_frame/errmsg.h"
 
 #define PK_V8_PREFIX	"v8dbg_"
@@ -166,5 +167,15 @@ size_t pk_v8_missing(const struct pk_v8 *v8, char *buf, size_t len);
 
 /* The value of want W as read (after pk_v8_elf()). */
 __s32 pk_v8_value(const struct pk_v8 *v8, size_t w);
+
+/* V8's v8_files value (bpf/probekit.h "V8") from what pk_v8_elf() read
+ * into V: 0; -ENOTSUP: a V8 the walk cannot read (pointer compression,
+ * frame slots not words below the frame pointer, values it needs not
+ * described); -ERANGE: a number past its field (ERR says which). */
+int pk_v8_bpf_file(const struct pk_v8 *v, struct pk_v8_file *out, char err[PK_ERR_LEN]);
+
+/* pk_v8_file() then pk_v8_bpf_file() of the file at PATH: -ENOENT when
+ * it is no V8. */
+int pk_v8_bpf_path(const char *path, struct pk_v8_file *out, char err[PK_ERR_LEN]);
 
 #endif

@@ -597,6 +597,13 @@ static int handle_hs_method(struct pk_reader *r, const struct pk_hs_method_desc 
 	return named(r, pk_symbolizer_add_hs_method(r->sym, d), d->pid);
 }
 
+/* A JavaScript function named: as a Java method. */
+static int handle_v8_sfi(struct pk_reader *r, const struct pk_v8_sfi_desc *d)
+{
+	r->stats.v8_sfis++;
+	return named(r, pk_symbolizer_add_v8_sfi(r->sym, d), d->pid);
+}
+
 int pk_reader_handle(struct pk_reader *r, const void *data, size_t size)
 {
 	struct pk_record rec;
@@ -617,6 +624,8 @@ int pk_reader_handle(struct pk_reader *r, const void *data, size_t size)
 		return handle_py_code(r, &rec.py_code);
 	case PK_RECORD_HS_METHOD:
 		return handle_hs_method(r, &rec.hs_method);
+	case PK_RECORD_V8_SFI:
+		return handle_v8_sfi(r, &rec.v8_sfi);
 	case PK_RECORD_SAMPLE:
 		break;
 	}

@@ -255,6 +255,33 @@ static enum pk_record_kind parse_hs_method(const struct pk_event_hdr *hdr, const
 	return PK_RECORD_HS_METHOD;
 }
 
+static enum pk_record_kind parse_v8_sfi(const struct pk_event_hdr *hdr, const void *data,
+					struct pk_v8_sfi_desc *out)
+{
+	struct pk_v8_sfi_event e;
+	const char *d = (const char *)data + sizeof(e);
+
+	if (hdr->size < sizeof(e))
+		return PK_RECORD_BAD;
+	memcpy(&e, data, sizeof(e));
+	if (e.name_len > PK_V8_NAME_MAX || e.file_len > PK_V8_FILE_MAX ||
+	    (size_t)e.name_len + e.file_len > hdr->size - sizeof(e))
+		return PK_RECORD_BAD;
+	if (!e.sfi || (e.sfi & ~PK_V8_SFI_MASK))
+		return PK_RECORD_BAD;
+	if (((hdr->flags & PK_V8_NAME_UNREADABLE) && e.name_len) ||
+	    ((hdr->flags & PK_V8_FILE_UNREADABLE) && e.file_len))
+		return PK_RECORD_BAD;
+	if (memchr(d, '\0', (size_t)e.name_len + e.file_len))
+		return PK_RECORD_BAD;
+	*out = (struct pk_v8_sfi_desc){
+		.pid = e.pid, .flags = hdr->flags, .sfi = e.sfi,
+		.name = d, .name_len = e.name_len,
+		.file = d + e.name_len, .file_len = e.file_len,
+	};
+	return PK_RECORD_V8_SFI;
+}
+
 static enum pk_record_kind parse_no_table(const struct pk_event_hdr *hdr, const void *data,
 					  struct pk_record_no_table *out)
 {
@@ -327,6 +354,8 @@ enum pk_record_kind pk_record_parse(const void *data, size_t size, struct pk_rec
 		return parse_py_code(&hdr, data, &rec->py_code);
 	case PK_EVENT_HS_METHOD:
 		return parse_hs_method(&hdr, data, &rec->hs_method);
+	case PK_EVENT_V8_SFI:
+		return parse_v8_sfi(&hdr, data, &rec->v8_sfi);
 	default:
 		return PK_RECORD_SKIP;
 	}

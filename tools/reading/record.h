@@ -22,7 +22,8 @@
  *
  * PK_EVENT_PY_CODE names a Python code object: its strings and line table
  * are checked to lie inside the record and to fit their limits;
- * PK_EVENT_HS_METHOD a Java method, its names likewise.
+ * PK_EVENT_HS_METHOD a Java method, its names likewise; PK_EVENT_V8_SFI a
+ * JavaScript function, its name and script's name likewise.
  */
 #ifndef PK_RECORD_H
 #define PK_RECORD_H
@@ -34,6 +35,7 @@
 #include "bpf/probekit.h"
 #include "symbolization/hotspot_method.h"
 #include "symbolization/python_code.h"
+#include "symbolization/v8_function.h"
 
 /* A layout 1 sample: struct pk_sample up to comm. */
 #define PK_SAMPLE_V1_SIZE	offsetof(struct pk_sample, ustack_end)
@@ -46,6 +48,7 @@ enum pk_record_kind {
 	PK_RECORD_MAPPING,	/* rec->mapping filled */
 	PK_RECORD_PY_CODE,	/* rec->py_code filled */
 	PK_RECORD_HS_METHOD,	/* rec->hs_method filled */
+	PK_RECORD_V8_SFI,	/* rec->v8_sfi filled */
 	PK_RECORD_SKIP,		/* well-formed record of a type this reader does not know */
 	PK_RECORD_BAD,		/* malformed: sizes do not fit */
 };
@@ -125,6 +128,11 @@ struct pk_record {
 		 * PK_HS_UNREADABLE; method is not 0 and fits a pk_hs_frame's
 		 * 47 bits */
 		struct pk_hs_method_desc hs_method;
+		/* a validated struct pk_v8_sfi_event: its names lie in the
+		 * record within PK_V8_NAME_MAX and PK_V8_FILE_MAX, without a
+		 * NUL, an UNREADABLE one empty; sfi is not 0 and fits a
+		 * pk_v8_frame's 47 bits */
+		struct pk_v8_sfi_desc v8_sfi;
 	};
 };
 

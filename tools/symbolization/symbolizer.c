@@ -320,6 +320,7 @@ static void free_proc(struct pk_sym_proc *p)
 	pk_u64map_free(&p->py_lines);
 	pk_u64map_free(&p->py_unknown);
 	pk_u64map_free(&p->hs_methods);
+	pk_u64map_free(&p->v8_sfis);
 	pk_u64map_free(&p->used);
 	pk_strpool_free(&p->pool);
 	free(p);
@@ -628,6 +629,8 @@ const struct pk_loc *pk_symbolizer_user_loc(struct pk_symbolizer *sym, __u32 pid
 		return NULL;
 	if (addr & PK_HS_FRAME)		/* a Java frame: no address */
 		return pk_symbolizer_hs_loc(sym, pid, addr);
+	if (pk_v8_is_frame(addr))	/* a JavaScript frame: no address */
+		return pk_symbolizer_v8_loc(sym, pid, addr);
 	ret = ret && addr > 0;
 	loc = pk_u64map_get(&p->locs, key);
 	if (loc)

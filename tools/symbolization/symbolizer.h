@@ -36,6 +36,7 @@
 #include "eh_frame/errmsg.h"
 #include "profile/profile.h"
 #include "symbolization/hotspot_method.h"
+#include "symbolization/v8_function.h"
 #include "symbolization/python_code.h"
 
 struct pk_symbolizer_opts {
@@ -131,6 +132,16 @@ int pk_symbolizer_add_hs_method(struct pk_symbolizer *sym, const struct pk_hs_me
  * "package.Class.method", or "[java:0xMETHOD]" while no report names it.
  * NULL only when out of memory. */
 const struct pk_loc *pk_symbolizer_hs_loc(struct pk_symbolizer *sym, __u32 pid, __u64 frame);
+
+/* Record the function D names (the latest report of a (pid, SFI) wins),
+ * as pk_symbolizer_add_hs_method(). */
+int pk_symbolizer_add_v8_sfi(struct pk_symbolizer *sym, const struct pk_v8_sfi_desc *d);
+
+/* The location of JavaScript frame FRAME (pk_v8_frame) of PID: its
+ * function, "name" ("(anonymous)" for a function without one) in its
+ * script's file, or "[js:0xSFI]" while no report names it. NULL only
+ * when out of memory. */
+const struct pk_loc *pk_symbolizer_v8_loc(struct pk_symbolizer *sym, __u32 pid, __u64 frame);
 
 /* The name of ADDR as it is (no minus one): the function that holds it
  * (the outermost of its inline frames). NULL only when out of memory. */

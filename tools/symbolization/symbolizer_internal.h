@@ -56,6 +56,8 @@ struct pk_sym_proc {
 	struct pk_u64map py_instrs, py_lines, py_unknown;
 	/* Java frames: Method* -> struct pk_loc (named, or "[java:0x...]") */
 	struct pk_u64map hs_methods;
+	/* JavaScript frames: SFI -> struct pk_loc (named, or "[js:0x...]") */
+	struct pk_u64map v8_sfis;
 	/* every file its locations name, held while it is kept: its maps may
 	 * be read anew, its locations stay (forget_gone) */
 	struct pk_u64map used;	/* file address -> struct pk_symfile */

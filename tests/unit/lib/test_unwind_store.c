@@ -382,9 +382,12 @@ START_TEST(test_shared_build_id)
 		ck_assert_int_eq(unlink(path), 0);
 		snprintf(path, sizeof(path), "%s/%s", pins, PK_PIN_HS_FILES);
 		ck_assert_int_eq(unlink(path), 0);
+		snprintf(path, sizeof(path), "%s/%s", pins, PK_PIN_V8_FILES);
+		ck_assert_int_eq(unlink(path), 0);
 		ck_assert_int_eq(pk_unwind_fds_open(pins, &ufds), 0);
 		ck_assert_int_eq(ufds.py, -1);
 		ck_assert_int_eq(ufds.hs, -1);
+		ck_assert_int_eq(ufds.v8, -1);
 		ck_assert_int_ge(ufds.files, 0);
 		pk_unwind_fds_close(&ufds);
 		ck_assert_int_eq(pk_unwind_store_open(pins, &e.opts, &s2, err), 0);

@@ -1,0 +1,404 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The JavaScript (V8) walk (bpf/probekit.h "V8"): each frame the DWARF
+ * walk leaves by a frame-pointer step (no CFI: JIT code, the builtins
+ * embedded in node's or libnode's text) is looked at as V8 lays its frames
+ * out, with V8's own numbers (its postmortem metadata, v8_files).
+ *
+ * The process is found as a JVM is (bpf/hotspot_walk.bpf.h): a DWARF walk
+ * that passes through a file with PK_FILE_V8 (bpf/cfi_walk.bpf.h notes
+ * it) makes pk_v8_sample() keep the file's value for the process in
+ * v8_procs; the walks of its later samples look at its frames. Its first
+ * samples, before a walk went through the file, keep their PCs.
+ *
+ * A frame at frame pointer FP (pk_v8_step):
+ * - the word at FP + off_fp_marker is a typed frame's marker when it is a
+ *   Smi (an entry, exit, stub or builtin frame: its PC stays), else the
+ *   frame's context;
+ * - the word at FP + off_fp_function, a heap object whose map's instance
+ *   type is a JSFunction's, is the function running; its
+ *   SharedFunctionInfo (a heap object of that type) names it;
+ * - at a PC in the file (the interpreter's builtins), the Smi at FP +
+ *   off_fp_bytecode_offset is the bytecode offset.
+ * The leaf frame of a function whose prologue has not built its frame yet
+ * is its caller's: its PC is given the caller's name.
+ *
+ * A function is named once per (process, SFI) by a pk_v8_sfi_event
+ * (pk_v8_note_sfi): the name is name_or_scope_info's String, or the
+ * ScopeInfo's function name, which V8 does not place by a described index:
+ * the first String from slot first_vars + 2 * the count of context locals
+ * (OpenTelemetry's profiler looks for it the same way), among
+ * V8_SCOPE_SLOTS slots; the file is its Script's name. Strings are read as
+ * V8 lays them: sequential one-byte, a thin string's actual one, a cons
+ * string of two sequential one-byte halves; others (two-byte, external,
+ * sliced, deeper cons) are flagged unreadable.
+ */
+#ifndef PK_V8_WALK_BPF_H
+#define PK_V8_WALK_BPF_H
+
+#include "vmlinux/vmlinux.h"
+#include <bpf/bpf_helpers.h>
+#include "bpf/probekit.h"
+#include "bpf/profile_sizes.h"
+#include "bpf/cfi_walk.bpf.h"
+
+/* V8 files (user space writes them with their tables). Sized by
+ * probe-load; 1 here so that --unwind fp costs nothing. */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct pk_file_key);
+	__type(value, struct pk_v8_file);
+} v8_files SEC(".maps");
+
+/* A process's V8. mm as in hs_proc: a process that exec'd is another. */
+struct v8_proc {
+	struct pk_file_key key;
+	__u64 mm;
+	struct pk_v8_file f;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1);
+	__type(key, __u32);	/* tgid */
+	__type(value, struct v8_proc);
+} v8_procs SEC(".maps");
+
+/* The current process's V8, valid for its address space, or NULL. */
+static __always_inline struct v8_proc *v8_proc_get(__u32 tgid)
+{
+	struct task_struct *task = bpf_get_current_task_btf();
+	struct v8_proc *p = bpf_map_lookup_elem(&v8_procs, &tgid);
+
+	if (!p || p->mm != (__u64)task->mm)
+		return NULL;
+	return p;
+}
+
+static __always_inline bool v8_word(__u64 addr, __u64 *v)
+{
+	*v = 0;
+	return !bpf_probe_read_user(v, sizeof(*v), (const void *)addr);
+}
+
+static __always_inline bool v8_is_smi(const struct pk_v8_file *f, __u64 w)
+{
+	return (w & f->smi_tag_mask) == f->smi_tag;
+}
+
+static __always_inline bool v8_is_object(const struct pk_v8_file *f, __u64 w)
+{
+	return w && (w & f->heap_object_tag_mask) == f->heap_object_tag;
+}
+
+/* The word at member OFF of heap object OBJ (tagged). */
+static __always_inline bool v8_member(const struct pk_v8_file *f, __u64 obj, __u32 off, __u64 *v)
+{
+	return v8_word(obj - f->heap_object_tag + off, v);
+}
+
+/* The instance type of heap object OBJ (tagged), or 0 (no type is). */
+static __always_inline __u32 v8_type(const struct pk_v8_file *f, __u64 obj)
+{
+	__u64 map;
+	__u16 t = 0;
+
+	if (!v8_is_object(f, obj) || !v8_member(f, obj, f->heap_object_map, &map) ||
+	    !v8_is_object(f, map) ||
+	    bpf_probe_read_user(&t, sizeof(t),
+				(const void *)(map - f->heap_object_tag + f->map_instance_type)))
+		return 0;
+	return t;
+}
+
+__noinline int pk_v8_step(struct uw_state *st, int kind)
+{
+	const struct pk_v8_file *f;
+	struct v8_proc *p;
+	__u64 fp, marker, fn, sfi, off, info = 0;
+	__u32 t;
+
+	if (!st)
+		return 0;
+	st->v8_frame = 0;
+	if (!(st->f.valid & PK_UNWIND_REG(PK_DWARF_RBP)))
+		return 0;
+	p = v8_proc_get(bpf_get_current_pid_tgid() >> 32);
+	fp = st->f.regs[PK_DWARF_RBP];
+	if (!p || !fp || (fp & 7) || fp < st->f.sp)
+		return 0;
+	f = &p->f;
+	if (!v8_word(fp + f->off_fp_marker, &marker) || v8_is_smi(f, marker) ||
+	    !v8_word(fp + f->off_fp_function, &fn))
+		return 0;
+	t = v8_type(f, fn);
+	if (t < f->type_js_function_first || t > f->type_js_function_last || !t)
+		return 0;
+	if (!v8_member(f, fn, f->jsfunction_shared, &sfi) ||
+	    v8_type(f, sfi) != f->type_shared_function_info)
+		return 0;
+	if (kind == PK_V8_INTERPRETED && v8_word(fp + f->off_fp_bytecode_offset, &off) &&
+	    v8_is_smi(f, off) && (__s64)off > 0)
+		info = ((__s64)off >> (f->smi_shift & 63)) + 1;
+	st->v8_frame = pk_v8_frame(sfi, info, kind);
+	return 1;
+}
+
+/* Functions reported per process, with the stamp they had. */
+struct v8_sfi_key {
+	__u32 tgid;
+	__u32 __pad;
+	__u64 sfi;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1);
+	__type(key, struct v8_sfi_key);
+	__type(value, __u64);
+} v8_sfi_seen SEC(".maps");
+
+/* ScopeInfo slots looked at for the function's name. */
+#define V8_SCOPE_SLOTS	16
+/* Where a string's bytes go in the event's data: below V8_AT_MASK + 1,
+ * with room for PK_V8_FILE_MAX more. */
+#define V8_AT_MASK	511
+
+/* A pk_v8_sfi_event under assembly: the name at data[0], the script's
+ * name after it; and the ScopeInfo's slots. */
+struct v8_sfi_buf {
+	struct pk_v8_sfi_event e;
+	__u8 data[V8_AT_MASK + 1 + PK_V8_FILE_MAX];
+	__u64 slots[V8_SCOPE_SLOTS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct v8_sfi_buf);
+} v8_sfi_bufs SEC(".maps");
+
+/* The characters of sequential one-byte string STR (of type T) into
+ * B->data at AT, MAX at most: their number (*TRUNC when there were
+ * more), -1 when it is not such a string or cannot be read. */
+static __always_inline long v8_seq(const struct pk_v8_file *f, struct v8_sfi_buf *b, __u32 at,
+				   __u32 max, __u64 str, __u32 t, bool *trunc)
+{
+	__s32 len = 0;
+
+	if ((t & f->string_repr_mask) != f->seq_string_tag ||
+	    (t & f->string_encoding_mask) != f->one_byte_string_tag ||
+	    bpf_probe_read_user(&len, sizeof(len),
+				(const void *)(str - f->heap_object_tag + f->string_length)) ||
+	    len < 0)
+		return -1;
+	if ((__u32)len > max) {
+		len = max;
+		*trunc = true;
+	}
+	at &= V8_AT_MASK;
+	barrier_var(len);
+	if (len > PK_V8_FILE_MAX || len < 0)
+		return -1;
+	if (len && bpf_probe_read_user(&b->data[at], len,
+				       (const void *)(str - f->heap_object_tag +
+						      f->seq_one_byte_chars)))
+		return -1;
+	return len;
+}
+
+/* String STR into B->data at AT, MAX bytes at most (MAX <= PK_V8_FILE_MAX):
+ * their number (*TRUNC when there were more), -1 when the walk does not
+ * read such a string. */
+static __always_inline long v8_string(const struct pk_v8_file *f, struct v8_sfi_buf *b, __u32 at,
+				      __u32 max, __u64 str, bool *trunc)
+{
+	__u64 first, second;
+	__u32 t = v8_type(f, str);
+	long n, m;
+
+	*trunc = false;
+	if (!t || t >= f->first_nonstring_type)
+		return -1;
+	if ((t & f->string_repr_mask) == f->thin_string_tag) {
+		if (!v8_member(f, str, f->thin_actual, &str))
+			return -1;
+		t = v8_type(f, str);
+		if (!t || t >= f->first_nonstring_type)
+			return -1;
+	}
+	if ((t & f->string_repr_mask) != f->cons_string_tag)
+		return v8_seq(f, b, at, max, str, t, trunc);
+	if (!v8_member(f, str, f->cons_first, &first) ||
+	    !v8_member(f, str, f->cons_second, &second))
+		return -1;
+	n = v8_seq(f, b, at, max, first, v8_type(f, first), trunc);
+	if (n < 0 || *trunc)
+		return n;
+	m = v8_seq(f, b, at + n, max - n, second, v8_type(f, second), trunc);
+	return m < 0 ? -1 : n + m;
+}
+
+/* The function's name in ScopeInfo SI (tagged): the first string from
+ * slot first_vars + 2 * its context locals, into B->data[0]; as
+ * v8_string(), -1 also when no slot looked at is a string. */
+static __always_inline long v8_scope_name(const struct pk_v8_file *f, struct v8_sfi_buf *b,
+					  __u64 si, bool *trunc)
+{
+	__u64 locals;
+	__u32 from;
+
+	*trunc = false;
+	if (bpf_probe_read_user(b->slots, sizeof(b->slots),
+				(const void *)(si - f->heap_object_tag + f->heap_object_map + 8)))
+		return -1;
+	locals = b->slots[f->scopeinfo_ncontextlocals & (V8_SCOPE_SLOTS - 1)];
+	if (!v8_is_smi(f, locals))
+		return -1;
+	locals = (__s64)locals >> (f->smi_shift & 63);
+	if (locals > V8_SCOPE_SLOTS)
+		return -1;
+	from = f->scopeinfo_first_vars + 2 * locals;
+	for (__u32 i = 0; i < V8_SCOPE_SLOTS; i++) {
+		__u64 w;
+		__u32 t;
+
+		if (i < from)
+			continue;
+		w = b->slots[i];
+		t = v8_is_object(f, w) ? v8_type(f, w) : 0;
+		if (t && t < f->first_nonstring_type)
+			return v8_string(f, b, 0, PK_V8_NAME_MAX, w, trunc);
+	}
+	return -1;
+}
+
+/*
+ * Report SFI (tagged) of process TGID unless reported with the same stamp
+ * (its name_or_scope_info and script pointers): its name and its script's
+ * name. A global function: verified once.
+ */
+__noinline int pk_v8_note_sfi(__u32 tgid, __u64 sfi)
+{
+	struct v8_sfi_key key = { .tgid = tgid, .sfi = sfi };
+	const struct pk_v8_file *f;
+	struct v8_sfi_buf *b;
+	struct v8_proc *p;
+	__u64 nos = 0, script = 0, sname = 0, stamp, *seen;
+	__u32 zero = 0, flags = 0, t, size, at;
+	bool trunc;
+	long n;
+
+	p = v8_proc_get(tgid);
+	b = bpf_map_lookup_elem(&v8_sfi_bufs, &zero);
+	if (!p || !b || !sfi)
+		return 0;
+	f = &p->f;
+	v8_member(f, sfi, f->sfi_name_or_scope_info, &nos);
+	v8_member(f, sfi, f->sfi_script, &script);
+	stamp = (nos * 0x9e3779b97f4a7c15ull ^ script) * 0x9e3779b97f4a7c15ull;
+	stamp = (stamp ^ p->mm) | 1;
+	seen = bpf_map_lookup_elem(&v8_sfi_seen, &key);
+	if (seen && *seen == stamp)
+		return 0;
+	b->e.pid = tgid;
+	b->e.sfi = sfi;
+	t = v8_type(f, nos);
+	if (t && t == f->type_scope_info)
+		n = v8_scope_name(f, b, nos, &trunc);
+	else
+		n = v8_string(f, b, 0, PK_V8_NAME_MAX, nos, &trunc);
+	if (n < 0) {
+		flags |= PK_V8_NAME_UNREADABLE;
+		n = 0;
+	}
+	flags |= trunc ? PK_V8_NAME_TRUNC : 0;
+	at = n & V8_AT_MASK;
+	b->e.name_len = at;
+	n = -1;
+	if (v8_type(f, script) == f->type_script && v8_member(f, script, f->script_name, &sname))
+		n = v8_string(f, b, at, PK_V8_FILE_MAX, sname, &trunc);
+	if (n < 0) {
+		flags |= PK_V8_FILE_UNREADABLE;
+		n = 0;
+	}
+	flags |= trunc ? PK_V8_FILE_TRUNC : 0;
+	b->e.file_len = n;
+	size = sizeof(b->e) + at + (n & V8_AT_MASK);
+	b->e.hdr.type = PK_EVENT_V8_SFI;
+	b->e.hdr.size = size;
+	b->e.hdr.flags = flags;
+	barrier_var(size);
+	if (size > sizeof(b->e) + sizeof(b->data))
+		return 0;
+	if (bpf_ringbuf_output(&events, b, size, BPF_RB_NO_WAKEUP))
+		return 0;
+	bpf_map_update_elem(&v8_sfi_seen, &key, &stamp, BPF_ANY);
+	return 0;
+}
+
+/* bpf_loop body over the sample's user frames: each JavaScript frame's
+ * function reported. CTX: the first user frame's index, the count, the
+ * tgid. */
+struct v8_note {
+	__u32 base, n, tgid;
+};
+
+static long v8_note_step(__u32 i, void *ctx)
+{
+	struct pk_sample_buf *b = sample_buf_get();
+	struct v8_note *nt = ctx;
+	__u32 idx = nt->base + i;
+	__u64 frame;
+
+	if (!b || i >= nt->n || idx >= PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH)
+		return 1;
+	frame = b->frames[idx];
+	if (pk_v8_is_frame(frame))
+		pk_v8_note_sfi(nt->tgid, frame & PK_V8_SFI_MASK);
+	return 0;
+}
+
+/* After the DWARF walk of the sample in B (user frames from BASE, N of
+ * them): the process's V8 kept, when the walk went through its file and
+ * it is not known yet; the functions of its JavaScript frames reported.
+ * A subprogram of its own, as pk_hotspot_sample, to keep the programs'
+ * frames small. */
+static __noinline int pk_v8_sample(__u32 base, __u32 n)
+{
+	struct uw_state *uw = uw_state_get();
+	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
+	struct v8_note nt = { .base = base, .n = n, .tgid = tgid };
+	struct task_struct *task;
+	struct pk_v8_file *f;
+	struct v8_proc *p;
+
+	if (!dwarf || !uw)
+		return 0;
+	p = v8_proc_get(tgid);
+	if (uw->v8_seen && !(p && p->key.dev == uw->v8_key.dev && p->key.ino == uw->v8_key.ino)) {
+		f = bpf_map_lookup_elem(&v8_files, &uw->v8_key);
+		if (!f)
+			return 0;
+		task = bpf_get_current_task_btf();
+		{
+			struct v8_proc np = { .key = uw->v8_key, .mm = (__u64)task->mm, .f = *f };
+
+			bpf_map_update_elem(&v8_procs, &tgid, &np, BPF_ANY);
+		}
+	} else if (p) {
+		bpf_loop(PK_MAX_USTACK_DEPTH, v8_note_step, &nt, 0);
+	}
+	return 0;
+}
+
+/* The process TGID runs another program (exec) or none (exit). */
+static __always_inline void pk_v8_forget(__u32 tgid)
+{
+	if (dwarf)
+		bpf_map_delete_elem(&v8_procs, &tgid);
+}
+
+#endif
