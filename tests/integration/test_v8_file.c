@@ -199,6 +199,29 @@ START_TEST(test_values_vs_gdb)
 		ck_assert_msg(member(&v, nv->vals[i].at) == gdb[i], "%s: read %d, gdb %ld",
 			      nv->vals[i].sym, member(&v, nv->vals[i].at), gdb[i]);
 	}
+	/* the walk's value (tools/lib/v8_bpf.c): the numbers just checked,
+	 * in its fields */
+	{
+		struct pk_v8_file f;
+
+		ck_assert_msg(pk_v8_bpf_path(path, &f, err) == 0, "%s: %s", path, err);
+		ck_assert_int_eq(f.off_fp_function, v.off_fp_function);
+		ck_assert_int_eq(f.off_fp_marker, v.off_fp_context);
+		ck_assert_int_eq(f.off_fp_bytecode_offset, v.off_fp_bytecode_offset);
+		ck_assert_uint_eq(f.smi_shift, v.smi_shift_size + 1);
+		ck_assert_uint_eq(f.heap_object_map, v.heap_object_map);
+		ck_assert_uint_eq(f.map_instance_type, v.map_instance_type);
+		ck_assert_uint_eq(f.jsfunction_shared, v.jsfunction_shared);
+		ck_assert_uint_eq(f.sfi_name_or_scope_info, v.sfi_name_or_scope_info);
+		ck_assert_uint_eq(f.sfi_script, v.sfi_script);
+		ck_assert_uint_eq(f.script_name, v.script_name);
+		ck_assert_uint_eq(f.seq_one_byte_chars, v.seq_one_byte_chars);
+		ck_assert_uint_eq(f.type_shared_function_info, v.type_shared_function_info);
+		ck_assert_uint_eq(f.type_script, v.type_script);
+		ck_assert_uint_eq(f.type_js_function_first,
+				  v.first_js_function_type ? v.first_js_function_type :
+							     v.type_js_function);
+	}
 	/* node itself is a launcher linking libnode: no metadata */
 	pk_test_roots_path(nv->root, path, sizeof(path));
 	strncat(path, "/usr/bin/node", sizeof(path) - strlen(path) - 1);

@@ -67,8 +67,8 @@ int pk_v8_bpf_file(const struct pk_v8 *v, struct pk_v8_file *out, char err[PK_ER
 	if (has(v, AT(pointer_size)) && v->pointer_size != 8)
 		return pk_err(err, -ENOTSUP, "V8's pointers are %d bytes", v->pointer_size);
 	if (v->smi_shift_size + 1 != 32)
-		return pk_err(err, -ENOTSUP, "V8's Smis are %d bits: pointer compression",
-			      63 - v->smi_shift_size);
+		return pk_err(err, -ENOTSUP, "V8's Smi shift size is %d, not 31: pointer compression?",
+			      v->smi_shift_size);
 	for (size_t i = 0; i < 3; i++) {
 		__s32 off = i == 0 ? marker : i == 1 ? v->off_fp_function : v->off_fp_bytecode_offset;
 

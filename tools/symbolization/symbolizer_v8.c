@@ -49,6 +49,9 @@ int pk_symbolizer_add_v8_sfi(struct pk_symbolizer *sym, const struct pk_v8_sfi_d
 
 	if (!p)
 		return -ENOMEM;
+	old = pk_u64map_get(&p->v8_sfis, d->sfi);
+	if ((d->flags & PK_V8_NAME_UNREADABLE) && old)
+		return 0;	/* named as it was */
 	if (d->flags & PK_V8_NAME_UNREADABLE)
 		name = pk_strpool_printf(&p->pool, "[js:0x%llx]", (unsigned long long)d->sfi);
 	else if (!d->name_len)
@@ -57,7 +60,6 @@ int pk_symbolizer_add_v8_sfi(struct pk_symbolizer *sym, const struct pk_v8_sfi_d
 		name = latin1(p, d->name, d->name_len);
 	if (d->file_len)
 		file = latin1(p, d->file, d->file_len);
-	old = pk_u64map_get(&p->v8_sfis, d->sfi);
 	if (old && name && !strcmp(old->frames[0].name, name) &&
 	    !strcmp(old->frames[0].file ? old->frames[0].file : "", file ? file : ""))
 		return 0;

@@ -433,6 +433,123 @@ START_TEST(test_hostile_files)
 }
 END_TEST
 
+/* A V8 as node 20's: every want found, the values the walk reads set to
+ * theirs (V8 11.3, no pointer compression). */
+static void node20(struct pk_v8 *v)
+{
+	memset(v, 0, sizeof(*v));
+	memset(v->found, 1, pk_v8_n_wants);
+	v->found[W(first_js_function_type)] = v->found[W(last_js_function_type)] = 0;
+	v->smi_tag_mask = 1;
+	v->smi_shift_size = 31;
+	v->heap_object_tag = 1;
+	v->heap_object_tag_mask = 3;
+	v->pointer_size = 8;
+	v->first_nonstring_type = 128;
+	v->string_repr_mask = 7;
+	v->string_encoding_mask = 8;
+	v->one_byte_string_tag = 8;
+	v->cons_string_tag = 1;
+	v->thin_string_tag = 5;
+	v->off_fp_context = -8;
+	v->off_fp_context_or_frame_type = -8;
+	v->off_fp_function = -16;
+	v->off_fp_bytecode_offset = -32;
+	v->type_js_function = 2058;
+	v->type_shared_function_info = 184;
+	v->type_scope_info = 182;
+	v->type_script = 169;
+	v->map_instance_type = 12;
+	v->jsfunction_shared = 24;
+	v->sfi_name_or_scope_info = 16;
+	v->sfi_script = 32;
+	v->script_name = 16;
+	v->string_length = 12;
+	v->seq_one_byte_chars = 16;
+	v->cons_first = 16;
+	v->cons_second = 24;
+	v->thin_actual = 16;
+	v->scopeinfo_first_vars = 4;
+	v->scopeinfo_ncontextlocals = 2;
+}
+
+/* The walk's value: V8's numbers where they fit their fields, the marker
+ * slot from off_fp_context without off_fp_context_or_frame_type, the
+ * JSFunction types a range in 13.x; a V8 it cannot read refused. */
+START_TEST(test_bpf_value)
+{
+	struct pk_v8_file f;
+	struct pk_v8 v;
+	char err[PK_ERR_LEN];
+
+	node20(&v);
+	ck_assert_int_eq(pk_v8_bpf_file(&v, &f, err), 0);
+	ck_assert_int_eq(f.off_fp_marker, -8);
+	ck_assert_int_eq(f.off_fp_function, -16);
+	ck_assert_int_eq(f.off_fp_bytecode_offset, -32);
+	ck_assert_uint_eq(f.smi_shift, 32);
+	ck_assert_uint_eq(f.type_js_function_first, 2058);
+	ck_assert_uint_eq(f.type_js_function_last, 2058);
+	ck_assert_uint_eq(f.jsfunction_shared, 24);
+	ck_assert_uint_eq(f.sfi_script, 32);
+	ck_assert_uint_eq(f.thin_string_tag, 5);
+	ck_assert_uint_eq(f.scopeinfo_first_vars, 4);
+	ck_assert_uint_eq(f.heap_object_tag_mask, 3);
+	/* 13.x: a range of function types; no context-or-frame-type slot */
+	v.found[W(first_js_function_type)] = v.found[W(last_js_function_type)] = 1;
+	v.first_js_function_type = 2050;
+	v.last_js_function_type = 2066;
+	v.found[W(off_fp_context_or_frame_type)] = 0;
+	v.off_fp_context_or_frame_type = 0;
+	v.off_fp_context = -24;
+	ck_assert_int_eq(pk_v8_bpf_file(&v, &f, err), 0);
+	ck_assert_uint_eq(f.type_js_function_first, 2050);
+	ck_assert_uint_eq(f.type_js_function_last, 2066);
+	ck_assert_int_eq(f.off_fp_marker, -24);
+
+	node20(&v);
+	v.smi_shift_size = 0;	/* 31-bit Smis: pointer compression */
+	ck_assert_int_eq(pk_v8_bpf_file(&v, &f, err), -ENOTSUP);
+	ck_assert_str_eq(err, "V8's Smi shift size is 0, not 31: pointer compression?");
+	node20(&v);
+	v.pointer_size = 4;
+	ck_assert_int_eq(pk_v8_bpf_file(&v, &f, err), -ENOTSUP);
+	node20(&v);
+	v.off_fp_function = 16;
+	ck_assert_int_eq(pk_v8_bpf_file(&v, &f, err), -ENOTSUP);
+	ck_assert_str_eq(err, "V8's frame slot 16 is not a word below the frame pointer");
+	node20(&v);
+	v.off_fp_bytecode_offset = -20;
+	ck_assert_int_eq(pk_v8_bpf_file(&v, &f, err), -ENOTSUP);
+	node20(&v);
+	v.found[W(thin_actual)] = 0;
+	ck_assert_int_eq(pk_v8_bpf_file(&v, &f, err), -ENOTSUP);
+	/* the edges of the fields */
+	node20(&v);
+	v.script_name = 0xffff;
+	v.scopeinfo_first_vars = 0xff;
+	ck_assert_int_eq(pk_v8_bpf_file(&v, &f, err), 0);
+	ck_assert_uint_eq(f.script_name, 0xffff);
+	ck_assert_uint_eq(f.scopeinfo_first_vars, 0xff);
+	v.script_name = 0x10000;
+	ck_assert_int_eq(pk_v8_bpf_file(&v, &f, err), -ERANGE);
+	ck_assert_str_eq(err, "V8's Script name is 65536");
+	node20(&v);
+	v.scopeinfo_first_vars = 0x100;
+	ck_assert_int_eq(pk_v8_bpf_file(&v, &f, err), -ERANGE);
+	node20(&v);
+	v.jsfunction_shared = -8;
+	ck_assert_int_eq(pk_v8_bpf_file(&v, &f, err), -ERANGE);
+	node20(&v);
+	v.found[W(first_js_function_type)] = v.found[W(last_js_function_type)] = 1;
+	v.first_js_function_type = 2066;
+	v.last_js_function_type = 2050;
+	ck_assert_int_eq(pk_v8_bpf_file(&v, &f, err), -ERANGE);
+	/* no V8 at all */
+	ck_assert_int_eq(pk_v8_bpf_path("/usr/lib/x86_64-linux-gnu/libc.so.6", &f, err), -ENOENT);
+}
+END_TEST
+
 Suite *suite_v8(void)
 {
 	Suite *s = suite_create("v8");
@@ -443,6 +560,7 @@ Suite *suite_v8(void)
 	tcase_add_test(good, test_member_names);
 	tcase_add_test(good, test_missing);
 	tcase_add_test(good, test_agreeing_twice);
+	tcase_add_test(good, test_bpf_value);
 	tcase_add_test(bad, test_hostile_symbols);
 	tcase_add_test(bad, test_hostile_files);
 	suite_add_tcase(s, good);

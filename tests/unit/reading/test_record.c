@@ -785,6 +785,11 @@ START_TEST(test_random_bytes)
 			set16(buf, offsetof(struct pk_event_hdr, size), size - rand_r(&seed) % 16);
 			set16(buf, offsetof(struct pk_hs_method_event, klass_len), rand_r(&seed) % 270);
 			set16(buf, offsetof(struct pk_hs_method_event, name_len), rand_r(&seed) % 270);
+		} else if (size >= sizeof(struct pk_v8_sfi_event) && round % 16 == 12) {
+			set16(buf, offsetof(struct pk_event_hdr, type), PK_EVENT_V8_SFI);
+			set16(buf, offsetof(struct pk_event_hdr, size), size - rand_r(&seed) % 16);
+			set16(buf, offsetof(struct pk_v8_sfi_event, name_len), rand_r(&seed) % 140);
+			set16(buf, offsetof(struct pk_v8_sfi_event, file_len), rand_r(&seed) % 270);
 		} else if (size >= sizeof(struct pk_no_table) && round % 8 == 0) {
 			set16(buf, offsetof(struct pk_event_hdr, type), PK_EVENT_NO_TABLE);
 			set16(buf, offsetof(struct pk_event_hdr, size), size - rand_r(&seed) % 16);
@@ -1081,6 +1086,85 @@ START_TEST(test_py_code_bad)
 }
 END_TEST
 
+/* A JavaScript function's event: NAME and FILE. */
+static size_t make_sfi(unsigned char *buf, __u32 flags, const char *name, const char *file)
+{
+	struct pk_v8_sfi_event e = {
+		.hdr = { .type = PK_EVENT_V8_SFI, .flags = flags },
+		.pid = 42, .sfi = 0x3f0012345679, .name_len = strlen(name),
+		.file_len = strlen(file),
+	};
+	size_t size = sizeof(e) + e.name_len + e.file_len;
+
+	e.hdr.size = size;
+	memcpy(buf, &e, sizeof(e));
+	memcpy(buf + sizeof(e), name, e.name_len);
+	memcpy(buf + sizeof(e) + e.name_len, file, e.file_len);
+	return size;
+}
+
+/* A JavaScript function's names lie in the record, within PK_V8_NAME_MAX
+ * and PK_V8_FILE_MAX, without a NUL; an unreadable one is empty; the SFI
+ * fits a frame. */
+START_TEST(test_v8_sfi)
+{
+	static unsigned char buf[1 << 12];
+	char name[PK_V8_NAME_MAX + 2], file[PK_V8_FILE_MAX + 2];
+	struct pk_record rec;
+	struct pk_v8_sfi_desc *d = &rec.v8_sfi;
+	size_t size = make_sfi(buf, 0, "leaf", "/mnt/hot.js");
+
+	ck_assert_uint_eq(size, 32 + 4 + 11);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_V8_SFI);
+	ck_assert_uint_eq(d->pid, 42);
+	ck_assert_uint_eq(d->flags, 0);
+	ck_assert_uint_eq(d->sfi, 0x3f0012345679);
+	ck_assert_uint_eq(d->name_len, 4);
+	ck_assert(memcmp(d->name, "leaf", 4) == 0);
+	ck_assert_uint_eq(d->file_len, 11);
+	ck_assert(memcmp(d->file, "/mnt/hot.js", 11) == 0);
+	check_cuts(buf, size);
+	set16(buf, offsetof(struct pk_event_hdr, size), size - 1);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	/* a NUL in the file */
+	size = make_sfi(buf, 0, "top", "hot.js");
+	buf[32 + 3 + 2] = '\0';
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	/* anonymous: an empty name that is no error */
+	size = make_sfi(buf, 0, "", "hot.js");
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_V8_SFI);
+	ck_assert_uint_eq(d->name_len, 0);
+	/* unreadable: empty, or it is bad */
+	size = make_sfi(buf, PK_V8_NAME_UNREADABLE | PK_V8_FILE_UNREADABLE, "", "");
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_V8_SFI);
+	size = make_sfi(buf, PK_V8_NAME_UNREADABLE, "top", "");
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	size = make_sfi(buf, PK_V8_FILE_UNREADABLE, "top", "hot.js");
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	/* an SFI no frame can hold */
+	size = make_sfi(buf, 0, "top", "hot.js");
+	set64(buf, offsetof(struct pk_v8_sfi_event, sfi), 0);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	set64(buf, offsetof(struct pk_v8_sfi_event, sfi), PK_V8_SFI_MASK + 1);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	/* the longest names, and one past each */
+	memset(name, 'n', sizeof(name));
+	memset(file, 'f', sizeof(file));
+	name[PK_V8_NAME_MAX] = file[PK_V8_FILE_MAX] = '\0';
+	size = make_sfi(buf, 0, name, file);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_V8_SFI);
+	ck_assert_uint_eq(d->name_len + d->file_len, PK_V8_NAME_MAX + PK_V8_FILE_MAX);
+	name[PK_V8_NAME_MAX] = 'n';
+	name[PK_V8_NAME_MAX + 1] = '\0';
+	size = make_sfi(buf, 0, name, "f");
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	file[PK_V8_FILE_MAX] = 'f';
+	file[PK_V8_FILE_MAX + 1] = '\0';
+	size = make_sfi(buf, 0, "n", file);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+}
+END_TEST
+
 Suite *suite_record(void)
 {
 	Suite *s = suite_create("record");
@@ -1109,6 +1193,7 @@ Suite *suite_record(void)
 	tcase_add_test(tc, test_py_frames_bad);
 	tcase_add_test(tc, test_py_code_bad);
 	tcase_add_test(tc, test_hs_method);
+	tcase_add_test(tc, test_v8_sfi);
 	tcase_add_test(tc, test_truncated);
 	tcase_add_test(tc, test_lying_sizes);
 	tcase_add_test(tc, test_random_bytes);

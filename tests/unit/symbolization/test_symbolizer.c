@@ -483,6 +483,64 @@ START_TEST(test_java)
 }
 END_TEST
 
+/* JavaScript frames, as user frames: one location per SharedFunctionInfo,
+ * whatever the frame's kind and position; "[js:0xSFI]" until a report
+ * names it, with its script as the file; "(anonymous)" for a function
+ * without a name; Latin-1 made UTF-8; a report of another name naming it
+ * anew, an unreadable one not. */
+START_TEST(test_javascript)
+{
+	struct pk_v8_sfi_desc d = {
+		.pid = PK_FX_PID, .sfi = 0x3f0000002001, .name = "leaf", .name_len = 4,
+		.file = "/mnt/hot.js", .file_len = 11,
+	};
+	__u64 interp = pk_v8_frame(d.sfi, 60, PK_V8_INTERPRETED);
+	__u64 compiled = pk_v8_frame(d.sfi, 0, PK_V8_COMPILED);
+	struct pk_symbolizer *sym = new_symbolizer(NULL);
+	const struct pk_loc *u, *a;
+
+	ck_assert(pk_v8_is_frame(interp) && pk_v8_is_frame(compiled));
+	ck_assert(!pk_v8_is_frame(pk_hs_frame(d.sfi, 1, PK_HS_COMPILED)));
+	ck_assert(!pk_v8_is_frame(0x7fffffffffffull));
+	ck_assert_ptr_nonnull(sym);
+	pk_symbolizer_renumber(sym);
+	u = pk_symbolizer_user_loc(sym, PK_FX_PID, interp, true);
+	ck_assert_ptr_nonnull(u);
+	ck_assert_str_eq(u->frames[0].name, "[js:0x3f0000002001]");
+	ck_assert_ptr_null(u->frames[0].file);
+	ck_assert_ptr_null(u->map);
+	ck_assert_ptr_eq(pk_symbolizer_user_loc(sym, PK_FX_PID, compiled, false), u);
+	ck_assert_int_eq(pk_symbolizer_add_v8_sfi(sym, &d), 1);
+	a = pk_symbolizer_user_loc(sym, PK_FX_PID, interp, true);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_str_eq(a->frames[0].name, "leaf");
+	ck_assert_str_eq(a->frames[0].file, "/mnt/hot.js");
+	ck_assert_uint_eq(a->frames[0].line, 0);
+	ck_assert_uint_eq(a->nframes, 1);
+	ck_assert_uint_eq(a->addr, d.sfi);
+	ck_assert_ptr_eq(pk_symbolizer_v8_loc(sym, PK_FX_PID, compiled), a);
+	ck_assert_int_eq(pk_symbolizer_add_v8_sfi(sym, &d), 0);
+	/* unreadable: named as it was */
+	d.flags = PK_V8_NAME_UNREADABLE;
+	d.name_len = 0;
+	ck_assert_int_eq(pk_symbolizer_add_v8_sfi(sym, &d), 0);
+	ck_assert_str_eq(pk_symbolizer_v8_loc(sym, PK_FX_PID, interp)->frames[0].name, "leaf");
+	/* another function at its address: anonymous, in a Latin-1 file */
+	d.flags = 0;
+	d.file = "/caf\xe9.js";
+	d.file_len = 8;
+	ck_assert_int_eq(pk_symbolizer_add_v8_sfi(sym, &d), 1);
+	ck_assert_str_eq(pk_symbolizer_v8_loc(sym, PK_FX_PID, interp)->frames[0].name,
+			 "(anonymous)");
+	ck_assert_str_eq(pk_symbolizer_v8_loc(sym, PK_FX_PID, interp)->frames[0].file,
+			 "/caf\xc3\xa9.js");
+	/* numbered as they were handed out */
+	ck_assert_uint_eq(u->id, 0);
+	ck_assert_uint_eq(a->id, 1);
+	pk_symbolizer_free(sym);
+}
+END_TEST
+
 Suite *suite_symbolizer(void)
 {
 	Suite *s = suite_create("symbolizer");
@@ -506,6 +564,7 @@ Suite *suite_symbolizer(void)
 	tcase_add_test(tc, test_kernel);
 	tcase_add_test(tc, test_python);
 	tcase_add_test(tc, test_java);
+	tcase_add_test(tc, test_javascript);
 	suite_add_tcase(s, tc);
 	return s;
 }
