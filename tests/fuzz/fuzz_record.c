@@ -84,6 +84,26 @@ static void check_py_code(const struct pk_py_code_desc *c, const uint8_t *data, 
 	(void)sink;
 }
 
+/* A JavaScript function's event: its names lie in the input, within
+ * their limits, without a NUL, an unreadable one empty; the SFI fits a
+ * frame. */
+static void check_v8_sfi(const struct pk_v8_sfi_desc *d, const uint8_t *data, size_t size)
+{
+	const uint8_t *end = data + size;
+
+	if (d->name_len > PK_V8_NAME_MAX || d->file_len > PK_V8_FILE_MAX || !d->sfi ||
+	    (d->sfi & ~PK_V8_SFI_MASK))
+		abort();
+	if ((const uint8_t *)d->name < data || (const uint8_t *)d->name + d->name_len > end ||
+	    (const uint8_t *)d->file + d->file_len > end)
+		abort();
+	if (memchr(d->name, '\0', d->name_len) || memchr(d->file, '\0', d->file_len))
+		abort();
+	if (((d->flags & PK_V8_NAME_UNREADABLE) && d->name_len) ||
+	    ((d->flags & PK_V8_FILE_UNREADABLE) && d->file_len))
+		abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* a copy of exactly SIZE bytes, so ASan sees any read past the end */
@@ -99,6 +119,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		break;
 	case PK_RECORD_PY_CODE:
 		check_py_code(&rec.py_code, copy, size);
+		break;
+	case PK_RECORD_V8_SFI:
+		check_v8_sfi(&rec.v8_sfi, copy, size);
 		break;
 	case PK_RECORD_NO_TABLE:
 		if (rec.no_table.vm_start >= rec.no_table.vm_end)

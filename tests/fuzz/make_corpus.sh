@@ -224,6 +224,18 @@ py_code() {
 	} > "$OUT/record/$name"
 }
 
+# v8_sfi NAME FLAGS SFI FUNCTION SCRIPT
+v8_sfi() {
+	local name=$1 flags=$2 sfi=$3 fn=$4 f=$5
+	local size=$((32 + ${#fn} + ${#f}))
+
+	{ le 2 6; le 2 "$size"; le 4 "$flags"
+	  le 4 42; le 4 0; le 8 "$sfi"
+	  le 2 ${#fn}; le 2 ${#f}; le 4 0
+	  printf "%s%s" "$fn" "$f"
+	} > "$OUT/record/$name"
+}
+
 # eval, a C call, eval, main; Python: a leaf, the frame that entered the
 # first eval call, the module that entered the second
 sample_py sample_python "0x555555560000 0x555555561000 0x555555560010 0x555555554000" \
@@ -232,6 +244,8 @@ sample_py sample_python "0x555555560000 0x555555561000 0x555555560010 0x55555555
 sample_agg sample_agg_def "$kern" "$user4" 0x0123456789abcdef
 py_code py_code 0 0x7f0000001000 Job.run /srv/app/job.py 8000d80809882189038041d80b0c8048
 py_code py_code_trunc 6 0x7f0000002000 "<module>" ...app/main.py 80f0480300018000
+v8_sfi v8_sfi 0 0x3f0012345679 leaf /srv/app/hot.js
+v8_sfi v8_sfi_unreadable 12 0x3f0012345681 "" ""
 
 mkdir -p "$OUT/py_linetable"
 /usr/bin/python3.11 - "$OUT/py_linetable" <<'PY'
