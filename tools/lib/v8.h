@@ -47,7 +47,9 @@
  * SharedFunctionInfo's start position (in flags2/the ScopeInfo), and the
  * layout of the source position table (V8's varint encoding).
  *
- * What comes next (issue 34), and what it takes from here:
+ * What the JavaScript walk (issue 34: bpf/v8_walk.bpf.h, over the value
+ * tools/lib/v8_bpf.c makes) takes from here, and what it does not read
+ * yet (positions to lines, compiled frames' Code, inlined functions):
  * - whoever loads node's or libnode's unwind table reads this once per
  *   file (it is the file's) and hands BPF a value per file, as Python's
  *   py_files value, with the frame offsets, tags and offsets below;
