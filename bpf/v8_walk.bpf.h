@@ -313,8 +313,9 @@ __noinline int pk_v8_note_sfi(__u32 tgid, __u64 sfi)
 	if (n < 0) {
 		flags |= PK_V8_NAME_UNREADABLE;
 		n = 0;
+	} else if (trunc) {
+		flags |= PK_V8_NAME_TRUNC;
 	}
-	flags |= trunc ? PK_V8_NAME_TRUNC : 0;
 	at = n & V8_AT_MASK;
 	b->e.name_len = at;
 	n = -1;
@@ -323,8 +324,9 @@ __noinline int pk_v8_note_sfi(__u32 tgid, __u64 sfi)
 	if (n < 0) {
 		flags |= PK_V8_FILE_UNREADABLE;
 		n = 0;
+	} else if (trunc) {
+		flags |= PK_V8_FILE_TRUNC;
 	}
-	flags |= trunc ? PK_V8_FILE_TRUNC : 0;
 	b->e.file_len = n;
 	size = sizeof(b->e) + at + (n & V8_AT_MASK);
 	b->e.hdr.type = PK_EVENT_V8_SFI;
