@@ -46,31 +46,6 @@ static const struct {
 	{ "sid", "sid node 24", "MainThread" },
 };
 
-/* The stacks of COMM under IN that match no PATS, MAX at most, by their
- * last 250 bytes (where they differ: their start is node's), malloc'ed. */
-static char *not_whole_tails(const struct pk_folded *f, const char *comm,
-			     const char *const in[], const char *const pats[], int max)
-{
-	char *text = NULL;
-	size_t len = 0;
-	FILE *m = open_memstream(&text, &len);
-	int shown = 0;
-
-	for (size_t i = 0; i < f->n && shown < max; i++) {
-		struct pk_folded one = { .lines = &f->lines[i], .n = 1 };
-		struct pk_tally t = pk_count_whole_in(&one, comm, in, pats);
-		const char *s = f->lines[i].stack;
-		size_t n = strlen(s);
-
-		if (!t.total || t.whole)
-			continue;
-		fprintf(m, "  %lu ...%s\n", f->lines[i].count, n > 250 ? s + n - 250 : s);
-		shown++;
-	}
-	fclose(m);
-	return text;
-}
-
 START_TEST(test_hot_chain)
 {
 	char fix[4096], in_root[4096], root[4096];
@@ -100,7 +75,7 @@ START_TEST(test_hot_chain)
 		c.whole, 100 * pk_tally_share(c), l.whole, c.whole - l.whole);
 	pk_print_user_stacks_line(runs[_i].what, r.err);
 	ck_assert_uint_ge(c.total, PK_WHOLE_MIN_SAMPLES);
-	bad = not_whole_tails(&r.f, runs[_i].comm, in, chain, 8);
+	bad = pk_not_whole_ends(&r.f, runs[_i].comm, in, chain, 8);
 	fprintf(stderr, "%s", bad);	/* what the share leaves out */
 	ck_assert_msg(pk_tally_share(c) >= V8_CHAIN_MIN, "%s: %lu of %lu whole to top;mid;leaf|toSorted:\n%s",
 		      runs[_i].what, c.whole, c.total, bad);

@@ -195,8 +195,10 @@ double pk_tally_share(struct pk_tally t)
 
 /* The heaviest stacks of COMM (matching IN, when not NULL) that match none
  * of PATS, for the failure message: each cut to fit check's message size. */
-char *pk_not_whole_text(const struct pk_folded *f, const char *comm,
-			const char *const in[], const char *const pats[], int max)
+/* pk_not_whole_text(), each stack by its first 300 bytes, or with ENDS by
+ * its last 250. */
+static char *not_whole(const struct pk_folded *f, const char *comm, const char *const in[],
+		       const char *const pats[], int max, bool ends)
 {
 	char *text = NULL;
 	size_t len = 0;
@@ -205,15 +207,32 @@ char *pk_not_whole_text(const struct pk_folded *f, const char *comm,
 
 	for (size_t i = 0; i < f->n && shown < max; i++) {
 		const char *s = f->lines[i].stack;
+		size_t n = strlen(s);
 
 		if (!of_comm(s, comm) || (in && !matches_any(s, comm, in)) ||
 		    matches_any(s, comm, pats))
 			continue;
-		fprintf(m, "  %lu %.300s%s\n", f->lines[i].count, s, strlen(s) > 300 ? "..." : "");
+		if (ends)
+			fprintf(m, "  %lu %s%s\n", f->lines[i].count, n > 250 ? "..." : "",
+				n > 250 ? s + n - 250 : s);
+		else
+			fprintf(m, "  %lu %.300s%s\n", f->lines[i].count, s, n > 300 ? "..." : "");
 		shown++;
 	}
 	fclose(m);
 	return text;
+}
+
+char *pk_not_whole_text(const struct pk_folded *f, const char *comm,
+			const char *const in[], const char *const pats[], int max)
+{
+	return not_whole(f, comm, in, pats, max, false);
+}
+
+char *pk_not_whole_ends(const struct pk_folded *f, const char *comm,
+			const char *const in[], const char *const pats[], int max)
+{
+	return not_whole(f, comm, in, pats, max, true);
 }
 
 void pk_print_user_stacks_line(const char *what, const char *err)

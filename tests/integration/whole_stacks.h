@@ -70,6 +70,10 @@ void pk_measured_code(const char *hot, char *buf, size_t len, const char *in[2])
  * of PATS, MAX of them, for a failure message (malloc'ed). */
 char *pk_not_whole_text(const struct pk_folded *f, const char *comm,
 			const char *const in[], const char *const pats[], int max);
+/* The same, each stack by its last 250 bytes: where stacks that start
+ * alike (a runtime's own frames) differ. */
+char *pk_not_whole_ends(const struct pk_folded *f, const char *comm,
+			const char *const in[], const char *const pats[], int max);
 
 /* probe-read's "user stacks:" line in ERR, on stderr, after WHAT. */
 void pk_print_user_stacks_line(const char *what, const char *err);
