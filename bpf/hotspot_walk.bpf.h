@@ -382,13 +382,18 @@ struct {
 } hs_method_seen SEC(".maps");
 
 /* A pk_hs_method_event under assembly: the holder's name at data[0], the
- * method's at data[klass_len] (masked to HS_AT_MASK for the verifier). */
+ * method's at data[klass_len], the source file's and the line table after
+ * them; each start masked for the verifier (HS_AT_MASK, then twice and four
+ * times as wide), so the buffer has room for the last at its mask's end. */
 #define HS_AT_MASK	(PK_HS_SYM_MAX - 1)
+#define HS_FILE_AT_MASK	(2 * PK_HS_SYM_MAX - 1)
+#define HS_LINES_AT_MASK	(4 * PK_HS_SYM_MAX - 1)
 
 struct hs_method_buf {
 	struct pk_hs_method_event e;
-	__u8 data[2 * PK_HS_SYM_MAX];
+	__u8 data[4 * PK_HS_SYM_MAX + PK_HS_LINES_MAX];
 };
+_Static_assert(PK_HS_LINES_MAX <= PK_HS_SYM_MAX, "the line table fits the buffer");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -419,11 +424,68 @@ static __always_inline long hs_read_symbol(const struct pk_hs_file *f, __u8 *dst
 	return len;
 }
 
+/* The source file name of the class of pool CP into MB's data at AT (its
+ * SourceFile attribute, a Symbol of the pool): AT past it. */
+static __always_inline __u32 hs_note_file(const struct pk_hs_file *f, struct hs_method_buf *mb,
+					  __u64 cp, __u32 at, __u32 *flags)
+{
+	__u64 idx, sym;
+	bool trunc;
+	long n;
+
+	if (f->cpool_source_file_name_index == PK_HS_NONE ||
+	    !hs_read(cp + f->cpool_source_file_name_index, &idx, 2) || !idx ||
+	    !hs_ptr(cp + f->cpool_size + 8 * idx, &sym))
+		return at;
+	n = hs_read_symbol(f, &mb->data[at], sym, &trunc);
+	if (n <= 0)
+		return at;
+	*flags |= trunc ? PK_HS_FILE_TRUNC : 0;
+	mb->e.file_len = n;
+	return at + n;
+}
+
+/* The line number table of ConstMethod CM into MB's data at AT, when its
+ * flags say it has one: the PK_HS_LINES_MAX bytes after its bytecodes (or
+ * those to the end of their page when the next cannot be read): AT past
+ * them. */
+static __always_inline __u32 hs_note_lines(const struct pk_hs_file *f, struct hs_method_buf *mb,
+					   __u64 cm, __u32 at, __u32 *flags)
+{
+	__u64 cflags, code_size, table, room;
+
+	if (f->constmethod_flags == PK_HS_NONE || !f->linetable_flag ||
+	    !hs_read(cm + f->constmethod_flags, &cflags, 4))
+		return at;
+	/* a u2 in JDK 17: the next bytes are ConstMethod's too */
+	if (f->constmethod_flags_width == 2)
+		cflags &= 0xffff;
+	if (!(cflags & f->linetable_flag) ||
+	    !hs_read(cm + f->constmethod_code_size, &code_size, 2))
+		return at;
+	table = cm + f->constmethod_size + code_size;
+	room = PK_HS_LINES_MAX;
+	if (bpf_probe_read_user(&mb->data[at], PK_HS_LINES_MAX, (const void *)table)) {
+		room = 4096 - (table & 4095);
+		if (room > PK_HS_LINES_MAX)
+			room = PK_HS_LINES_MAX;
+		barrier_var(room);
+		if (!room || room > PK_HS_LINES_MAX ||
+		    bpf_probe_read_user(&mb->data[at], room, (const void *)table))
+			return at;
+	}
+	if (f->flags & PK_HS_LINES_U5)
+		*flags |= PK_HS_LINES_NO_ZERO;
+	mb->e.lines_len = room;
+	return at + room;
+}
+
 /*
  * Report METHOD of process TGID (whose JVM is P) unless reported with the
  * same stamp: its holder's name (Method -> ConstMethod -> ConstantPool ->
  * pool holder Klass -> name) and its name (the pool's Symbol at the
- * ConstMethod's name index). A global function: verified once.
+ * ConstMethod's name index), its source file and line table. A global
+ * function: verified once.
  */
 __noinline int pk_hs_note_method(__u32 tgid, __u64 method)
 {
@@ -455,7 +517,7 @@ __noinline int pk_hs_note_method(__u32 tgid, __u64 method)
 		return 0;
 	mb->e.pid = tgid;
 	mb->e.method = method;
-	mb->e.klass_len = mb->e.name_len = 0;
+	mb->e.klass_len = mb->e.name_len = mb->e.file_len = mb->e.lines_len = 0;
 	at = 0;
 	if (!(flags & PK_HS_UNREADABLE)) {
 		n = hs_read_symbol(f, mb->data, ksym, &trunc);
@@ -474,6 +536,8 @@ __noinline int pk_hs_note_method(__u32 tgid, __u64 method)
 		flags |= trunc ? PK_HS_NAME_TRUNC : 0;
 		mb->e.name_len = n;
 		at += n;
+		at = hs_note_file(f, mb, cp, at & HS_FILE_AT_MASK, &flags);
+		at = hs_note_lines(f, mb, cm, at & HS_LINES_AT_MASK, &flags);
 	}
 	size = sizeof(mb->e) + at;
 	mb->e.hdr.type = PK_EVENT_HS_METHOD;

@@ -717,6 +717,9 @@ enum pk_hs_flags {
 					    * ints from the blob (JDK 25's
 					    * _code_offset, _data_offset), not
 					    * pointers */
+	PK_HS_LINES_U5		= 1u << 1, /* the line number tables' ints
+					    * have no zero byte (JDK 21 on:
+					    * ConstMethodFlags) */
 };
 
 /* hs_files' value. */
@@ -752,7 +755,13 @@ struct pk_hs_file {
 	__s8 frame_interp_bcp;		/* frame_x86.hpp: the bytecode pointer */
 	__u8 frame_complete_width;	/* bytes of CodeBlob._frame_complete_offset:
 					 * 4 (an int), 2 (JDK 25's int16_t) */
-	__u8 __pad[3];
+	__u8 constmethod_flags_width;	/* bytes of ConstMethod's flags: 2 (JDK
+					 * 17's u2), 4 (a u4); 0: none */
+	__u8 __pad[2];
+	/* for the line numbers (PK_HS_NONE: not described) */
+	__u16 constmethod_flags;	/* ConstMethod._flags(._flags) */
+	__u16 cpool_source_file_name_index;
+	__u32 linetable_flag;		/* the flags' bit of a line number table */
 };
 
 /*
@@ -762,7 +771,10 @@ struct pk_hs_file {
  * freed and another made at its address is sent again); a reader keeps
  * the latest event of each (pid, Method*). The names are HotSpot's
  * Symbols' bytes (modified UTF-8): the holder's "java/util/Arrays", the
- * method's "sort".
+ * method's "sort", its class's source file "Arrays.java" (the constant
+ * pool's SourceFile entry); then the method's line number table, as
+ * copied (the reader finds the line of an interpreted frame's bytecode
+ * index in it), so that a JVM read after it exited has its lines.
  */
 #define PK_HS_SYM_MAX		256
 
@@ -770,8 +782,17 @@ enum pk_hs_method_flags {
 	PK_HS_KLASS_TRUNC	= 1u << 0, /* the holder's name was longer */
 	PK_HS_NAME_TRUNC	= 1u << 1, /* the method's name was longer */
 	PK_HS_UNREADABLE	= 1u << 2, /* its structures could not be read:
-					    * both lengths 0 */
+					    * every length 0 */
+	PK_HS_FILE_TRUNC	= 1u << 3, /* the source file's name was longer */
+	PK_HS_LINES_NO_ZERO	= 1u << 4, /* the line table's ints have no zero
+					    * byte (PK_HS_LINES_U5) */
 };
+
+/* Bytes of a method's line number table a report carries at most: the
+ * stream ends with a 0 byte; one cut at the bound has none, and gives the
+ * lines of its first pairs only (symbolization/hotspot_lines.h). A pair
+ * takes a byte where its deltas are small, so 100 to 250 lines. */
+#define PK_HS_LINES_MAX		256
 
 struct pk_hs_method_event {
 	struct pk_event_hdr hdr;	/* flags: enum pk_hs_method_flags */
@@ -780,8 +801,12 @@ struct pk_hs_method_event {
 	__u64 method;			/* the Method* in pid */
 	__u16 klass_len;		/* bytes of the holder's name at data[0] */
 	__u16 name_len;			/* bytes of the method's name after it */
-	__u32 __pad2;
-	/* __u8 data[klass_len + name_len] */
+	__u16 file_len;			/* bytes of its holder's source file name
+					 * ("Hot.java") after that: 0 none */
+	__u16 lines_len;		/* bytes of its line number table after
+					 * that (ConstMethod's compressed one,
+					 * to PK_HS_LINES_MAX): 0 none */
+	/* __u8 data[klass_len + name_len + file_len + lines_len] */
 };
 
 /*

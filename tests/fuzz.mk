@@ -2,8 +2,8 @@
 # `make fuzz`: libFuzzer targets over every parser of untrusted bytes: the
 # eh_frame library and probe-read's records, /proc text, JIT perf maps,
 # demangler, Python line tables, _Py_DebugOffsets, HotSpot's vmStructs
-# tables, V8's postmortem metadata, Go's .gopclntab and cgroup paths'
-# container ids
+# tables and Java line number tables, V8's postmortem metadata, Go's
+# .gopclntab and cgroup paths' container ids
 # (tests/fuzz/), built with clang, ASan and UBSan into $(BUILD)/fuzz/, each
 # run for FUZZ_SECONDS from its seed corpus tests/fuzz/corpus/NAME/ (new
 # inputs go to $(BUILD)/fuzz/corpus-NAME/, crashes to
@@ -25,6 +25,7 @@ FUZZ_TOOL_SRCS := tools/symbolization/demangle.c tools/lib/util/strbuf.c \
 	tools/lib/kallsyms.c tools/lib/symtab.c tools/lib/util/strpool.c \
 	tools/symbolization/perf_map.c tools/symbolization/plt.c \
 	tools/symbolization/python_code.c tools/lib/util/u64map.c tools/lib/python.c \
+	tools/symbolization/hotspot_lines.c \
 	tools/lib/python_debug.c tools/lib/hotspot.c tools/lib/hotspot_vm.c \
 	tools/lib/v8.c tools/lib/v8_vm.c \
 	tools/symbolization/loc_cache.c tools/symbolization/gopclntab.c \

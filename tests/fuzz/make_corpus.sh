@@ -25,6 +25,9 @@
 #   (tests/roots/README.md; PROBEKIT_ROOTS, default /var/cache/probekit-roots).
 # corpus/hotspot/jdk17-layout: a JVM's vmStructs tables as fuzz_hotspot
 #   reads them, with OpenJDK 17's entry layouts (hotspot_seed.py).
+# corpus/hs_lines/leaf-jdkN: Hot.leaf's line number table (fuzz_hs_lines's
+#   input: coding byte, bci 13, the table) in JDK 17's and 21's int
+#   codings; made once by hand from Hot.class's pairs, not regenerated.
 # corpus/v8/nodeN-libnode: the test roots' libnode metadata (every v8dbg_
 #   symbol and its value) in a small ELF, node 20 and 24 (v8_seed.py).
 set -euo pipefail

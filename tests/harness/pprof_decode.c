@@ -4,6 +4,7 @@
 #include <zlib.h>
 
 #include "harness/pprof_decode.h"
+#include "test_util.h"
 
 Perftools__Profiles__Profile *pk_test_pprof_decode(const unsigned char *buf, size_t len)
 {
@@ -46,6 +47,30 @@ const Perftools__Profiles__Function *pk_test_pprof_function(const Perftools__Pro
 		if (p->function[i]->id == id)
 			return p->function[i];
 	ck_abort_msg("no function %llu", (unsigned long long)id);
+	return NULL;
+}
+
+Perftools__Profiles__Profile *pk_test_pprof_load(const char *path)
+{
+	Perftools__Profiles__Profile *p;
+	unsigned char *buf;
+	size_t len;
+
+	buf = (unsigned char *)pk_test_read_file(path, &len);
+	ck_assert_msg(buf, "%s: no pprof", path);
+	/* the unpacked message holds copies of its strings */
+	p = pk_test_pprof_decode(buf, len);
+	free(buf);
+	return p;
+}
+
+const Perftools__Profiles__Location *pk_test_pprof_location(const Perftools__Profiles__Profile *p,
+							    uint64_t id)
+{
+	for (size_t i = 0; i < p->n_location; i++)
+		if (p->location[i]->id == id)
+			return p->location[i];
+	ck_abort_msg("no location %llu", (unsigned long long)id);
 	return NULL;
 }
 

@@ -16,11 +16,18 @@
  * perftools__profiles__profile__free_unpacked(). */
 Perftools__Profiles__Profile *pk_test_pprof_decode(const unsigned char *buf, size_t len);
 
+/* pk_test_pprof_decode() of the file at PATH (there, or the test fails). */
+Perftools__Profiles__Profile *pk_test_pprof_load(const char *path);
+
 /* String I of P's table; one out of it fails the test. */
 const char *pk_test_pprof_str(const Perftools__Profiles__Profile *p, int64_t i);
 
 /* The function of id ID in P; none fails the test. */
 const Perftools__Profiles__Function *pk_test_pprof_function(const Perftools__Profiles__Profile *p,
+							    uint64_t id);
+
+/* The location of id ID in P; none fails the test. */
+const Perftools__Profiles__Location *pk_test_pprof_location(const Perftools__Profiles__Profile *p,
 							    uint64_t id);
 
 #endif

@@ -18,11 +18,18 @@
  *   are inlined into top's compiled code there, and inlined methods are
  *   not expanded yet (the nmethod's scopes): the chain's share is printed,
  *   not asserted.
+ * - lines, -Xint: in the same run's pprof, every Hot.main, Hot.top and
+ *   Hot.mid frame (over Hot.leaf) of the chain is in Hot.java at the line
+ *   Java's own stack trace gives that call site (Hot run with "stack":
+ *   Throwable.getStackTrace() at leaf's first call), and every Hot.leaf
+ *   frame at one of leaf's lines (javap -l's LineNumberTable).
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "harness/pprof_decode.h"
 #include "integration/whole_stacks.h"
 #include "test_util.h"
 
@@ -52,6 +59,115 @@ static const struct {
 	{ JDK25, "-Dpk.mode=default", false },
 };
 
+/* The chain's lines as Java sees them: Hot run with "stack" by ARGV's JVM
+ * (ARGV holds "Hot" then the seconds: the mode goes after them). */
+struct java_lines {
+	unsigned int leaf, mid, top, main;
+	unsigned int leaf_min, leaf_max;	/* leaf's LineNumberTable */
+};
+
+static void java_oracle(const char *argv[], const char *fix, struct java_lines *o)
+{
+	char *args[16], *out = NULL, *p;
+	char javap[] = "/usr/lib/jvm/java-17-openjdk-amd64/bin/javap";
+	char *jp[] = { javap, "-l", "-cp", (char *)fix, "Hot", NULL };
+	size_t n = 0;
+	int st;
+
+	for (; argv[n]; n++)
+		args[n] = (char *)argv[n];
+	args[n++] = "stack";
+	args[n] = NULL;
+	st = pk_test_run(args, &out, NULL);
+	ck_assert_msg(st == 0 && out, "%s Hot stack: status %d", args[0], st);
+	p = strstr(out, "stack Hot.leaf:");
+	ck_assert_msg(p && sscanf(p, "stack Hot.leaf:%u Hot.mid:%u Hot.top:%u Hot.main:%u",
+				  &o->leaf, &o->mid, &o->top, &o->main) == 4,
+		      "no stack line in: %s", out);
+	free(out);
+	out = NULL;
+	ck_assert_int_eq(pk_test_run(jp, &out, NULL), 0);
+	p = strstr(out, "void leaf(int[]);");
+	ck_assert_msg(p && (p = strstr(p, "LineNumberTable:")), "javap -l: %s", out);
+	o->leaf_min = ~0u;
+	o->leaf_max = 0;
+	for (p = strchr(p, '\n'); p && p[1]; p = strchr(p + 1, '\n')) {
+		unsigned int line, bci;
+
+		if (sscanf(p + 1, " line %u: %u", &line, &bci) != 2)
+			break;
+		o->leaf_min = line < o->leaf_min ? line : o->leaf_min;
+		o->leaf_max = line > o->leaf_max ? line : o->leaf_max;
+	}
+	ck_assert_uint_lt(o->leaf_min, o->leaf_max);
+	free(out);
+}
+
+/* Frames of the chain in a pprof sample, root first: name and line. */
+struct jframe {
+	const char *name;
+	unsigned int line;
+};
+
+/* Of the samples in PATH whose frames hold Hot.top: the Java frames of
+ * Hot.main, Hot.top and Hot.mid over Hot.leaf, and of Hot.leaf, and of
+ * those the ones at O's lines in Hot.java, each counted as many times as
+ * its stack was sampled. */
+static void pprof_lines(const char *path, const struct java_lines *o, unsigned long *frames,
+			unsigned long *ok, char *bad, size_t badlen)
+{
+	Perftools__Profiles__Profile *p = pk_test_pprof_load(path);
+
+	*frames = *ok = 0;
+	bad[0] = 0;
+	for (size_t i = 0; i < p->n_sample; i++) {
+		const Perftools__Profiles__Sample *smp = p->sample[i];
+		/* its samples: pprof sums a stack's */
+		unsigned long w = smp->n_value ? (unsigned long)smp->value[0] : 0;
+		struct jframe fr[256];
+		size_t nf = 0;
+		bool in_top = false;
+
+		for (size_t k = smp->n_location_id; k-- > 0;) {
+			const Perftools__Profiles__Location *loc =
+				pk_test_pprof_location(p, smp->location_id[k]);
+
+			for (size_t l = loc->n_line; l-- > 0 && nf < 256;) {
+				const Perftools__Profiles__Function *fn =
+					pk_test_pprof_function(p, loc->line[l]->function_id);
+				const char *name;
+
+				name = pk_test_pprof_str(p, fn->name);
+				if (strncmp(name, "Hot.", 4))
+					continue;
+				ck_assert_str_eq(pk_test_pprof_str(p, fn->filename), "Hot.java");
+				in_top |= !strcmp(name, "Hot.top");
+				fr[nf++] = (struct jframe){ name, loc->line[l]->line };
+			}
+		}
+		for (size_t f = 0; in_top && f < nf; f++) {
+			const char *nm = fr[f].name;
+			unsigned int want = !strcmp(nm, "Hot.main") ? o->main :
+					    !strcmp(nm, "Hot.top") ? o->top :
+					    !strcmp(nm, "Hot.mid") && f + 1 < nf ? o->mid : 0;
+			bool good;
+
+			if (!strcmp(nm, "Hot.leaf"))
+				good = fr[f].line >= o->leaf_min && fr[f].line <= o->leaf_max;
+			else if (want)
+				good = fr[f].line == want;
+			else
+				continue;	/* mid over the sort: that call's line */
+			*frames += w;
+			*ok += good ? w : 0;
+			if (!good && strlen(bad) + 64 < badlen)
+				snprintf(bad + strlen(bad), badlen - strlen(bad), " %s:%u", nm,
+					 fr[f].line);
+		}
+	}
+	perftools__profiles__profile__free_unpacked(p, NULL);
+}
+
 START_TEST(test_hot_chain)
 {
 	char fix[4096], secs[16], in_root[4096], root[4096];
@@ -71,9 +187,20 @@ START_TEST(test_hot_chain)
 	pk_test_src_path("tests/roots/in_root.sh", in_root, sizeof(in_root));
 	if (runs[_i].root)
 		pk_test_roots_path(runs[_i].root, root, sizeof(root));
+	char pb[4096], folded[4096];
+	const char *read_extra[] = { "-f", "folded", "-o", folded, "-f", "pprof", "-o", pb,
+				     NULL };
+	struct java_lines o;
+	unsigned long frames, ok;
+	char badlines[512];
+
+	snprintf(pb, sizeof(pb), "%s", pk_test_path_in(pk_test_cache_dir(), "hot.pb"));
+	snprintf(folded, sizeof(folded), "%s", pk_test_path_in(pk_test_cache_dir(), "hot.folded"));
 	/* ~5 s of CPU at 99 Hz: 500 samples of the loop */
 	snprintf(secs, sizeof(secs), "%g", 5.0);
-	pk_profile_command(NULL, runs[_i].root ? rooted : host, &r);
+	pk_profile_command_read(NULL, runs[_i].root ? rooted : host,
+				runs[_i].chain ? read_extra : NULL, runs[_i].chain ? folded : NULL,
+				&r);
 	/* the JVM's main thread, whoever started it */
 	c = pk_count_whole_in(&r.f, "java", in, chain);
 	t = pk_count_whole_in(&r.f, "java", in, through);
@@ -90,6 +217,19 @@ START_TEST(test_hot_chain)
 	ck_assert_msg(pk_tally_share(t) >= 0.99, "JDK %d %s: %lu of %lu whole through the JVM:\n%s",
 		      runs[_i].version, runs[_i].flag, t.whole, t.total, bad);
 	free(bad);
+	if (runs[_i].chain) {
+		java_oracle(runs[_i].root ? rooted : host, fix, &o);
+		pprof_lines(pb, &o, &frames, &ok, badlines, sizeof(badlines));
+		unlink(pb);
+		fprintf(stderr, "hotspot_walk: JDK %d %s: Java says main:%u top:%u mid:%u leaf:%u "
+			"(leaf's lines %u-%u); %lu of %lu chain frames at those lines\n",
+			runs[_i].version, runs[_i].flag, o.main, o.top, o.mid, o.leaf, o.leaf_min,
+			o.leaf_max, ok, frames);
+		/* main and top in each sample of the chain at least */
+		ck_assert_uint_ge(frames, 2 * PK_WHOLE_MIN_SAMPLES);
+		ck_assert_msg(ok == frames, "JDK %d: %lu of %lu frames at other lines:%s",
+			      runs[_i].version, frames - ok, frames, badlines);
+	}
 	pk_run_free(&r);
 }
 END_TEST

@@ -958,13 +958,8 @@ static bool is_py_file(const char *file)
 static void pprof_chain(const char *path, const struct oracle_stack *o, unsigned long *hot,
 			unsigned long *ok)
 {
-	Perftools__Profiles__Profile *p;
-	unsigned char *buf;
-	size_t len;
+	Perftools__Profiles__Profile *p = pk_test_pprof_load(path);
 
-	buf = (unsigned char *)pk_test_read_file(path, &len);
-	ck_assert_msg(buf, "%s: no pprof", path);
-	p = pk_test_pprof_decode(buf, len);
 	*hot = *ok = 0;
 	for (size_t i = 0; i < p->n_sample; i++) {
 		const Perftools__Profiles__Sample *smp = p->sample[i];
@@ -1000,7 +995,6 @@ static void pprof_chain(const char *path, const struct oracle_stack *o, unsigned
 		free(s.py);
 	}
 	perftools__profiles__profile__free_unpacked(p, NULL);
-	free(buf);
 }
 
 /* perf text: a Python frame is "py::QUALNAME:FILE", no line. Samples (a

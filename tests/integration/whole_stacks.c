@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "integration/whole_stacks.h"
 
@@ -119,8 +120,21 @@ void pk_e2e_comm_of(const char *path, char comm[16])
  * a slow guest stretches: 46 s of vfork's in a TCG 6.1). */
 void pk_e2e_read_until_exit(char **out, char **err)
 {
-	const char *args[] = { "-d", "300", NULL };
-	int rc = pk_e2e_read(args, out, err);
+	pk_e2e_read_until_exit_with(NULL, out, err);
+}
+
+void pk_e2e_read_until_exit_with(const char *const extra[], char **out, char **err)
+{
+	const char *args[16] = { "-d", "300" };
+	size_t n = 2;
+	int rc;
+
+	for (size_t i = 0; extra && extra[i]; i++) {
+		ck_assert(n < sizeof(args) / sizeof(args[0]) - 1);
+		args[n++] = extra[i];
+	}
+	args[n] = NULL;
+	rc = pk_e2e_read(args, out, err);
 
 	ck_assert_msg(rc == 0, "probe-read exited %d: %s", rc, *err);
 	ck_assert_msg(pk_e2e_wait_targets_exit(5) == 0, "probe-read stopped while its "
@@ -254,6 +268,13 @@ void pk_run_free(struct pk_run *r)
 void pk_profile_command(const char *const extra[], const char *const argv[],
 			struct pk_run *r)
 {
+	pk_profile_command_read(extra, argv, NULL, NULL, r);
+}
+
+void pk_profile_command_read(const char *const extra[], const char *const argv[],
+			     const char *const read_extra[], const char *folded,
+			     struct pk_run *r)
+{
 	const char *load[32];
 	size_t n = 0;
 
@@ -269,8 +290,14 @@ void pk_profile_command(const char *const extra[], const char *const argv[],
 	ck_assert(n < sizeof(load) / sizeof(load[0]));
 	pk_e2e_comm_of(argv[0], r->comm);
 	ck_assert_int_eq(pk_e2e_load(load), 0);
-	pk_e2e_read_until_exit(&r->out, &r->err);
+	pk_e2e_read_until_exit_with(read_extra, &r->out, &r->err);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
+	if (folded) {
+		free(r->out);
+		r->out = pk_test_read_file(folded, NULL);
+		ck_assert_msg(r->out, "%s: not written", folded);
+		unlink(folded);
+	}
 	pk_e2e_parse_folded(r->out, &r->f);
 	ck_assert_msg(pk_e2e_parse_summary(r->err, &r->sum), "no summary line in: %s", r->err);
 }

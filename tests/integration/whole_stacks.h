@@ -44,6 +44,8 @@ void pk_frames_free(struct pk_frames *f);
 void pk_e2e_comm_of(const char *path, char comm[16]);
 /* probe-read until the session's targets exit, into *OUT and *ERR. */
 void pk_e2e_read_until_exit(char **out, char **err);
+/* The same with probe-read's EXTRA arguments too (NULL-ended, or NULL). */
+void pk_e2e_read_until_exit_with(const char *const extra[], char **out, char **err);
 /* OUT as folded stacks, or the test fails. */
 void pk_e2e_parse_folded(const char *out, struct pk_folded *f);
 
@@ -92,6 +94,12 @@ void pk_run_free(struct pk_run *r);
  * into *R. */
 void pk_profile_command(const char *const extra[], const char *const argv[],
 			struct pk_run *r);
+/* The same with probe-read's READ_EXTRA arguments too (more outputs, each
+ * to a file), of which FOLDED (NULL: standard output) is the folded one,
+ * R's stacks (the file is removed). */
+void pk_profile_command_read(const char *const extra[], const char *const argv[],
+			     const char *const read_extra[], const char *folded,
+			     struct pk_run *r);
 
 /* Of the samples of R in the measured code (HOT, see pk_measured_code()),
  * at least PK_WHOLE_MIN_SAMPLES, and a quarter of the run's at least, at

@@ -29,14 +29,33 @@
 #define PK_HS_INTERP_METHOD_FROM_LAST_SP	(-1)
 #define PK_HS_INTERP_BCP_FROM_LAST_SP		(-6)
 
+/* The index in pk_hotspot_wants of the member at offset AT of struct
+ * pk_hotspot_vm. */
+static size_t want_index(size_t at)
+{
+	size_t i = 0;
+
+	while (i < pk_hotspot_n_wants && pk_hotspot_wants[i].at != at)
+		i++;
+	return i;
+}
+
 /* The width VM's types give the member at offset AT of struct
  * pk_hotspot_vm (0: not given). */
 static __u8 want_width(const struct pk_hotspot_vm *vm, size_t at)
 {
-	for (size_t i = 0; i < pk_hotspot_n_wants; i++)
-		if (pk_hotspot_wants[i].at == at)
-			return vm->width[i];
-	return 0;
+	size_t i = want_index(at);
+
+	return i < pk_hotspot_n_wants ? vm->width[i] : 0;
+}
+
+/* Which of its names VM's member at offset AT was found under (1: the
+ * first; 0: not found). */
+static __u8 want_found(const struct pk_hotspot_vm *vm, size_t at)
+{
+	size_t i = want_index(at);
+
+	return i < pk_hotspot_n_wants ? vm->found[i] : 0;
 }
 
 /* V into a u16 offset of OUT, or false when it does not fit (PK_HS_NONE
@@ -47,6 +66,30 @@ static bool off16(__u64 v, __u16 *out)
 		return false;
 	*out = (__u16)v;
 	return true;
+}
+
+/* What the reader needs for line numbers into OUT: ConstMethod's flags
+ * and their line table bit, the pool's source file index (PK_HS_NONE
+ * where VM does not describe them). The line tables' int coding is not
+ * described: it lost its zero byte (UNSIGNED5) in JDK 21, with the flags
+ * that became ConstMethodFlags, the line table bit's second name. */
+static void hs_file_lines(const struct pk_hotspot_vm *vm, struct pk_hs_file *out)
+{
+	__u8 width = want_width(vm, offsetof(struct pk_hotspot_vm, constmethod_flags));
+	__u8 bit = want_found(vm, offsetof(struct pk_hotspot_vm, has_linenumber_table));
+
+	out->constmethod_flags = out->cpool_source_file_name_index = PK_HS_NONE;
+	if (want_found(vm, offsetof(struct pk_hotspot_vm, constmethod_flags)) && bit &&
+	    (width == 2 || width == 4) && vm->has_linenumber_table &&
+	    vm->has_linenumber_table <= 0xffffffffu &&
+	    off16(vm->constmethod_flags, &out->constmethod_flags)) {
+		out->constmethod_flags_width = width;
+		out->linetable_flag = vm->has_linenumber_table;
+		out->flags |= bit == 2 ? PK_HS_LINES_U5 : 0;
+	}
+	if (!want_found(vm, offsetof(struct pk_hotspot_vm, cpool_source_file_name_index)) ||
+	    !off16(vm->cpool_source_file_name_index, &out->cpool_source_file_name_index))
+		out->cpool_source_file_name_index = PK_HS_NONE;
 }
 
 int pk_hotspot_hs_file(const struct pk_hotspot_vm *vm, __u64 bias, struct pk_hs_file *out,
@@ -125,6 +168,7 @@ int pk_hotspot_hs_file(const struct pk_hotspot_vm *vm, __u64 bias, struct pk_hs_
 	if (out->frame_complete_width != 2 && out->frame_complete_width != 4)
 		return pk_err(err, -ENOTSUP, "HotSpot's CodeBlob._frame_complete_offset is %u bytes",
 			      out->frame_complete_width);
+	hs_file_lines(vm, out);
 	return 0;
 }
 

@@ -233,24 +233,29 @@ static enum pk_record_kind parse_hs_method(const struct pk_event_hdr *hdr, const
 {
 	struct pk_hs_method_event e;
 	const char *d = (const char *)data + sizeof(e);
+	size_t names;
 
 	if (hdr->size < sizeof(e))
 		return PK_RECORD_BAD;
 	memcpy(&e, data, sizeof(e));
+	names = (size_t)e.klass_len + e.name_len + e.file_len;
 	if (e.klass_len > PK_HS_SYM_MAX || e.name_len > PK_HS_SYM_MAX ||
-	    (size_t)e.klass_len + e.name_len > hdr->size - sizeof(e))
+	    e.file_len > PK_HS_SYM_MAX || e.lines_len > PK_HS_LINES_MAX ||
+	    names + e.lines_len > hdr->size - sizeof(e))
 		return PK_RECORD_BAD;
 	if (!e.method || (e.method & ~PK_HS_METHOD_MASK))
 		return PK_RECORD_BAD;
-	if ((hdr->flags & PK_HS_UNREADABLE) && (e.klass_len || e.name_len))
+	if ((hdr->flags & PK_HS_UNREADABLE) && (names || e.lines_len))
 		return PK_RECORD_BAD;
 	/* a Symbol's modified UTF-8 has no NUL */
-	if (memchr(d, '\0', (size_t)e.klass_len + e.name_len))
+	if (memchr(d, '\0', names))
 		return PK_RECORD_BAD;
 	*out = (struct pk_hs_method_desc){
 		.pid = e.pid, .flags = hdr->flags, .method = e.method,
 		.klass = d, .klass_len = e.klass_len,
 		.name = d + e.klass_len, .name_len = e.name_len,
+		.file = d + e.klass_len + e.name_len, .file_len = e.file_len,
+		.lines = (const __u8 *)d + names, .lines_len = e.lines_len,
 	};
 	return PK_RECORD_HS_METHOD;
 }

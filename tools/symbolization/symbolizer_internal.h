@@ -54,8 +54,10 @@ struct pk_sym_proc {
 	 * serial << 32 | line, -> struct pk_loc; code -> the location of a
 	 * code no report named yet */
 	struct pk_u64map py_instrs, py_lines, py_unknown;
-	/* Java frames: Method* -> struct pk_loc (named, or "[java:0x...]") */
-	struct pk_u64map hs_methods;
+	/* Java frames: Method* -> struct pk_hs_method (symbolizer_hotspot.c),
+	 * named or "[java:0x...]"; its serial << 32 | line -> struct pk_loc */
+	struct pk_u64map hs_methods, hs_lines;
+	__u32 hs_serial;	/* the last given */
 	/* JavaScript frames: SFI -> struct pk_loc (named, or "[js:0x...]") */
 	struct pk_u64map v8_sfis;
 	/* every file its locations name, held while it is kept: its maps may

@@ -997,6 +997,57 @@ static size_t make_method(unsigned char *buf, __u32 flags, const char *klass, co
 	return size;
 }
 
+/* A method event of Hot.leaf from Hot.java with line table LINES (N
+ * bytes, NULs in it allowed). */
+static size_t make_method_lines(unsigned char *buf, const __u8 *lines, size_t n)
+{
+	size_t size = make_method(buf, 0, "Hot", "leaf");
+
+	set16(buf, offsetof(struct pk_hs_method_event, file_len), 8);
+	set16(buf, offsetof(struct pk_hs_method_event, lines_len), n);
+	memcpy(buf + size, "Hot.java", 8);
+	memcpy(buf + size + 8, lines, n);
+	size += 8 + n;
+	set16(buf, offsetof(struct pk_event_hdr, size), size);
+	return size;
+}
+
+/* A Java method's source file and line table follow its names: the file
+ * without a NUL, the table of PK_HS_LINES_MAX bytes at most, NULs and all;
+ * a record cut anywhere is refused. */
+START_TEST(test_hs_method_lines)
+{
+	static unsigned char buf[1 << 12];
+	static const __u8 lines[] = { 0xff, 0x00, 0x3c, 0x21, 0x00 };
+	__u8 big[PK_HS_LINES_MAX + 1] = { 0 };
+	struct pk_record rec;
+	struct pk_hs_method_desc *m = &rec.hs_method;
+	size_t size = make_method_lines(buf, lines, sizeof(lines));
+
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_HS_METHOD);
+	ck_assert_uint_eq(m->name_len, 4);
+	ck_assert(memcmp(m->name, "leaf", 4) == 0);
+	ck_assert_uint_eq(m->file_len, 8);
+	ck_assert(memcmp(m->file, "Hot.java", 8) == 0);
+	ck_assert_uint_eq(m->lines_len, sizeof(lines));
+	ck_assert(memcmp(m->lines, lines, sizeof(lines)) == 0);
+	check_cuts(buf, size);
+	/* a NUL in the file's name */
+	buf[32 + 3 + 4 + 2] = '\0';
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	/* the table at its bound, and past it */
+	size = make_method_lines(buf, big, PK_HS_LINES_MAX);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_HS_METHOD);
+	ck_assert_uint_eq(m->lines_len, PK_HS_LINES_MAX);
+	size = make_method_lines(buf, big, PK_HS_LINES_MAX + 1);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	/* unreadable: no file, no table, or it is bad */
+	size = make_method_lines(buf, lines, 0);
+	set16(buf, offsetof(struct pk_event_hdr, flags), PK_HS_UNREADABLE);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+}
+END_TEST
+
 /* A Java method's names lie in the record, within PK_HS_SYM_MAX each,
  * without a NUL; an unreadable one has none; the Method* fits a frame. */
 START_TEST(test_hs_method)
@@ -1194,6 +1245,7 @@ Suite *suite_record(void)
 	tcase_add_test(tc, test_py_code_bad);
 	tcase_add_test(tc, test_hs_method);
 	tcase_add_test(tc, test_v8_sfi);
+	tcase_add_test(tc, test_hs_method_lines);
 	tcase_add_test(tc, test_truncated);
 	tcase_add_test(tc, test_lying_sizes);
 	tcase_add_test(tc, test_random_bytes);

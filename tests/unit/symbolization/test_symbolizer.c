@@ -541,6 +541,60 @@ START_TEST(test_javascript)
 }
 END_TEST
 
+/* A Java method's file, and an interpreted frame's line from its table
+ * at the frame's bytecode index (+ 1 in the frame; 0: unknown): one
+ * location per line; a compiled frame, or one with no index, the method's
+ * (its file, no line); the same report again changes nothing, another
+ * table names the lines anew. */
+START_TEST(test_java_lines)
+{
+	/* JDK 17's coding: (bci 0, line 30), (4, 31), (10, 32) */
+	static const __u8 lines[] = { 0xff, 0x00, 0x3c, 0x21, 0x31, 0x00 };
+	static const __u8 lines21[] = { 0xff, 0x01, 0x3d, 0x21, 0x31, 0x00 };
+	struct pk_hs_method_desc d = {
+		.pid = PK_FX_PID, .method = 0x7f0000003000, .klass = "Hot", .klass_len = 3,
+		.name = "leaf", .name_len = 4, .file = "Hot.java", .file_len = 8,
+		.lines = lines, .lines_len = sizeof(lines),
+	};
+	struct pk_symbolizer *sym = new_symbolizer(NULL);
+	const struct pk_loc *at5, *at6, *at12, *c, *none;
+
+	ck_assert_ptr_nonnull(sym);
+	pk_symbolizer_renumber(sym);
+	ck_assert_int_eq(pk_symbolizer_add_hs_method(sym, &d), 0);
+	at5 = pk_symbolizer_hs_loc(sym, PK_FX_PID, pk_hs_frame(d.method, 5 + 1, PK_HS_INTERPRETED));
+	at6 = pk_symbolizer_hs_loc(sym, PK_FX_PID, pk_hs_frame(d.method, 6 + 1, PK_HS_INTERPRETED));
+	at12 = pk_symbolizer_hs_loc(sym, PK_FX_PID,
+				    pk_hs_frame(d.method, 12 + 1, PK_HS_INTERPRETED));
+	c = pk_symbolizer_hs_loc(sym, PK_FX_PID, pk_hs_frame(d.method, 5 + 1, PK_HS_COMPILED));
+	none = pk_symbolizer_hs_loc(sym, PK_FX_PID, pk_hs_frame(d.method, 0, PK_HS_INTERPRETED));
+	ck_assert_ptr_nonnull(at5);
+	ck_assert_ptr_nonnull(at12);
+	ck_assert_str_eq(at5->frames[0].name, "Hot.leaf");
+	ck_assert_str_eq(at5->frames[0].file, "Hot.java");
+	ck_assert_uint_eq(at5->frames[0].line, 31);
+	ck_assert_ptr_eq(at6, at5);
+	ck_assert_uint_eq(at12->frames[0].line, 32);
+	ck_assert_ptr_ne(c, at5);
+	ck_assert_ptr_eq(none, c);
+	ck_assert_str_eq(c->frames[0].file, "Hot.java");
+	ck_assert_uint_eq(c->frames[0].line, 0);
+	ck_assert_int_eq(pk_symbolizer_add_hs_method(sym, &d), 0);
+	/* JDK 21's coding of the same table */
+	d.lines = lines21;
+	ck_assert_int_eq(pk_symbolizer_add_hs_method(sym, &d), 1);
+	ck_assert_uint_ne(pk_symbolizer_hs_loc(sym, PK_FX_PID, pk_hs_frame(d.method, 6,
+									 PK_HS_INTERPRETED))
+			  ->frames[0].line, 31);
+	d.flags = PK_HS_LINES_NO_ZERO;
+	ck_assert_int_eq(pk_symbolizer_add_hs_method(sym, &d), 1);
+	ck_assert_uint_eq(pk_symbolizer_hs_loc(sym, PK_FX_PID, pk_hs_frame(d.method, 6,
+									 PK_HS_INTERPRETED))
+			  ->frames[0].line, 31);
+	pk_symbolizer_free(sym);
+}
+END_TEST
+
 Suite *suite_symbolizer(void)
 {
 	Suite *s = suite_create("symbolizer");
@@ -565,6 +619,7 @@ Suite *suite_symbolizer(void)
 	tcase_add_test(tc, test_python);
 	tcase_add_test(tc, test_java);
 	tcase_add_test(tc, test_javascript);
+	tcase_add_test(tc, test_java_lines);
 	suite_add_tcase(s, tc);
 	return s;
 }
