@@ -168,17 +168,43 @@ static void pprof_lines(const char *path, const struct java_lines *o, unsigned l
 	perftools__profiles__profile__free_unpacked(p, NULL);
 }
 
+/* The Java frames' lines in the pprof at PB (removed) against Java's own
+ * view (java_oracle() by ARGV's JVM, the class files in FIX). */
+static void assert_lines(int version, const char *flag, const char *argv[], const char *fix,
+			 const char *pb)
+{
+	struct java_lines o;
+	unsigned long frames, ok;
+	char bad[512];
+
+	java_oracle(argv, fix, &o);
+	pprof_lines(pb, &o, &frames, &ok, bad, sizeof(bad));
+	unlink(pb);
+	fprintf(stderr, "hotspot_walk: JDK %d %s: Java says main:%u top:%u mid:%u leaf:%u "
+		"(leaf's lines %u-%u); %lu of %lu chain frames at those lines\n", version, flag,
+		o.main, o.top, o.mid, o.leaf, o.leaf_min, o.leaf_max, ok, frames);
+	/* main and top in each sample of the chain at least */
+	ck_assert_uint_ge(frames, 2 * PK_WHOLE_MIN_SAMPLES);
+	ck_assert_msg(ok == frames, "JDK %d: %lu of %lu frames at other lines:%s", version,
+		      frames - ok, frames, bad);
+}
+
+/* The main thread's samples in the fixture's loop, and the whole chain
+ * (then any frames, the kernel's too). */
+static const char *const in[] = { "~*;Hot.main;Hot.top;~*|K", NULL };
+static const char *const chain[] = {
+	JAVA_MAIN_START ";Hot.top;Hot.mid;Hot.leaf|java.util.Arrays.sort;~*|K", NULL };
+
 START_TEST(test_hot_chain)
 {
 	char fix[4096], secs[16], in_root[4096], root[4096];
 	const char *host[] = { runs[_i].java, runs[_i].flag, "-cp", fix, "Hot", secs, NULL };
 	const char *rooted[] = { in_root, "-o", fix, root, runs[_i].java, runs[_i].flag, "-cp",
 				 "/mnt/out", "Hot", secs, NULL };
-	const char *in[] = { "~*;Hot.main;Hot.top;~*|K", NULL };
-	/* then any frames, the kernel's too */
-	const char *chain[] = {
-		JAVA_MAIN_START ";Hot.top;Hot.mid;Hot.leaf|java.util.Arrays.sort;~*|K", NULL };
 	const char *through[] = { JAVA_MAIN_START ";Hot.top;~*|K", NULL };
+	char pb[4096], folded[4096];
+	const char *read_extra[] = { "-f", "folded", "-o", folded, "-f", "pprof", "-o", pb,
+				     NULL };
 	struct pk_tally c, t;
 	struct pk_run r;
 	char *bad;
@@ -187,13 +213,6 @@ START_TEST(test_hot_chain)
 	pk_test_src_path("tests/roots/in_root.sh", in_root, sizeof(in_root));
 	if (runs[_i].root)
 		pk_test_roots_path(runs[_i].root, root, sizeof(root));
-	char pb[4096], folded[4096];
-	const char *read_extra[] = { "-f", "folded", "-o", folded, "-f", "pprof", "-o", pb,
-				     NULL };
-	struct java_lines o;
-	unsigned long frames, ok;
-	char badlines[512];
-
 	snprintf(pb, sizeof(pb), "%s", pk_test_path_in(pk_test_cache_dir(), "hot.pb"));
 	snprintf(folded, sizeof(folded), "%s", pk_test_path_in(pk_test_cache_dir(), "hot.folded"));
 	/* ~5 s of CPU at 99 Hz: 500 samples of the loop */
@@ -217,20 +236,68 @@ START_TEST(test_hot_chain)
 	ck_assert_msg(pk_tally_share(t) >= 0.99, "JDK %d %s: %lu of %lu whole through the JVM:\n%s",
 		      runs[_i].version, runs[_i].flag, t.whole, t.total, bad);
 	free(bad);
-	if (runs[_i].chain) {
-		java_oracle(runs[_i].root ? rooted : host, fix, &o);
-		pprof_lines(pb, &o, &frames, &ok, badlines, sizeof(badlines));
-		unlink(pb);
-		fprintf(stderr, "hotspot_walk: JDK %d %s: Java says main:%u top:%u mid:%u leaf:%u "
-			"(leaf's lines %u-%u); %lu of %lu chain frames at those lines\n",
-			runs[_i].version, runs[_i].flag, o.main, o.top, o.mid, o.leaf, o.leaf_min,
-			o.leaf_max, ok, frames);
-		/* main and top in each sample of the chain at least */
-		ck_assert_uint_ge(frames, 2 * PK_WHOLE_MIN_SAMPLES);
-		ck_assert_msg(ok == frames, "JDK %d: %lu of %lu frames at other lines:%s",
-			      runs[_i].version, frames - ok, frames, badlines);
-	}
+	if (runs[_i].chain)
+		assert_lines(runs[_i].version, runs[_i].flag, runs[_i].root ? rooted : host, fix, pb);
 	pk_run_free(&r);
+}
+END_TEST
+
+/* A JVM read after it exited: probe-load -- java ...; probe-read once it
+ * is gone. Its Java frames are named, with their lines, from what the
+ * kernel reported while it ran (the whole chain from start_thread, its
+ * native frames named from the files of its root the session kept, is
+ * printed: the walk's share is hot_chain's to assert). JDK 25 in its root,
+ * -Xint, 2.5 s of CPU. */
+START_TEST(test_hot_exited)
+{
+	char fix[4096], in_root[4096], root[4096], pb[4096], folded[4096];
+	const char *argv[] = { in_root, "-o", fix, root,
+			       "/usr/lib/jvm/java-25-openjdk-amd64/bin/java", "-Xint", "-cp",
+			       "/mnt/out", "Hot", "2.5", NULL };
+	const char *load[] = { "-F", PK_WHOLE_FREQ, "--", argv[0], argv[1], argv[2], argv[3],
+			       argv[4], argv[5], argv[6], argv[7], argv[8], argv[9], NULL };
+	const char *rd[] = { "-d", "1", "-f", "folded", "-o", folded, "-f", "pprof", "-o", pb,
+			     NULL };
+	/* its Java frames named, whatever the native ones below */
+	const char *const named[] = {
+		"~*;Hot.main;Hot.top;Hot.mid;Hot.leaf|java.util.Arrays.sort;~*|K", NULL };
+	struct pk_folded f;
+	struct pk_tally c, n;
+	char *out = NULL, *err = NULL, *text, *bad;
+	int rc;
+
+	pk_test_build_path("fixtures_java", fix, sizeof(fix));
+	pk_test_src_path("tests/roots/in_root.sh", in_root, sizeof(in_root));
+	pk_test_roots_path("sid", root, sizeof(root));
+	snprintf(pb, sizeof(pb), "%s", pk_test_path_in(pk_test_cache_dir(), "exited.pb"));
+	snprintf(folded, sizeof(folded), "%s",
+		 pk_test_path_in(pk_test_cache_dir(), "exited.folded"));
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	ck_assert_int_eq(pk_e2e_wait_targets_exit(300), 0);
+	rc = pk_e2e_read(rd, &out, &err);
+	ck_assert_msg(rc == 0, "probe-read exited %d: %s", rc, err);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	text = pk_test_read_file(folded, NULL);
+	ck_assert_ptr_nonnull(text);
+	unlink(folded);
+	pk_e2e_parse_folded(text, &f);
+	c = pk_count_whole_in(&f, "java", in, chain);
+	n = pk_count_whole_in(&f, "java", in, named);
+	fprintf(stderr, "hotspot_walk: JDK 25 -Xint read after its exit: %lu samples in Hot.top, "
+		"%lu with the Java chain named (%.1f%%), %lu the whole chain from start_thread "
+		"(%.1f%%)\n", n.total, n.whole, 100 * pk_tally_share(n), c.whole,
+		100 * pk_tally_share(c));
+	ck_assert_uint_ge(n.total, PK_WHOLE_MIN_SAMPLES);
+	bad = pk_not_whole_text(&f, "java", in, named, 5);
+	ck_assert_msg(pk_tally_share(n) >= 0.99, "read after exit: %lu of %lu named:\n%s",
+		      n.whole, n.total, bad);
+	free(bad);
+	ck_assert_msg(!strstr(text, "[java:"), "a Java frame not named:\n%s", text);
+	assert_lines(25, "-Xint, read after its exit", argv, fix, pb);
+	pk_folded_free(&f);
+	free(text);
+	free(out);
+	free(err);
 }
 END_TEST
 
@@ -244,6 +311,10 @@ Suite *suite_hotspot_walk(void)
 	tc = tcase_create("hot");
 	tcase_set_timeout(tc, 600);
 	tcase_add_loop_test(tc, test_hot_chain, 0, sizeof(runs) / sizeof(runs[0]));
+	suite_add_tcase(s, tc);
+	tc = tcase_create("exited");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_hot_exited);
 	suite_add_tcase(s, tc);
 	return s;
 }
