@@ -24,9 +24,12 @@
  *   Throwable.getStackTrace() at leaf's first call), and every Hot.leaf
  *   frame at one of leaf's lines (javap -l's LineNumberTable).
  */
+#include <dirent.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "harness/pprof_decode.h"
@@ -301,6 +304,134 @@ START_TEST(test_hot_exited)
 }
 END_TEST
 
+/* JDK 17 as a copy of its own at DIR: bin/java and lib/server/libjvm.so
+ * copied, the rest links to the JDK (the launcher finds its libraries
+ * from its own path). */
+#define JDK17_HOME	"/usr/lib/jvm/java-17-openjdk-amd64"
+
+/* Links in DIR to each entry of FROM but SKIP. */
+static void link_all(const char *from, const char *dir, const char *skip)
+{
+	char src[4096], dst[4096];
+	struct dirent *e;
+	DIR *d = opendir(from);
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' || !strcmp(e->d_name, skip))
+			continue;
+		snprintf(src, sizeof(src), "%s/%s", from, e->d_name);
+		snprintf(dst, sizeof(dst), "%s/%s", dir, e->d_name);
+		ck_assert_int_eq(symlink(src, dst), 0);
+	}
+	closedir(d);
+}
+
+/* Remove DIR's entries (links and files) and DIR. */
+static void remove_dir(const char *dir)
+{
+	char path[4096];
+	struct dirent *e;
+	DIR *d = opendir(dir);
+
+	ck_assert_ptr_nonnull(d);
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		ck_assert_int_eq(unlink(path), 0);
+	}
+	closedir(d);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+
+/*
+ * A HotSpot the walk cannot read: JDK 17 with a libjvm whose vmStructs
+ * name CodeBlob's _frame_complete_offset otherwise (the one string of
+ * it in .rodata changed: the tables describe it no more, the JVM runs as
+ * before). probe-load -- its java -Xint Hot (2 s of CPU): one line, from
+ * whichever tool loaded libjvm's table, names the file and what is
+ * missing; its samples keep their native frames, from start_thread to
+ * the JVM's call into Java, and have no Java frame.
+ */
+START_TEST(test_unreadable_jvm)
+{
+	static const char field[] = "_frame_complete_offset";
+	char home[2048], bin[4096], lib[4096], server[4096], java[4096], jvm[4096], fix[4096];
+	char want[8192], *data, *at, *load_err = NULL, *out = NULL, *err = NULL;
+	const char *argv[] = { "-F", PK_WHOLE_FREQ, "--", java, "-Xint", "-cp", fix, "Hot", "2",
+			       NULL };
+	const char *rd[] = { "-d", "300", NULL };
+	const char *native[] = { "clone3|[];start_thread|[];ThreadJavaMain;JavaMain;+*;"
+				 "JavaCalls::call_helper*;~*|K", NULL };
+	struct pk_folded f;
+	struct pk_tally t;
+	size_t len;
+	int fd, rc, lines = 0;
+
+	pk_test_build_path("fixtures_java", fix, sizeof(fix));
+	snprintf(home, sizeof(home), "%s", pk_test_path_in(pk_test_cache_dir(), "jdk-XXXXXX"));
+	ck_assert_ptr_nonnull(mkdtemp(home));
+	snprintf(bin, sizeof(bin), "%s/bin", home);
+	snprintf(lib, sizeof(lib), "%s/lib", home);
+	snprintf(server, sizeof(server), "%s/lib/server", home);
+	snprintf(java, sizeof(java), "%s/bin/java", home);
+	snprintf(jvm, sizeof(jvm), "%s/lib/server/libjvm.so", home);
+	link_all(JDK17_HOME, home, "bin");
+	/* lib and lib/server are directories of their own */
+	ck_assert_int_eq(unlink(lib), 0);
+	ck_assert_int_eq(mkdir(bin, 0755), 0);
+	ck_assert_int_eq(mkdir(lib, 0755), 0);
+	ck_assert_int_eq(mkdir(server, 0755), 0);
+	pk_test_copy_file(JDK17_HOME "/bin/java", java, 0755);
+	link_all(JDK17_HOME "/lib", lib, "server");
+	link_all(JDK17_HOME "/lib/server", server, "libjvm.so");
+	data = pk_test_read_file(JDK17_HOME "/lib/server/libjvm.so", &len);
+	ck_assert_ptr_nonnull(data);
+	at = memmem(data, len, "\0_frame_complete_offset\0", sizeof(field) + 1);
+	ck_assert_ptr_nonnull(at);
+	ck_assert_ptr_null(memmem(at + 1, len - (at + 1 - data), "\0_frame_complete_offset\0",
+				  sizeof(field) + 1));
+	at[sizeof(field) - 1] = 'X';
+	fd = open(jvm, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, data, len), (ssize_t)len);
+	close(fd);
+	free(data);
+
+	ck_assert_int_eq(pk_e2e_load_err(argv, &load_err), 0);
+	rc = pk_e2e_read(rd, &out, &err);
+	ck_assert_msg(rc == 0, "probe-read exited %d: %s", rc, err);
+	ck_assert_int_eq(pk_e2e_wait_targets_exit(5), 0);
+	free(load_err);
+	load_err = pk_e2e_load_log();
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	pk_e2e_parse_folded(out, &f);
+	snprintf(want, sizeof(want), "%s: a HotSpot JVM the walk cannot read (HotSpot describes "
+		 "no CodeBlob._frame_complete_offset): native frames only\n", jvm);
+	for (const char *txt[] = { load_err ? load_err : "", err, NULL }, **p = txt; *p; p++)
+		for (const char *l = *p; (l = strstr(l, "the walk cannot read")); l++)
+			lines++;
+	t = pk_count_whole(&f, "java", native);
+	fprintf(stderr, "hotspot_walk: unreadable JVM: %d line(s) of it; %lu samples of java, "
+		"%lu with native frames from start_thread to JavaCalls::call_helper\n", lines,
+		t.total, t.whole);
+	ck_assert_msg(lines == 1, "%d lines about the JVM:\n%s\n%s", lines, load_err, err);
+	ck_assert_msg(strstr(load_err ? load_err : "", want) || strstr(err, want),
+		      "no '%s' in:\n%s\n%s", want, load_err, err);
+	ck_assert_uint_ge(t.whole, PK_WHOLE_MIN_SAMPLES);
+	ck_assert_msg(!strstr(out, ";Hot.") && !strstr(out, "[java:"), "Java frames:\n%s", out);
+	pk_folded_free(&f);
+	free(load_err);
+	free(out);
+	free(err);
+	remove_dir(server);
+	remove_dir(lib);
+	remove_dir(bin);
+	remove_dir(home);
+}
+END_TEST
+
 Suite *suite_hotspot_walk(void)
 {
 	Suite *s = suite_create("hotspot_walk");
@@ -315,6 +446,10 @@ Suite *suite_hotspot_walk(void)
 	tc = tcase_create("exited");
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_hot_exited);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("unreadable");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_unreadable_jvm);
 	suite_add_tcase(s, tc);
 	return s;
 }
