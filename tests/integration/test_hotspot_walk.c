@@ -253,20 +253,20 @@ END_TEST
  * -Xint, 2.5 s of CPU. */
 START_TEST(test_hot_exited)
 {
-	char fix[4096], in_root[4096], root[4096], pb[4096], folded[4096];
+	char fix[4096], in_root[4096], root[4096], pb[4096], folded[4096], perf[4096];
 	const char *argv[] = { in_root, "-o", fix, root,
 			       "/usr/lib/jvm/java-25-openjdk-amd64/bin/java", "-Xint", "-cp",
 			       "/mnt/out", "Hot", "2.5", NULL };
 	const char *load[] = { "-F", PK_WHOLE_FREQ, "--", argv[0], argv[1], argv[2], argv[3],
 			       argv[4], argv[5], argv[6], argv[7], argv[8], argv[9], NULL };
 	const char *rd[] = { "-d", "1", "-f", "folded", "-o", folded, "-f", "pprof", "-o", pb,
-			     NULL };
+			     "-f", "perf", "-o", perf, NULL };
 	/* its Java frames named, whatever the native ones below */
 	const char *const named[] = {
 		"~*;Hot.main;Hot.top;Hot.mid;Hot.leaf|java.util.Arrays.sort;~*|K", NULL };
 	struct pk_folded f;
 	struct pk_tally c, n;
-	char *out = NULL, *err = NULL, *text, *bad;
+	char *out = NULL, *err = NULL, *text, *ptext, *bad;
 	int rc;
 
 	pk_test_build_path("fixtures_java", fix, sizeof(fix));
@@ -275,6 +275,7 @@ START_TEST(test_hot_exited)
 	snprintf(pb, sizeof(pb), "%s", pk_test_path_in(pk_test_cache_dir(), "exited.pb"));
 	snprintf(folded, sizeof(folded), "%s",
 		 pk_test_path_in(pk_test_cache_dir(), "exited.folded"));
+	snprintf(perf, sizeof(perf), "%s", pk_test_path_in(pk_test_cache_dir(), "exited.perf"));
 	ck_assert_int_eq(pk_e2e_load(load), 0);
 	ck_assert_int_eq(pk_e2e_wait_targets_exit(300), 0);
 	rc = pk_e2e_read(rd, &out, &err);
@@ -296,6 +297,16 @@ START_TEST(test_hot_exited)
 		      n.whole, n.total, bad);
 	free(bad);
 	ck_assert_msg(!strstr(text, "[java:"), "a Java frame not named:\n%s", text);
+	/* perf text: each a line of its own, "ADDR Hot.top ([java])" */
+	ptext = pk_test_read_file(perf, NULL);
+	ck_assert_ptr_nonnull(ptext);
+	unlink(perf);
+	n.whole = 0;
+	for (const char *l = ptext; (l = strstr(l, " Hot.top ([java])\n")); l++)
+		n.whole++;
+	fprintf(stderr, "hotspot_walk: perf text: %lu frames of Hot.top in [java]\n", n.whole);
+	ck_assert_uint_ge(n.whole, n.total);
+	free(ptext);
 	assert_lines(25, "-Xint, read after its exit", argv, fix, pb);
 	pk_folded_free(&f);
 	free(text);

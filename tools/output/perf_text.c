@@ -11,8 +11,9 @@
 
 static const char UNKNOWN[] = "[unknown]";
 static const char KERNEL[] = "[kernel.kallsyms]";
-/* The module of Python frames: no file holds them */
+/* The modules of Python and Java frames: no file holds them */
 static const char PYTHON[] = "[python]";
+static const char JAVA[] = "[java]";
 
 static bool is_control(unsigned char c)
 {
@@ -83,6 +84,18 @@ static void put_py_loc(FILE *f, const struct pk_profile *p, const struct pk_loc 
 	}
 }
 
+/* A Java frame: package.Class.method in [java]; its source file and line
+ * below it with --lines, as perf puts a srcline (":0" when the frame has
+ * none: a compiled one). */
+static void put_java_loc(FILE *f, const struct pk_profile *p, const struct pk_loc *loc)
+{
+	fprintf(f, "\t%16llx ", (unsigned long long)loc->addr);
+	put_clean(f, loc->frames[0].name);
+	fprintf(f, " (%s)\n", JAVA);
+	if (p->lines)
+		put_srcline(f, loc, &loc->frames[0]);
+}
+
 /* One line per frame of LOC, the inlined code first, then the function
  * whose symbol holds the address. */
 static void put_loc(FILE *f, const struct pk_profile *p, const struct pk_loc *loc)
@@ -92,6 +105,10 @@ static void put_loc(FILE *f, const struct pk_profile *p, const struct pk_loc *lo
 
 	if (loc->python) {
 		put_py_loc(f, p, loc);
+		return;
+	}
+	if (loc->java) {
+		put_java_loc(f, p, loc);
 		return;
 	}
 	for (int i = 0; i < loc->nframes; i++) {

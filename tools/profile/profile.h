@@ -68,6 +68,10 @@ struct pk_loc {
 				 * frames[0] is {co_qualname, co_filename,
 				 * line}, one frame; addr the code object's
 				 * address, map NULL */
+	bool java;		/* a Java frame (bpf/probekit.h "HotSpot"):
+				 * frames[0] is {package.Class.method, its
+				 * source file or NULL, line or 0}, one
+				 * frame; addr the Method*, map NULL */
 };
 
 #define PK_LOC_NO_SYM	(~0ULL)

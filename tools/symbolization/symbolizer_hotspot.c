@@ -28,6 +28,7 @@ static struct pk_loc *hs_new_loc(struct pk_symbolizer *sym, struct pk_sym_proc *
 
 	if (!loc || !name)
 		return NULL;
+	loc->java = true;
 	((struct pk_frame *)loc->frames)[0] = (struct pk_frame){
 		.name = name, .file = file, .line = line };
 	return loc;
