@@ -165,3 +165,68 @@ proc_cpu_ms() {
 median() {
 	sort -g | awk '{ v[NR] = $1 } END { if (NR) print v[int((NR + 1) / 2)]; else print "nan" }'
 }
+
+# prog_id LINK: the program behind the session's pinned link LINK.
+prog_id() {
+	bpftool link show pinned "$PIN/links/$1" -j |
+		perl -MJSON::PP -0ne 'print decode_json($_)->{prog_id}, "\n"'
+}
+
+# filtered: PK_CNT_FILTERED summed over CPUs (runs that stopped at -p).
+filtered() {
+	bpftool map dump pinned "$PIN/counters" -j | perl -MJSON::PP -0ne '
+		my $c = 0; for my $e (@{decode_json($_)}) { my $f = $e->{formatted};
+			next unless $f->{key} == 4; $c += $_->{value} for @{$f->{values}} }
+		print "$c\n"'
+}
+
+# session_ns WHAT NREAD READ_ARGS... LOAD_ARGS...: one session, $LOAD
+# --pin-dir $PIN LOAD_ARGS (-C $BENCH_CPU and a -- COMMAND among them), read
+# by $READ --pin-dir $PIN READ_ARGS (the NREAD first arguments) under
+# $CPURUN (its time into $tmp/read.time, for read_us); prints
+# pk_perf_event's BPF ns per sample on $BENCH_CPU past the target filter.
+# WHAT names the session in messages.
+session_ns() {
+	local what=$1 nread=$2 id ns cnt filt
+	shift 2
+	local rd=("${@:1:nread}")
+	shift "$nread"
+	load_job "$tmp/load.err" --pin-dir "$PIN" "$@" ||
+		{ cat "$tmp/load.err" >&2; die "probe-load ($what) failed"; }
+	id=$(prog_id "e0-cpu$BENCH_CPU")
+	keep_progs "$id"
+	"$CPURUN" -t "$tmp/read.time" "$READ" --pin-dir "$PIN" "${rd[@]}" \
+		2>"$tmp/read.err" || { cat "$tmp/read.err" >&2; die "probe-read failed"; }
+	wait "$loader_pid" || die "the workload failed under probe-load ($what)"
+	forget "$loader_pid"
+	read -r ns cnt <<< "$(prog_stats "$id")"
+	drop_progs
+	filt=$(filtered)
+	"$LOAD" --unload --pin-dir "$PIN"
+	[ "$((cnt - filt))" -gt 0 ] || die "pk_perf_event never ran past the filter ($what)"
+	echo "$((ns / (cnt - filt)))"
+}
+
+# read_us SAMPLES: probe-read's CPU (user+sys) in $tmp/read.time per
+# sample, in us.
+read_us() {
+	local ru rs
+	read -r _ ru rs < "$tmp/read.time"
+	awk -v u="$ru" -v s="$rs" -v n="$1" 'BEGIN { printf "%.0f", (u + s) * 1000 / n }'
+}
+
+# paired_runs NAME MODE REF: $RUNS times, for each depth of $DEPTHS, a
+# line "DEPTH $(one MODE DEPTH) $(one REF DEPTH)" (one(): the script's)
+# into $tmp/runs, copied to $BENCH_RAW/NAME.runs when BENCH_RAW is set.
+paired_runs() {
+	local i d
+	for ((i = 0; i < RUNS; i++)); do
+		for d in $DEPTHS; do
+			echo "$d $(one "$2" "$d") $(one "$3" "$d")" >> "$tmp/runs"
+		done
+	done
+	[ -z "${BENCH_RAW:-}" ] || cp "$tmp/runs" "$BENCH_RAW/$1.runs"
+}
+
+# col DEPTH N: the median of column N of $tmp/runs' lines of DEPTH.
+col() { awk -v d="$1" -v c="$2" '$1 == d { print $c }' "$tmp/runs" | median; }

@@ -59,20 +59,6 @@ grep -q -- --no-python <<< "$("$LOAD" --help 2>&1)" || die "$LOAD has no --no-py
 stats_hold "$tmp/stats" || die "cannot keep BPF run-time statistics on"
 "$LOAD" --unload --pin-dir "$PIN" >/dev/null 2>&1 || true
 
-# prog_id LINK: the program behind the session's pinned link LINK.
-prog_id() {
-	bpftool link show pinned "$PIN/links/$1" -j |
-		perl -MJSON::PP -0ne 'print decode_json($_)->{prog_id}, "\n"'
-}
-
-# filtered: PK_CNT_FILTERED summed over CPUs (runs that stopped at -p).
-filtered() {
-	bpftool map dump pinned "$PIN/counters" -j | perl -MJSON::PP -0ne '
-		my $c = 0; for my $e (@{decode_json($_)}) { my $f = $e->{formatted};
-			next unless $f->{key} == 4; $c += $_->{value} for @{$f->{values}} }
-		print "$c\n"'
-}
-
 # frames FOLDED: "SAMPLES PY_FRAMES NATIVE_FRAMES" per sample of the
 # workload's stacks: Python frames are named "QUALNAME (py_deep.py:LINE)"
 # or "(FILE:LINE)" of the interpreter's own modules; kernel frames
@@ -92,42 +78,21 @@ frames() {
 # one MODE DEPTH: MODE "python" or "native" (--no-python); prints
 # "NS_PER_SAMPLE SAMPLES PY_FRAMES NATIVE_FRAMES READ_US_PER_SAMPLE".
 one() {
-	local mode=$1 depth=$2 id ns cnt filt samples pf uf ru rs
-	local opt=()
+	local mode=$1 depth=$2 ns samples pf uf
+	local opt=() rd=("${read_args[@]}" -o "$tmp/py.folded")
 	[ "$mode" = python ] || opt=(--no-python)
-	load_job "$tmp/load.err" --pin-dir "$PIN" "${opt[@]}" -F "$FREQ" -C "$BENCH_CPU" -- \
-		taskset -c "$BENCH_CPU" "${py_cmd[@]}" "$depth" "$BPF_SECONDS" ||
-		{ cat "$tmp/load.err" >&2; die "probe-load ($mode) failed"; }
-	id=$(prog_id "e0-cpu$BENCH_CPU")
-	keep_progs "$id"
-	"$CPURUN" -t "$tmp/read.time" "$READ" --pin-dir "$PIN" "${read_args[@]}" \
-		-o "$tmp/py.folded" \
-		2>"$tmp/read.err" || { cat "$tmp/read.err" >&2; die "probe-read failed"; }
-	wait "$loader_pid" || die "the workload failed under probe-load ($mode)"
-	forget "$loader_pid"
-	read -r ns cnt <<< "$(prog_stats "$id")"
-	drop_progs
-	filt=$(filtered)
-	"$LOAD" --unload --pin-dir "$PIN"
-	[ "$((cnt - filt))" -gt 0 ] || die "pk_perf_event never ran past the filter ($mode, depth $depth)"
+	ns=$(session_ns "$mode, depth $depth" "${#rd[@]}" "${rd[@]}" "${opt[@]}" -F "$FREQ" \
+		-C "$BENCH_CPU" -- taskset -c "$BENCH_CPU" "${py_cmd[@]}" "$depth" "$BPF_SECONDS")
 	read -r samples pf uf <<< "$(frames "$tmp/py.folded")"
 	[ "$samples" -gt 0 ] || die "no samples of the workload ($mode, depth $depth)"
-	read -r _ ru rs < "$tmp/read.time"
-	echo "$((ns / (cnt - filt))) $samples $pf $uf" \
-		"$(awk -v u="$ru" -v s="$rs" -v n="$samples" 'BEGIN { printf "%.0f", (u + s) * 1000 / n }')"
+	echo "$ns $samples $pf $uf $(read_us "$samples")"
 }
 
 echo "bench/python.sh: $PY_ROOT$PYTHON, depths $DEPTHS, $RUNS runs of $BPF_SECONDS s of CPU" \
 	"each" >&2
 one python 32 > /dev/null	# unmeasured: fills the unwind-table cache
-for ((i = 0; i < RUNS; i++)); do
-	for d in $DEPTHS; do
-		echo "$d $(one python "$d") $(one native "$d")" >> "$tmp/runs"
-	done
-done
-[ -z "${BENCH_RAW:-}" ] || cp "$tmp/runs" "$BENCH_RAW/python.runs"
+paired_runs python python native
 
-col() { awk -v d="$1" -v c="$2" '$1 == d { print $c }' "$tmp/runs" | median; }
 printf '%-6s | %-24s | %-24s | %-9s | %-9s | %-14s | %-14s\n' "depth" \
 	"BPF ns/sample: python" "native (--no-python)" "py frames" "native fr" \
 	"ns/py frame" "ns/native fr"
