@@ -230,7 +230,13 @@ struct uw_state {
 	/* A HotSpot libjvm (PK_FILE_HOTSPOT) likewise, for the Java walk
 	 * (bpf/hotspot_walk.bpf.h), which remembers the process's JVM. */
 	__u8 hs_seen;
-	__u8 __pad2[6];
+	/* Runtimes this walk's process is known not to run (UW_RT_*: no
+	 * entry in their per-process map), looked up once a walk; and those
+	 * whose frames the walk wrote: a sample with neither a runtime's
+	 * file nor its frames needs no look at the runtime's maps after. */
+	__u8 rt_none;
+	__u8 rt_framed;
+	__u8 __pad2[4];
 	__s64 py_bias;
 	struct pk_file_key py_key;
 	__s64 hs_bias;
@@ -348,6 +354,13 @@ static __always_inline void uw_hotspot_seen(struct uw_state *st, const struct vm
 	st->hs_bias = -v->delta;
 	st->hs_key = *key;
 }
+
+/* uw_state.rt_none and rt_framed: the runtimes (a walk header each) whose
+ * frames the DWARF walk itself writes. */
+enum uw_runtime {
+	UW_RT_HOTSPOT	= 1 << 0,
+	UW_RT_V8	= 1 << 1,
+};
 
 /* The walk's V8 fields for a file with PK_FILE_V8 (KEY). */
 static __always_inline void uw_v8_seen(struct uw_state *st, const struct pk_file_key *key)
@@ -729,8 +742,10 @@ static __always_inline int uw_fp_step(struct uw_state *st, int stop)
 static __always_inline void uw_v8_frame(struct uw_state *st, struct pk_sample_buf *b, __u32 idx,
 					int kind)
 {
-	if (pk_v8_step(st, kind) == 1 && idx < PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH)
+	if (pk_v8_step(st, kind) == 1 && idx < PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH) {
 		b->frames[idx] = st->v8_frame;
+		st->rt_framed |= UW_RT_V8;
+	}
 }
 
 /* An unsupported end, counted by what was not supported. */
@@ -832,6 +847,7 @@ static long uw_step(__u32 i, void *ctx)
 			by_fp = true;
 		} else if (st->hs_frame && idx < PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH) {
 			b->frames[idx] = st->hs_frame;
+			st->rt_framed |= UW_RT_HOTSPOT;
 		}
 	}
 	if (end) {
@@ -875,6 +891,7 @@ __noinline int pk_walk_user(void)
 	st->py_seen = 0;
 	st->hs_seen = 0;
 	st->v8_seen = 0;
+	st->rt_none = st->rt_framed = 0;
 	vma_cursor_reset(&st->vma);
 	st->fp_frames = 0;
 	st->missing_frames = 0;

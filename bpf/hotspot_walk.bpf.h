@@ -350,9 +350,13 @@ __noinline int pk_hs_step(struct uw_state *st)
 	if (!st)
 		return -1;
 	st->hs_frame = 0;
-	p = hs_proc_get(bpf_get_current_pid_tgid() >> 32);
-	if (!p)
+	if (st->rt_none & UW_RT_HOTSPOT)
 		return -1;
+	p = hs_proc_get(bpf_get_current_pid_tgid() >> 32);
+	if (!p) {
+		st->rt_none |= UW_RT_HOTSPOT;	/* not within this walk either */
+		return -1;
+	}
 	pc = st->f.pc;
 	if (pc < p->cc_low || pc >= p->cc_high)
 		return -1;
@@ -587,6 +591,10 @@ static __noinline int pk_hotspot_sample(__u32 base, __u32 n)
 	struct hs_proc *p;
 
 	if (!dwarf || !uw)
+		return 0;
+	/* neither libjvm nor a Java frame in the walk: nothing to learn or
+	 * report, and no lookup for the samples of every other program */
+	if (!uw->hs_seen && !(uw->rt_framed & UW_RT_HOTSPOT))
 		return 0;
 	p = hs_proc_get(tgid);
 	if (uw->hs_seen && !(p && p->bias == uw->hs_bias && p->key.dev == uw->hs_key.dev &&

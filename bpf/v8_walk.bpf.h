@@ -124,9 +124,15 @@ __noinline int pk_v8_step(struct uw_state *st, int kind)
 	st->v8_frame = 0;
 	if (!(st->f.valid & PK_UNWIND_REG(PK_DWARF_RBP)))
 		return 0;
+	if (st->rt_none & UW_RT_V8)
+		return 0;
 	p = v8_proc_get(bpf_get_current_pid_tgid() >> 32);
+	if (!p) {
+		st->rt_none |= UW_RT_V8;	/* not within this walk either */
+		return 0;
+	}
 	fp = st->f.regs[PK_DWARF_RBP];
-	if (!p || !fp || (fp & 7) || fp < st->f.sp)
+	if (!fp || (fp & 7) || fp < st->f.sp)
 		return 0;
 	f = &p->f;
 	if (!v8_word(fp + f->off_fp_marker, &marker) || v8_is_smi(f, marker) ||
@@ -378,6 +384,10 @@ static __noinline int pk_v8_sample(__u32 base, __u32 n)
 	struct v8_proc *p;
 
 	if (!dwarf || !uw)
+		return 0;
+	/* neither V8's file nor a JavaScript frame in the walk: nothing to
+	 * learn or report */
+	if (!uw->v8_seen && !(uw->rt_framed & UW_RT_V8))
 		return 0;
 	p = v8_proc_get(tgid);
 	if (uw->v8_seen && !(p && p->key.dev == uw->v8_key.dev && p->key.ino == uw->v8_key.ino)) {
