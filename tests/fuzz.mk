@@ -23,13 +23,13 @@ FUZZ_LIBS    := $(shell $(PKG_CONFIG) --libs libelf libdw 2>/dev/null) -lz -libe
 FUZZ_TOOL_SRCS := tools/symbolization/demangle.c tools/lib/util/strbuf.c \
 	tools/reading/record.c tools/lib/proc_maps.c \
 	tools/lib/kallsyms.c tools/lib/symtab.c tools/lib/util/strpool.c \
-	tools/symbolization/perf_map.c tools/symbolization/plt.c \
+	tools/symbolization/perf_map.c tools/lib/proc_status.c tools/symbolization/plt.c \
 	tools/symbolization/python_code.c tools/lib/util/u64map.c tools/lib/python.c \
 	tools/symbolization/hotspot_lines.c \
 	tools/lib/python_debug.c tools/lib/hotspot.c tools/lib/hotspot_vm.c \
 	tools/lib/v8.c tools/lib/v8_vm.c \
 	tools/symbolization/loc_cache.c tools/symbolization/gopclntab.c \
-	tools/lib/container_id.c
+	tools/lib/container_id.c tools/lib/overlay.c tools/lib/mountinfo.c
 # probe-load's parsers of the files it probes (uprobe symbols, USDT notes)
 FUZZ_LOADER_SRCS := loader/events/elf_probe_sites.c loader/events/suggest.c
 
@@ -38,7 +38,7 @@ FUZZ_TARGETS := $(patsubst tests/fuzz/fuzz_%.c,$(FUZZ_DIR)/fuzz_%,\
 # The library and the shared checks get coverage instrumentation only; the
 # fuzzer's main() comes in at link time.
 FUZZ_OBJS    := $(patsubst eh_frame/%.c,$(FUZZ_DIR)/obj/%.o,$(wildcard eh_frame/*.c)) \
-	$(FUZZ_DIR)/obj/table_check.o $(FUZZ_DIR)/obj/fuzz_elf.o \
+	$(FUZZ_DIR)/obj/table_check.o $(FUZZ_DIR)/obj/elf_input.o \
 	$(FUZZ_TOOL_SRCS:tools/%.c=$(FUZZ_DIR)/obj/tools/%.o) \
 	$(FUZZ_LOADER_SRCS:%.c=$(FUZZ_DIR)/obj/src/%.o)
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz_elf.h"
+#include "elf_input.h"
 #include "symbolization/plt.h"
 
 static int check_stub(void *ctx, __u64 addr, __u64 size, const char *sym, __u64 ifunc)

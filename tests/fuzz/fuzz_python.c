@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz_elf.h"
+#include "elf_input.h"
 #include "lib/python.h"
 #include "py_offsets_check.h"
 

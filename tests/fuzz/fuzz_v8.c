@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz_elf.h"
+#include "elf_input.h"
 #include "lib/v8.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

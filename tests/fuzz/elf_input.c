@@ -2,7 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fuzz_elf.h"
+#include "elf_input.h"
 
 Elf *fuzz_elf_open(const uint8_t *data, size_t size, char **copy)
 {

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /* The fuzz targets whose input is a whole ELF file, opened from memory. */
-#ifndef FUZZ_ELF_H
-#define FUZZ_ELF_H
+#ifndef FUZZ_ELF_INPUT_H
+#define FUZZ_ELF_INPUT_H
 
 #include <libelf.h>
 #include <stddef.h>
