@@ -513,7 +513,7 @@ __noinline int pk_hs_note_method(__u32 tgid, __u64 method)
 	    !hs_ptr(holder + f->klass_name, &ksym) ||
 	    !hs_read(cm + f->constmethod_name_index, &idx, 2) ||
 	    !hs_ptr(cp + f->cpool_size + 8 * idx, &nsym))
-		flags |= PK_HS_UNREADABLE;
+		return 0;	/* not now: a later sample tries again */
 	stamp = (cm * 0x9e3779b97f4a7c15ull ^ ksym) * 0x9e3779b97f4a7c15ull ^ nsym;
 	stamp = (stamp ^ p->mm) | 1;
 	seen = bpf_map_lookup_elem(&hs_method_seen, &key);
@@ -523,26 +523,26 @@ __noinline int pk_hs_note_method(__u32 tgid, __u64 method)
 	mb->e.method = method;
 	mb->e.klass_len = mb->e.name_len = mb->e.file_len = mb->e.lines_len = 0;
 	at = 0;
-	if (!(flags & PK_HS_UNREADABLE)) {
-		n = hs_read_symbol(f, mb->data, ksym, &trunc);
-		n = n < 0 ? 0 : n;
-		flags |= trunc ? PK_HS_KLASS_TRUNC : 0;
-		mb->e.klass_len = n;
-		at = n & HS_AT_MASK;
-		/* a holder of PK_HS_SYM_MAX bytes exactly: its last byte
-		 * gives way for the mask */
-		if (n == PK_HS_SYM_MAX) {
-			mb->e.klass_len = at = HS_AT_MASK;
-			flags |= PK_HS_KLASS_TRUNC;
-		}
-		n = hs_read_symbol(f, &mb->data[at], nsym, &trunc);
-		n = n < 0 ? 0 : n;
-		flags |= trunc ? PK_HS_NAME_TRUNC : 0;
-		mb->e.name_len = n;
-		at += n;
-		at = hs_note_file(f, mb, cp, at & HS_FILE_AT_MASK, &flags);
-		at = hs_note_lines(f, mb, cm, at & HS_LINES_AT_MASK, &flags);
+	n = hs_read_symbol(f, mb->data, ksym, &trunc);
+	if (n < 0)
+		return 0;
+	flags |= trunc ? PK_HS_KLASS_TRUNC : 0;
+	mb->e.klass_len = n;
+	at = n & HS_AT_MASK;
+	/* a holder of PK_HS_SYM_MAX bytes exactly: its last byte
+	 * gives way for the mask */
+	if (n == PK_HS_SYM_MAX) {
+		mb->e.klass_len = at = HS_AT_MASK;
+		flags |= PK_HS_KLASS_TRUNC;
 	}
+	n = hs_read_symbol(f, &mb->data[at], nsym, &trunc);
+	if (n < 0)
+		return 0;
+	flags |= trunc ? PK_HS_NAME_TRUNC : 0;
+	mb->e.name_len = n;
+	at += n;
+	at = hs_note_file(f, mb, cp, at & HS_FILE_AT_MASK, &flags);
+	at = hs_note_lines(f, mb, cm, at & HS_LINES_AT_MASK, &flags);
 	size = sizeof(mb->e) + at;
 	mb->e.hdr.type = PK_EVENT_HS_METHOD;
 	mb->e.hdr.size = size;

@@ -769,7 +769,10 @@ struct pk_hs_file {
  * sample that needs it (hs_method_seen remembers (tgid, Method*) with a
  * stamp of its ConstMethod, holder and name Symbols, so that a method
  * freed and another made at its address is sent again); a reader keeps
- * the latest event of each (pid, Method*). The names are HotSpot's
+ * the latest event of each (pid, Method*). A method whose structures or
+ * names cannot be read yet (pages of a class-data-sharing archive not in
+ * memory) is neither sent nor remembered: a later sample tries again,
+ * and the reader names the frames of before it too. The names are HotSpot's
  * Symbols' bytes (modified UTF-8): the holder's "java/util/Arrays", the
  * method's "sort", its class's source file "Arrays.java" (the constant
  * pool's SourceFile entry); then the method's line number table, as
@@ -782,7 +785,8 @@ enum pk_hs_method_flags {
 	PK_HS_KLASS_TRUNC	= 1u << 0, /* the holder's name was longer */
 	PK_HS_NAME_TRUNC	= 1u << 1, /* the method's name was longer */
 	PK_HS_UNREADABLE	= 1u << 2, /* its structures could not be read:
-					    * every length 0 */
+					    * every length 0 (BPF sends none such
+					    * now: it tries again later) */
 	PK_HS_FILE_TRUNC	= 1u << 3, /* the source file's name was longer */
 	PK_HS_LINES_NO_ZERO	= 1u << 4, /* the line table's ints have no zero
 					    * byte (PK_HS_LINES_U5) */
