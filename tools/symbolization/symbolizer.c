@@ -177,6 +177,17 @@ static struct pk_symfile *vdso_file(struct pk_symbolizer *sym)
 	return sym->vdso;
 }
 
+/* The debug directories of every root seen so far looked in, after a
+ * root was added. */
+static void use_roots_debug_dirs(struct pk_symbolizer *sym)
+{
+	const char *const *dirs;
+	size_t n;
+
+	dirs = pk_proc_roots_dirs(sym->roots, &n);
+	pk_symfiles_set_debug_dirs(sym->files, dirs, n);
+}
+
 /* P's root, once, before its first address is resolved: another root's
  * debug files are looked for by build-id too. While P lives, its root is
  * kept in the session for a reader after it exits; once it is gone, the
@@ -185,9 +196,7 @@ static struct pk_symfile *vdso_file(struct pk_symbolizer *sym)
 static void see_root(struct pk_symbolizer *sym, struct pk_sym_proc *p)
 {
 	struct pk_root_record rec;
-	const char *const *dirs;
 	bool added = false;
-	size_t n;
 
 	if (p->root_seen)
 		return;
@@ -203,10 +212,8 @@ static void see_root(struct pk_symbolizer *sym, struct pk_sym_proc *p)
 		p->euid = rec.euid;
 		added = pk_proc_roots_see_dir(sym->roots, rec.path) > 0 || added;
 	}
-	if (!added)
-		return;
-	dirs = pk_proc_roots_dirs(sym->roots, &n);
-	pk_symfiles_set_debug_dirs(sym->files, dirs, n);
+	if (added)
+		use_roots_debug_dirs(sym);
 }
 
 /* The file of a /proc mapping M of P: at its path when that is still the
@@ -251,18 +258,13 @@ static void holding_root(struct pk_symbolizer *sym, struct pk_sym_proc *p,
 			 const struct pk_sym_kmap *km)
 {
 	struct pk_root_record rec;
-	const char *const *dirs;
-	size_t n;
 
 	if (pk_root_records_holding(sym->roots_fd, km->path, km->dev, km->ino, &rec))
 		return;
+	/* its pid and uid were not kept (nstgid 0): the other's are not its */
 	p->root = pk_strpool_add(&p->pool, rec.path);
-	p->nstgid = p->pid;	/* the other's are not this one's */
-	p->euid = geteuid();
-	if (pk_proc_roots_see_dir(sym->roots, rec.path) > 0) {
-		dirs = pk_proc_roots_dirs(sym->roots, &n);
-		pk_symfiles_set_debug_dirs(sym->files, dirs, n);
-	}
+	if (pk_proc_roots_see_dir(sym->roots, rec.path) > 0)
+		use_roots_debug_dirs(sym);
 }
 
 /* The file of a mapping the kernel reported: through map_files while the
@@ -533,8 +535,9 @@ static const char *jit_name(struct pk_sym_proc *p, __u64 addr, __u64 *start, boo
 	}
 	if (!p->jit && gone && !p->jit_kept_tried) {
 		p->jit_kept_tried = true;
-		p->jit = p->root ? pk_perf_map_load_in(p->root, (pid_t)p->nstgid, p->euid)
-				 : pk_perf_map_load_in("/", (pid_t)p->pid, geteuid());
+		p->jit = p->root && p->nstgid ?
+				 pk_perf_map_load_in(p->root, (pid_t)p->nstgid, p->euid) :
+				 pk_perf_map_load_in("/", (pid_t)p->pid, geteuid());
 		*final = true;
 	}
 	if (!p->jit)

@@ -39,7 +39,8 @@ struct pk_sym_proc {
 	bool root_seen;		/* its root looked at (pk_proc_roots_see) */
 	const char *root;	/* pooled: its root as the session kept it
 				 * (lib/root_records.h); NULL: none */
-	__u32 nstgid, euid;	/* kept with the root: its perf map's */
+	__u32 nstgid, euid;	/* kept with the root: its perf map's
+				 * (nstgid 0: none kept) */
 	bool jit_kept_tried;	/* the perf map looked for in the kept root */
 	__u64 last_read_ns;
 	struct pk_maps maps;
