@@ -37,7 +37,7 @@
 #define PK_PIN_EVENTS		"events"	/* BPF_MAP_TYPE_RINGBUF */
 #define PK_PIN_COUNTERS		"counters"	/* PERCPU_ARRAY [PK_CNT__MAX] of __u64 */
 #define PK_PIN_SESSION		"session"	/* ARRAY [1] of struct pk_session */
-#define PK_PIN_TARGETS		"targets"	/* HASH tgid -> __u8 */
+#define PK_PIN_TARGETS		"targets"	/* HASH tgid -> __u8 pk_target_state */
 #define PK_PIN_LINKS_DIR	"links"		/* one pinned link per attachment */
 /* Unwind tables (--unwind dwarf), see "Unwind tables in the kernel" below. */
 #define PK_PIN_UNWIND_FILES	"unwind_files"	/* HASH pk_file_key -> pk_file_info */
@@ -370,6 +370,17 @@ static inline __u32 pk_end_counter(__u32 end)
 		return PK_CNT_END_NO_CFI;
 	return PK_CNT_END_COMPLETE + end - PK_END_COMPLETE;
 }
+
+/* A target's value in the targets map. */
+enum pk_target_state {
+	PK_TARGET_LIVE = 1,	/* sampled */
+	/* probe-load -- CMD's child until its exec completes: what it runs
+	 * until then is probe-load's code, named as the command but not the
+	 * command's (perf shows it as "perf-exec"), and with no table of
+	 * probe-load's files loaded its stacks would end unnamed. Not sampled;
+	 * followed (its code reports are the command's). */
+	PK_TARGET_HELD = 2,
+};
 
 /* pk_code_report's attach cookies: the hook it was attached to. */
 enum pk_code_hook {

@@ -116,14 +116,22 @@ static __always_inline bool in_cgroups(void)
 	return false;
 }
 
-static __always_inline bool wanted(__u32 tgid, __u32 tid, __u32 cpu)
+/* A call of its own: inlined, its lookups grew the programs' frames past
+ * 6.1's 512 bytes for the deepest chain of calls. A target held before
+ * its exec (PK_TARGET_HELD) is not sampled. */
+static __noinline bool wanted(__u32 tgid, __u32 tid, __u32 cpu)
 {
+	__u8 *target;
+
 	if (skip_idle && tid == 0)
 		return false;
 	if (target_cpu >= 0 && cpu != (__u32)target_cpu)
 		return false;
-	if (filter_pids && !bpf_map_lookup_elem(&targets, &tgid))
-		return false;
+	if (filter_pids) {
+		target = bpf_map_lookup_elem(&targets, &tgid);
+		if (!target || *target == PK_TARGET_HELD)
+			return false;
+	}
 	return in_cgroups();
 }
 
@@ -475,12 +483,27 @@ SEC("raw_tp/sched_process_fork")
 int BPF_PROG(pk_follow_fork, struct task_struct *parent, struct task_struct *child)
 {
 	__u32 ptgid = BPF_CORE_READ(parent, tgid), ctgid = BPF_CORE_READ(child, tgid);
-	__u8 one = 1;
+	__u8 live = PK_TARGET_LIVE;
 
 	(void)ctx;	/* BPF_PROG's, the raw arguments: not needed here */
 	if (ptgid == ctgid || !bpf_map_lookup_elem(&targets, &ptgid))
 		return 0;
-	bpf_map_update_elem(&targets, &ctgid, &one, BPF_ANY);
+	bpf_map_update_elem(&targets, &ctgid, &live, BPF_ANY);
+	return 0;
+}
+
+/* probe-load -- CMD's child is sampled from its exec on: the tracepoint
+ * comes once the new image is in place, its registers set (loaded with a
+ * command only). */
+SEC("raw_tp/sched_process_exec")
+int BPF_PROG(pk_command_exec, struct task_struct *task)
+{
+	__u32 tgid = BPF_CORE_READ(task, tgid);
+	__u8 *target = bpf_map_lookup_elem(&targets, &tgid);
+
+	(void)ctx;	/* BPF_PROG's, the raw arguments: not needed here */
+	if (target && *target == PK_TARGET_HELD)
+		*target = PK_TARGET_LIVE;
 	return 0;
 }
 

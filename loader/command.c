@@ -55,9 +55,10 @@ int pk_command_start(struct pk_command *c, char *const argv[],
 	}
 	c->pid = fork();
 	if (c->pid == 0) {
-		/* Named as the exec will name it: samples of the command from
-		 * before its exec completes (held here, or inside execve) are
-		 * the command's, not probe-load's. */
+		/* Named as the exec will name it, for what sees the child
+		 * before its exec completes (ps, the off-CPU and probe events
+		 * of a system-wide session): not sampled as a target until
+		 * then (PK_TARGET_HELD). */
 		prctl(PR_SET_NAME, pk_base_name(argv[0]));
 		close(release[1]);
 		close(exec[0]);

@@ -273,6 +273,7 @@ static int configure(struct load *l)
 	/* Without targets there is nothing for the fork/exit programs to do. */
 	bpf_program__set_autoload(skel->progs.pk_follow_fork, follow);
 	bpf_program__set_autoload(skel->progs.pk_forget_exit, follow);
+	bpf_program__set_autoload(skel->progs.pk_command_exec, o->cmd != NULL);
 	/* Code mapped by exec and mmap reported as it is mapped: tables
 	 * before the first samples need them (the DWARF walk only). */
 	bpf_program__set_autoload(skel->progs.pk_code_report, o->dwarf);
@@ -348,15 +349,18 @@ static void print_unwind_summary(struct load *l)
 		(unsigned long long)st->kernel_bytes, st->built, st->hit, st->refused, all);
 }
 
+/* The targets, the command's child (last) held until its exec. */
 static int add_targets(struct load *l)
 {
 	int fd = bpf_map__fd(l->skel->maps.targets);
-	__u8 one = 1;
+	__u8 state;
 
-	for (int i = 0; i < l->ntgids; i++)
-		if (bpf_map_update_elem(fd, &l->tgids[i], &one, BPF_ANY))
+	for (int i = 0; i < l->ntgids; i++) {
+		state = l->opts->cmd && i == l->ntgids - 1 ? PK_TARGET_HELD : PK_TARGET_LIVE;
+		if (bpf_map_update_elem(fd, &l->tgids[i], &state, BPF_ANY))
 			return pk_err(l->err, -errno, "cannot add target %d: %s",
 				      (int)l->tgids[i], strerror(errno));
+	}
 	return 0;
 }
 
@@ -389,7 +393,9 @@ static int attach_follow(struct load *l)
 	return attach_one(l, skel->progs.pk_follow_fork, &skel->links.pk_follow_fork,
 			  "sched_process_fork") ?:
 	       attach_one(l, skel->progs.pk_forget_exit, &skel->links.pk_forget_exit,
-			  "sched_process_exit");
+			  "sched_process_exit") ?:
+	       (l->opts->cmd ? attach_one(l, skel->progs.pk_command_exec,
+					  &skel->links.pk_command_exec, "sched_process_exec") : 0);
 }
 
 /* The tracepoints of targets' forks and exits and of the code reports are
@@ -505,6 +511,9 @@ static int pin_all(struct load *l)
 	if (!ret && skel->links.pk_forget_exit)
 		ret = pk_pins_add(p, bpf_link__fd(skel->links.pk_forget_exit),
 				  PK_PIN_LINKS_DIR "/exit", l->err);
+	if (!ret && skel->links.pk_command_exec)
+		ret = pk_pins_add(p, bpf_link__fd(skel->links.pk_command_exec),
+				  PK_PIN_LINKS_DIR "/command_exec", l->err);
 	if (!ret && l->exec_report)
 		ret = pk_pins_add(p, bpf_link__fd(l->exec_report), PK_PIN_LINKS_DIR "/exec",
 				  l->err);
@@ -555,6 +564,8 @@ static void disconnect_links(struct load *l)
 		bpf_link__disconnect(l->skel->links.pk_follow_fork);
 	if (l->skel->links.pk_forget_exit)
 		bpf_link__disconnect(l->skel->links.pk_forget_exit);
+	if (l->skel->links.pk_command_exec)
+		bpf_link__disconnect(l->skel->links.pk_command_exec);
 	if (l->exec_report)
 		bpf_link__disconnect(l->exec_report);
 	if (l->mmap_report)
@@ -626,6 +637,7 @@ static const char *prog_role(const char *prog)
 		{ "pk_code_report", "dwarf unwinding (code reports)" },
 		{ "pk_follow_fork", "following the targets' forks" },
 		{ "pk_forget_exit", "following the targets' exits" },
+		{ "pk_command_exec", "sampling the command from its exec" },
 	};
 
 	for (size_t i = 0; i < sizeof(roles) / sizeof(roles[0]); i++)

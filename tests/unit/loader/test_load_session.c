@@ -243,7 +243,8 @@ static int targets_count(void)
 	return n;
 }
 
-static bool is_target(pid_t pid)
+/* PID's enum pk_target_state, 0: not a target. */
+static int target_state(pid_t pid)
 {
 	struct pk_session_fds fds;
 	struct pk_session info;
@@ -254,7 +255,12 @@ static bool is_target(pid_t pid)
 	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
 	found = bpf_map_lookup_elem(fds.targets, &key, &v) == 0;
 	pk_session_close(&fds);
-	return found;
+	return found ? v : 0;
+}
+
+static bool is_target(pid_t pid)
+{
+	return target_state(pid) != 0;
 }
 
 static void wait_not_target(pid_t pid)
@@ -794,6 +800,8 @@ static int on_terminal(const char *script, const char *send, char *out, size_t l
 		ck_assert_msg(pty_read_some(master, out, len), "terminal: %s", out);
 	ck_assert_int_eq(sscanf(line, "probekit: profiling pid %d", &cmd), 1);
 	*foreground = tcgetpgrp(master) == getpgid(cmd);
+	/* held (not sampled) until its exec; sh said "ready": sampled */
+	ck_assert_int_eq(target_state(cmd), PK_TARGET_LIVE);
 	ck_assert_int_eq(write(master, send, strlen(send)), (ssize_t)strlen(send));
 	pty_read_until(master, out, len, NULL);	/* to the end */
 	close(master);
