@@ -29,6 +29,25 @@
 
 /* Seconds each fixture runs: about 400 samples of one busy CPU at 99 Hz. */
 #define RUN_STR		"4"
+/*
+ * The compiled fixtures, run 54 times: the same 400 samples at 999 Hz in
+ * a tenth of the CPU time (the interpreters' loops keep RUN_STR: their
+ * start-up threads share the budget). Saves ~190 s of make check. Not on
+ * a slow machine (pk_test_slowdown(): a TCG guest), where the start-up
+ * takes a share of 0.4 s that left fewer than PK_WHOLE_MIN_SAMPLES in
+ * the measured code (93 of 236, 6.1 under TCG): 4 s at 99 Hz there.
+ */
+static const char *fast_secs(void)
+{
+	return pk_test_slowdown() > 1 ? RUN_STR : "0.4";
+}
+
+static const char *const *fast_opts(void)
+{
+	static const char *const fast[] = { "-F", "999", NULL };
+
+	return pk_test_slowdown() > 1 ? NULL : fast;
+}
 
 /* --- the fixtures, each in gcc/clang x pie/nopie ----------------------------- */
 
@@ -129,12 +148,12 @@ START_TEST(test_fixture_whole_stacks)
 	const struct fixture *fx = &fixtures[_i % NFIXTURES];
 	const char *variant = variants[_i / NFIXTURES];
 	char path[4096], what[128];
-	const char *argv[] = { path, RUN_STR, NULL };
+	const char *argv[] = { path, fast_secs(), NULL };
 	struct pk_run r;
 
 	nofp_path(fx->name, variant, path, sizeof(path));
 	snprintf(what, sizeof(what), "%s-%s", fx->name, variant);
-	pk_profile_command(NULL, argv, &r);
+	pk_profile_command(fast_opts(), argv, &r);
 	pk_assert_whole(what, &r, fx->hot, fx->pats);
 
 	if (!strcmp(fx->name, "read")) {
@@ -224,7 +243,7 @@ START_TEST(test_nocfi_without_frame_pointer)
 	const char *const cut[] = { "mid_nofp;leaf;~K", NULL };
 	const char *variant = variants[_i];
 	char path[4096], what[64];
-	const char *argv[] = { path, RUN_STR, "nofp", NULL };
+	const char *argv[] = { path, fast_secs(), "nofp", NULL };
 	const char *in[2];
 	char hot[64];
 	struct pk_tally t, all;
@@ -232,7 +251,7 @@ START_TEST(test_nocfi_without_frame_pointer)
 
 	nofp_path("nocfi", variant, path, sizeof(path));
 	snprintf(what, sizeof(what), "nocfi-%s nofp", variant);
-	pk_profile_command(NULL, argv, &r);
+	pk_profile_command(fast_opts(), argv, &r);
 	/* judged in the measured code (its leaf): the start-up's and exit's
 	 * stacks are whole, and their share grows with a slow machine's */
 	pk_measured_code("leaf", hot, sizeof(hot), in);
@@ -307,7 +326,7 @@ START_TEST(test_lazy_binding_rbx_cfa)
 		PK_START ";call_many;_dl_runtime_resolve*;~*|K", NULL };
 	const char *variant = variants[_i];
 	char path[4096], what[64];
-	const char *argv[] = { path, RUN_STR, NULL };
+	const char *argv[] = { path, fast_secs(), NULL };
 	struct pk_tally t, w;
 	struct pk_run r;
 
@@ -317,7 +336,7 @@ START_TEST(test_lazy_binding_rbx_cfa)
 	 * check forks one per test), and is the command itself, so that its
 	 * table is loaded before it starts, not reported later */
 	ck_assert_int_eq(setenv("LD_BIND_NOT", "1", 1), 0);
-	pk_profile_command(NULL, argv, &r);
+	pk_profile_command(fast_opts(), argv, &r);
 	unsetenv("LD_BIND_NOT");
 	pk_assert_whole(what, &r, "call_many", pats);
 	t = pk_count_whole(&r.f, r.comm, in_resolve);
@@ -339,7 +358,7 @@ START_TEST(test_recurse_whole)
 {
 	const char *variant = variants[_i];
 	char path[4096], what[64], *pat, *p;
-	const char *argv[] = { path, RUN_STR, NULL };
+	const char *argv[] = { path, fast_secs(), NULL };
 	const char *pats[2];
 	struct pk_run r;
 
@@ -353,7 +372,7 @@ START_TEST(test_recurse_whole)
 	stpcpy(p, ";~K");
 	pats[0] = pat;
 	pats[1] = NULL;
-	pk_profile_command(NULL, argv, &r);
+	pk_profile_command(fast_opts(), argv, &r);
 	pk_assert_whole(what, &r, "rec", pats);
 	free(pat);
 	pk_run_free(&r);
@@ -370,12 +389,12 @@ START_TEST(test_rust_whole)
 		PK_START ";std::rt::lang_start_internal*;+*;rust::main*;chain_a;chain_b;chain_c;~core::*;~K",
 		NULL };
 	char path[4096], what[64];
-	const char *argv[] = { path, RUN_STR, NULL };
+	const char *argv[] = { path, fast_secs(), NULL };
 	struct pk_run r;
 
 	nofp_path("rust", variant, path, sizeof(path));
 	snprintf(what, sizeof(what), "rust-%s", variant);
-	pk_profile_command(NULL, argv, &r);
+	pk_profile_command(fast_opts(), argv, &r);
 	/* the chain: rust::main's closure is the thread that watches the CPU
 	 * time, sleeping, whole from clone3 (10% of a TCG guest's samples) */
 	pk_assert_whole(what, &r, "chain_a|chain_b|chain_c", pats);

@@ -279,10 +279,10 @@ void pk_profile_command_read(const char *const extra[], const char *const argv[]
 	size_t n = 0;
 
 	memset(r, 0, sizeof(*r));
-	for (size_t i = 0; extra && extra[i]; i++)
-		load[n++] = extra[i];
 	load[n++] = "-F";
 	load[n++] = PK_WHOLE_FREQ;
+	for (size_t i = 0; extra && extra[i]; i++)	/* a -F there wins */
+		load[n++] = extra[i];
 	load[n++] = "--";
 	for (size_t i = 0; argv[i]; i++)
 		load[n++] = argv[i];

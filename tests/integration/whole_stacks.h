@@ -90,8 +90,8 @@ struct pk_run {
 
 void pk_run_free(struct pk_run *r);
 
-/* probe-load [EXTRA...] -F 99 -- ARGV..., probe-read until exit, unload,
- * into *R. */
+/* probe-load -F 99 [EXTRA...] -- ARGV... (a -F in EXTRA wins), probe-read
+ * until exit, unload, into *R. */
 void pk_profile_command(const char *const extra[], const char *const argv[],
 			struct pk_run *r);
 /* The same with probe-read's READ_EXTRA arguments too (more outputs, each
