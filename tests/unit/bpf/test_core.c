@@ -194,7 +194,9 @@ static __attribute__((noinline)) void spin_in_user(void)
 /* pk_perf_event_regs: a cpu-clock sample of a thread spinning in user mode
  * finds user-mode registers whose PC is in that thread's code. Given
  * &ctx->regs instead, a helper reads the kernel's context struct and
- * finds no user mode at all. */
+ * finds no user mode at all. What is judged is the user-mode samples: how
+ * many land in the kernel is the machine's (interrupts, the clock reads;
+ * a TCG guest on a loaded host: 8 of 40), not the program's. */
 START_TEST(test_perf_event_regs)
 {
 	struct perf_event_attr attr = {
@@ -216,12 +218,11 @@ START_TEST(test_perf_event_regs)
 	ck_assert_msg(fd >= 0, "perf_event_open(cpu-clock) failed: %m");
 	link = bpf_program__attach_perf_event(skel->progs.canary_perf_regs, fd);
 	ck_assert_msg(link, "cannot attach to the cpu-clock event: %m");
-	/* until 40 samples, whatever the clock's pace (a TCG guest's is
-	 * slow), or 10 s of CPU */
+	/* until 40 samples in user mode, whatever the clock's pace (a TCG
+	 * guest's is slow), or 10 s of CPU */
 	for (__u64 stop = thread_cpu_ms() + 10000; thread_cpu_ms() < stop;) {
 		spin_in_user();
-		if (skel->bss->perf_user_in + skel->bss->perf_user_out +
-		    skel->bss->perf_kernel >= 40)
+		if (skel->bss->perf_user_in + skel->bss->perf_user_out >= 40)
 			break;
 	}
 	bpf_link__destroy(link);
@@ -230,8 +231,12 @@ START_TEST(test_perf_event_regs)
 	out = skel->bss->perf_user_out;
 	kernel = skel->bss->perf_kernel;
 	core_canary_bpf__destroy(skel);
-	/* nearly all in the loop */
-	ck_assert_msg(in + out + kernel >= 40 && in >= 4 * (out + kernel),
+	fprintf(stderr, "core: cpu-clock samples: %llu in the loop, %llu elsewhere in user mode, "
+		"%llu in the kernel\n", (unsigned long long)in, (unsigned long long)out,
+		(unsigned long long)kernel);
+	/* nearly all of them in the loop (90%: the clock read's own code is
+	 * elsewhere; a loaded TCG guest had 31 of 32) */
+	ck_assert_msg(in + out >= 40 && in >= 9 * out,
 		      "%llu samples in user mode in spin_in_user's mapping, %llu elsewhere in user "
 		      "mode, %llu in the kernel", (unsigned long long)in, (unsigned long long)out,
 		      (unsigned long long)kernel);
