@@ -18,31 +18,15 @@
 # with the root's debug files.
 # Needs root.
 set -euo pipefail
-BUILD=${BUILD:-build}
-RUNS=${RUNS:-5}
-FREQ=${FREQ:-99}
 DEPTHS=${DEPTHS:-"32 128"}
-BPF_SECONDS=${BPF_SECONDS:-4}	# of the workload's CPU per session
-NCPU=$(nproc)
-BENCH_CPU=${BENCH_CPU:-$((NCPU - 1))}
 PIN=${PIN:-/sys/fs/bpf/probekit-bench-py}
 PYTHON=${PYTHON:-/usr/bin/python3.11}
 PY_ROOT=${PY_ROOT:-}
-
-LOAD=$BUILD/probe-load
-READ=$BUILD/probe-read
-CPURUN=$BUILD/bench/cpurun
 here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d /tmp/probekit-bench-python.XXXXXX)
-export PROBEKIT_CACHE_DIR=$tmp/cache
-# shellcheck source=bench/bpf_events.bash
-. "$here/bpf_events.bash"
-# shellcheck source=bench/cleanup.bash
-. "$here/cleanup.bash"
+# shellcheck source=bench/runtime_bench.bash
+. "$here/runtime_bench.bash"
 
-die() { echo "bench/python.sh: $*" >&2; exit 1; }
-
-[ "$(id -u)" = 0 ] || die "needs root (BPF)"
+bench_begin python
 [ -x "$PY_ROOT$PYTHON" ] || die "needs $PY_ROOT$PYTHON"
 # the workload's command: the interpreter on py_deep.py, here or in PY_ROOT
 py_cmd=("$PYTHON" "$here/py_deep.py")
@@ -52,12 +36,8 @@ if [ -n "$PY_ROOT" ]; then
 		/mnt/probekit/bench/py_deep.py)
 	read_args=(--debug-dir /usr/lib/debug --debug-dir "$PY_ROOT/usr/lib/debug")
 fi
-command -v bpftool >/dev/null || die "needs bpftool"
-make --no-print-directory -s BUILD="$BUILD" "$LOAD" "$READ" "$CPURUN"
 # not a pipe into grep -q: its early exit is the loader's SIGPIPE (pipefail)
 grep -q -- --no-python <<< "$("$LOAD" --help 2>&1)" || die "$LOAD has no --no-python"
-stats_hold "$tmp/stats" || die "cannot keep BPF run-time statistics on"
-"$LOAD" --unload --pin-dir "$PIN" >/dev/null 2>&1 || true
 
 # frames FOLDED: "SAMPLES PY_FRAMES NATIVE_FRAMES" per sample of the
 # workload's stacks: Python frames are named "QUALNAME (py_deep.py:LINE)"
@@ -79,7 +59,7 @@ frames() {
 # "NS_PER_SAMPLE SAMPLES PY_FRAMES NATIVE_FRAMES READ_US_PER_SAMPLE".
 one() {
 	local mode=$1 depth=$2 ns samples pf uf
-	local opt=() rd=("${read_args[@]}" -o "$tmp/py.folded")
+	local opt=() rd=(${read_args[@]+"${read_args[@]}"} -o "$tmp/py.folded")
 	[ "$mode" = python ] || opt=(--no-python)
 	ns=$(session_ns "$mode, depth $depth" "${#rd[@]}" "${rd[@]}" "${opt[@]}" -F "$FREQ" \
 		-C "$BENCH_CPU" -- taskset -c "$BENCH_CPU" "${py_cmd[@]}" "$depth" "$BPF_SECONDS")
