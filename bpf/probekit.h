@@ -886,7 +886,7 @@ struct pk_v8_file {
 	__u16 heap_object_map, map_instance_type;
 	__u16 jsfunction_shared;
 	__u16 sfi_name_or_scope_info, sfi_script;
-	__u16 script_name;
+	__u16 script_name, script_source;
 	__u16 string_length, seq_one_byte_chars, cons_first, cons_second, thin_actual;
 	/* instance types */
 	__u16 type_js_function_first, type_js_function_last;
@@ -902,7 +902,12 @@ struct pk_v8_file {
 	 * the first string from slot first_vars + 2 * the count of context
 	 * locals (slot ncontextlocals, a Smi) */
 	__u8 scopeinfo_first_vars, scopeinfo_ncontextlocals;
-	__u8 __pad[3];
+	/* the slot of the function's start position when the ScopeInfo
+	 * holds it in its fixed part (V8 12.8 on: the two slots between
+	 * the count of context locals and the variables), 0: in the Smi
+	 * pair after the function's name (V8 11) */
+	__u8 scopeinfo_pos;
+	__u8 __pad[2];
 };
 
 /*
@@ -912,8 +917,12 @@ struct pk_v8_file {
  * another made at its address is sent again); a reader keeps the latest
  * event of each (pid, SFI). name: the function's name (its
  * name_or_scope_info's String, or the ScopeInfo's function name), empty
- * for an anonymous function; file: its Script's name.
+ * for an anonymous function; file: its Script's name; line: the line of
+ * the function's start position (its ScopeInfo's) in the Script's source,
+ * counted in the source's first PK_V8_SCAN_MAX characters (a sequential
+ * one-byte string: other sources give 0).
  */
+#define PK_V8_SCAN_MAX		(64 * 1024)
 #define PK_V8_NAME_MAX		128
 #define PK_V8_FILE_MAX		256
 
@@ -932,7 +941,8 @@ struct pk_v8_sfi_event {
 	__u64 sfi;			/* the SharedFunctionInfo (tagged) in pid */
 	__u16 name_len;			/* bytes of the name at data[0] (Latin-1) */
 	__u16 file_len;			/* bytes of the script's name after it */
-	__u32 __pad2;
+	__u32 line;			/* the line the function starts at (1:
+					 * the first), 0: not known */
 	/* __u8 data[name_len + file_len] */
 };
 

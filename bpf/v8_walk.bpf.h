@@ -31,7 +31,14 @@
  * V8_SCOPE_SLOTS slots; the file is its Script's name. Strings are read as
  * V8 lays them: sequential one-byte, a thin string's actual one, a cons
  * string of two sequential one-byte halves; others (two-byte, external,
- * sliced, deeper cons) are flagged unreadable.
+ * sliced, deeper cons) are flagged unreadable. The line is that of the
+ * function's start position, which the ScopeInfo holds (V8 12.8 on: in
+ * its fixed slot scopeinfo_pos; before: the first pair of Smis after its
+ * name, as the OpenTelemetry profiler finds it), counted in the Script's
+ * source (v8_line: its line terminators up to the position, at most
+ * PK_V8_SCAN_MAX characters, once per function): node collects source
+ * positions lazily and computes no line ends unless asked, so neither a
+ * frame's own position nor the Script's line_ends are there to read.
  */
 #ifndef PK_V8_WALK_BPF_H
 #define PK_V8_WALK_BPF_H
@@ -170,6 +177,8 @@ struct {
 /* Where a string's bytes go in the event's data: below V8_AT_MASK + 1,
  * with room for PK_V8_FILE_MAX more. */
 #define V8_AT_MASK	511
+/* Characters of a script's source read at once to count its lines. */
+#define V8_SCAN_CHUNK	64
 
 /* A pk_v8_sfi_event under assembly: the name at data[0], the script's
  * name after it; and the ScopeInfo's slots. */
@@ -177,6 +186,7 @@ struct v8_sfi_buf {
 	struct pk_v8_sfi_event e;
 	__u8 data[V8_AT_MASK + 1 + PK_V8_FILE_MAX];
 	__u64 slots[V8_SCOPE_SLOTS];
+	__u8 scan[V8_SCAN_CHUNK];
 };
 
 struct {
@@ -247,16 +257,49 @@ static __always_inline long v8_string(const struct pk_v8_file *f, struct v8_sfi_
 	return m < 0 ? -1 : n + m;
 }
 
+/* ScopeInfo slot W as a source position: a Smi (its upper half), or a
+ * raw int; -1 when it is neither. */
+static __always_inline long v8_scope_int(const struct pk_v8_file *f, __u64 w)
+{
+	if (v8_is_smi(f, w) && !(w & 0xffffffffull))
+		return (__s64)w >> (f->smi_shift & 63);
+	return w < 0x80000000ull ? (long)w : -1;
+}
+
+/* The function's start position in ScopeInfo B->slots, whose name (if
+ * found) is in slot NAME_AT, variables from FROM: in its fixed slot
+ * (scopeinfo_pos), or the first pair of Smis after the name (or FROM),
+ * start below end, as V8 11 lays out its position info past the
+ * function's names; -1 when none is found. */
+static __always_inline long v8_scope_pos(const struct pk_v8_file *f, struct v8_sfi_buf *b,
+					 __u32 from)
+{
+	if (f->scopeinfo_pos)
+		return v8_scope_int(f, b->slots[f->scopeinfo_pos & (V8_SCOPE_SLOTS - 1)]);
+	for (__u32 i = 1; i < V8_SCOPE_SLOTS; i++) {
+		__u64 a = b->slots[i - 1], z = b->slots[i];
+
+		if (i <= from || !v8_is_smi(f, a) || !v8_is_smi(f, z) || (a & 0xffffffffull) ||
+		    (z & 0xffffffffull))
+			continue;
+		if ((__s64)a >= 0 && (__s64)a < (__s64)z)
+			return (__s64)a >> (f->smi_shift & 63);
+	}
+	return -1;
+}
+
 /* The function's name in ScopeInfo SI (tagged): the first string from
  * slot first_vars + 2 * its context locals, into B->data[0]; as
- * v8_string(), -1 also when no slot looked at is a string. */
+ * v8_string(), -1 also when no slot looked at is a string. Its start
+ * position into *POS (-1: not found). */
 static __always_inline long v8_scope_name(const struct pk_v8_file *f, struct v8_sfi_buf *b,
-					  __u64 si, bool *trunc)
+					  __u64 si, bool *trunc, long *pos)
 {
 	__u64 locals;
 	__u32 from;
 
 	*trunc = false;
+	*pos = -1;
 	if (bpf_probe_read_user(b->slots, sizeof(b->slots),
 				(const void *)(si - f->heap_object_tag + f->heap_object_map + 8)))
 		return -1;
@@ -275,10 +318,87 @@ static __always_inline long v8_scope_name(const struct pk_v8_file *f, struct v8_
 			continue;
 		w = b->slots[i];
 		t = v8_is_object(f, w) ? v8_type(f, w) : 0;
-		if (t && t < f->first_nonstring_type)
+		if (t && t < f->first_nonstring_type) {
+			*pos = v8_scope_pos(f, b, i);
 			return v8_string(f, b, 0, PK_V8_NAME_MAX, w, trunc);
+		}
 	}
+	*pos = v8_scope_pos(f, b, from);
 	return -1;
+}
+
+/* bpf_loop body counting the line terminators of a script's source as
+ * V8 does (String::CalculateLineEnds: \n, \r, \r\n once). */
+struct v8_scan {
+	__u64 addr;	/* the next character */
+	__u32 left;	/* characters to count */
+	__u32 lines;	/* terminators counted */
+	__u8 prev;
+	__u8 failed;
+};
+
+static long v8_scan_step(__u32 i, void *ctx)
+{
+	struct v8_sfi_buf *b;
+	struct v8_scan *s = ctx;
+	__u32 zero = 0, n = s->left;
+
+	(void)i;
+	b = bpf_map_lookup_elem(&v8_sfi_bufs, &zero);
+	if (!b || !n)
+		return 1;
+	if (n > V8_SCAN_CHUNK)
+		n = V8_SCAN_CHUNK;
+	barrier_var(n);
+	if (!n || n > V8_SCAN_CHUNK || bpf_probe_read_user(b->scan, n, (const void *)s->addr)) {
+		s->failed = 1;
+		return 1;
+	}
+	for (__u32 j = 0; j < V8_SCAN_CHUNK; j++) {
+		__u8 c;
+
+		if (j >= n)
+			break;
+		c = b->scan[j];
+		if ((c == '\n' && s->prev != '\r') || c == '\r')
+			s->lines++;
+		s->prev = c;
+	}
+	s->addr += n;
+	s->left -= n;
+	return 0;
+}
+
+/* The line (1: the first) of position POS in SCRIPT's source, or 0: a
+ * source the walk does not read (not sequential one-byte), POS past it
+ * or past PK_V8_SCAN_MAX. */
+static __always_inline __u32 v8_line(const struct pk_v8_file *f, __u64 script, long pos)
+{
+	struct v8_scan s = {};
+	__u64 src;
+	__s32 len = 0;
+	__u32 t;
+
+	if (pos < 0 || pos > PK_V8_SCAN_MAX || !f->script_source ||
+	    !v8_member(f, script, f->script_source, &src))
+		return 0;
+	t = v8_type(f, src);
+	if (t && t < f->first_nonstring_type && (t & f->string_repr_mask) == f->thin_string_tag) {
+		if (!v8_member(f, src, f->thin_actual, &src))
+			return 0;
+		t = v8_type(f, src);
+	}
+	if (!t || t >= f->first_nonstring_type ||
+	    (t & f->string_repr_mask) != f->seq_string_tag ||
+	    (t & f->string_encoding_mask) != f->one_byte_string_tag ||
+	    bpf_probe_read_user(&len, sizeof(len),
+				(const void *)(src - f->heap_object_tag + f->string_length)) ||
+	    len < pos)
+		return 0;
+	s.addr = src - f->heap_object_tag + f->seq_one_byte_chars;
+	s.left = pos;
+	bpf_loop(PK_V8_SCAN_MAX / V8_SCAN_CHUNK + 1, v8_scan_step, &s, 0);
+	return s.failed || s.left ? 0 : s.lines + 1;
 }
 
 /*
@@ -295,7 +415,7 @@ __noinline int pk_v8_note_sfi(__u32 tgid, __u64 sfi)
 	__u64 nos = 0, script = 0, sname = 0, stamp, *seen;
 	__u32 zero = 0, flags = 0, t, size, at;
 	bool trunc;
-	long n;
+	long n, pos = -1;
 
 	p = v8_proc_get(tgid);
 	b = bpf_map_lookup_elem(&v8_sfi_bufs, &zero);
@@ -313,7 +433,7 @@ __noinline int pk_v8_note_sfi(__u32 tgid, __u64 sfi)
 	b->e.sfi = sfi;
 	t = v8_type(f, nos);
 	if (t && t == f->type_scope_info)
-		n = v8_scope_name(f, b, nos, &trunc);
+		n = v8_scope_name(f, b, nos, &trunc, &pos);
 	else
 		n = v8_string(f, b, 0, PK_V8_NAME_MAX, nos, &trunc);
 	if (n < 0) {
@@ -334,6 +454,7 @@ __noinline int pk_v8_note_sfi(__u32 tgid, __u64 sfi)
 		flags |= PK_V8_FILE_TRUNC;
 	}
 	b->e.file_len = n;
+	b->e.line = v8_type(f, script) == f->type_script ? v8_line(f, script, pos) : 0;
 	size = sizeof(b->e) + at + (n & V8_AT_MASK);
 	b->e.hdr.type = PK_EVENT_V8_SFI;
 	b->e.hdr.size = size;

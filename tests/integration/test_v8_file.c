@@ -73,6 +73,7 @@ struct node_version {
 	{ AT(jsfunction_shared), "v8dbg_class_JSFunction__shared__SharedFunctionInfo" }, \
 	{ AT(script_name), "v8dbg_class_Script__name__Object" }, \
 	{ AT(script_line_ends), "v8dbg_class_Script__line_ends__Object" }, \
+	{ AT(script_source), "v8dbg_class_Script__source__Object" }, \
 	{ AT(string_length), "v8dbg_class_String__length__int32_t" }, \
 	{ AT(seq_one_byte_chars), "v8dbg_class_SeqOneByteString__chars__char" }, \
 	{ AT(cons_first), "v8dbg_class_ConsString__first__String" }, \
@@ -215,6 +216,10 @@ START_TEST(test_values_vs_gdb)
 		ck_assert_uint_eq(f.sfi_name_or_scope_info, v.sfi_name_or_scope_info);
 		ck_assert_uint_eq(f.sfi_script, v.sfi_script);
 		ck_assert_uint_eq(f.script_name, v.script_name);
+		ck_assert_uint_eq(f.script_source, v.script_source);
+		/* 13.6 holds a function's position info in its ScopeInfo's
+		 * fixed slots 3 and 4 (v8_walk checks the lines it gives) */
+		ck_assert_uint_eq(f.scopeinfo_pos, strncmp(nv->v8, "11.", 3) ? 3 : 0);
 		ck_assert_uint_eq(f.seq_one_byte_chars, v.seq_one_byte_chars);
 		ck_assert_uint_eq(f.type_shared_function_info, v.type_shared_function_info);
 		ck_assert_uint_eq(f.type_script, v.type_script);

@@ -11,6 +11,13 @@
  * JavaScript frames that load the script (executeUserEntryPoint: named
  * by the walk too) to top;mid, then leaf or the sort (toSorted), each
  * JavaScript frame named from the function the kernel reported.
+ * In the same run's pprof, every frame of top, mid, leaf and the sort's
+ * comparator (byValue) is in the fixture's script at the line its
+ * "function NAME(" is on: the line the function starts at (a frame's own
+ * position is not read yet).
+ * The same run is profiled by V8 itself (node --cpu-prof): leaf's share
+ * of the samples under top;mid in its .cpuprofile
+ * (tests/oracles/cpuprofile_share.py) and in ours agree within 0.05.
  *
  * node runs with --no-turbo-inlining --no-maglev-inlining: TurboFan (and
  * Maglev in V8 13.6) inline leaf into mid, and mid into top, and inlined
@@ -20,7 +27,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include "harness/pprof_decode.h"
 #include "integration/whole_stacks.h"
 #include "test_util.h"
 
@@ -46,28 +56,132 @@ static const struct {
 	{ "sid", "sid node 24", "MainThread" },
 };
 
+/* The line of "function NAME(" in the fixture at FIX: where V8's
+ * profiler and the walk say NAME starts. */
+static unsigned int fixture_line(const char *fix, const char *name)
+{
+	char want[64], *text = pk_test_read_file(fix, NULL);
+	unsigned int line = 1;
+
+	ck_assert_ptr_nonnull(text);
+	snprintf(want, sizeof(want), "function %s(", name);
+	for (const char *l = text; *l; l = strchr(l, '\n') + 1, line++) {
+		if (!strncmp(l, want, strlen(want)))
+			break;
+		ck_assert_ptr_nonnull(strchr(l, '\n'));
+	}
+	free(text);
+	return line;
+}
+
+/* The fixture's JavaScript functions whose frames carry a line. */
+static const char *const js_funcs[] = { "top", "mid", "leaf", "byValue" };
+#define N_JS	(sizeof(js_funcs) / sizeof(js_funcs[0]))
+
+/*
+ * In the pprof at PB (removed), of the samples with a frame of top: each
+ * frame of the fixture's functions at their lines in FIX (LINES[i] for
+ * js_funcs[i]), in the fixture's script. *FRAMES counts them, *OK those at
+ * their line, each as many times as its stack was sampled.
+ */
+static void pprof_js_lines(const char *pb, const unsigned int lines[N_JS], unsigned long *frames,
+			   unsigned long *ok, char *bad, size_t badlen)
+{
+	Perftools__Profiles__Profile *p = pk_test_pprof_load(pb);
+	const char *script = "/tests/fixtures/js/hot.js";
+
+	*frames = *ok = 0;
+	bad[0] = 0;
+	for (size_t i = 0; i < p->n_sample; i++) {
+		const Perftools__Profiles__Sample *smp = p->sample[i];
+		unsigned long w = smp->n_value ? (unsigned long)smp->value[0] : 0;
+		unsigned long n = 0, good = 0;
+		bool in_top = false;
+
+		for (size_t k = 0; k < smp->n_location_id; k++) {
+			const Perftools__Profiles__Location *loc =
+				pk_test_pprof_location(p, smp->location_id[k]);
+
+			for (size_t l = 0; l < loc->n_line; l++) {
+				const Perftools__Profiles__Function *fn =
+					pk_test_pprof_function(p, loc->line[l]->function_id);
+				const char *name = pk_test_pprof_str(p, fn->name);
+				const char *file = pk_test_pprof_str(p, fn->filename);
+				size_t f;
+
+				for (f = 0; f < N_JS && strcmp(name, js_funcs[f]); f++)
+					;
+				if (f == N_JS)
+					continue;
+				in_top |= f == 0;
+				n++;
+				if (strlen(file) >= strlen(script) &&
+				    !strcmp(file + strlen(file) - strlen(script), script) &&
+				    loc->line[l]->line == lines[f])
+					good++;
+				else if (strlen(bad) + 300 < badlen)
+					snprintf(bad + strlen(bad), badlen - strlen(bad), " %s at %s:%lld",
+						 name, file, (long long)loc->line[l]->line);
+			}
+		}
+		if (in_top) {
+			*frames += n * w;
+			*ok += good * w;
+		}
+	}
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	unlink(pb);
+}
+
+/* V8's own profile in DIR (removed): samples under top;mid and of them
+ * those in leaf, by tests/oracles/cpuprofile_share.py. */
+static void v8_profile_share(const char *dir, unsigned long *under, unsigned long *leaf)
+{
+	char script[4096], *out = NULL, *err = NULL;
+	char *argv[] = { "/usr/bin/python3", script, (char *)dir, "top", "mid", "leaf", NULL };
+	char *rm[] = { "rm", "-rf", (char *)dir, NULL };
+	int st;
+
+	pk_test_src_path("tests/oracles/cpuprofile_share.py", script, sizeof(script));
+	st = pk_test_run(argv, &out, &err);
+	ck_assert_msg(WIFEXITED(st) && !WEXITSTATUS(st), "cpuprofile_share.py: %s", err);
+	ck_assert_int_eq(sscanf(out, "%lu %lu", under, leaf), 2);
+	free(out);
+	free(err);
+	ck_assert_int_eq(pk_test_run(rm, NULL, NULL), 0);
+}
+
 START_TEST(test_hot_chain)
 {
-	char fix[4096], in_root[4096], root[4096];
-	const char *host[] = { "node", "--no-turbo-inlining", "--no-maglev-inlining", fix, "4.5",
-			       NULL };
-	const char *rooted[] = { in_root, root, "/usr/bin/node", "--no-turbo-inlining",
+	char fix[4096], in_root[4096], root[4096], dir[4096], pb[4096], folded[4096];
+	const char *host[] = { "node", "--cpu-prof", "--cpu-prof-dir", dir, "--no-turbo-inlining",
+			       "--no-maglev-inlining", fix, "4.5", NULL };
+	const char *rooted[] = { in_root, "-o", dir, root, "/usr/bin/node", "--cpu-prof",
+				 "--cpu-prof-dir", "/mnt/out", "--no-turbo-inlining",
 				 "--no-maglev-inlining", "/mnt/probekit/tests/fixtures/js/hot.js",
 				 "4.5", NULL };
+	const char *read_extra[] = { "-f", "folded", "-o", folded, "-f", "pprof", "-o", pb, NULL };
 	const char *in[] = { "~*;top;~*|K", NULL };
 	/* then any frames, the kernel's too */
 	const char *chain[] = { NODE_START ";mid;leaf|toSorted;~*|K", NULL };
 	const char *leaf[] = { NODE_START ";mid;leaf;~*|K", NULL };
+	unsigned long frames, ok, v8_under, v8_leaf;
+	unsigned int lines[N_JS];
+	double share, v8_share;
 	struct pk_tally c, l;
 	struct pk_run r;
-	char *bad;
+	char *bad, badl[1024];
 
 	pk_test_src_path("tests/fixtures/js/hot.js", fix, sizeof(fix));
 	pk_test_src_path("tests/roots/in_root.sh", in_root, sizeof(in_root));
 	if (runs[_i].root)
 		pk_test_roots_path(runs[_i].root, root, sizeof(root));
+	snprintf(dir, sizeof(dir), "%s", pk_test_path_in(pk_test_cache_dir(), "v8-cpuprof-XXXXXX"));
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(pb, sizeof(pb), "%s", pk_test_path_in(pk_test_cache_dir(), "v8.pb"));
+	snprintf(folded, sizeof(folded), "%s", pk_test_path_in(pk_test_cache_dir(), "v8.folded"));
 	/* 4.5 s of CPU at 99 Hz: ~410 samples in top, 13.5 s for the three */
-	pk_profile_command(NULL, runs[_i].root ? rooted : host, &r);
+	pk_profile_command_read(NULL, runs[_i].root ? rooted : host, read_extra, folded, &r);
 	c = pk_count_whole_in(&r.f, runs[_i].comm, in, chain);
 	l = pk_count_whole_in(&r.f, runs[_i].comm, in, leaf);
 	fprintf(stderr, "v8_walk: %s: %lu samples under top, %lu whole to top;mid;leaf|toSorted "
@@ -83,6 +197,28 @@ START_TEST(test_hot_chain)
 	ck_assert_uint_ge(l.whole, c.total / 10);
 	ck_assert_uint_ge(c.whole - l.whole, c.total / 10);
 	free(bad);
+
+	/* lines: each function's frames at the line it starts at */
+	for (size_t f = 0; f < N_JS; f++)
+		lines[f] = fixture_line(fix, js_funcs[f]);
+	pprof_js_lines(pb, lines, &frames, &ok, badl, sizeof(badl));
+	fprintf(stderr, "v8_walk: %s: %lu of %lu frames of top, mid, leaf, byValue at their "
+		"lines (%u, %u, %u, %u)\n", runs[_i].what, ok, frames, lines[0], lines[1], lines[2],
+		lines[3]);
+	ck_assert_uint_ge(frames, 2 * c.whole);	/* top and mid at least */
+	ck_assert_msg(ok == frames, "%s: %lu of %lu frames elsewhere:%s", runs[_i].what,
+		      frames - ok, frames, badl);
+
+	/* V8's own profiler, the same run: leaf's share under mid */
+	v8_profile_share(dir, &v8_under, &v8_leaf);
+	share = c.whole ? (double)l.whole / c.whole : 0;
+	v8_share = v8_under ? (double)v8_leaf / v8_under : 0;
+	fprintf(stderr, "v8_walk: %s: leaf's share under top;mid: %.3f (%lu of %lu); "
+		"node --cpu-prof: %.3f (%lu of %lu)\n", runs[_i].what, share, l.whole, c.whole,
+		v8_share, v8_leaf, v8_under);
+	ck_assert_uint_ge(v8_under, PK_WHOLE_MIN_SAMPLES);
+	ck_assert_msg(share - v8_share <= 0.05 && v8_share - share <= 0.05,
+		      "%s: leaf's share under mid %.3f, V8's %.3f", runs[_i].what, share, v8_share);
 	pk_run_free(&r);
 }
 END_TEST

@@ -31,6 +31,8 @@ int pk_v8_bpf_file(const struct pk_v8 *v, struct pk_v8_file *out, char err[PK_ER
 		  "SharedFunctionInfo name_or_scope_info" },
 		{ v->sfi_script, &out->sfi_script, "SharedFunctionInfo script" },
 		{ v->script_name, &out->script_name, "Script name" },
+		{ has(v, AT(script_source)) ? v->script_source : 0, &out->script_source,
+		  "Script source" },
 		{ v->string_length, &out->string_length, "String length" },
 		{ v->seq_one_byte_chars, &out->seq_one_byte_chars, "SeqOneByteString chars" },
 		{ v->cons_first, &out->cons_first, "ConsString first" },
@@ -103,6 +105,11 @@ int pk_v8_bpf_file(const struct pk_v8 *v, struct pk_v8_file *out, char err[PK_ER
 	out->off_fp_function = v->off_fp_function;
 	out->off_fp_bytecode_offset = v->off_fp_bytecode_offset;
 	out->smi_shift = v->smi_shift_size + 1;
+	/* V8 12.8 moved a function's position info into the ScopeInfo's
+	 * fixed part, the two slots between the count of context locals and
+	 * the variables (undescribed: checked per version by v8_walk) */
+	if (v->scopeinfo_first_vars == v->scopeinfo_ncontextlocals + 3)
+		out->scopeinfo_pos = v->scopeinfo_first_vars - 2;
 	return 0;
 }
 

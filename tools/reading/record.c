@@ -280,7 +280,7 @@ static enum pk_record_kind parse_v8_sfi(const struct pk_event_hdr *hdr, const vo
 	if (memchr(d, '\0', (size_t)e.name_len + e.file_len))
 		return PK_RECORD_BAD;
 	*out = (struct pk_v8_sfi_desc){
-		.pid = e.pid, .flags = hdr->flags, .sfi = e.sfi,
+		.pid = e.pid, .flags = hdr->flags, .sfi = e.sfi, .line = e.line,
 		.name = d, .name_len = e.name_len,
 		.file = d + e.name_len, .file_len = e.file_len,
 	};

@@ -28,15 +28,17 @@ static const char *latin1(struct pk_sym_proc *p, const char *s, size_t len)
 	return pk_strpool_addn(&p->pool, buf, n);
 }
 
-/* A JavaScript location of P: NAME in FILE (NULL: unknown). */
+/* A JavaScript location of P: NAME in FILE (NULL: unknown) at LINE (0:
+ * unknown). */
 static struct pk_loc *v8_new_loc(struct pk_symbolizer *sym, struct pk_sym_proc *p, __u64 sfi,
-				 const char *name, const char *file)
+				 const char *name, const char *file, __u32 line)
 {
 	struct pk_loc *loc = pk_symbolizer_loc_new(sym, &p->pool, sfi, false, 1);
 
 	if (!loc || !name)
 		return NULL;
-	((struct pk_frame *)loc->frames)[0] = (struct pk_frame){ .name = name, .file = file };
+	((struct pk_frame *)loc->frames)[0] = (struct pk_frame){ .name = name, .file = file,
+								 .line = line };
 	return loc;
 }
 
@@ -60,10 +62,10 @@ int pk_symbolizer_add_v8_sfi(struct pk_symbolizer *sym, const struct pk_v8_sfi_d
 		name = latin1(p, d->name, d->name_len);
 	if (d->file_len)
 		file = latin1(p, d->file, d->file_len);
-	if (old && name && !strcmp(old->frames[0].name, name) &&
+	if (old && name && !strcmp(old->frames[0].name, name) && old->frames[0].line == d->line &&
 	    !strcmp(old->frames[0].file ? old->frames[0].file : "", file ? file : ""))
 		return 0;
-	loc = v8_new_loc(sym, p, d->sfi, name, file);
+	loc = v8_new_loc(sym, p, d->sfi, name, file, d->line);
 	if (!loc || pk_u64map_put(&p->v8_sfis, d->sfi, loc))
 		return -ENOMEM;
 	/* frames named otherwise until now are named anew */
@@ -82,7 +84,7 @@ const struct pk_loc *pk_symbolizer_v8_loc(struct pk_symbolizer *sym, __u32 pid, 
 	if (!loc) {
 		loc = v8_new_loc(sym, p, sfi,
 				 pk_strpool_printf(&p->pool, "[js:0x%llx]", (unsigned long long)sfi),
-				 NULL);
+				 NULL, 0);
 		if (!loc || pk_u64map_put(&p->v8_sfis, sfi, loc))
 			return NULL;
 	}

@@ -17,6 +17,7 @@ struct pk_v8_sfi_desc {
 	size_t name_len;
 	const char *file;	/* "/work/hot.js" */
 	size_t file_len;
+	__u32 line;		/* where the function starts, 0: not known */
 };
 
 #endif

@@ -494,6 +494,8 @@ START_TEST(test_bpf_value)
 	ck_assert_uint_eq(f.sfi_script, 32);
 	ck_assert_uint_eq(f.thin_string_tag, 5);
 	ck_assert_uint_eq(f.scopeinfo_first_vars, 4);
+	/* one slot between the counts and the variables: no position info */
+	ck_assert_uint_eq(f.scopeinfo_pos, 0);
 	ck_assert_uint_eq(f.heap_object_tag_mask, 3);
 	/* 13.x: a range of function types; no context-or-frame-type slot */
 	v.found[W(first_js_function_type)] = v.found[W(last_js_function_type)] = 1;
@@ -506,6 +508,10 @@ START_TEST(test_bpf_value)
 	ck_assert_uint_eq(f.type_js_function_first, 2050);
 	ck_assert_uint_eq(f.type_js_function_last, 2066);
 	ck_assert_int_eq(f.off_fp_marker, -24);
+	/* 12.8 on: the two slots before the variables hold the positions */
+	v.scopeinfo_first_vars = 5;
+	ck_assert_int_eq(pk_v8_bpf_file(&v, &f, err), 0);
+	ck_assert_uint_eq(f.scopeinfo_pos, 3);
 
 	node20(&v);
 	v.smi_shift_size = 0;	/* 31-bit Smis: pointer compression */

@@ -1143,7 +1143,7 @@ static size_t make_sfi(unsigned char *buf, __u32 flags, const char *name, const 
 	struct pk_v8_sfi_event e = {
 		.hdr = { .type = PK_EVENT_V8_SFI, .flags = flags },
 		.pid = 42, .sfi = 0x3f0012345679, .name_len = strlen(name),
-		.file_len = strlen(file),
+		.file_len = strlen(file), .line = 19,
 	};
 	size_t size = sizeof(e) + e.name_len + e.file_len;
 
@@ -1154,7 +1154,7 @@ static size_t make_sfi(unsigned char *buf, __u32 flags, const char *name, const 
 	return size;
 }
 
-/* A JavaScript function's names lie in the record, within PK_V8_NAME_MAX
+/* A JavaScript function's names and line lie in the record, within PK_V8_NAME_MAX
  * and PK_V8_FILE_MAX, without a NUL; an unreadable one is empty; the SFI
  * fits a frame. */
 START_TEST(test_v8_sfi)
@@ -1174,6 +1174,7 @@ START_TEST(test_v8_sfi)
 	ck_assert(memcmp(d->name, "leaf", 4) == 0);
 	ck_assert_uint_eq(d->file_len, 11);
 	ck_assert(memcmp(d->file, "/mnt/hot.js", 11) == 0);
+	ck_assert_uint_eq(d->line, 19);
 	check_cuts(buf, size);
 	set16(buf, offsetof(struct pk_event_hdr, size), size - 1);
 	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
