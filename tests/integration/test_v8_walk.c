@@ -24,6 +24,8 @@
  * functions are not expanded yet (the optimized code's deoptimization
  * data): with inlining, a third of the samples under top end in mid.
  */
+#include <fcntl.h>
+#include <gelf.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,6 +225,109 @@ START_TEST(test_hot_chain)
 }
 END_TEST
 
+/* The file offset of the int .dynsym symbol NAME of the ELF at PATH. */
+static off_t dynsym_offset(const char *path, const char *name)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf_Scn *scn = NULL;
+	off_t at = -1;
+	Elf *elf;
+
+	ck_assert_int_ge(fd, 0);
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	ck_assert_ptr_nonnull(elf);
+	while (at < 0 && (scn = elf_nextscn(elf, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM || !(d = elf_getdata(scn, NULL)))
+			continue;
+		for (size_t i = 0; sh.sh_entsize && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			GElf_Shdr in;
+			const char *n;
+
+			if (!gelf_getsym(d, i, &sym) || !(n = elf_strptr(elf, sh.sh_link, sym.st_name)) ||
+			    strcmp(n, name))
+				continue;
+			ck_assert_uint_eq(sym.st_size, 4);
+			ck_assert_ptr_nonnull(gelf_getshdr(elf_getscn(elf, sym.st_shndx), &in));
+			ck_assert_uint_eq(in.sh_type, SHT_PROGBITS);
+			at = in.sh_offset + (sym.st_value - in.sh_addr);
+			break;
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	ck_assert_int_ge(at, 0);
+	return at;
+}
+
+/*
+ * A V8 the walk cannot read: the host's node copied, its
+ * v8dbg_SmiShiftSize made 0 (what a build with pointer compression says:
+ * Smis of 31 bits in 32-bit words, which the walk does not read; node
+ * itself never reads its metadata, and runs as before). probe-load -- the
+ * copy (1.5 s of CPU of hot.js): one line, from whoever loaded node's
+ * table, names the file and why; its samples keep their native frames
+ * from _start through node's C++ into V8, and none is a JavaScript one.
+ */
+START_TEST(test_unreadable_v8)
+{
+	char dir[2048], node[4096], fix[4096], want[8192];
+	char *load_err = NULL, *out = NULL, *err = NULL;
+	const char *argv[] = { "-F", PK_WHOLE_FREQ, "--", node, fix, "1.5", NULL };
+	const char *rd[] = { "-d", "300", NULL };
+	const char *native[] = { "_start;__libc_start_main*;__libc_start_call_main;node::Start*;"
+				 "+*;Builtins_JSEntry;~*|K", NULL };
+	const __s32 zero = 0;
+	struct pk_folded f;
+	struct pk_tally t;
+	int fd, rc, lines = 0;
+
+	pk_test_src_path("tests/fixtures/js/hot.js", fix, sizeof(fix));
+	snprintf(dir, sizeof(dir), "%s", pk_test_path_in(pk_test_cache_dir(), "node-XXXXXX"));
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(node, sizeof(node), "%s/node", dir);
+	pk_test_copy_file("/usr/bin/node", node, 0755);
+	fd = open(node, O_WRONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(pwrite(fd, &zero, sizeof(zero), dynsym_offset(node, "v8dbg_SmiShiftSize")),
+			 sizeof(zero));
+	close(fd);
+
+	ck_assert_int_eq(pk_e2e_load_err(argv, &load_err), 0);
+	rc = pk_e2e_read(rd, &out, &err);
+	ck_assert_msg(rc == 0, "probe-read exited %d: %s", rc, err);
+	ck_assert_int_eq(pk_e2e_wait_targets_exit(5), 0);
+	free(load_err);
+	load_err = pk_e2e_load_log();
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	pk_e2e_parse_folded(out, &f);
+	snprintf(want, sizeof(want), "%s: a V8 the walk cannot read (V8's Smi shift size is 0, "
+		 "not 31: pointer compression?): native frames only\n", node);
+	for (const char *txt[] = { load_err ? load_err : "", err, NULL }, **p = txt; *p; p++)
+		for (const char *l = *p; (l = strstr(l, "the walk cannot read")); l++)
+			lines++;
+	t = pk_count_whole(&f, "node", native);
+	fprintf(stderr, "v8_walk: unreadable V8: %d line(s) of it; %lu samples of node, %lu with "
+		"native frames from _start to Builtins_JSEntry\n", lines, t.total, t.whole);
+	ck_assert_msg(lines == 1, "%d lines about node:\n%s\n%s", lines, load_err, err);
+	ck_assert_msg(strstr(load_err ? load_err : "", want) || strstr(err, want),
+		      "no '%s' in:\n%s\n%s", want, load_err, err);
+	ck_assert_uint_ge(t.whole, PK_WHOLE_MIN_SAMPLES);
+	ck_assert_msg(!strstr(out, ";top;") && !strstr(out, ";leaf") && !strstr(out, "[js:"),
+		      "JavaScript frames:\n%s", out);
+	pk_folded_free(&f);
+	free(load_err);
+	free(out);
+	free(err);
+	ck_assert_int_eq(unlink(node), 0);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 Suite *suite_v8_walk(void)
 {
 	Suite *s = suite_create("v8_walk");
@@ -233,6 +338,10 @@ Suite *suite_v8_walk(void)
 	tc = tcase_create("hot");
 	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, test_hot_chain, 0, sizeof(runs) / sizeof(runs[0]));
+	suite_add_tcase(s, tc);
+	tc = tcase_create("unreadable");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_unreadable_v8);
 	suite_add_tcase(s, tc);
 	return s;
 }
