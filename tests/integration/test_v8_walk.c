@@ -17,7 +17,7 @@
  * position is not read yet).
  * The same run is profiled by V8 itself (node --cpu-prof): leaf's share
  * of the samples under top;mid in its .cpuprofile
- * (tests/oracles/cpuprofile_share.py) and in ours agree within 0.05.
+ * (tests/oracles/cpuprofile.py) and in ours agree within 0.05.
  *
  * node runs with --no-turbo-inlining --no-maglev-inlining: TurboFan (and
  * Maglev in V8 13.6) inline leaf into mid, and mid into top, and inlined
@@ -136,17 +136,18 @@ static void pprof_js_lines(const char *pb, const unsigned int lines[N_JS], unsig
 }
 
 /* V8's own profile in DIR (removed): samples under top;mid and of them
- * those in leaf, by tests/oracles/cpuprofile_share.py. */
+ * those in leaf, by tests/oracles/cpuprofile.py. */
 static void v8_profile_share(const char *dir, unsigned long *under, unsigned long *leaf)
 {
 	char script[4096], *out = NULL, *err = NULL;
-	char *argv[] = { "/usr/bin/python3", script, (char *)dir, "top", "mid", "leaf", NULL };
+	char *argv[] = { "/usr/bin/python3", script, "share", (char *)dir, "top", "mid", "leaf",
+			 NULL };
 	char *rm[] = { "rm", "-rf", (char *)dir, NULL };
 	int st;
 
-	pk_test_src_path("tests/oracles/cpuprofile_share.py", script, sizeof(script));
+	pk_test_src_path("tests/oracles/cpuprofile.py", script, sizeof(script));
 	st = pk_test_run(argv, &out, &err);
-	ck_assert_msg(WIFEXITED(st) && !WEXITSTATUS(st), "cpuprofile_share.py: %s", err);
+	ck_assert_msg(WIFEXITED(st) && !WEXITSTATUS(st), "cpuprofile.py: %s", err);
 	ck_assert_int_eq(sscanf(out, "%lu %lu", under, leaf), 2);
 	free(out);
 	free(err);
@@ -222,6 +223,134 @@ START_TEST(test_hot_chain)
 	ck_assert_msg(share - v8_share <= 0.05 && v8_share - share <= 0.05,
 		      "%s: leaf's share under mid %.3f, V8's %.3f", runs[_i].what, share, v8_share);
 	pk_run_free(&r);
+}
+END_TEST
+
+/* What V8's profile in DIR (removed) calls the functions of cases.js:
+ * NAMES[line], "" where no function starts. */
+#define CASES_LINES	128
+
+static void v8_profile_names(const char *dir, char names[CASES_LINES][64])
+{
+	char script[4096], *out = NULL, *err = NULL;
+	char *argv[] = { "/usr/bin/python3", script, "names", (char *)dir, "/cases.js", NULL };
+	char *rm[] = { "rm", "-rf", (char *)dir, NULL };
+	int st;
+
+	memset(names, 0, CASES_LINES * 64);
+	pk_test_src_path("tests/oracles/cpuprofile.py", script, sizeof(script));
+	st = pk_test_run(argv, &out, &err);
+	ck_assert_msg(WIFEXITED(st) && !WEXITSTATUS(st), "cpuprofile.py: %s", err);
+	for (const char *l = out; *l; l = strchr(l, '\n') + 1) {
+		unsigned int line;
+		char name[64];
+
+		ck_assert_int_eq(sscanf(l, "%u %63[^\n]", &line, name), 2);
+		ck_assert_uint_lt(line, CASES_LINES);
+		snprintf(names[line], 64, "%s", name);
+		ck_assert_ptr_nonnull(strchr(l, '\n'));
+	}
+	free(out);
+	free(err);
+	ck_assert_int_eq(pk_test_run(rm, NULL, NULL), 0);
+}
+
+/* Of the folded stacks at PATH (--lines, removed): each frame "NAME
+ * (cases.js:LINE)" against V8's NAMES[LINE]; *FRAMES counts them, *OK
+ * the ones V8 names so, W[i] the weight of the stacks with a frame of
+ * WANT[i]. */
+static void cases_names(const char *path, char names[CASES_LINES][64], const char *const want[],
+			unsigned long w[], unsigned long *frames, unsigned long *ok, char *bad,
+			size_t badlen)
+{
+	char *text = pk_test_read_file(path, NULL);
+
+	ck_assert_msg(text, "no %s", path);
+	unlink(path);
+	for (char *l = text, *end; *l; l = end + 1) {
+		const char *sp;
+		unsigned long n;
+
+		end = strchr(l, '\n');
+		ck_assert_ptr_nonnull(end);
+		*end = '\0';
+		sp = strrchr(l, ' ');
+		ck_assert_ptr_nonnull(sp);
+		n = strtoul(sp + 1, NULL, 10);
+		for (size_t i = 0; want[i]; i++) {
+			char frame[80];
+
+			snprintf(frame, sizeof(frame), ";%s (cases.js:", want[i]);
+			if (strstr(l, frame))
+				w[i] += n;
+		}
+		for (const char *at = l; (at = strstr(at, " (cases.js:")); at++) {
+			const char *from = at;
+			unsigned int line = strtoul(at + 11, NULL, 10);
+			size_t len;
+
+			while (from > l && from[-1] != ';')
+				from--;
+			len = at - from;
+			(*frames)++;
+			if (line < CASES_LINES && strlen(names[line]) == len &&
+			    !strncmp(names[line], from, len))
+				(*ok)++;
+			else if (strlen(bad) + 100 < badlen)
+				snprintf(bad + strlen(bad), badlen - strlen(bad), " %.*s:%u (V8: %s)",
+					 (int)len, from, line, line < CASES_LINES ? names[line] : "?");
+		}
+	}
+	free(text);
+}
+
+/*
+ * Names as V8's profiler gives them, read after node exited: cases.js
+ * (1.5 s of CPU, the host's node) under probe-load -e cpu-clock -e
+ * off-cpu -- node --cpu-prof ...; probe-read once node is gone. Every
+ * frame of the script in either event's stacks is named as the same
+ * run's .cpuprofile names the function starting at its line: spin (a
+ * function expression: its inferred name), area (a class's method),
+ * "(anonymous)" (a callback), waiter (an async function, off-CPU in
+ * Atomics.wait after its await), each seen.
+ */
+START_TEST(test_cases_named)
+{
+	char fix[4096], dir[2048], pat[4096], cpu[4096], off[4096], bad[2048] = "";
+	const char *load[] = { "-F", PK_WHOLE_FREQ, "-e", "cpu-clock", "-e", "off-cpu", "--", "node",
+			       "--cpu-prof", "--cpu-prof-dir", dir, "--no-turbo-inlining",
+			       "--no-maglev-inlining", fix, "1.5", NULL };
+	const char *rd[] = { "--lines", "-o", pat, NULL };
+	const char *const want[] = { "spin", "area", "(anonymous)", "waiter", NULL };
+	static char names[CASES_LINES][64];
+	unsigned long wc[4] = { 0 }, wo[4] = { 0 }, frames = 0, ok = 0;
+	char *out = NULL, *err = NULL;
+	int rc;
+
+	pk_test_src_path("tests/fixtures/js/cases.js", fix, sizeof(fix));
+	snprintf(dir, sizeof(dir), "%s", pk_test_path_in(pk_test_cache_dir(), "v8-cases-XXXXXX"));
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(pat, sizeof(pat), "%s", pk_test_path_in(pk_test_cache_dir(), "cases-{event}.folded"));
+	snprintf(cpu, sizeof(cpu), "%s", pk_test_path_in(pk_test_cache_dir(), "cases-cpu-clock.folded"));
+	snprintf(off, sizeof(off), "%s", pk_test_path_in(pk_test_cache_dir(), "cases-off-cpu.folded"));
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	ck_assert_int_eq(pk_e2e_wait_targets_exit(300), 0);
+	rc = pk_e2e_read(rd, &out, &err);
+	ck_assert_msg(rc == 0, "probe-read exited %d: %s", rc, err);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	v8_profile_names(dir, names);
+	cases_names(cpu, names, want, wc, &frames, &ok, bad, sizeof(bad));
+	cases_names(off, names, want, wo, &frames, &ok, bad, sizeof(bad));
+	fprintf(stderr, "v8_walk: cases read after exit: %lu of %lu frames of cases.js (in distinct stacks) named as "
+		"V8 names them; samples with spin %lu, area %lu, (anonymous) %lu; off-CPU us in "
+		"waiter %lu\n", ok, frames, wc[0], wc[1], wc[2], wo[3]);
+	ck_assert_msg(ok == frames, "%lu of %lu frames named otherwise:%s", frames - ok, frames, bad);
+	/* ~45 samples each of 150; ~1 s of the run in Atomics.wait */
+	for (size_t i = 0; i < 3; i++)
+		ck_assert_msg(wc[i] >= 15, "%lu samples of %s", wc[i], want[i]);
+	ck_assert_uint_ge(wo[3], 200000);
+	free(out);
+	free(err);
 }
 END_TEST
 
@@ -338,6 +467,10 @@ Suite *suite_v8_walk(void)
 	tc = tcase_create("hot");
 	tcase_set_timeout(tc, 300);
 	tcase_add_loop_test(tc, test_hot_chain, 0, sizeof(runs) / sizeof(runs[0]));
+	suite_add_tcase(s, tc);
+	tc = tcase_create("cases");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_cases_named);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("unreadable");
 	tcase_set_timeout(tc, 120);
