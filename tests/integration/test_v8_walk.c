@@ -42,10 +42,19 @@
 			"+*;executeUserEntryPoint;+*;top"
 
 /* The share asserted. Issue 34 asks for 99%; measured 98.8-100% (27 node
- * runs of this fixture and its forerunner with a smaller mid): 0-5 of
- * ~420 samples end in top or mid themselves, with no frame of leaf or the
- * sort under them, more than their own code explains; not understood yet
- * (a frame sampled before its function built it is named its caller's). */
+ * runs of this fixture and its forerunner with a smaller mid, 99.0-100%
+ * in 6 more with lines): 0-5 of ~420 samples end in top or mid
+ * themselves, with no frame of leaf or the sort under them. Found with
+ * the leaf frame left unnamed and node --perf-basic-prof (2 runs): their
+ * PC is in one of V8's builtins that runs without a frame of its own,
+ * most of them the sort's (Builtins_TypedArrayPrototypeToSorted,
+ * LoadTypedElement_Int32Elements, StoreTypedElementNumeric,
+ * KeyedLoadIC), so the frame at the frame pointer is mid's and the walk
+ * names the builtin's PC mid and loses the sort's frame (as V8's own
+ * profiler, which gives builtins' time to the JavaScript frame below);
+ * the rest is top's own interpreted and baseline code (LoadICBaseline,
+ * bytecode handlers, cpuUsage) before its loop is optimized. Not fixed
+ * yet: a builtin's PC does not say whether it has built its frame. */
 #define V8_CHAIN_MIN	0.985
 
 static const struct {
@@ -58,19 +67,18 @@ static const struct {
 	{ "sid", "sid node 24", "MainThread" },
 };
 
-/* The line of "function NAME(" in the fixture at FIX: where V8's
- * profiler and the walk say NAME starts. */
-static unsigned int fixture_line(const char *fix, const char *name)
+/* The line of the fixture at FIX that starts with PREFIX ("function
+ * leaf("): where V8's profiler and the walk say that function starts. */
+static unsigned int fixture_line(const char *fix, const char *prefix)
 {
-	char want[64], *text = pk_test_read_file(fix, NULL);
+	char *text = pk_test_read_file(fix, NULL);
 	unsigned int line = 1;
 
 	ck_assert_ptr_nonnull(text);
-	snprintf(want, sizeof(want), "function %s(", name);
 	for (const char *l = text; *l; l = strchr(l, '\n') + 1, line++) {
-		if (!strncmp(l, want, strlen(want)))
+		if (!strncmp(l, prefix, strlen(prefix)))
 			break;
-		ck_assert_ptr_nonnull(strchr(l, '\n'));
+		ck_assert_msg(strchr(l, '\n'), "no '%s' in %s", prefix, fix);
 	}
 	free(text);
 	return line;
@@ -202,8 +210,12 @@ START_TEST(test_hot_chain)
 	free(bad);
 
 	/* lines: each function's frames at the line it starts at */
-	for (size_t f = 0; f < N_JS; f++)
-		lines[f] = fixture_line(fix, js_funcs[f]);
+	for (size_t f = 0; f < N_JS; f++) {
+		char decl[64];
+
+		snprintf(decl, sizeof(decl), "function %s(", js_funcs[f]);
+		lines[f] = fixture_line(fix, decl);
+	}
 	pprof_js_lines(pb, lines, &frames, &ok, badl, sizeof(badl));
 	fprintf(stderr, "v8_walk: %s: %lu of %lu frames of top, mid, leaf, byValue at their "
 		"lines (%u, %u, %u, %u)\n", runs[_i].what, ok, frames, lines[0], lines[1], lines[2],
@@ -317,13 +329,14 @@ static void cases_names(const char *path, char names[CASES_LINES][64], const cha
 START_TEST(test_cases_named)
 {
 	char fix[4096], dir[2048], pat[4096], cpu[4096], off[4096], bad[2048] = "";
+	char ppat[4096], perf[4096], *ptext, want_perf[64];
 	const char *load[] = { "-F", PK_WHOLE_FREQ, "-e", "cpu-clock", "-e", "off-cpu", "--", "node",
 			       "--cpu-prof", "--cpu-prof-dir", dir, "--no-turbo-inlining",
 			       "--no-maglev-inlining", fix, "1.5", NULL };
-	const char *rd[] = { "--lines", "-o", pat, NULL };
+	const char *rd[] = { "--lines", "-f", "folded", "-o", pat, "-f", "perf", "-o", ppat, NULL };
 	const char *const want[] = { "spin", "area", "(anonymous)", "waiter", NULL };
 	static char names[CASES_LINES][64];
-	unsigned long wc[4] = { 0 }, wo[4] = { 0 }, frames = 0, ok = 0;
+	unsigned long wc[4] = { 0 }, wo[4] = { 0 }, frames = 0, ok = 0, nperf = 0;
 	char *out = NULL, *err = NULL;
 	int rc;
 
@@ -333,6 +346,8 @@ START_TEST(test_cases_named)
 	snprintf(pat, sizeof(pat), "%s", pk_test_path_in(pk_test_cache_dir(), "cases-{event}.folded"));
 	snprintf(cpu, sizeof(cpu), "%s", pk_test_path_in(pk_test_cache_dir(), "cases-cpu-clock.folded"));
 	snprintf(off, sizeof(off), "%s", pk_test_path_in(pk_test_cache_dir(), "cases-off-cpu.folded"));
+	snprintf(ppat, sizeof(ppat), "%s", pk_test_path_in(pk_test_cache_dir(), "cases-{event}.perf"));
+	snprintf(perf, sizeof(perf), "%s", pk_test_path_in(pk_test_cache_dir(), "cases-cpu-clock.perf"));
 	ck_assert_int_eq(pk_e2e_load(load), 0);
 	ck_assert_int_eq(pk_e2e_wait_targets_exit(300), 0);
 	rc = pk_e2e_read(rd, &out, &err);
@@ -349,6 +364,20 @@ START_TEST(test_cases_named)
 	for (size_t i = 0; i < 3; i++)
 		ck_assert_msg(wc[i] >= 15, "%lu samples of %s", wc[i], want[i]);
 	ck_assert_uint_ge(wo[3], 200000);
+	/* perf text: "ADDR spin ([js])", its script and line below it as
+	 * perf puts a srcline, in each sample of spin */
+	ptext = pk_test_read_file(perf, NULL);
+	ck_assert_ptr_nonnull(ptext);
+	unlink(perf);
+	snprintf(want_perf, sizeof(want_perf), " spin ([js])\n  cases.js:%u\n",
+		 fixture_line(fix, "const spin = function"));
+	for (const char *l = ptext; (l = strstr(l, want_perf)); l++)
+		nperf++;
+	fprintf(stderr, "v8_walk: cases: %lu samples with '%s' in perf text\n", nperf, "spin ([js])");
+	ck_assert_uint_eq(nperf, wc[0]);
+	free(ptext);
+	snprintf(perf, sizeof(perf), "%s", pk_test_path_in(pk_test_cache_dir(), "cases-off-cpu.perf"));
+	unlink(perf);
 	free(out);
 	free(err);
 }

@@ -11,9 +11,10 @@
 
 static const char UNKNOWN[] = "[unknown]";
 static const char KERNEL[] = "[kernel.kallsyms]";
-/* The modules of Python and Java frames: no file holds them */
+/* The modules of Python, Java and JavaScript frames: no file holds them */
 static const char PYTHON[] = "[python]";
 static const char JAVA[] = "[java]";
+static const char JS[] = "[js]";
 
 static bool is_control(unsigned char c)
 {
@@ -84,14 +85,16 @@ static void put_py_loc(FILE *f, const struct pk_profile *p, const struct pk_loc 
 	}
 }
 
-/* A Java frame: package.Class.method in [java]; its source file and line
- * below it with --lines, as perf puts a srcline (":0" when the frame has
- * none: a compiled one). */
-static void put_java_loc(FILE *f, const struct pk_profile *p, const struct pk_loc *loc)
+/* A Java frame (package.Class.method) in MODULE [java], or a JavaScript
+ * one (its function) in [js]; its source file and line below it with
+ * --lines, as perf puts a srcline (":0" when the frame has none: a
+ * compiled Java one). */
+static void put_vm_loc(FILE *f, const struct pk_profile *p, const struct pk_loc *loc,
+		       const char *module)
 {
 	fprintf(f, "\t%16llx ", (unsigned long long)loc->addr);
 	put_clean(f, loc->frames[0].name);
-	fprintf(f, " (%s)\n", JAVA);
+	fprintf(f, " (%s)\n", module);
 	if (p->lines)
 		put_srcline(f, loc, &loc->frames[0]);
 }
@@ -107,8 +110,8 @@ static void put_loc(FILE *f, const struct pk_profile *p, const struct pk_loc *lo
 		put_py_loc(f, p, loc);
 		return;
 	}
-	if (loc->java) {
-		put_java_loc(f, p, loc);
+	if (loc->java || loc->js) {
+		put_vm_loc(f, p, loc, loc->java ? JAVA : JS);
 		return;
 	}
 	for (int i = 0; i < loc->nframes; i++) {

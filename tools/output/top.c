@@ -63,7 +63,7 @@ static struct fn *fn_of(struct pk_top *t, const struct pk_loc *loc)
 	 * code is "<module>" */
 	const char *module = loc->python ? (loc->frames[0].file ?
 					    pk_base_name(loc->frames[0].file) : "[python]") :
-			     loc->java ? "[java]" :
+			     loc->java ? "[java]" : loc->js ? "[js]" :
 			     loc->map ? pk_base_name(loc->map->module->path) :
 			     loc->kernel ? "[kernel.kallsyms]" : "[unknown]";
 	__u64 h = hash_str(hash_str(0xcbf29ce484222325ULL + loc->kernel, module), name);

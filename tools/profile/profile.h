@@ -72,6 +72,10 @@ struct pk_loc {
 				 * frames[0] is {package.Class.method, its
 				 * source file or NULL, line or 0}, one
 				 * frame; addr the Method*, map NULL */
+	bool js;		/* a JavaScript frame (bpf/probekit.h "V8"):
+				 * frames[0] is {its function, its script or
+				 * NULL, its start line or 0}, one frame; addr
+				 * the SharedFunctionInfo, map NULL */
 };
 
 #define PK_LOC_NO_SYM	(~0ULL)

@@ -37,6 +37,7 @@ static struct pk_loc *v8_new_loc(struct pk_symbolizer *sym, struct pk_sym_proc *
 
 	if (!loc || !name)
 		return NULL;
+	loc->js = true;
 	((struct pk_frame *)loc->frames)[0] = (struct pk_frame){ .name = name, .file = file,
 								 .line = line };
 	return loc;

@@ -516,6 +516,7 @@ START_TEST(test_javascript)
 	ck_assert_str_eq(a->frames[0].name, "leaf");
 	ck_assert_str_eq(a->frames[0].file, "/mnt/hot.js");
 	ck_assert_uint_eq(a->frames[0].line, 0);
+	ck_assert(a->js && !a->java && !a->python);
 	ck_assert_uint_eq(a->nframes, 1);
 	ck_assert_uint_eq(a->addr, d.sfi);
 	ck_assert_ptr_eq(pk_symbolizer_v8_loc(sym, PK_FX_PID, compiled), a);
