@@ -434,15 +434,13 @@ static off_t dynsym_offset(const char *path, const char *name)
 START_TEST(test_unreadable_v8)
 {
 	char dir[2048], node[4096], fix[4096], want[8192];
-	char *load_err = NULL, *out = NULL, *err = NULL;
 	const char *argv[] = { "-F", PK_WHOLE_FREQ, "--", node, fix, "1.5", NULL };
-	const char *rd[] = { "-d", "300", NULL };
 	const char *native[] = { "_start;__libc_start_main*;__libc_start_call_main;node::Start*;"
 				 "+*;Builtins_JSEntry;~*|K", NULL };
 	const __s32 zero = 0;
-	struct pk_folded f;
 	struct pk_tally t;
-	int fd, rc, lines = 0;
+	struct pk_run r;
+	int fd;
 
 	pk_test_src_path("tests/fixtures/js/hot.js", fix, sizeof(fix));
 	snprintf(dir, sizeof(dir), "%s", pk_test_path_in(pk_test_cache_dir(), "node-XXXXXX"));
@@ -455,32 +453,16 @@ START_TEST(test_unreadable_v8)
 			 sizeof(zero));
 	close(fd);
 
-	ck_assert_int_eq(pk_e2e_load_err(argv, &load_err), 0);
-	rc = pk_e2e_read(rd, &out, &err);
-	ck_assert_msg(rc == 0, "probe-read exited %d: %s", rc, err);
-	ck_assert_int_eq(pk_e2e_wait_targets_exit(5), 0);
-	free(load_err);
-	load_err = pk_e2e_load_log();
-	ck_assert_int_eq(pk_e2e_unload(), 0);
-	pk_e2e_parse_folded(out, &f);
 	snprintf(want, sizeof(want), "%s: a V8 the walk cannot read (V8's Smi shift size is 0, "
 		 "not 31: pointer compression?): native frames only\n", node);
-	for (const char *txt[] = { load_err ? load_err : "", err, NULL }, **p = txt; *p; p++)
-		for (const char *l = *p; (l = strstr(l, "the walk cannot read")); l++)
-			lines++;
-	t = pk_count_whole(&f, "node", native);
-	fprintf(stderr, "v8_walk: unreadable V8: %d line(s) of it; %lu samples of node, %lu with "
-		"native frames from _start to Builtins_JSEntry\n", lines, t.total, t.whole);
-	ck_assert_msg(lines == 1, "%d lines about node:\n%s\n%s", lines, load_err, err);
-	ck_assert_msg(strstr(load_err ? load_err : "", want) || strstr(err, want),
-		      "no '%s' in:\n%s\n%s", want, load_err, err);
+	pk_profile_unreadable(argv, "node", want, &r);
+	t = pk_count_whole(&r.f, "node", native);
+	fprintf(stderr, "v8_walk: unreadable V8: 1 line of it; %lu samples of node, %lu with "
+		"native frames from _start to Builtins_JSEntry\n", t.total, t.whole);
 	ck_assert_uint_ge(t.whole, PK_WHOLE_MIN_SAMPLES);
-	ck_assert_msg(!strstr(out, ";top;") && !strstr(out, ";leaf") && !strstr(out, "[js:"),
-		      "JavaScript frames:\n%s", out);
-	pk_folded_free(&f);
-	free(load_err);
-	free(out);
-	free(err);
+	ck_assert_msg(!strstr(r.out, ";top;") && !strstr(r.out, ";leaf") && !strstr(r.out, "[js:"),
+		      "JavaScript frames:\n%s", r.out);
+	pk_run_free(&r);
 	ck_assert_int_eq(unlink(node), 0);
 	ck_assert_int_eq(rmdir(dir), 0);
 }

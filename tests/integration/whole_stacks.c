@@ -302,6 +302,33 @@ void pk_profile_command_read(const char *const extra[], const char *const argv[]
 	ck_assert_msg(pk_e2e_parse_summary(r->err, &r->sum), "no summary line in: %s", r->err);
 }
 
+void pk_profile_unreadable(const char *const args[], const char *comm, const char *want,
+			   struct pk_run *r)
+{
+	const char *rd[] = { "-d", "300", NULL };
+	char *load_err = NULL;
+	int rc, lines = 0;
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->comm, sizeof(r->comm), "%s", comm);
+	ck_assert_int_eq(pk_e2e_load_err(args, &load_err), 0);
+	rc = pk_e2e_read(rd, &r->out, &r->err);
+	ck_assert_msg(rc == 0, "probe-read exited %d: %s", rc, r->err);
+	ck_assert_int_eq(pk_e2e_wait_targets_exit(5), 0);
+	free(load_err);
+	load_err = pk_e2e_load_log();
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	pk_e2e_parse_folded(r->out, &r->f);
+	for (const char *txt[] = { load_err ? load_err : "", r->err, NULL }, **p = txt; *p; p++)
+		for (const char *l = *p; (l = strstr(l, "the walk cannot read")); l++)
+			lines++;
+	ck_assert_msg(lines == 1, "%d lines of 'the walk cannot read':\n%s\n%s", lines, load_err,
+		      r->err);
+	ck_assert_msg(strstr(load_err ? load_err : "", want) || strstr(r->err, want),
+		      "no '%s' in:\n%s\n%s", want, load_err, r->err);
+	free(load_err);
+}
+
 /* Of the samples in the measured code (HOT, see pk_measured_code()), at
  * least PK_WHOLE_MIN_SAMPLES, and a good part of the run's (half of it in
  * dlclose_reuse's lib2: a quarter at least, or the frames are misnamed),

@@ -101,6 +101,14 @@ void pk_profile_command_read(const char *const extra[], const char *const argv[]
 			     const char *const read_extra[], const char *folded,
 			     struct pk_run *r);
 
+/* A runtime the walk cannot read: probe-load ARGS (-- a command),
+ * probe-read until it exits, unload; R's stacks and output as
+ * pk_profile_command()'s (R->comm from COMM). Exactly one line of
+ * probe-load's or probe-read's stderr says "the walk cannot read", and it
+ * is WANT, or the test fails. */
+void pk_profile_unreadable(const char *const args[], const char *comm, const char *want,
+			   struct pk_run *r);
+
 /* Of the samples of R in the measured code (HOT, see pk_measured_code()),
  * at least PK_WHOLE_MIN_SAMPLES, and a quarter of the run's at least, at
  * least PK_WHOLE_MIN match one of PATS; else the test fails, showing the
