@@ -318,7 +318,7 @@ static void cases_names(const char *path, char names[CASES_LINES][64], const cha
 
 /*
  * Names as V8's profiler gives them, read after node exited: cases.js
- * (1.5 s of CPU, the host's node) under probe-load -e cpu-clock -e
+ * (1.5 s of CPU, the host's node 20 and sid's node 24) under probe-load -e cpu-clock -e
  * off-cpu -- node --cpu-prof ...; probe-read once node is gone. Every
  * frame of the script in either event's stacks is named as the same
  * run's .cpuprofile names the function starting at its line: spin (a
@@ -329,10 +329,17 @@ static void cases_names(const char *path, char names[CASES_LINES][64], const cha
 START_TEST(test_cases_named)
 {
 	char fix[4096], dir[2048], pat[4096], cpu[4096], off[4096], bad[2048] = "";
-	char ppat[4096], perf[4096], *ptext, want_perf[64];
-	const char *load[] = { "-F", PK_WHOLE_FREQ, "-e", "cpu-clock", "-e", "off-cpu", "--", "node",
+	char ppat[4096], perf[4096], *ptext, want_perf[64], in_root[4096], root[4096];
+	/* the host's node 20 and sid's node 24 (runs[0] and runs[2]) */
+	const int k = _i ? 2 : 0;
+	const char *host[] = { "-F", PK_WHOLE_FREQ, "-e", "cpu-clock", "-e", "off-cpu", "--", "node",
 			       "--cpu-prof", "--cpu-prof-dir", dir, "--no-turbo-inlining",
 			       "--no-maglev-inlining", fix, "1.5", NULL };
+	const char *rooted[] = { "-F", PK_WHOLE_FREQ, "-e", "cpu-clock", "-e", "off-cpu", "--",
+				 in_root, "-o", dir, root, "/usr/bin/node", "--cpu-prof",
+				 "--cpu-prof-dir", "/mnt/out", "--no-turbo-inlining",
+				 "--no-maglev-inlining", "/mnt/probekit/tests/fixtures/js/cases.js",
+				 "1.5", NULL };
 	const char *rd[] = { "--lines", "-f", "folded", "-o", pat, "-f", "perf", "-o", ppat, NULL };
 	const char *const want[] = { "spin", "area", "(anonymous)", "waiter", NULL };
 	static char names[CASES_LINES][64];
@@ -341,6 +348,9 @@ START_TEST(test_cases_named)
 	int rc;
 
 	pk_test_src_path("tests/fixtures/js/cases.js", fix, sizeof(fix));
+	pk_test_src_path("tests/roots/in_root.sh", in_root, sizeof(in_root));
+	if (runs[k].root)
+		pk_test_roots_path(runs[k].root, root, sizeof(root));
 	snprintf(dir, sizeof(dir), "%s", pk_test_path_in(pk_test_cache_dir(), "v8-cases-XXXXXX"));
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(pat, sizeof(pat), "%s", pk_test_path_in(pk_test_cache_dir(), "cases-{event}.folded"));
@@ -348,7 +358,7 @@ START_TEST(test_cases_named)
 	snprintf(off, sizeof(off), "%s", pk_test_path_in(pk_test_cache_dir(), "cases-off-cpu.folded"));
 	snprintf(ppat, sizeof(ppat), "%s", pk_test_path_in(pk_test_cache_dir(), "cases-{event}.perf"));
 	snprintf(perf, sizeof(perf), "%s", pk_test_path_in(pk_test_cache_dir(), "cases-cpu-clock.perf"));
-	ck_assert_int_eq(pk_e2e_load(load), 0);
+	ck_assert_int_eq(pk_e2e_load(runs[k].root ? rooted : host), 0);
 	ck_assert_int_eq(pk_e2e_wait_targets_exit(300), 0);
 	rc = pk_e2e_read(rd, &out, &err);
 	ck_assert_msg(rc == 0, "probe-read exited %d: %s", rc, err);
@@ -356,9 +366,10 @@ START_TEST(test_cases_named)
 	v8_profile_names(dir, names);
 	cases_names(cpu, names, want, wc, &frames, &ok, bad, sizeof(bad));
 	cases_names(off, names, want, wo, &frames, &ok, bad, sizeof(bad));
-	fprintf(stderr, "v8_walk: cases read after exit: %lu of %lu frames of cases.js (in distinct stacks) named as "
-		"V8 names them; samples with spin %lu, area %lu, (anonymous) %lu; off-CPU us in "
-		"waiter %lu\n", ok, frames, wc[0], wc[1], wc[2], wo[3]);
+	fprintf(stderr, "v8_walk: %s: cases read after exit: %lu of %lu frames of cases.js (in "
+		"distinct stacks) named as V8 names them; samples with spin %lu, area %lu, "
+		"(anonymous) %lu; off-CPU us in waiter %lu\n", runs[k].what, ok, frames, wc[0], wc[1],
+		wc[2], wo[3]);
 	ck_assert_msg(ok == frames, "%lu of %lu frames named otherwise:%s", frames - ok, frames, bad);
 	/* ~45 samples each of 150; ~1 s of the run in Atomics.wait */
 	for (size_t i = 0; i < 3; i++)
@@ -373,7 +384,8 @@ START_TEST(test_cases_named)
 		 fixture_line(fix, "const spin = function"));
 	for (const char *l = ptext; (l = strstr(l, want_perf)); l++)
 		nperf++;
-	fprintf(stderr, "v8_walk: cases: %lu samples with '%s' in perf text\n", nperf, "spin ([js])");
+	fprintf(stderr, "v8_walk: %s: cases: %lu samples with '%s' in perf text\n", runs[k].what,
+		nperf, "spin ([js])");
 	ck_assert_uint_eq(nperf, wc[0]);
 	free(ptext);
 	snprintf(perf, sizeof(perf), "%s", pk_test_path_in(pk_test_cache_dir(), "cases-off-cpu.perf"));
@@ -481,7 +493,7 @@ Suite *suite_v8_walk(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("cases");
 	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, test_cases_named);
+	tcase_add_loop_test(tc, test_cases_named, 0, 2);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("unreadable");
 	tcase_set_timeout(tc, 120);
