@@ -49,7 +49,8 @@
  *
  * What the JavaScript walk (issue 34: bpf/v8_walk.bpf.h, over the value
  * tools/lib/v8_bpf.c makes) takes from here, and what it does not read
- * yet (positions to lines, compiled frames' Code, inlined functions):
+ * yet (a frame's position to its line: it gives the function's start
+ * line; compiled frames' Code, inlined functions):
  * - whoever loads node's or libnode's unwind table reads this once per
  *   file (it is the file's) and hands BPF a value per file, as Python's
  *   py_files value, with the frame offsets, tags and offsets below;
@@ -69,7 +70,8 @@
  * - names are reported as Python's code objects are, while the process
  *   lives: the SharedFunctionInfo's name_or_scope_info (a String, or a
  *   ScopeInfo whose name slot is undescribed), its script (Script: name,
- *   line_ends, a FixedArray of Smis, for the line of a position), strings
+ *   line_ends, a FixedArray of Smis, unset unless something asked; its
+ *   source, whose line terminators the walk counts), strings
  *   read by their instance type (string_* tags: sequential one- and
  *   two-byte, cons, thin, sliced), each keyed by the SharedFunctionInfo
  *   address and reported once, so a name freed and reused is reported
