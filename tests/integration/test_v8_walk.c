@@ -32,6 +32,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "bpf/probekit.h"
 #include "harness/pprof_decode.h"
 #include "integration/whole_stacks.h"
 #include "test_util.h"
@@ -162,6 +163,21 @@ static void v8_profile_share(const char *dir, unsigned long *under, unsigned lon
 	ck_assert_int_eq(pk_test_run(rm, NULL, NULL), 0);
 }
 
+/* The paths of a run of runs[K] on the fixture at REL: FIX (the host's
+ * path of it), IN_ROOT (in_root.sh), ROOT (runs[K]'s test root, if any)
+ * and DIR, a new temp dir named TEMPLATE for node's .cpuprofile (4096
+ * bytes each, DIR 2048). */
+static void run_paths(const char *rel, int k, const char *template, char *fix, char *in_root,
+		      char *root, char *dir)
+{
+	pk_test_src_path(rel, fix, 4096);
+	pk_test_src_path("tests/roots/in_root.sh", in_root, 4096);
+	if (runs[k].root)
+		pk_test_roots_path(runs[k].root, root, 4096);
+	snprintf(dir, 2048, "%s", pk_test_path_in(pk_test_cache_dir(), template));
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
 START_TEST(test_hot_chain)
 {
 	char fix[4096], in_root[4096], root[4096], dir[4096], pb[4096], folded[4096];
@@ -183,12 +199,7 @@ START_TEST(test_hot_chain)
 	struct pk_run r;
 	char *bad, badl[1024];
 
-	pk_test_src_path("tests/fixtures/js/hot.js", fix, sizeof(fix));
-	pk_test_src_path("tests/roots/in_root.sh", in_root, sizeof(in_root));
-	if (runs[_i].root)
-		pk_test_roots_path(runs[_i].root, root, sizeof(root));
-	snprintf(dir, sizeof(dir), "%s", pk_test_path_in(pk_test_cache_dir(), "v8-cpuprof-XXXXXX"));
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	run_paths("tests/fixtures/js/hot.js", _i, "v8-cpuprof-XXXXXX", fix, in_root, root, dir);
 	snprintf(pb, sizeof(pb), "%s", pk_test_path_in(pk_test_cache_dir(), "v8.pb"));
 	snprintf(folded, sizeof(folded), "%s", pk_test_path_in(pk_test_cache_dir(), "v8.folded"));
 	/* 4.5 s of CPU at 99 Hz: ~410 samples in top, 13.5 s for the three */
@@ -238,21 +249,32 @@ START_TEST(test_hot_chain)
 }
 END_TEST
 
-/* What V8's profile in DIR (removed) calls the functions of cases.js:
+/* What V8's profile in DIR (removed) calls the functions of the script
+ * whose URL ends in SUFFIX: "LINE NAME" lines (malloc'ed). */
+static char *v8_profile_text(const char *dir, const char *suffix)
+{
+	char script[4096], *out = NULL, *err = NULL;
+	char *argv[] = { "/usr/bin/python3", script, "names", (char *)dir, (char *)suffix, NULL };
+	char *rm[] = { "rm", "-rf", (char *)dir, NULL };
+	int st;
+
+	pk_test_src_path("tests/oracles/cpuprofile.py", script, sizeof(script));
+	st = pk_test_run(argv, &out, &err);
+	ck_assert_msg(WIFEXITED(st) && !WEXITSTATUS(st), "cpuprofile.py: %s", err);
+	free(err);
+	ck_assert_int_eq(pk_test_run(rm, NULL, NULL), 0);
+	return out;
+}
+
+/* The functions of cases.js as V8's profile in DIR (removed) names them:
  * NAMES[line], "" where no function starts. */
 #define CASES_LINES	128
 
 static void v8_profile_names(const char *dir, char names[CASES_LINES][64])
 {
-	char script[4096], *out = NULL, *err = NULL;
-	char *argv[] = { "/usr/bin/python3", script, "names", (char *)dir, "/cases.js", NULL };
-	char *rm[] = { "rm", "-rf", (char *)dir, NULL };
-	int st;
+	char *out = v8_profile_text(dir, "/cases.js");
 
 	memset(names, 0, CASES_LINES * 64);
-	pk_test_src_path("tests/oracles/cpuprofile.py", script, sizeof(script));
-	st = pk_test_run(argv, &out, &err);
-	ck_assert_msg(WIFEXITED(st) && !WEXITSTATUS(st), "cpuprofile.py: %s", err);
 	for (const char *l = out; *l; l = strchr(l, '\n') + 1) {
 		unsigned int line;
 		char name[64];
@@ -263,8 +285,6 @@ static void v8_profile_names(const char *dir, char names[CASES_LINES][64])
 		ck_assert_ptr_nonnull(strchr(l, '\n'));
 	}
 	free(out);
-	free(err);
-	ck_assert_int_eq(pk_test_run(rm, NULL, NULL), 0);
 }
 
 /* Of the folded stacks at PATH (--lines, removed): each frame "NAME
@@ -347,12 +367,7 @@ START_TEST(test_cases_named)
 	char *out = NULL, *err = NULL;
 	int rc;
 
-	pk_test_src_path("tests/fixtures/js/cases.js", fix, sizeof(fix));
-	pk_test_src_path("tests/roots/in_root.sh", in_root, sizeof(in_root));
-	if (runs[k].root)
-		pk_test_roots_path(runs[k].root, root, sizeof(root));
-	snprintf(dir, sizeof(dir), "%s", pk_test_path_in(pk_test_cache_dir(), "v8-cases-XXXXXX"));
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	run_paths("tests/fixtures/js/cases.js", k, "v8-cases-XXXXXX", fix, in_root, root, dir);
 	snprintf(pat, sizeof(pat), "%s", pk_test_path_in(pk_test_cache_dir(), "cases-{event}.folded"));
 	snprintf(cpu, sizeof(cpu), "%s", pk_test_path_in(pk_test_cache_dir(), "cases-cpu-clock.folded"));
 	snprintf(off, sizeof(off), "%s", pk_test_path_in(pk_test_cache_dir(), "cases-off-cpu.folded"));
@@ -390,6 +405,121 @@ START_TEST(test_cases_named)
 	free(ptext);
 	snprintf(perf, sizeof(perf), "%s", pk_test_path_in(pk_test_cache_dir(), "cases-off-cpu.perf"));
 	unlink(perf);
+	free(out);
+	free(err);
+}
+END_TEST
+
+/* The line of NAME in V8's "LINE NAME" TEXT, 0: none. */
+static unsigned int v8_line_of(const char *text, const char *name)
+{
+	for (const char *l = text; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : NULL) {
+		unsigned int line;
+		char n[64];
+
+		if (sscanf(l, "%u %63[^\n]", &line, n) == 2 && !strcmp(n, name))
+			return line;
+	}
+	return 0;
+}
+
+/* The line of the frames of NAME in the pprof at PB; 0: none has one.
+ * Their lines differ, or none is there: the test fails. */
+static unsigned int pprof_line_of(const char *pb, const char *name)
+{
+	Perftools__Profiles__Profile *p = pk_test_pprof_load(pb);
+	long long line = -1;
+
+	for (size_t i = 0; i < p->n_location; i++) {
+		const Perftools__Profiles__Location *loc = p->location[i];
+
+		for (size_t l = 0; l < loc->n_line; l++) {
+			const Perftools__Profiles__Function *fn =
+				pk_test_pprof_function(p, loc->line[l]->function_id);
+
+			if (strcmp(pk_test_pprof_str(p, fn->name), name))
+				continue;
+			ck_assert_msg(line < 0 || line == loc->line[l]->line, "%s at %lld and %lld",
+				      name, line, (long long)loc->line[l]->line);
+			line = loc->line[l]->line;
+		}
+	}
+	perftools__profiles__profile__free_unpacked(p, NULL);
+	ck_assert_msg(line >= 0, "no frame of %s", name);
+	return line;
+}
+
+/* The script of test_line_edges at PATH: fa after lines ended by "\r"
+ * alone and by "\r\n", fb after a "\r\n" split across the walk's 64-byte
+ * reads, fc past the 64 KiB of source the walk counts lines in; a loop
+ * calling them for its argument's seconds of CPU. */
+static void write_edges(const char *path)
+{
+	FILE *f = fopen(path, "w");
+	long at;
+
+	ck_assert_ptr_nonnull(f);
+	fputs("'use strict';\r\n// CR alone\r// and again\r\r\n", f);
+	fputs("function burn(n) {\n\tlet s = 0;\n\tfor (let i = 0; i < n; i++)\n"
+	      "\t\ts = (s * 31 + i) % 1000003;\n\treturn s;\n}\r\n", f);
+	fputs("function fa() {\n\treturn burn(100000);\n}\n", f);
+	/* a comment up to byte 63 of a 64-byte read, then its "\r\n" */
+	at = ftell(f);
+	fputs("//", f);
+	for (long i = at + 2; i % 64 != 63; i++)
+		fputc('x', f);
+	fputs("\r\n\r\nfunction fb() {\n\treturn burn(100000);\n}\n", f);
+	while (ftell(f) < 65 * 1024)
+		fputs("// past the lines the walk counts: fc has none\n", f);
+	fputs("function fc() {\n\treturn burn(100000);\n}\n", f);
+	fputs("const limit = Number(process.argv[2]) * 1e6;\nlet sink = 0;\n"
+	      "while (true) {\n\tconst u = process.cpuUsage();\n"
+	      "\tif (u.user + u.system >= limit)\n\t\tbreak;\n"
+	      "\tsink += fa() + fb() + fc();\n}\n", f);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/*
+ * The line a function starts at where counting it is hard: a generated
+ * script (write_edges) under the host's node --cpu-prof (0.4 s of CPU at
+ * 999 Hz). fa and fb at the lines V8's profiler gives them, though lines
+ * end in "\r", "\r\n" and "\n" and one "\r\n" is split between two reads;
+ * fc, past PK_V8_SCAN_MAX, with no line rather than a wrong one.
+ */
+START_TEST(test_line_edges)
+{
+	char dir[2048], js[4096], pb[4096], *text, *out = NULL, *err = NULL;
+	const char *load[] = { "-F", "999", "--", "node", "--cpu-prof", "--cpu-prof-dir", dir,
+			       "--no-turbo-inlining", "--no-maglev-inlining", js, "0.4", NULL };
+	const char *rd[] = { "-f", "pprof", "-o", pb, NULL };
+	unsigned int va, vb, vc, a, b, c;
+
+	snprintf(dir, sizeof(dir), "%s", pk_test_path_in(pk_test_cache_dir(), "v8-edges-XXXXXX"));
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(js, sizeof(js), "%s", pk_test_path_in(pk_test_cache_dir(), "edges.js"));
+	snprintf(pb, sizeof(pb), "%s", pk_test_path_in(pk_test_cache_dir(), "edges.pb"));
+	write_edges(js);
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	pk_e2e_read_until_exit_with(rd, &out, &err);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	text = v8_profile_text(dir, "/edges.js");
+	va = v8_line_of(text, "fa");
+	vb = v8_line_of(text, "fb");
+	vc = v8_line_of(text, "fc");
+	a = pprof_line_of(pb, "fa");
+	b = pprof_line_of(pb, "fb");
+	c = pprof_line_of(pb, "fc");
+	fprintf(stderr, "v8_walk: line edges: fa %u (V8 %u), fb %u (V8 %u), fc %u (V8 %u: past "
+		"%d bytes)\n", a, va, b, vb, c, vc, PK_V8_SCAN_MAX);
+	ck_assert_uint_gt(va, 0);
+	ck_assert_uint_eq(a, va);
+	ck_assert_uint_gt(vb, va);
+	ck_assert_uint_eq(b, vb);
+	ck_assert_uint_gt(vc, vb);
+	ck_assert_uint_eq(c, 0);
+	unlink(pb);
+	unlink(js);
+	free(text);
 	free(out);
 	free(err);
 }
@@ -494,6 +624,10 @@ Suite *suite_v8_walk(void)
 	tc = tcase_create("cases");
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, test_cases_named, 0, 2);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("lines");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_line_edges);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("unreadable");
 	tcase_set_timeout(tc, 120);
