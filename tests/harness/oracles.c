@@ -174,6 +174,37 @@ int pk_test_speedscope_count(const char *json_path, __u64 *samples, __u64 *weigh
 	return 0;
 }
 
+int pk_test_jfr_fold(const char *jfr, const char *recording, char **folded_out)
+{
+	char script[512], *errtext = NULL;
+	char *argv[] = { PYTHON, script, (char *)jfr, (char *)recording, NULL };
+	int err = 0;
+
+	*folded_out = NULL;
+	pk_test_src_path("tests/oracles/jfr_fold.py", script, sizeof(script));
+	if (access(jfr, X_OK) || access(PYTHON, X_OK))
+		return -ENOENT;
+	switch (exit_status(pk_test_run(argv, folded_out, &errtext))) {
+	case 0:
+		break;
+	case 4:		/* a stack cut at the depth */
+		err = -EBADMSG;
+		break;
+	case 2:		/* bad usage, jfr failed */
+		err = -EIO;
+		break;
+	default:
+		err = -EPROTO;
+	}
+	if (err) {
+		fprintf(stderr, "jfr_fold.py: %s", errtext ? errtext : "(no message)\n");
+		free(*folded_out);
+		*folded_out = NULL;
+	}
+	free(errtext);
+	return err;
+}
+
 bool pk_test_oracle_missing(int err, const char *what)
 {
 	const char *ci = getenv("CI");

@@ -15,6 +15,9 @@
  *   speedscope  the JSON schema speedscope ships (file-format-schema.json,
  *               same package), checked by Debian's python3-jsonschema
  *               under /usr/bin/python3 (tests/oracles/speedscope_check.py).
+ *   Java        the JVM's own sampler: a JFR recording's execution samples,
+ *               as the JDK's `jfr print --json` gives them, read by
+ *               tests/oracles/jfr_fold.py.
  *
  * Every function returns 0; -ENOENT when the oracle is not installed (see
  * pk_test_oracle_missing()); -EBADMSG when a speedscope file is not valid;
@@ -54,6 +57,12 @@ int pk_test_speedscope_count(const char *json_path, __u64 *samples, __u64 *weigh
  *   "span"     "NAME\tUNIT\tSTARTVALUE\tENDVALUE" per profile, exact
  */
 int pk_test_speedscope_dump(const char *json_path, const char *what, char **out);
+
+/* The execution samples of the JFR recording at RECORDING, read by JFR
+ * (a JDK's bin/jfr), as folded stacks: "THREAD;root;...;leaf COUNT" lines,
+ * THREAD the Java thread's name, frames `package.Class.method`, sorted by
+ * bytes (malloc'ed). -EBADMSG when a stack was too deep to be whole. */
+int pk_test_jfr_fold(const char *jfr, const char *recording, char **folded_out);
 
 /* After ERR from one of the above: true when the test must stop because
  * the oracle is missing -- a note on stderr, or with CI=true a failure
