@@ -18,20 +18,19 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include <bpf/bpf.h>
 
 #include "eh_frame/elf_file.h"
+#include "integration/jvm_run.h"
 #include "lib/hotspot.h"
 #include "lib/proc_maps.h"
 #include "lib/session.h"
@@ -58,139 +57,18 @@ static const struct jdk jdks[] = {
 };
 #define NJDKS	(sizeof(jdks) / sizeof(jdks[0]))
 
-struct jvm {
-	pid_t child;		/* what the test forked */
-	pid_t pid;		/* the JVM, as the host sees it */
-	pid_t nspid;		/* the JVM in its own PID namespace */
-	int in;			/* its stdin: closing it ends the JVM */
-};
-
-/* FD's bytes until a line "ready", within 120 s (slowdown counted). */
-static void wait_ready(int fd)
+/* J's java -cp <fixtures> Idle, started in its root. */
+static void jvm_start(const struct jdk *j, struct pk_jvm *vm)
 {
-	char buf[4096];
-	size_t have = 0;
+	char java[512];
 
-	while (!memmem(buf, have, "ready\n", 6)) {
-		struct pollfd p = { fd, POLLIN, 0 };
-		ssize_t n;
-
-		ck_assert_msg(poll(&p, 1, 120000 * (int)pk_test_slowdown()) == 1,
-			      "the JVM did not start");
-		n = read(fd, buf + have, sizeof(buf) - 1 - have);
-		ck_assert_msg(n > 0, "the JVM exited: %.*s", (int)have, buf);
-		have += n;
-		ck_assert_uint_lt(have, sizeof(buf) - 1);
-	}
-}
-
-/* /proc/PID/comm is "java". */
-static bool is_java(pid_t pid)
-{
-	char path[64], *t;
-	bool yes;
-
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	t = pk_test_read_file(path, NULL);
-	yes = t && !strcmp(t, "java\n");
-	free(t);
-	return yes;
-}
-
-/* PID or its descendant (3 levels down) that is a java: in_root.sh's
- * unshare forks the chroot that becomes it. */
-static pid_t find_java(pid_t pid, int depth)
-{
-	char path[64], *t, *p, *end;
-	pid_t found = 0;
-
-	if (is_java(pid))
-		return pid;
-	if (!depth)
-		return 0;
-	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", pid, pid);
-	t = pk_test_read_file(path, NULL);
-	for (p = t; p && *p && !found; p = end) {
-		pid_t c = (pid_t)strtol(p, &end, 10);
-
-		if (end == p)
-			break;
-		found = find_java(c, depth - 1);
-	}
-	free(t);
-	return found;
-}
-
-/* The last NSpid of /proc/PID/status: its pid in its own namespace. */
-static pid_t ns_pid(pid_t pid)
-{
-	char path[64], *t, *l;
-	pid_t v = 0;
-
-	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	t = pk_test_read_file(path, NULL);
-	ck_assert_ptr_nonnull(t);
-	l = strstr(t, "\nNSpid:");
-	ck_assert_ptr_nonnull(l);
-	for (char *p = l + 7, *end; *p && *p != '\n'; p = end) {
-		long x = strtol(p, &end, 10);
-
-		if (end == p)
-			break;
-		v = (pid_t)x;
-	}
-	free(t);
-	return v;
-}
-
-static void jvm_start(const struct jdk *j, struct jvm *vm)
-{
-	char fix[4096], java[512], in_root[4096], root[4096];
-	int in[2], out[2];
-	pid_t parent = getpid();
-
-	pk_test_build_path("fixtures_java", fix, sizeof(fix));
 	snprintf(java, sizeof(java), "%s/bin/java", j->home);
-	ck_assert_int_eq(pipe2(in, O_CLOEXEC), 0);
-	ck_assert_int_eq(pipe2(out, O_CLOEXEC), 0);
-	vm->child = fork();
-	ck_assert_int_ge(vm->child, 0);
-	if (vm->child == 0) {
-		pk_test_die_with_parent(parent);
-		dup2(in[0], 0);
-		dup2(out[1], 1);
-		if (!j->root) {
-			execl(java, java, "-cp", fix, "Idle", (char *)NULL);
-		} else {
-			pk_test_src_path("tests/roots/in_root.sh", in_root, sizeof(in_root));
-			pk_test_roots_path(j->root, root, sizeof(root));
-			execl(in_root, in_root, "-o", fix, root, java, "-cp", "/mnt/out", "Idle",
-			      (char *)NULL);
-		}
-		_exit(127);
-	}
-	close(in[0]);
-	close(out[1]);
-	vm->in = in[1];
-	wait_ready(out[0]);
-	close(out[0]);
-	vm->pid = find_java(vm->child, 3);
-	ck_assert_msg(vm->pid > 0, "no java under %d", vm->child);
-	vm->nspid = ns_pid(vm->pid);
-}
-
-static void jvm_stop(struct jvm *vm)
-{
-	int st;
-
-	close(vm->in);
-	ck_assert_int_eq(waitpid(vm->child, &st, 0), vm->child);
-	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the JVM ended with %#x", st);
+	pk_jvm_start(j->root, java, (const char *const[]){ "Idle", NULL }, vm);
 }
 
 /* libjvm's mapping at offset 0 in VM's maps: its bias and symbols,
  * from the file as the process has it mapped (map_files). */
-static void jvm_syms(const struct jvm *vm, struct pk_hotspot_syms *syms, __u64 *bias)
+static void jvm_syms(const struct pk_jvm *vm, struct pk_hotspot_syms *syms, __u64 *bias)
 {
 	struct pk_maps maps;
 	const struct pk_mapping *m = NULL;
@@ -303,7 +181,7 @@ static void sa_parse_line(struct sa *sa, char *l)
 }
 
 /* jhsdb clhsdb of J on VM, its answers parsed into *SA. */
-static void sa_run(const struct jdk *j, const struct jvm *vm, struct sa *sa)
+static void sa_run(const struct jdk *j, const struct pk_jvm *vm, struct sa *sa)
 {
 	static const char cmds[] = "vmstructsdump\nfield CodeCache\nintConstant\nlongConstant\n"
 				   "findsym gHotSpotVMStructs\nflags CodeCacheSegmentSize\n"
@@ -484,7 +362,7 @@ START_TEST(test_tables_vs_agent)
 	struct pk_hotspot_syms syms;
 	struct pk_hotspot_tables t;
 	struct pk_hotspot_vm vm;
-	struct jvm jvm;
+	struct pk_jvm jvm;
 	struct sa sa;
 	char err[PK_ERR_LEN] = "", missing[4096];
 	double best = 1e9, t0;
@@ -537,7 +415,7 @@ START_TEST(test_tables_vs_agent)
 	check_code_cache(&vm, jvm.pid, &sa, j->version);
 	sa_free(&sa);
 	pk_hotspot_tables_free(&t);
-	jvm_stop(&jvm);
+	pk_jvm_stop(&jvm);
 }
 END_TEST
 
@@ -587,7 +465,7 @@ START_TEST(test_store_hs_files)
 	struct pk_hs_file hs;
 	struct pk_file_info fi;
 	struct pk_mapping m;
-	struct jvm jvm;
+	struct pk_jvm jvm;
 	struct stat st;
 	__u64 bias, low, high, stubs;
 	int limit;
@@ -661,7 +539,7 @@ START_TEST(test_store_hs_files)
 
 	pk_unwind_store_free(s);
 	pk_unwind_fds_close(&fds);
-	jvm_stop(&jvm);
+	pk_jvm_stop(&jvm);
 	ck_assert_int_eq(rmdir(pins), 0);
 	ck_assert_int_eq(pk_test_run(argv, NULL, NULL), 0);
 }

@@ -12,13 +12,37 @@
  *   Hot.mid is JFR's within 0.05. The run is -Xint: compiled code inlines
  *   leaf and the sort into top, whose inlined methods the walk does not
  *   expand yet, where JFR names them.
+ * - jcmd's thread dump: the Idle fixture with two threads blocked in Java
+ *   over and over, 2 ms at a time (tests/fixtures/java/Idle.java:
+ *   "pk-sleep" in Thread.sleep, "pk-wait" in Object.wait), profiled
+ *   off-CPU (probe-load -e off-cpu -- java ...), each thread's blocks
+ *   counted by the fixture: once the tables of the JVM's files are loaded
+ *   (warm_up()), 200 blocks of each, then jcmd. The Java frames of each
+ *   thread's samples from then on (perf text's frames in [java], leaf
+ *   first) are those `jcmd PID Thread.print` gives for the thread (its
+ *   "at CLASS.METHOD(...)" lines, leaf first), frame for frame, in 99% of
+ *   its samples at least; the others may only lack leaf frames of that
+ *   list (a block at a safepoint poll of the loop between two sleeps: no
+ *   other stack exists in the fixture), and a walk cut at the root side
+ *   or a frame misnamed fails. The mapping of names: jcmd's CLASS.METHOD
+ *   is the text between "at " and "(", probekit's the frame's symbol; both
+ *   name a native method by itself (JDK 17's Thread.sleep and Object.wait
+ *   are native; JDK 21's sleep0 and wait0 would be named so on both
+ *   sides); nothing is renamed or dropped on either side; the parentheses
+ *   (module, file, line) and jcmd's "- waiting on" and "- locked" lines,
+ *   which are not frames, are not compared.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "harness/oracles.h"
+#include "integration/jvm_run.h"
 #include "integration/whole_stacks.h"
 #include "test_util.h"
 
@@ -102,6 +126,240 @@ out:
 }
 END_TEST
 
+/* Up to this many Java frames in a thread's stack are compared. */
+#define JSTACK_MAX	64
+
+struct jstack {
+	char *v[JSTACK_MAX];	/* leaf first */
+	size_t n;
+};
+
+static void jstack_free(struct jstack *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->v[i]);
+	s->n = 0;
+}
+
+static void jstack_push(struct jstack *s, const char *name, size_t len)
+{
+	ck_assert_uint_lt(s->n, JSTACK_MAX);
+	s->v[s->n] = strndup(name, len);
+	ck_assert_ptr_nonnull(s->v[s->n]);
+	s->n++;
+}
+
+/* "a;b;c" of S, into BUF, for the messages. */
+static const char *jstack_text(const struct jstack *s, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (size_t i = 0; i < s->n && at < len; i++)
+		at += snprintf(buf + at, len - at, "%s%s", i ? ";" : "", s->v[i]);
+	return buf;
+}
+
+/* jcmd's frames of THREAD in DUMP (Thread.print's text): the "\tat
+ * CLASS.METHOD(...)" lines of its entry, CLASS.METHOD each. */
+static void jcmd_frames(const char *dump, const char *thread, struct jstack *s)
+{
+	char head[64];
+	const char *l;
+
+	snprintf(head, sizeof(head), "\n\"%s\" ", thread);
+	l = strstr(dump, head);
+	ck_assert_msg(l, "no thread %s in jcmd's dump:\n%s", thread, dump);
+	/* to the blank line that ends the entry */
+	for (l = strchr(l + 1, '\n'); l && l[1] && l[1] != '\n'; l = strchr(l + 1, '\n')) {
+		const char *name = l + 1, *paren;
+
+		if (strncmp(name, "\tat ", 4))
+			continue;
+		name += 4;
+		paren = strchr(name, '(');
+		ck_assert_msg(paren && paren < strchr(name, '\n'), "jcmd: %.80s", name);
+		jstack_push(s, name, paren - name);
+	}
+	ck_assert_uint_gt(s->n, 0);
+}
+
+/* Whether the Java frames A are WANT, or WANT's root side only (A lacks
+ * some of WANT's leaf frames: *PARTIAL then). */
+static bool jstack_match(const struct jstack *a, const struct jstack *want, bool *partial)
+{
+	size_t skip;
+
+	if (a->n > want->n)
+		return false;
+	skip = want->n - a->n;
+	for (size_t i = 0; i < a->n; i++)
+		if (strcmp(a->v[i], want->v[skip + i]))
+			return false;
+	*partial = skip > 0;
+	return true;
+}
+
+struct jmatch {
+	unsigned long samples, equal, partial;
+	char bad[1024];		/* the first stacks that do not match */
+};
+
+/* The off-CPU samples of THREAD in the perf text PERF from boot time
+ * SINCE on, each sample's Java frames (" ([java])" frame lines, leaf
+ * first) against WANT. */
+static struct jmatch perf_match(const char *perf, const char *thread, const struct jstack *want,
+				double since)
+{
+	struct jmatch m = { 0 };
+	size_t tlen = strlen(thread);
+	const char *l = perf;
+
+	while (l && *l) {
+		struct jstack s = { .n = 0 };
+		bool mine = !strncmp(l, thread, tlen) && l[tlen] == ' ', partial = false;
+		const char *at = strstr(l, "] ");
+		double time;
+
+		/* "COMM PID/TID [CPU] TIME: WEIGHT EVENT:" */
+		if (mine) {
+			ck_assert_msg(at && sscanf(at + 2, "%lf:", &time) == 1, "perf text: %.80s", l);
+			mine = time >= since;
+		}
+
+		/* the sample's frame lines, to its blank line */
+		for (l = strchr(l, '\n'); l && l[1] == '\t'; l = strchr(l + 1, '\n')) {
+			const char *end = strchr(l + 1, '\n'), *sym;
+
+			if (!mine || !end || end - l < 10 || memcmp(end - 9, " ([java])", 9))
+				continue;
+			/* "\t    ADDR SYMBOL ([java])" */
+			sym = strchr(l + 1 + strspn(l + 1, "\t "), ' ');
+			ck_assert_ptr_nonnull(sym);
+			jstack_push(&s, sym + 1, end - 9 - (sym + 1));
+		}
+		l = l ? l + 1 + strspn(l + 1, "\n") : NULL;
+		if (!mine)
+			continue;
+		m.samples++;
+		if (jstack_match(&s, want, &partial) && !partial) {
+			m.equal++;
+			jstack_free(&s);
+			continue;
+		}
+		m.partial += partial;
+		if (strlen(m.bad) < 600) {
+			char buf[512];
+
+			snprintf(m.bad + strlen(m.bad), sizeof(m.bad) - strlen(m.bad), "  %s\n",
+				 jstack_text(&s, buf, sizeof(buf)));
+		}
+		jstack_free(&s);
+	}
+	return m;
+}
+
+/* The JVM's first blocks come before probe-load loaded the tables of its
+ * libjvm (the walk stops in it then, as in any program's first samples):
+ * rounds of 20 blocks of each thread until one in which no walk stopped
+ * for want of a table. The boot time after it: the samples from then on
+ * are compared. */
+static double warm_up(struct pk_jvm *vm)
+{
+	__u64 before[PK_CNT__MAX], after[PK_CNT__MAX];
+	struct timespec ts;
+
+	for (int round = 0;; round++) {
+		ck_assert_msg(round < 100, "the tables of the JVM's files are not loaded");
+		pk_e2e_counters(before);
+		ck_assert_int_eq(write(vm->in, "20\n", 3), 3);
+		pk_jvm_wait_line(vm, "blocked", NULL, 0);
+		pk_e2e_counters(after);
+		if (after[PK_CNT_SAMPLES] > before[PK_CNT_SAMPLES] &&
+		    after[PK_CNT_END_NO_TABLE] == before[PK_CNT_END_NO_TABLE]) {
+			fprintf(stderr, "hotspot_jvm: off-CPU: the tables loaded after %d rounds\n",
+				round + 1);
+			break;
+		}
+	}
+	ck_assert_int_eq(clock_gettime(CLOCK_BOOTTIME, &ts), 0);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Blocks of each thread counted in the run. */
+#define BLOCKS		"200"
+
+START_TEST(test_offcpu_vs_jcmd)
+{
+	static const char *const threads[] = { "pk-sleep", "pk-wait" };
+	char dir[4096], in[4200], out[4200], perf[4200], fix[4096], pid[32], jbuf[1024];
+	const char *load[] = { "-e", "off-cpu", "--", "/bin/sh", "-c",
+			       "exec \"$0\" -cp \"$1\" Idle blocked <\"$2\" >\"$3\"",
+			       JDK17_HOME "/bin/java", fix, in, out, NULL };
+	const char *rd[] = { "-f", "perf", "-o", perf, NULL };
+	char *jcmd[] = { JDK17_HOME "/bin/jcmd", pid, "Thread.print", NULL };
+	char *dump = NULL, *rout = NULL, *rerr = NULL, *text;
+	struct jstack want[2] = { { .n = 0 }, { .n = 0 } };
+	struct pk_jvm vm = { 0 };
+	double since;
+
+	pk_test_build_path("fixtures_java", fix, sizeof(fix));
+	snprintf(dir, sizeof(dir), "%s", pk_test_path_in(pk_test_cache_dir(), "offcpu-XXXXXX"));
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(in, sizeof(in), "%s/in", dir);
+	snprintf(out, sizeof(out), "%s/out", dir);
+	snprintf(perf, sizeof(perf), "%s/offcpu.perf", dir);
+	ck_assert_int_eq(mkfifo(in, 0600), 0);
+	ck_assert_int_eq(mkfifo(out, 0600), 0);
+	/* both ends ours too: opening them blocks neither side, and the JVM's
+	 * stdin ends when we close it */
+	vm.in = open(in, O_RDWR | O_CLOEXEC);
+	vm.out = open(out, O_RDWR | O_CLOEXEC);
+	ck_assert_int_ge(vm.in, 0);
+	ck_assert_int_ge(vm.out, 0);
+
+	ck_assert_int_eq(pk_e2e_load(load), 0);
+	pk_jvm_wait_line(&vm, "ready", pid, sizeof(pid));
+	since = warm_up(&vm);
+	ck_assert_int_eq(write(vm.in, BLOCKS "\n", sizeof(BLOCKS)), (ssize_t)sizeof(BLOCKS));
+	pk_jvm_wait_line(&vm, "blocked", NULL, 0);
+	ck_assert_int_eq(pk_test_run(jcmd, &dump, NULL), 0);
+	for (int t = 0; t < 2; t++)
+		jcmd_frames(dump, threads[t], &want[t]);
+	close(vm.in);
+	pk_e2e_read_until_exit_with(rd, &rout, &rerr);
+	ck_assert_int_eq(pk_e2e_unload(), 0);
+	close(vm.out);
+	text = pk_test_read_file(perf, NULL);
+	ck_assert_ptr_nonnull(text);
+
+	for (int t = 0; t < 2; t++) {
+		struct jmatch m = perf_match(text, threads[t], &want[t], since);
+
+		fprintf(stderr, "hotspot_jvm: JDK 17 off-CPU, %s: jcmd %s; %lu samples, %lu with "
+			"those Java frames (%.1f%%), %lu with their root side only, %lu others\n",
+			threads[t], jstack_text(&want[t], jbuf, sizeof(jbuf)), m.samples, m.equal,
+			m.samples ? 100.0 * m.equal / m.samples : 0, m.partial,
+			m.samples - m.equal - m.partial);
+		ck_assert_uint_ge(m.samples, 200);
+		ck_assert_msg(m.equal + m.partial == m.samples, "%s: %lu samples with other Java "
+			      "frames than jcmd's %s, such as:\n%s", threads[t],
+			      m.samples - m.equal - m.partial, jbuf, m.bad);
+		ck_assert_msg(m.equal >= 0.99 * m.samples, "%s: %lu of %lu samples with jcmd's "
+			      "Java frames, others such as:\n%s", threads[t], m.equal, m.samples, m.bad);
+		jstack_free(&want[t]);
+	}
+	free(text);
+	free(dump);
+	free(rout);
+	free(rerr);
+	unlink(perf);
+	unlink(in);
+	unlink(out);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 Suite *suite_hotspot_jvm(void)
 {
 	Suite *s = suite_create("hotspot_jvm");
@@ -112,6 +370,10 @@ Suite *suite_hotspot_jvm(void)
 	tc = tcase_create("jfr");
 	tcase_set_timeout(tc, 300);
 	tcase_add_test(tc, test_jfr_leaf_share);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("jcmd");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_offcpu_vs_jcmd);
 	suite_add_tcase(s, tc);
 	return s;
 }
