@@ -51,9 +51,7 @@ static bool is_java(pid_t pid)
 	return yes;
 }
 
-/* PID or its descendant (3 levels down) that is a java: in_root.sh's
- * unshare forks the chroot that becomes it. */
-static pid_t find_java(pid_t pid, int depth)
+pid_t pk_jvm_find(pid_t pid, int depth)
 {
 	char path[64], *t, *p, *end;
 	pid_t found = 0;
@@ -69,14 +67,13 @@ static pid_t find_java(pid_t pid, int depth)
 
 		if (end == p)
 			break;
-		found = find_java(c, depth - 1);
+		found = pk_jvm_find(c, depth - 1);
 	}
 	free(t);
 	return found;
 }
 
-/* The last NSpid of /proc/PID/status: its pid in its own namespace. */
-static pid_t ns_pid(pid_t pid)
+pid_t pk_jvm_ns_pid(pid_t pid)
 {
 	char path[64], *t, *l;
 	pid_t v = 0;
@@ -139,9 +136,9 @@ void pk_jvm_start(const char *root, const char *java, const char *const args[],
 	vm->in = in[1];
 	vm->out = out[0];
 	pk_jvm_wait_line(vm, "ready", NULL, 0);
-	vm->pid = find_java(vm->child, 3);
+	vm->pid = pk_jvm_find(vm->child, 3);
 	ck_assert_msg(vm->pid > 0, "no java under %d", vm->child);
-	vm->nspid = ns_pid(vm->pid);
+	vm->nspid = pk_jvm_ns_pid(vm->pid);
 }
 
 void pk_jvm_stop(struct pk_jvm *vm)

@@ -30,6 +30,11 @@ void pk_jvm_start(const char *root, const char *java, const char *const args[],
  * within 120 s (slowdown counted), or the test fails: what follows the
  * space into REST (LEN bytes, NUL-ended; NULL: dropped). */
 void pk_jvm_wait_line(struct pk_jvm *vm, const char *word, char *rest, size_t len);
+/* UNDER or its descendant (DEPTH levels down at most) that is a java, or
+ * 0: in_root.sh's unshare forks the chroot that becomes it. */
+pid_t pk_jvm_find(pid_t under, int depth);
+/* PID's pid in its own PID namespace (the last of its NSpid). */
+pid_t pk_jvm_ns_pid(pid_t pid);
 /* Close VM's stdin and wait for it: it must exit 0. */
 void pk_jvm_stop(struct pk_jvm *vm);
 

@@ -1,18 +1,20 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * The Java walk (bpf/hotspot_walk.bpf.h, the symbolizer's Java frames)
- * against the JVM's own view of its threads, Debian 12's OpenJDK 17 on the
- * host:
+ * against the JVM's own view of its threads:
  *
- * - JFR, the JVM's sampler: the Hot fixture (tests/fixtures/java/Hot.java)
- *   recorded by JFR (-XX:StartFlightRecording, method-profiling=max: a
- *   sample a millisecond) and profiled by probekit at 999 Hz, one run.
+ * - JFR, the JVM's sampler, Debian 12's JDK 17 on the host: the Hot
+ *   fixture (tests/fixtures/java/Hot.java) recorded by JFR
+ *   (-XX:StartFlightRecording, method-profiling=max: a sample a
+ *   millisecond) and profiled by probekit at 999 Hz, one run.
  *   In the main thread, the share of Hot.leaf against the sort
  *   (java.util.Arrays.sort and what it calls) under Hot.main;Hot.top;
  *   Hot.mid is JFR's within 0.05. The run is -Xint: compiled code inlines
  *   leaf and the sort into top, whose inlined methods the walk does not
  *   expand yet, where JFR names them.
- * - jcmd's thread dump: the Idle fixture with two threads blocked in Java
+ * - jcmd's thread dump, Debian 12's JDK 17 on the host, 13's 21 and sid's
+ *   25 in their test roots (tests/roots/in_root.sh; jcmd in the JVM's root
+ *   and namespaces): the Idle fixture with two threads blocked in Java
  *   over and over, 2 ms at a time (tests/fixtures/java/Idle.java:
  *   "pk-sleep" in Thread.sleep, "pk-wait" in Object.wait), profiled
  *   off-CPU (probe-load -e off-cpu -- java ...), each thread's blocks
@@ -25,12 +27,15 @@
  *   list (a block at a safepoint poll of the loop between two sleeps: no
  *   other stack exists in the fixture), and a walk cut at the root side
  *   or a frame misnamed fails. The mapping of names: jcmd's CLASS.METHOD
- *   is the text between "at " and "(", probekit's the frame's symbol; both
- *   name a native method by itself (JDK 17's Thread.sleep and Object.wait
- *   are native; JDK 21's sleep0 and wait0 would be named so on both
- *   sides); nothing is renamed or dropped on either side; the parentheses
- *   (module, file, line) and jcmd's "- waiting on" and "- locked" lines,
- *   which are not frames, are not compared.
+ *   is the text between "at " and "(", probekit's the frame's symbol, and
+ *   each side names every frame it has as it is: the native methods the
+ *   threads block in (17: Thread.sleep and Object.wait; 21: Thread.sleep0
+ *   called by Thread.sleep, Object.wait0 by Object.wait; 25:
+ *   Thread.sleepNanos0 by sleepNanos by sleep), and the JDK's own frames
+ *   that call Idle.run (21 and 25: Thread.runWith) alike; nothing is
+ *   renamed or dropped on either side; the parentheses (module, file,
+ *   line) and jcmd's "- waiting on" and "- locked" lines, which are not
+ *   frames, are not compared.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -125,6 +130,18 @@ out:
 	ck_assert_int_eq(rmdir(dir), 0);
 }
 END_TEST
+
+/* The JDKs of the off-CPU case: Debian 12's 17 on the host, 13's 21 and
+ * sid's 25 in their test roots (tests/roots/in_root.sh). */
+static const struct jdk {
+	const char *root;	/* a test root's name, or NULL: the host */
+	int version;
+	const char *home;	/* in the root */
+} jdks[] = {
+	{ NULL, 17, JDK17_HOME },
+	{ "trixie", 21, "/usr/lib/jvm/java-21-openjdk-amd64" },
+	{ "sid", 25, "/usr/lib/jvm/java-25-openjdk-amd64" },
+};
 
 /* Up to this many Java frames in a thread's stack are compared. */
 #define JSTACK_MAX	64
@@ -292,18 +309,32 @@ static double warm_up(struct pk_jvm *vm)
 START_TEST(test_offcpu_vs_jcmd)
 {
 	static const char *const threads[] = { "pk-sleep", "pk-wait" };
+	const struct jdk *j = &jdks[_i];
 	char dir[4096], in[4200], out[4200], perf[4200], fix[4096], pid[32], jbuf[1024];
-	const char *load[] = { "-e", "off-cpu", "--", "/bin/sh", "-c",
+	char java[512], jcmd_path[512], in_root[4096], root[4096], host_pid[32];
+	const char *host[] = { "-e", "off-cpu", "--", "/bin/sh", "-c",
 			       "exec \"$0\" -cp \"$1\" Idle blocked <\"$2\" >\"$3\"",
-			       JDK17_HOME "/bin/java", fix, in, out, NULL };
+			       java, fix, in, out, NULL };
+	const char *rooted[] = { "-e", "off-cpu", "--", "/bin/sh", "-c",
+				 "exec \"$0\" -o \"$1\" \"$2\" \"$3\" -cp /mnt/out Idle blocked "
+				 "<\"$4\" >\"$5\"", in_root, fix, root, java, in, out, NULL };
 	const char *rd[] = { "-f", "perf", "-o", perf, NULL };
-	char *jcmd[] = { JDK17_HOME "/bin/jcmd", pid, "Thread.print", NULL };
+	/* in the JVM's root and namespaces for the roots' JDKs */
+	char *jcmd_host[] = { jcmd_path, pid, "Thread.print", NULL };
+	char *jcmd_root[] = { "nsenter", "-t", host_pid, "-m", "-p", "-r", "-w", jcmd_path, pid,
+			      "Thread.print", NULL };
 	char *dump = NULL, *rout = NULL, *rerr = NULL, *text;
+	pid_t jvm;
 	struct jstack want[2] = { { .n = 0 }, { .n = 0 } };
 	struct pk_jvm vm = { 0 };
 	double since;
 
 	pk_test_build_path("fixtures_java", fix, sizeof(fix));
+	pk_test_src_path("tests/roots/in_root.sh", in_root, sizeof(in_root));
+	if (j->root)
+		pk_test_roots_path(j->root, root, sizeof(root));
+	snprintf(java, sizeof(java), "%s/bin/java", j->home);
+	snprintf(jcmd_path, sizeof(jcmd_path), "%s/bin/jcmd", j->home);
 	snprintf(dir, sizeof(dir), "%s", pk_test_path_in(pk_test_cache_dir(), "offcpu-XXXXXX"));
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(in, sizeof(in), "%s/in", dir);
@@ -318,12 +349,17 @@ START_TEST(test_offcpu_vs_jcmd)
 	ck_assert_int_ge(vm.in, 0);
 	ck_assert_int_ge(vm.out, 0);
 
-	ck_assert_int_eq(pk_e2e_load(load), 0);
+	ck_assert_int_eq(pk_e2e_load(j->root ? rooted : host), 0);
 	pk_jvm_wait_line(&vm, "ready", pid, sizeof(pid));
+	/* under probe-load, in_root.sh, its unshare and chroot */
+	jvm = pk_jvm_find(getpid(), 5);
+	ck_assert_msg(jvm > 0, "JDK %d: no java under the test", j->version);
+	ck_assert_int_eq(pk_jvm_ns_pid(jvm), atoi(pid));
+	snprintf(host_pid, sizeof(host_pid), "%d", (int)jvm);
 	since = warm_up(&vm);
 	ck_assert_int_eq(write(vm.in, BLOCKS "\n", sizeof(BLOCKS)), (ssize_t)sizeof(BLOCKS));
 	pk_jvm_wait_line(&vm, "blocked", NULL, 0);
-	ck_assert_int_eq(pk_test_run(jcmd, &dump, NULL), 0);
+	ck_assert_int_eq(pk_test_run(j->root ? jcmd_root : jcmd_host, &dump, NULL), 0);
 	for (int t = 0; t < 2; t++)
 		jcmd_frames(dump, threads[t], &want[t]);
 	close(vm.in);
@@ -336,17 +372,18 @@ START_TEST(test_offcpu_vs_jcmd)
 	for (int t = 0; t < 2; t++) {
 		struct jmatch m = perf_match(text, threads[t], &want[t], since);
 
-		fprintf(stderr, "hotspot_jvm: JDK 17 off-CPU, %s: jcmd %s; %lu samples, %lu with "
+		fprintf(stderr, "hotspot_jvm: JDK %d off-CPU, %s: jcmd %s; %lu samples, %lu with "
 			"those Java frames (%.1f%%), %lu with their root side only, %lu others\n",
-			threads[t], jstack_text(&want[t], jbuf, sizeof(jbuf)), m.samples, m.equal,
+			j->version, threads[t], jstack_text(&want[t], jbuf, sizeof(jbuf)), m.samples, m.equal,
 			m.samples ? 100.0 * m.equal / m.samples : 0, m.partial,
 			m.samples - m.equal - m.partial);
 		ck_assert_uint_ge(m.samples, 200);
-		ck_assert_msg(m.equal + m.partial == m.samples, "%s: %lu samples with other Java "
-			      "frames than jcmd's %s, such as:\n%s", threads[t],
+		ck_assert_msg(m.equal + m.partial == m.samples, "JDK %d %s: %lu samples with other Java "
+			      "frames than jcmd's %s, such as:\n%s", j->version, threads[t],
 			      m.samples - m.equal - m.partial, jbuf, m.bad);
-		ck_assert_msg(m.equal >= 0.99 * m.samples, "%s: %lu of %lu samples with jcmd's "
-			      "Java frames, others such as:\n%s", threads[t], m.equal, m.samples, m.bad);
+		ck_assert_msg(m.equal >= 0.99 * m.samples, "JDK %d %s: %lu of %lu samples with "
+			      "jcmd's Java frames, others such as:\n%s", j->version, threads[t],
+			      m.equal, m.samples, m.bad);
 		jstack_free(&want[t]);
 	}
 	free(text);
@@ -373,7 +410,7 @@ Suite *suite_hotspot_jvm(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("jcmd");
 	tcase_set_timeout(tc, 300);
-	tcase_add_test(tc, test_offcpu_vs_jcmd);
+	tcase_add_loop_test(tc, test_offcpu_vs_jcmd, 0, sizeof(jdks) / sizeof(jdks[0]));
 	suite_add_tcase(s, tc);
 	return s;
 }
