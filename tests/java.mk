@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# The Java fixture of the HotSpot tests (tests/integration/test_hotspot.c):
+# The Java fixtures of the HotSpot tests (tests/integration/test_hotspot_*.c):
 # tests/fixtures/java/*.java compiled by Debian 12's OpenJDK 17 (its own
 # javac, not whatever `javac` the alternatives name) for release 17, into
 # $(BUILD)/fixtures_java/: class files that JDK 17 on the host and JDK 21

@@ -219,8 +219,25 @@ static bool jstack_match(const struct jstack *a, const struct jstack *want, bool
 
 struct jmatch {
 	unsigned long samples, equal, partial;
-	char bad[1024];		/* the first stacks that do not match */
+	char bad[2048];		/* the first stacks that do not match: the
+				 * first whole (its user frames), then their
+				 * Java frames */
 };
+
+/* The lines of perf text [FROM, TO) but the kernel's into BUF (LEN
+ * bytes), for a failure's message. */
+static void user_frames(const char *from, const char *to, char *buf, size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = 0;
+	for (const char *l = from; l && l < to && at < len; l = strchr(l, '\n'), l = l ? l + 1 : l) {
+		size_t n = strcspn(l, "\n");
+
+		if (!memmem(l, n, "[kernel.kallsyms]", 17))
+			at += snprintf(buf + at, len - at, "%.*s\n", (int)n, l);
+	}
+}
 
 /* The off-CPU samples of THREAD in the perf text PERF from boot time
  * SINCE on, each sample's Java frames (" ([java])" frame lines, leaf
@@ -233,6 +250,7 @@ static struct jmatch perf_match(const char *perf, const char *thread, const stru
 	const char *l = perf;
 
 	while (l && *l) {
+		const char *start = l;
 		struct jstack s = { .n = 0 };
 		bool mine = !strncmp(l, thread, tlen) && l[tlen] == ' ', partial = false;
 		const char *at = strstr(l, "] ");
@@ -265,7 +283,9 @@ static struct jmatch perf_match(const char *perf, const char *thread, const stru
 			continue;
 		}
 		m.partial += partial;
-		if (strlen(m.bad) < 600) {
+		if (!m.bad[0])
+			user_frames(start, l, m.bad, sizeof(m.bad) / 2);
+		if (strlen(m.bad) < sizeof(m.bad) - 600) {
 			char buf[512];
 
 			snprintf(m.bad + strlen(m.bad), sizeof(m.bad) - strlen(m.bad), "  %s\n",
@@ -368,6 +388,8 @@ START_TEST(test_offcpu_vs_jcmd)
 	close(vm.out);
 	text = pk_test_read_file(perf, NULL);
 	ck_assert_ptr_nonnull(text);
+	snprintf(jbuf, sizeof(jbuf), "JDK %d off-CPU", j->version);
+	pk_print_user_stacks_line(jbuf, rerr);
 
 	for (int t = 0; t < 2; t++) {
 		struct jmatch m = perf_match(text, threads[t], &want[t], since);
