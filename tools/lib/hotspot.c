@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "eh_frame/elf_file.h"
@@ -419,6 +420,21 @@ int pk_hotspot_tables_read(const struct pk_hotspot_syms *syms, __u64 bias,
 	if (ret)
 		pk_hotspot_tables_free(out);
 	return ret;
+}
+
+int pk_hotspot_tables_read_settled(const struct pk_hotspot_syms *syms, __u64 bias,
+				   pk_hotspot_read_fn read, void *ctx, unsigned int wait_ms,
+				   struct pk_hotspot_tables *out, char err[PK_ERR_LEN])
+{
+	const struct timespec step = { 0, PK_HS_SETTLE_STEP_MS * 1000000L };
+	int ret;
+
+	for (unsigned int waited = 0;; waited += PK_HS_SETTLE_STEP_MS) {
+		ret = pk_hotspot_tables_read(syms, bias, read, ctx, out, err);
+		if (ret != -EBADMSG || waited >= wait_ms)
+			return ret;
+		nanosleep(&step, NULL);
+	}
 }
 
 void pk_hotspot_tables_free(struct pk_hotspot_tables *t)

@@ -163,6 +163,19 @@ int pk_hotspot_tables_read(const struct pk_hotspot_syms *syms, __u64 bias,
 			   pk_hotspot_read_fn read, void *ctx, struct pk_hotspot_tables *out,
 			   char err[PK_ERR_LEN]);
 
+/*
+ * pk_hotspot_tables_read() once the JVM has filled its tables: a libjvm
+ * just mapped (the launcher's dlopen(), which probe-load -- java reports
+ * at once) has not run its initializers yet, and its table pointers and
+ * strides read 0 for some milliseconds (-EBADMSG). Read again every
+ * PK_HS_SETTLE_STEP_MS while the answer is -EBADMSG, for WAIT_MS at most;
+ * any other answer is returned at once.
+ */
+#define PK_HS_SETTLE_STEP_MS	10
+int pk_hotspot_tables_read_settled(const struct pk_hotspot_syms *syms, __u64 bias,
+				   pk_hotspot_read_fn read, void *ctx, unsigned int wait_ms,
+				   struct pk_hotspot_tables *out, char err[PK_ERR_LEN]);
+
 void pk_hotspot_tables_free(struct pk_hotspot_tables *t);
 
 /* Lookups in the tables: 0 and *VALUE, or -ENOENT. */
@@ -270,8 +283,9 @@ int pk_hotspot_hs_file(const struct pk_hotspot_vm *vm, __u64 bias, struct pk_hs_
 
 /*
  * The hs_files value of the libjvm at PATH (a way to the file), mapped by
- * process PID at VM_START (one of its mappings): its tables read from PID.
- * 0; -ENOENT: not a HotSpot (or not an ELF); -ENOTSUP: a HotSpot whose
+ * process PID at VM_START (one of its mappings): its tables read from PID,
+ * once it filled them (pk_hotspot_tables_read_settled(): a JVM that just
+ * mapped its libjvm is waited for, 2 s at most). 0; -ENOENT: not a HotSpot (or not an ELF); -ENOTSUP: a HotSpot whose
  * tables lack what the walk needs, or no PID (0) to read them from; other
  * negative errno (open, the process gone, a read). ERR says why but for
  * -ENOENT.

@@ -191,6 +191,13 @@ static int map_offset(pid_t pid, __u64 vm_start, __u64 *offset)
 	return ret;
 }
 
+/* How long a JVM whose libjvm was just mapped is given to fill its tables
+ * (its initializers ran in a few milliseconds on the machines measured;
+ * one of about ten probe-load -e off-cpu -- java runs, at a load of 7 to
+ * 10 on 2 cores, read them before: "stride 0", and the JVM got native
+ * frames only for its whole life). */
+#define HS_SETTLE_MS	2000
+
 int pk_hotspot_process(const char *path, pid_t pid, __u64 vm_start, struct pk_hs_file *out,
 		       char err[PK_ERR_LEN])
 {
@@ -229,7 +236,8 @@ int pk_hotspot_process(const char *path, pid_t pid, __u64 vm_start, struct pk_hs
 	close(fd);
 	if (ret)
 		return ret;
-	ret = pk_hotspot_tables_read(&syms, bias, pk_hotspot_read_pid, &pid, &t, err);
+	ret = pk_hotspot_tables_read_settled(&syms, bias, pk_hotspot_read_pid, &pid,
+					     HS_SETTLE_MS, &t, err);
 	if (ret)
 		return ret;
 	ret = pk_hotspot_vm_extract(&t, &vm, err);

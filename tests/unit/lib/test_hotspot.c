@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "lib/hotspot.h"
 #include "test_util.h"
@@ -510,6 +511,65 @@ START_TEST(test_extract_missing_required)
 END_TEST
 
 /* The memory ends inside the struct table: -EIO, nothing kept. */
+/* A JVM that has not run its initializers: every byte reads 0 for its
+ * first f->unsettled reads (counted down), then as laid out. */
+struct unsettled {
+	struct fake *f;
+	unsigned long zero_reads;
+};
+
+static long unsettled_read(void *ctx, __u64 addr, void *buf, size_t len)
+{
+	struct unsettled *u = ctx;
+
+	if (u->zero_reads) {
+		u->zero_reads--;
+		memset(buf, 0, len);
+		return len;
+	}
+	return fake_read(u->f, addr, buf, len);
+}
+
+/* Tables that read 0 at first (no table yet: -EBADMSG) are read again until
+ * they hold; that stays -EBADMSG after the wait; a read that fails (-EIO)
+ * is not waited for. */
+START_TEST(test_settled)
+{
+	struct built b;
+	struct unsettled u = { .zero_reads = 7 };
+	struct pk_hotspot_tables t;
+	char err[PK_ERR_LEN] = "";
+	struct timespec t0, t1;
+	double ms;
+
+	build(&b, fields17, N(fields17));
+	u.f = &b.f;
+	ck_assert_int_eq(pk_hotspot_tables_read(&b.syms, BIAS, unsettled_read, &u, &t, err),
+			 -EBADMSG);
+	ck_assert_int_eq(pk_hotspot_tables_read_settled(&b.syms, BIAS, unsettled_read, &u, 1000,
+							&t, err), 0);
+	ck_assert_uint_eq(u.zero_reads, 0);
+	ck_assert_uint_eq(t.n_structs, N(fields17));
+	pk_hotspot_tables_free(&t);
+
+	u.zero_reads = ~0ul;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ck_assert_int_eq(pk_hotspot_tables_read_settled(&b.syms, BIAS, unsettled_read, &u, 50,
+							&t, err), -EBADMSG);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+	ck_assert_msg(ms >= 50, "waited %.1f ms", ms);
+	ck_assert_msg(strstr(err, "gHotSpotVMStructs"), "%s", err);
+
+	b.f.size = 0;	/* nothing readable: -EIO at once */
+	b.f.calls = 0;
+	ck_assert_int_eq(pk_hotspot_tables_read_settled(&b.syms, BIAS, fake_read, &b.f, 1000, &t,
+							err), -EIO);
+	ck_assert_uint_le(b.f.calls, 2);
+	done(&b);
+}
+END_TEST
+
 START_TEST(test_truncated)
 {
 	struct built b;
@@ -731,6 +791,7 @@ Suite *suite_hotspot(void)
 
 	tcase_add_test(tables, test_good_tables);
 	tcase_add_test(tables, test_big_table);
+	tcase_add_test(tables, test_settled);
 	tcase_add_test(vm, test_extract_jdk17);
 	tcase_add_test(vm, test_hs_file);
 	tcase_add_test(vm, test_extract_jdk25_names);
