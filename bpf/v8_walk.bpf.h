@@ -186,7 +186,7 @@ struct v8_sfi_buf {
 	struct pk_v8_sfi_event e;
 	__u8 data[V8_AT_MASK + 1 + PK_V8_FILE_MAX];
 	__u64 slots[V8_SCOPE_SLOTS];
-	__u8 scan[V8_SCAN_CHUNK];
+	__u64 scan[V8_SCAN_CHUNK / 8];
 };
 
 struct {
@@ -328,20 +328,42 @@ static __always_inline long v8_scope_name(const struct pk_v8_file *f, struct v8_
 }
 
 /* bpf_loop body counting the line terminators of a script's source as
- * V8 does (String::CalculateLineEnds: \n, \r, \r\n once). */
+ * V8 does (String::CalculateLineEnds: \n, \r, \r\n once), a chunk of
+ * V8_SCAN_CHUNK characters a call, eight at a time in a word and without
+ * a branch per character: a loop over characters with one cost 3 s of
+ * verification at every load (0.5 s without it). */
 struct v8_scan {
 	__u64 addr;	/* the next character */
 	__u32 left;	/* characters to count */
 	__u32 lines;	/* terminators counted */
-	__u8 prev;
+	__u64 cr;	/* 1: the character before addr is \r */
 	__u8 failed;
 };
+
+#define V8_ONES		0x0101010101010101ull
+#define V8_LOW7		0x7f7f7f7f7f7f7f7full
+
+/* The top bit of each byte of W that equals C, exactly (no borrow from
+ * one byte into the next). */
+static __always_inline __u64 v8_bytes_eq(__u64 w, __u64 c)
+{
+	__u64 x = w ^ (c * V8_ONES);
+
+	return ~(((x & V8_LOW7) + V8_LOW7) | x | V8_LOW7);
+}
+
+/* How many bytes a v8_bytes_eq() mask marks. */
+static __always_inline __u32 v8_mask_count(__u64 m)
+{
+	return ((m >> 7) * V8_ONES) >> 56;
+}
 
 static long v8_scan_step(__u32 i, void *ctx)
 {
 	struct v8_sfi_buf *b;
 	struct v8_scan *s = ctx;
 	__u32 zero = 0, n = s->left;
+	__u64 lf, cr;
 
 	(void)i;
 	b = bpf_map_lookup_elem(&v8_sfi_bufs, &zero);
@@ -350,19 +372,20 @@ static long v8_scan_step(__u32 i, void *ctx)
 	if (n > V8_SCAN_CHUNK)
 		n = V8_SCAN_CHUNK;
 	barrier_var(n);
+	/* a last chunk's tail reads as NULs, which count as nothing */
+	__builtin_memset(b->scan, 0, sizeof(b->scan));
 	if (!n || n > V8_SCAN_CHUNK || bpf_probe_read_user(b->scan, n, (const void *)s->addr)) {
 		s->failed = 1;
 		return 1;
 	}
-	for (__u32 j = 0; j < V8_SCAN_CHUNK; j++) {
-		__u8 c;
-
-		if (j >= n)
-			break;
-		c = b->scan[j];
-		if ((c == '\n' && s->prev != '\r') || c == '\r')
-			s->lines++;
-		s->prev = c;
+	for (__u32 k = 0; k < V8_SCAN_CHUNK / 8; k++) {
+		lf = v8_bytes_eq(b->scan[k], '\n');
+		cr = v8_bytes_eq(b->scan[k], '\r');
+		/* each \n and \r, less the \n of each \r\n (little-endian:
+		 * the next character is the next byte up) */
+		s->lines += v8_mask_count(lf) + v8_mask_count(cr) - v8_mask_count((cr << 8) & lf) -
+			    (s->cr & (lf >> 7) & 1);
+		s->cr = cr >> 63;
 	}
 	s->addr += n;
 	s->left -= n;
