@@ -21,6 +21,8 @@ struct delivered {
 	__u64 n, bad_cpu, idle, other_pid, bad_size, sizes;
 	__u64 bad_event;	/* not event 0 (the default), or no weight */
 	__u64 mappings, no_table;	/* the unwinder's reports, beside samples */
+	__u64 runtime;		/* Python, Java, JavaScript reports (of whatever
+				 * else runs on the CPU: another make check's) */
 	int cpu;
 	pid_t pid;
 };
@@ -61,6 +63,19 @@ static int on_sample(void *ctx, void *data, size_t size)
 			d->mappings++, d->other_pid += d->pid > 0 && m->pid != (__u32)d->pid;
 		else
 			d->no_table++;
+		return 0;
+	}
+	/* The runtime walks' reports, of variable size past their struct. */
+	if (s->hdr.type == PK_EVENT_PY_CODE || s->hdr.type == PK_EVENT_HS_METHOD ||
+	    s->hdr.type == PK_EVENT_V8_SFI) {
+		size_t least = s->hdr.type == PK_EVENT_PY_CODE ? sizeof(struct pk_py_code_event) :
+			       s->hdr.type == PK_EVENT_HS_METHOD ? sizeof(struct pk_hs_method_event) :
+								    sizeof(struct pk_v8_sfi_event);
+
+		if (s->hdr.size < least || s->hdr.size > size)
+			d->bad_size++;
+		else
+			d->runtime++;
 		return 0;
 	}
 	d->n++;
