@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -55,6 +56,19 @@ const char *pk_test_path_in(const char *dir, const char *name)
 const char *pk_test_roots_path(const char *rel, char *buf, size_t len)
 {
 	return env_path("PROBEKIT_ROOTS", "/var/cache/probekit-roots", rel, buf, len);
+}
+
+void pk_test_roots_hold(void)
+{
+	char path[4096];
+	int fd;
+
+	pk_test_roots_path(".probekit-test.lock", path, sizeof(path));
+	/* not closed: the lock goes with the process */
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	ck_assert_msg(fd >= 0, "%s: %s", path, strerror(errno));
+	while (flock(fd, LOCK_EX) && errno == EINTR)
+		;
 }
 
 static char cache_dir[64];

@@ -24,6 +24,11 @@ const char *pk_test_path_in(const char *dir, const char *name);
 /* $PROBEKIT_ROOTS/<rel>: the Debian roots `make test-deps` made
  * (tests/roots/README.md; default /var/cache/probekit-roots), in BUF. */
 const char *pk_test_roots_path(const char *rel, char *buf, size_t len);
+/* Hold the test roots for this test alone until its process exits (check
+ * forks one per test): for a test that needs a fixed path in a root, such
+ * as the /tmp/perf-1.map of a fixture that is PID 1 there, while another
+ * make check runs beside this one on the same roots. */
+void pk_test_roots_hold(void);
 
 /* The cache root of every tool the tests run (PROBEKIT_CACHE_DIR): a
  * folder of the run's own, so that the machine's default,
