@@ -200,6 +200,26 @@ static __always_inline void hs_caller(struct uw_state *st, __u64 pc, __u64 sp, _
 	pk_unwind_regs_caller(&st->f, pc, sp, PK_UNWIND_REG(PK_DWARF_RBP));
 }
 
+/* The bytecode the interpreter runs in st->f, whose method's ConstMethod
+ * is at CM, into *BCP if it is known better than the frame's slot: the
+ * x86-64 template interpreter keeps its bytecode pointer in r13 and stores
+ * it in the slot only before a call (of a method, of the VM), so that in
+ * the frame a sample interrupted the slot is stale (the method's first
+ * bytecode, or its last call). r13 is known in that frame, or in one that
+ * returns to it through native code that kept or saved it; taken when it
+ * points into the method's own bytecodes (a native method's entry holds
+ * its caller's). */
+static __always_inline void hs_live_bcp(const struct uw_state *st, const struct pk_hs_file *f,
+					__u64 cm, __u64 *bcp)
+{
+	__u64 r13 = st->f.regs[13], code = cm + f->constmethod_size, code_size;
+
+	if (!(st->f.valid & PK_UNWIND_REG(13)) || r13 < code || r13 - code >= 0xffff ||
+	    !hs_read(cm + f->constmethod_code_size, &code_size, 2) || r13 - code >= code_size)
+		return;
+	*bcp = r13;
+}
+
 /* An interpreted frame at st->f (FP its frame pointer). */
 static __always_inline int hs_interpreted(struct uw_state *st, const struct hs_proc *p)
 {
@@ -217,9 +237,12 @@ static __always_inline int hs_interpreted(struct uw_state *st, const struct hs_p
 	hs_ptr(fp + 8 * (__s64)f->frame_interp_method, &method);
 	hs_ptr(fp + 8 * (__s64)f->frame_interp_bcp, &bcp);
 	/* the bytecodes follow the ConstMethod */
-	if (method && hs_ptr(method + f->method_const_method, &cm) && cm &&
-	    bcp >= cm + f->constmethod_size && bcp - cm - f->constmethod_size < PK_HS_INFO_MASK - 1)
-		bci = bcp - cm - f->constmethod_size + 1;
+	if (method && hs_ptr(method + f->method_const_method, &cm) && cm) {
+		hs_live_bcp(st, f, cm, &bcp);
+		if (bcp >= cm + f->constmethod_size &&
+		    bcp - cm - f->constmethod_size < PK_HS_INFO_MASK - 1)
+			bci = bcp - cm - f->constmethod_size + 1;
+	}
 	st->hs_frame = pk_hs_frame(method, bci, PK_HS_INTERPRETED);
 	if (!ra)
 		return PK_END_COMPLETE;

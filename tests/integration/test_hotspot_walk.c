@@ -22,7 +22,9 @@
  *   Hot.mid frame (over Hot.leaf) of the chain is in Hot.java at the line
  *   Java's own stack trace gives that call site (Hot run with "stack":
  *   Throwable.getStackTrace() at leaf's first call), and every Hot.leaf
- *   frame at one of leaf's lines (javap -l's LineNumberTable).
+ *   frame, and Hot.top sampled in its own code, at one of that method's
+ *   lines (javap -l's LineNumberTable); 90% of Hot.leaf's in its inner
+ *   loop (the sampled bytecode's line, not the one its frame last saved).
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -67,7 +69,54 @@ static const struct {
 struct java_lines {
 	unsigned int leaf, mid, top, main;
 	unsigned int leaf_min, leaf_max;	/* leaf's LineNumberTable */
+	unsigned int top_min, top_max;		/* top's */
+	unsigned int loop_min, loop_max;	/* leaf's inner loop, in Hot.java */
 };
+
+/* The lines of Hot.java marked "the inner loop". */
+static void source_loop(struct java_lines *o)
+{
+	char path[4096], *text;
+	unsigned int line = 1;
+
+	pk_test_src_path("tests/fixtures/java/Hot.java", path, sizeof(path));
+	text = pk_test_read_file(path, NULL);
+	ck_assert_ptr_nonnull(text);
+	o->loop_min = ~0u;
+	o->loop_max = 0;
+	for (const char *l = text; *l; line++) {
+		size_t end = strcspn(l, "\n");
+
+		if (memmem(l, end, "// the inner loop", 17)) {
+			o->loop_min = line < o->loop_min ? line : o->loop_min;
+			o->loop_max = line;
+		}
+		l += end + (l[end] == '\n');
+	}
+	free(text);
+	ck_assert_uint_le(o->loop_min, o->loop_max);
+}
+
+/* The lowest and highest line of the method DECL's LineNumberTable in
+ * OUT, javap -l's text. */
+static void javap_lines(const char *out, const char *decl, unsigned int *min, unsigned int *max)
+{
+	const char *p = strstr(out, decl);
+
+	ck_assert_msg(p && (p = strstr(p, "LineNumberTable:")), "javap -l: no %s in %s", decl,
+		      out);
+	*min = ~0u;
+	*max = 0;
+	for (p = strchr(p, '\n'); p && p[1]; p = strchr(p + 1, '\n')) {
+		unsigned int line, bci;
+
+		if (sscanf(p + 1, " line %u: %u", &line, &bci) != 2)
+			break;
+		*min = line < *min ? line : *min;
+		*max = line > *max ? line : *max;
+	}
+	ck_assert_uint_lt(*min, *max);
+}
 
 static void java_oracle(const char *argv[], const char *fix, struct java_lines *o)
 {
@@ -90,20 +139,10 @@ static void java_oracle(const char *argv[], const char *fix, struct java_lines *
 	free(out);
 	out = NULL;
 	ck_assert_int_eq(pk_test_run(jp, &out, NULL), 0);
-	p = strstr(out, "void leaf(int[]);");
-	ck_assert_msg(p && (p = strstr(p, "LineNumberTable:")), "javap -l: %s", out);
-	o->leaf_min = ~0u;
-	o->leaf_max = 0;
-	for (p = strchr(p, '\n'); p && p[1]; p = strchr(p + 1, '\n')) {
-		unsigned int line, bci;
-
-		if (sscanf(p + 1, " line %u: %u", &line, &bci) != 2)
-			break;
-		o->leaf_min = line < o->leaf_min ? line : o->leaf_min;
-		o->leaf_max = line > o->leaf_max ? line : o->leaf_max;
-	}
-	ck_assert_uint_lt(o->leaf_min, o->leaf_max);
+	javap_lines(out, "void leaf(int[]);", &o->leaf_min, &o->leaf_max);
+	javap_lines(out, "void top();", &o->top_min, &o->top_max);
 	free(out);
+	source_loop(o);
 }
 
 /* Frames of the chain in a pprof sample, root first: name and line. */
@@ -112,17 +151,22 @@ struct jframe {
 	unsigned int line;
 };
 
+/* The chain's frames in a pprof, each counted as many times as its stack
+ * was sampled. */
+struct line_tally {
+	unsigned long frames, ok;	/* the frames judged, those at O's lines */
+	unsigned long leaf, loop;	/* Hot.leaf's frames, in the inner loop */
+	char bad[512];			/* the first at other lines */
+};
+
 /* Of the samples in PATH whose frames hold Hot.top: the Java frames of
  * Hot.main, Hot.top and Hot.mid over Hot.leaf, and of Hot.leaf, and of
- * those the ones at O's lines in Hot.java, each counted as many times as
- * its stack was sampled. */
-static void pprof_lines(const char *path, const struct java_lines *o, unsigned long *frames,
-			unsigned long *ok, char *bad, size_t badlen)
+ * those the ones at O's lines in Hot.java, into T. */
+static void pprof_lines(const char *path, const struct java_lines *o, struct line_tally *t)
 {
 	Perftools__Profiles__Profile *p = pk_test_pprof_load(path);
 
-	*frames = *ok = 0;
-	bad[0] = 0;
+	memset(t, 0, sizeof(*t));
 	for (size_t i = 0; i < p->n_sample; i++) {
 		const Perftools__Profiles__Sample *smp = p->sample[i];
 		/* its samples: pprof sums a stack's */
@@ -155,41 +199,56 @@ static void pprof_lines(const char *path, const struct java_lines *o, unsigned l
 					    !strcmp(nm, "Hot.mid") && f + 1 < nf ? o->mid : 0;
 			bool good;
 
-			if (!strcmp(nm, "Hot.leaf"))
+			if (!strcmp(nm, "Hot.leaf")) {
 				good = fr[f].line >= o->leaf_min && fr[f].line <= o->leaf_max;
+				t->leaf += w;
+				if (fr[f].line >= o->loop_min && fr[f].line <= o->loop_max)
+					t->loop += w;
+			}
+			else if (!strcmp(nm, "Hot.top") && f + 1 == nf)
+				/* in top's own code, between its calls */
+				good = fr[f].line >= o->top_min && fr[f].line <= o->top_max;
 			else if (want)
 				good = fr[f].line == want;
 			else
 				continue;	/* mid over the sort: that call's line */
-			*frames += w;
-			*ok += good ? w : 0;
-			if (!good && strlen(bad) + 64 < badlen)
-				snprintf(bad + strlen(bad), badlen - strlen(bad), " %s:%u", nm,
-					 fr[f].line);
+			t->frames += w;
+			t->ok += good ? w : 0;
+			if (!good && strlen(t->bad) + 64 < sizeof(t->bad))
+				snprintf(t->bad + strlen(t->bad), sizeof(t->bad) - strlen(t->bad),
+					 " %s:%u", nm, fr[f].line);
 		}
 	}
 	perftools__profiles__profile__free_unpacked(p, NULL);
 }
 
 /* The Java frames' lines in the pprof at PB (removed) against Java's own
- * view (java_oracle() by ARGV's JVM, the class files in FIX). */
+ * view (java_oracle() by ARGV's JVM, the class files in FIX). Hot.leaf's
+ * lines tell the sampled frame's bytecode from the one its frame last
+ * saved (at its start, leaf's first line: a walk that reads only that
+ * puts every sample there), so that most are in leaf's inner loop, where
+ * it runs 24 steps of the generator for each value it stores. */
 static void assert_lines(int version, const char *flag, const char *argv[], const char *fix,
 			 const char *pb)
 {
 	struct java_lines o;
-	unsigned long frames, ok;
-	char bad[512];
+	struct line_tally t;
 
 	java_oracle(argv, fix, &o);
-	pprof_lines(pb, &o, &frames, &ok, bad, sizeof(bad));
+	pprof_lines(pb, &o, &t);
 	unlink(pb);
 	fprintf(stderr, "hotspot_walk: JDK %d %s: Java says main:%u top:%u mid:%u leaf:%u "
-		"(leaf's lines %u-%u); %lu of %lu chain frames at those lines\n", version, flag,
-		o.main, o.top, o.mid, o.leaf, o.leaf_min, o.leaf_max, ok, frames);
+		"(leaf's lines %u-%u); %lu of %lu chain frames at those lines; %lu of %lu of "
+		"Hot.leaf in its inner loop (%u-%u)\n", version, flag, o.main, o.top, o.mid,
+		o.leaf, o.leaf_min, o.leaf_max, t.ok, t.frames, t.loop, t.leaf, o.loop_min,
+		o.loop_max);
 	/* main and top in each sample of the chain at least */
-	ck_assert_uint_ge(frames, 2 * PK_WHOLE_MIN_SAMPLES);
-	ck_assert_msg(ok == frames, "JDK %d: %lu of %lu frames at other lines:%s", version,
-		      frames - ok, frames, bad);
+	ck_assert_uint_ge(t.frames, 2 * PK_WHOLE_MIN_SAMPLES);
+	ck_assert_msg(t.ok == t.frames, "JDK %d: %lu of %lu frames at other lines:%s", version,
+		      t.frames - t.ok, t.frames, t.bad);
+	ck_assert_uint_ge(t.leaf, PK_WHOLE_MIN_SAMPLES / 4);
+	ck_assert_msg(t.loop >= 0.9 * t.leaf, "JDK %d: %lu of %lu Hot.leaf frames in its inner "
+		      "loop (lines %u-%u)", version, t.loop, t.leaf, o.loop_min, o.loop_max);
 }
 
 /* The main thread's samples in the fixture's loop, and the whole chain
