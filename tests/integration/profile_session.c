@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "bpf/probekit.h"
+#include "integration/ftrace_count.h"
 #include "integration/profile_session.h"
 #include "lib/session.h"
 #include "lib/util/clock.h"
@@ -45,6 +46,7 @@ void pk_e2e_cleanup_all(void)
 	snprintf(cmd, sizeof(cmd), "rm -rf " PIN_PREFIX "%d-*", (int)runner_pid);
 	if (system(cmd) != 0)
 		fprintf(stderr, "cleanup failed: %s\n", cmd);
+	pk_ftrace_count_cleanup(runner_pid);
 }
 
 /* In the runner, before check forks: the prefix only. Each test process
@@ -239,6 +241,11 @@ int pk_e2e_read(const char *const args[], char **out, char **err)
 
 struct pk_e2e_waiting pk_e2e_start_waiting(const char *path)
 {
+	return pk_e2e_start_waiting_with(path, NULL);
+}
+
+struct pk_e2e_waiting pk_e2e_start_waiting_with(const char *path, const char *const extra[])
+{
 	struct pk_e2e_waiting w;
 	pid_t parent = getpid();
 	int p[2];
@@ -251,7 +258,13 @@ struct pk_e2e_waiting pk_e2e_start_waiting(const char *path)
 		dup2(p[0], 0);
 		close(p[0]);
 		close(p[1]);
-		execl(path, path, "--wait", (char *)NULL);
+		const char *argv[16] = { path, "--wait" };
+		size_t n = 2;
+
+		for (size_t i = 0; extra && extra[i] && n < 15; i++)
+			argv[n++] = extra[i];
+		argv[n] = NULL;
+		execv(path, (char *const *)argv);
 		_exit(127);
 	}
 	close(p[0]);

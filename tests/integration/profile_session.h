@@ -60,6 +60,8 @@ struct pk_e2e_waiting {
 	int release_fd;
 };
 struct pk_e2e_waiting pk_e2e_start_waiting(const char *path);
+/* The same with EXTRA (NULL-terminated) after --wait. */
+struct pk_e2e_waiting pk_e2e_start_waiting_with(const char *path, const char *const extra[]);
 /* Let W go and wait for it: it must exit 0. */
 void pk_e2e_release(struct pk_e2e_waiting *w);
 /* The session's counters (bpf/probekit.h), summed over CPUs; a session
