@@ -392,7 +392,8 @@ static __always_inline bool uw_recall_walk(struct uw_state *st, __u64 addr,
 	struct pk_table_info *t;
 	__u32 table;
 
-	if (!e || e->walk_kind != VMA_TABLE || addr < e->walk_start || addr >= e->walk_end)
+	if (!e || e->walk_kind != VMA_TABLE || addr < e->walk_start || addr >= e->walk_end ||
+	    e->walk_report_gen != pk_report_gen())
 		return false;
 	/* a table given back (nrows 0) or its index handed out again (gen)
 	 * is no longer the file's */
@@ -448,6 +449,7 @@ static __always_inline void uw_keep_walk(const struct vma_cursor *v,
 	e->walk_delta = v->delta;
 	e->walk_table = table;
 	e->walk_gen = gen;
+	e->walk_report_gen = pk_report_gen();
 	e->walk_python = !!(fi->flags & PK_FILE_PYTHON);
 	e->walk_hotspot = !!(fi->flags & PK_FILE_HOTSPOT);
 	e->walk_v8 = !!(fi->flags & PK_FILE_V8);

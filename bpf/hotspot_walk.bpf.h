@@ -394,7 +394,8 @@ __noinline int pk_hs_step(struct uw_state *st)
 	return -1;
 }
 
-/* Methods reported per process, with the stamp they had. */
+/* Methods reported per process, with the stamp they had (in the reader
+ * generation they went to: pk_report_stamp()). */
 struct hs_method_key {
 	__u32 tgid;
 	__u32 __pad;
@@ -538,7 +539,7 @@ __noinline int pk_hs_note_method(__u32 tgid, __u64 method)
 	    !hs_ptr(cp + f->cpool_size + 8 * idx, &nsym))
 		return 0;	/* not now: a later sample tries again */
 	stamp = (cm * 0x9e3779b97f4a7c15ull ^ ksym) * 0x9e3779b97f4a7c15ull ^ nsym;
-	stamp = (stamp ^ p->mm) | 1;
+	stamp = pk_report_stamp(stamp ^ p->mm);
 	seen = bpf_map_lookup_elem(&hs_method_seen, &key);
 	if (seen && *seen == stamp)
 		return 0;

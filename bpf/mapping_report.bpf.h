@@ -44,8 +44,10 @@ struct {
 	__type(value, __u8);
 } unwind_seen SEC(".maps");
 
-/* (process, mapping)s already sent as PK_EVENT_MAPPING. LRU: a forgotten
- * one is sent again, which costs a reader nothing. */
+/* (process, mapping)s already sent as PK_EVENT_MAPPING, with the reader
+ * generation they were sent in (pk_report_gen()): one of an earlier
+ * generation is sent again. LRU: a forgotten one is sent again, which
+ * costs a reader nothing. */
 struct report_mapping_key {
 	__u32 pid;
 	__u32 __pad;
@@ -53,11 +55,18 @@ struct report_mapping_key {
 	struct pk_file_key file;
 };
 
+/* tries 1: sent with its build-id (or none to read); more: sent tries - 1
+ * times without, tried again until REPORT_BUILD_ID_TRIES */
+struct report_mapping_seen {
+	__u32 gen;
+	__u32 tries;
+};
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 1);
 	__type(key, struct report_mapping_key);
-	__type(value, __u8);
+	__type(value, struct report_mapping_seen);
 } mappings_seen SEC(".maps");
 
 /* Room to build a path backwards in: the path ends at REPORT_PATH_BUF. */
@@ -352,7 +361,8 @@ __noinline int report_mapping(const struct vma_cursor *v, __u64 file,
 	struct file *f = (struct file *)file;
 	struct report_state *rs;
 	struct report_mapping_key mk = {};
-	__u8 one = 1, *tries;
+	struct report_mapping_seen one = { .gen = pk_report_gen(), .tries = 1 }, *seen;
+	__u32 tries = 0;
 
 	if (!v || !key)
 		return false;
@@ -360,17 +370,18 @@ __noinline int report_mapping(const struct vma_cursor *v, __u64 file,
 	mk.vm_start = v->vm_start;
 	mk.vm_pgoff = v->vm_pgoff;
 	mk.file = *key;
-	tries = bpf_map_lookup_elem(&mappings_seen, &mk);
-
-	/* 1: sent with its build-id (or none to read); more: sent tries - 1
-	 * times without, tried again until REPORT_BUILD_ID_TRIES */
-	if (tries && (*tries == 1 || *tries > REPORT_BUILD_ID_TRIES))
+	seen = bpf_map_lookup_elem(&mappings_seen, &mk);
+	/* one of an earlier reader generation went to another reader:
+	 * this one has not had it (its entry stays, rewritten when sent) */
+	if (seen && seen->gen == one.gen)
+		tries = seen->tries;
+	if (tries == 1 || tries > REPORT_BUILD_ID_TRIES)
 		return true;	/* sent already */
-	if (!tries && bpf_map_update_elem(&mappings_seen, &mk, &one, BPF_NOEXIST))
+	if (!seen && bpf_map_update_elem(&mappings_seen, &mk, &one, BPF_NOEXIST))
 		return false;	/* the map is busy */
 	rs = report_state_get();
 	if (!rs) {
-		if (!tries)
+		if (!seen)
 			bpf_map_delete_elem(&mappings_seen, &mk);
 		return false;
 	}
@@ -393,19 +404,19 @@ __noinline int report_mapping(const struct vma_cursor *v, __u64 file,
 		report_build_id(rs, v);
 	}
 	if (bpf_ringbuf_output(&events, &rs->mev, sizeof(rs->mev), 0)) {
-		if (!tries)
+		if (!seen)
 			bpf_map_delete_elem(&mappings_seen, &mk);
 		count(PK_CNT_MAPPING_LOST);
 		return false;
 	}
 	count(PK_CNT_MAPPING_EVENTS);
 	if (f && !rs->mev.build_id_len) {
-		__u8 next = tries ? *tries + 1 : 2;
+		struct report_mapping_seen next = { .gen = one.gen, .tries = tries ? tries + 1 : 2 };
 
 		bpf_map_update_elem(&mappings_seen, &mk, &next, BPF_ANY);
-		return next > REPORT_BUILD_ID_TRIES;
+		return next.tries > REPORT_BUILD_ID_TRIES;
 	}
-	if (tries)
+	if (seen)
 		bpf_map_update_elem(&mappings_seen, &mk, &one, BPF_ANY);
 	return true;
 }

@@ -68,7 +68,9 @@
  * (lib/root_records.h), never by BPF. */
 #define PK_PIN_ROOTS		"roots"		/* HASH tgid -> struct pk_root_record */
 
-#define PK_PIN_LAYOUT_VERSION	3
+/* 4: struct pk_session grew reader_gen (a reader of 3 would read past its
+ * buffer; one of 4 could not tell readers apart in a session of 3). */
+#define PK_PIN_LAYOUT_VERSION	4
 
 /* A process's root as a directory of ours (PK_PIN_ROOTS): what a reader
  * after the process exited looks for the root's files in, and what names
@@ -259,7 +261,8 @@ struct pk_no_table {
  * A file-backed executable mapping (or the vDSO) that a sample's user stack
  * went through, sent before the first sample of its process that needs it
  * (--unwind dwarf): what names the frames in it after the process is gone.
- * Sent once per (process, mapping) while mappings_seen remembers it.
+ * Sent once per (process, mapping) and reader (pk_session reader_gen)
+ * while mappings_seen remembers it.
  *
  * path is the file's path as its dentries name it, up to the root of the
  * mount namespace the file was opened in: what a process in another mount
@@ -411,6 +414,15 @@ struct pk_session {
 	__u32 ringbuf_bytes;
 	__u32 nevents;		/* entries of event_list; 0: a loader before
 				 * events, whose samples are all cpu-clock */
+	/* Bumped by each reader as it starts and as it stops reading
+	 * (pk_session_reader_gen_next(), under the session's lock): the
+	 * reports sent once per runtime object or mapping
+	 * (PK_EVENT_HS_METHOD, PK_EVENT_V8_SFI, PK_EVENT_PY_CODE,
+	 * PK_EVENT_MAPPING) are sent once per reader generation, so a
+	 * reader after another one is told again what the earlier one was
+	 * (bpf/sample.bpf.h pk_report_gen()). */
+	__u32 reader_gen;
+	__u32 __pad;
 };
 
 /*
@@ -542,7 +554,8 @@ struct pk_unwind_alloc {
  * sample that needs it (py_code_seen remembers (tgid, code) with a stamp of
  * its name, file, line table and first line pointers, so a code object
  * freed and another made at its address is sent again); a reader keeps the
- * latest event of each (pid, code).
+ * latest event of each (pid, code). Sent again to each new reader
+ * (pk_session reader_gen).
  */
 
 /* A Python frame in a sample's frames:
@@ -780,7 +793,8 @@ struct pk_hs_file {
  * sample that needs it (hs_method_seen remembers (tgid, Method*) with a
  * stamp of its ConstMethod, holder and name Symbols, so that a method
  * freed and another made at its address is sent again); a reader keeps
- * the latest event of each (pid, Method*). A method whose structures or
+ * the latest event of each (pid, Method*), sent again to each new reader
+ * (pk_session reader_gen). A method whose structures or
  * names cannot be read yet (pages of a class-data-sharing archive not in
  * memory) is neither sent nor remembered: a later sample tries again,
  * and the reader names the frames of before it too. The names are HotSpot's
@@ -915,7 +929,8 @@ struct pk_v8_file {
  * first sample that needs it (v8_sfi_seen remembers (tgid, SFI) with a
  * stamp of its name and script pointers, so that a function freed and
  * another made at its address is sent again); a reader keeps the latest
- * event of each (pid, SFI). name: the function's name (its
+ * event of each (pid, SFI), sent again to each new reader (pk_session
+ * reader_gen). name: the function's name (its
  * name_or_scope_info's String, or the ScopeInfo's function name), empty
  * for an anonymous function; file: its Script's name; line: the line of
  * the function's start position (its ScopeInfo's) in the Script's source,

@@ -79,14 +79,6 @@ struct {
 	__type(value, __u32);
 } busy_cpu SEC(".maps");
 
-/* Written by probe-load after load; never touched here. */
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct pk_session);
-} session SEC(".maps");
-
 /* TASK_RUNNING, include/linux/sched.h (a #define: not in BTF): the state
  * of a thread switched out runnable. */
 #define PK_TASK_RUNNING		0

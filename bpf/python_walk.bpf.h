@@ -69,7 +69,8 @@ struct {
 	__type(value, __u64);
 } py_threads SEC(".maps");
 
-/* Code objects reported per process, with the stamp they had. */
+/* Code objects reported per process, with the stamp they had (in the
+ * reader generation they went to: pk_report_stamp()). */
 struct py_code_key {
 	__u32 tgid;
 	__u32 __pad;
@@ -297,7 +298,7 @@ static __always_inline bool py_send_code(const struct py_state *st, __u64 code)
 static __always_inline void py_note_code(const struct py_state *st, __u64 code)
 {
 	struct py_code_key key = { .tgid = st->tgid, .code = code };
-	__u64 stamp = py_code_stamp(st), *seen;
+	__u64 stamp = pk_report_stamp(py_code_stamp(st)), *seen;
 
 	seen = bpf_map_lookup_elem(&py_code_seen, &key);
 	if (seen && *seen == stamp)

@@ -50,6 +50,36 @@ struct {
 	__type(value, struct pk_sample_buf);
 } scratch SEC(".maps");
 
+/* Written by probe-load after load and by each reader as it starts and
+ * stops (reader_gen); only read here. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct pk_session);
+} session SEC(".maps");
+
+/* The session's reader generation (struct pk_session reader_gen). The
+ * seen maps of the once-per-object reports keep the generation a report
+ * went out in, and an entry of an older one counts as not sent: the
+ * reader it went to may be gone, and the one reading now never got it.
+ * One inlined ARRAY lookup per check. */
+static __always_inline __u32 pk_report_gen(void)
+{
+	__u32 zero = 0;
+	struct pk_session *s = bpf_map_lookup_elem(&session, &zero);
+
+	return s ? s->reader_gen : 0;
+}
+
+/* A report's stamp STAMP (a hash of what it said) as kept in its seen
+ * map: made to differ with each reader generation, so that the same
+ * object's report is due again when a new reader starts. Never 0. */
+static __always_inline __u64 pk_report_stamp(__u64 stamp)
+{
+	return (stamp ^ (__u64)pk_report_gen() * 0xc2b2ae3d27d4eb4full) | 1;
+}
+
 static __always_inline struct pk_sample_buf *sample_buf_get(void)
 {
 	__u32 zero = 0;

@@ -158,7 +158,8 @@ __noinline int pk_v8_step(struct uw_state *st, int kind)
 	return 1;
 }
 
-/* Functions reported per process, with the stamp they had. */
+/* Functions reported per process, with the stamp they had (in the reader
+ * generation they went to: pk_report_stamp()). */
 struct v8_sfi_key {
 	__u32 tgid;
 	__u32 __pad;
@@ -448,7 +449,7 @@ __noinline int pk_v8_note_sfi(__u32 tgid, __u64 sfi)
 	v8_member(f, sfi, f->sfi_name_or_scope_info, &nos);
 	v8_member(f, sfi, f->sfi_script, &script);
 	stamp = (nos * 0x9e3779b97f4a7c15ull ^ script) * 0x9e3779b97f4a7c15ull;
-	stamp = (stamp ^ p->mm) | 1;
+	stamp = pk_report_stamp(stamp ^ p->mm);
 	seen = bpf_map_lookup_elem(&v8_sfi_seen, &key);
 	if (seen && *seen == stamp)
 		return 0;

@@ -226,7 +226,9 @@ struct vma_memo_entry {
 	__u8 walk_python;	/* the file has PK_FILE_PYTHON */
 	__u8 walk_hotspot;	/* the file has PK_FILE_HOTSPOT */
 	__u8 walk_v8;		/* the file has PK_FILE_V8 */
-	__u8 __pad[4];
+	/* the reader generation (pk_report_gen()) its report went to: a
+	 * later reader's samples report the mapping again */
+	__u32 walk_report_gen;
 };
 
 struct vma_memo {

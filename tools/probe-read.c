@@ -193,6 +193,28 @@ static int drain(struct ring_buffer *rb, double deadline, const struct pk_sessio
 	return 0;
 }
 
+/* The session while this reader's generation is open (its reports are
+ * sent to this reader), -1 once it is over. */
+static int gen_fd = -1;
+
+/* This reader read the ring buffer for the last time: a new generation at
+ * once, so that the samples taken until the next reader comes have their
+ * names, files and mappings reported again ahead of them (the next reader
+ * reads them: had they been reported to this one, they would be unnamed
+ * there). Only a sample taken between the last read and now is not. */
+static void reading_over(void)
+{
+	int ret;
+
+	if (gen_fd < 0)
+		return;
+	ret = pk_session_reader_gen_next(gen_fd);
+	gen_fd = -1;
+	if (ret)
+		fprintf(stderr, "probe-read: cannot end this reader's generation: %s\n",
+			strerror(-ret));
+}
+
 /* --aggregate: the samples counted in the kernel since the last call
  * (and the definitions the ring buffer holds of them) go to READER
  * before a profile is taken. */
@@ -314,6 +336,8 @@ static int read_intervals(struct ring_buffer *rb, struct pk_reader *reader,
 		ret = drain(rb, next, fds, info, loader, lock_fd, &done, err);
 		if (!ret)
 			ret = read_counts(rb, reader, err);
+		if (done)
+			reading_over();
 		if (ret) {
 			pk_output_files_discard(outs, plan->nsinks);
 			return ret;
@@ -385,6 +409,7 @@ static int read_top(struct ring_buffer *rb, struct pk_reader *reader,
 			pk_err(err, ret, "cannot write the view: %s", strerror(-ret));
 		redraw = false;
 	}
+	reading_over();
 	pk_term_close(&term);
 	pk_top_free(top);
 	return ret;
@@ -494,6 +519,15 @@ static int run(const struct pk_read_opts *o)
 		session_error(ret, o->pin_dir, err);
 		goto cleanup;
 	}
+	/* before the ring buffer is read: the names, files and mappings a
+	 * reader before this one was told are told again */
+	ret = pk_session_reader_gen_next(fds.session);
+	if (ret) {
+		pk_err(err, ret, "cannot start reading the session at %s: %s", o->pin_dir,
+		       strerror(-ret));
+		goto cleanup;
+	}
+	gen_fd = fds.session;
 	ret = pk_read_plan_make(plan, o, &info, err);
 	if (ret) {
 		if (ret == -EINVAL)
@@ -576,6 +610,7 @@ static int run(const struct pk_read_opts *o)
 			    lock_fd, &done, err);
 		if (!ret)
 			ret = read_counts(rb, reader, err);
+		reading_over();
 		if (ret)
 			pk_output_files_discard(outs, plan->nsinks);
 		else
@@ -597,6 +632,7 @@ cleanup:
 	pk_read_wait_close(&sleeper);
 	ring_buffer__free(rb);
 	pk_agg_maps_close(&agg);
+	reading_over();	/* after an error */
 	pk_reader_free(reader);
 	pk_table_loader_free(loader);
 	if (tables_fd >= 0)

@@ -76,6 +76,21 @@ void pk_session_close(struct pk_session_fds *fds)
 	}
 }
 
+int pk_session_reader_gen_next(int session_fd)
+{
+	struct pk_session info;
+	__u32 key = 0;
+
+	/* The whole value written back: probe-load writes it once before it
+	 * pins it, and readers hold the lock, so nothing else changes it. */
+	if (bpf_map_lookup_elem(session_fd, &key, &info))
+		return -errno;
+	info.reader_gen++;
+	if (bpf_map_update_elem(session_fd, &key, &info, BPF_EXIST))
+		return -errno;
+	return 0;
+}
+
 const char *const pk_unwind_pins[PK_UNWIND_NMAPS] = {
 	PK_PIN_UNWIND_FILES, PK_PIN_UNWIND_TABLES, PK_PIN_UNWIND_ROWS,
 	PK_PIN_UNWIND_ALLOC, PK_PIN_UNWIND_SEEN, PK_PIN_PY_FILES, PK_PIN_HS_FILES,

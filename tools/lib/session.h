@@ -41,6 +41,14 @@ int pk_session_open(const char *pin_dir, struct pk_session_fds *fds,
 /* Close what pk_session_open() opened; fds become -1. */
 void pk_session_close(struct pk_session_fds *fds);
 
+/* A new reader generation in the session SESSION_FD (struct pk_session
+ * reader_gen, bumped): the BPF side sends again the once-per-object reports
+ * (bpf/sample.bpf.h pk_report_gen()), for a reader that was not told what
+ * an earlier one was. A reader calls it when it starts and when it stops
+ * reading the ring buffer, only under the session's lock
+ * (lib/session_lock.h). 0 or negative errno. */
+int pk_session_reader_gen_next(int session_fd);
+
 /* Open the unwind maps pinned at PIN_DIR (NULL: the default). -ENOENT when
  * the session has none (--unwind fp); on error none is left open. py is -1
  * for a session of a loader from before py_files, hs before hs_files, v8
