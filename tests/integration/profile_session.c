@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <bpf/bpf.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <signal.h>
 #include <linux/bpf.h>
@@ -16,6 +17,7 @@
 #include "integration/ftrace_count.h"
 #include "integration/profile_session.h"
 #include "lib/session.h"
+#include "lib/session_lock.h"
 #include "lib/util/clock.h"
 #include "test_util.h"
 
@@ -585,4 +587,34 @@ unsigned long pk_folded_total(const struct pk_folded *f, const char *comm)
 		    (f->lines[i].stack[len] == ';' || !f->lines[i].stack[len]))
 			total += f->lines[i].count;
 	return total;
+}
+
+/* The pid holding the session's reader lock, 0 when none does. */
+pid_t pk_e2e_lock_holder(void)
+{
+	char path[4096];
+	pid_t pid;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", pk_e2e_pin_dir(), PK_PIN_LINKS_DIR);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	pid = pk_flock_holder(fd);
+	close(fd);
+	return pid > 0 ? pid : 0;
+}
+
+/* Until READER holds the session (it opens it after starting up). */
+void pk_e2e_wait_holder(pid_t reader)
+{
+	double t0 = pk_now_s();
+	int status;
+
+	while (pk_e2e_lock_holder() != reader) {
+		ck_assert_msg(waitpid(reader, &status, WNOHANG) == 0,
+			      "the reader exited before it held the session");
+		ck_assert_msg(pk_now_s() - t0 < 60, "the reader never held the session");
+		usleep(10000);
+	}
 }

@@ -52,6 +52,11 @@ int pk_e2e_unload(void);
 /* Start probe-read --pin-dir <pin dir> ARGS... in the background, its
  * stdout and stderr appended to LOG (NULL: /dev/null): its pid, or -1. */
 pid_t pk_e2e_spawn_read(const char *const args[], const char *log);
+/* The pid holding the session's reader lock, 0 when none does. */
+pid_t pk_e2e_lock_holder(void);
+/* Until READER (a pk_e2e_spawn_read()) holds the session: it opens it
+ * after starting up. */
+void pk_e2e_wait_holder(pid_t reader);
 /* PATH --wait, started with a pipe on its stdin: it does nothing until
  * pk_e2e_release() writes to it, so that a session can attach with -p
  * first (tests/fixtures_nofp/ev_calls.c). */

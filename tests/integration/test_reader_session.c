@@ -41,36 +41,6 @@ static const char *const *fixture_load(void)
 	return load;
 }
 
-/* The pid holding the session's reader lock, 0 when none does. */
-static pid_t lock_holder(void)
-{
-	char path[4096];
-	pid_t pid;
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s", pk_e2e_pin_dir(), PK_PIN_LINKS_DIR);
-	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	pid = pk_flock_holder(fd);
-	close(fd);
-	return pid > 0 ? pid : 0;
-}
-
-/* Until READER holds the session (it opens it after starting up). */
-static void wait_holder(pid_t reader)
-{
-	double t0 = pk_now_s();
-	int status;
-
-	while (lock_holder() != reader) {
-		ck_assert_msg(waitpid(reader, &status, WNOHANG) == 0,
-			      "the reader exited before it held the session");
-		ck_assert_msg(pk_now_s() - t0 < 60, "the reader never held the session");
-		usleep(10000);
-	}
-}
-
 /* The samples of perf text: how many, the first and last timestamp (in
  * microseconds, as printed), and whether one (thread, time) came twice. */
 struct perf_times {
@@ -154,7 +124,7 @@ START_TEST(test_second_reader_refused)
 	ck_assert_int_eq(pk_e2e_load(fixture_load()), 0);
 	reader = pk_e2e_spawn_read(first, log);
 	ck_assert_int_gt(reader, 0);
-	wait_holder(reader);
+	pk_e2e_wait_holder(reader);
 	/* the second comes while the first reads a sampled target */
 	ck_assert_int_eq(pk_e2e_wait_targets_cpu(1.0, 60), 0);
 	ck_assert_int_eq(pk_e2e_read(second, &out, &err), 2);
@@ -221,11 +191,11 @@ START_TEST(test_killed_reader_frees_session)
 	ck_assert_int_eq(pk_e2e_load(load), 0);
 	reader = pk_e2e_spawn_read((const char *const[]){ NULL }, NULL);
 	ck_assert_int_gt(reader, 0);
-	wait_holder(reader);
+	pk_e2e_wait_holder(reader);
 	kill(reader, SIGKILL);
 	status = pk_test_wait(reader);
 	ck_assert(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
-	ck_assert_int_eq(lock_holder(), 0);
+	ck_assert_int_eq(pk_e2e_lock_holder(), 0);
 	ck_assert_msg(pk_e2e_read(args, &out, &err) == 0, "the next reader failed: %s", err);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
 	kill(target, SIGKILL);
@@ -347,7 +317,7 @@ START_TEST(test_crashed_reader_frees_session)
 		      "%s, signal %d: wait status %#x", part, sig, status);
 	ck_assert_msg(half_written_in(dir, part),
 		      "the reader did not die writing %s", part);
-	ck_assert_int_eq(lock_holder(), 0);
+	ck_assert_int_eq(pk_e2e_lock_holder(), 0);
 	ck_assert_int_eq(access(out, F_OK), -1);
 	/* the table, when the reader kept it before it died, whole */
 	if (!strcmp(part, ".syms.tmp.")) {
@@ -440,7 +410,7 @@ START_TEST(test_unload_ends_reader)
 	ck_assert_int_eq(pk_session_open(pk_e2e_pin_dir(), &fds, &info), 0);
 	reader = pk_e2e_spawn_read(modes[_i], log);
 	ck_assert_int_gt(reader, 0);
-	wait_holder(reader);
+	pk_e2e_wait_holder(reader);
 	ck_assert_int_eq(pk_e2e_wait_targets_cpu(1.0, 60), 0);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
 	expect_exit_0(reader);
