@@ -486,6 +486,13 @@ int pk_e2e_wait_cpu(pid_t pid, double secs, double timeout)
 	return cpu < 0 ? -ESRCH : 0;
 }
 
+int pk_e2e_wait_more_cpu(pid_t pid, double secs, double timeout)
+{
+	double cpu = pk_e2e_cpu_s(pid);
+
+	return cpu < 0 ? -ESRCH : pk_e2e_wait_cpu(pid, cpu + secs, timeout);
+}
+
 int pk_e2e_perf_links(void)
 {
 	__u32 id = 0;

@@ -91,9 +91,14 @@ int pk_e2e_wait_targets_exit(double timeout);
  * of CPU time, not for a wall time. 0, or -ETIMEDOUT (or another negative
  * errno). */
 int pk_e2e_wait_targets_cpu(double secs, double timeout);
-/* The same for the one process PID (a session without targets): 0,
- * -ETIMEDOUT, or -ESRCH when it is gone first. */
+/* The same for the one process PID (a session without targets): until it
+ * has used SECS seconds of CPU time since it started. 0, -ETIMEDOUT, or
+ * -ESRCH when it is gone first. */
 int pk_e2e_wait_cpu(pid_t pid, double secs, double timeout);
+/* The same for SECS seconds more from now: what a process that ran while
+ * a session loaded (for as long as the machine made that take) uses once
+ * it is sampled. */
+int pk_e2e_wait_more_cpu(pid_t pid, double secs, double timeout);
 /* Send SIG to each of the session's targets that still runs: how many, or
  * a negative errno. */
 int pk_e2e_signal_targets(int sig);

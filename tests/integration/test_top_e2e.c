@@ -110,7 +110,7 @@ static void start_top(struct top_run *t)
 	ck_assert_int_gt(t->fixture, 0);
 	snprintf(pid, sizeof(pid), "%d", t->fixture);
 	ck_assert_int_eq(pk_e2e_load(load), 0);
-	ck_assert_int_eq(pk_e2e_wait_cpu(t->fixture, 0.3, WAIT_S), 0);
+	ck_assert_int_eq(pk_e2e_wait_more_cpu(t->fixture, 0.3, WAIT_S), 0);
 
 	ck_assert_int_eq(openpty(&t->master, &t->slave, NULL, NULL, &ws), 0);
 	ck_assert_int_eq(tcgetattr(t->slave, &t->before), 0);
@@ -190,7 +190,7 @@ static void finish(struct top_run *t)
 	ck_assert_uint_eq(after.c_lflag & (ICANON | ECHO | ISIG),
 			  t->before.c_lflag & (ICANON | ECHO | ISIG));
 	ck_assert_ptr_nonnull(strstr(t->out, "\x1b[?25h"));	/* the cursor shown again */
-	ck_assert_int_eq(pk_e2e_wait_cpu(t->fixture, 0.2, WAIT_S), 0);
+	ck_assert_int_eq(pk_e2e_wait_more_cpu(t->fixture, 0.2, WAIT_S), 0);
 	ck_assert_int_eq(pk_e2e_read(read, &out, &err), 0);
 	ck_assert_msg(pk_e2e_parse_summary(err, &sum), "no summary: %s", err);
 	ck_assert_uint_gt(sum.read, 0);
