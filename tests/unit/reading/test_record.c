@@ -1,4 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The records probe-read takes from the ring buffer, parsed: samples of
+ * every layout, copies, --aggregate's definitions, cgroups, the no-table
+ * and mapping records, and every kind of broken one. record_run.h names
+ * the suite's other file.
+ */
 #include <errno.h>
 #include <linux/types.h>
 #include <stddef.h>
@@ -7,62 +13,12 @@
 
 #include "reading/record.h"
 #include "test_util.h"
-
-/* Where a layout 1 sample's frames start: its whole size, written out here
- * (not taken from record.h) because old objects fixed it. */
-#define V1_FRAMES_OFF	56
-/* Layout 2 (ustack_end, fp_frames, fp_mask) and layout 3 (weight, event). */
-#define V2_FRAMES_OFF	96
-#define V3_FRAMES_OFF	112
-/* Layout 4 (copy_off). */
-#define V4_FRAMES_OFF	120
-/* Layout 5 (py_len, py_end). */
-#define V5_FRAMES_OFF	128
-#define V5_MAX_SIZE \
-	(V5_FRAMES_OFF + 8 * (PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH + PK_MAX_PY_DEPTH))
-/* Layout 6 (agg_hash). */
-#define V6_FRAMES_OFF	136
-#define V7_FRAMES_OFF	144
-
-/* A sample record with K kernel and U user frames at FRAMES_OFF (layout 1:
- * V1_FRAMES_OFF, only the fields before ustack_end written), frames
- * numbered 1.. */
-static size_t make_sample_at(unsigned char *buf, __u16 k, __u16 u, __u16 frames_off,
-			     __u32 flags)
-{
-	struct pk_sample s = {
-		.hdr = { .type = PK_EVENT_SAMPLE, .flags = flags },
-		.time_ns = 123, .pid = 42, .tid = 43, .cpu = 1,
-		.kstack_len = k, .ustack_len = u, .frames_off = frames_off,
-	};
-	size_t size = frames_off + 8 * (size_t)(k + u);
-
-	s.hdr.size = size;
-	memcpy(s.comm, "worker", 7);
-	memset(buf, 0, frames_off);
-	memcpy(buf, &s, frames_off < sizeof(s) ? frames_off : sizeof(s));
-	for (__u64 i = 0; i < (__u64)k + u; i++) {
-		__u64 v = i + 1;
-
-		memcpy(buf + frames_off + 8 * i, &v, 8);
-	}
-	return size;
-}
-
-static void set16(unsigned char *buf, size_t off, __u16 v)
-{
-	memcpy(buf + off, &v, sizeof(v));
-}
-
-static void set64(unsigned char *buf, size_t off, __u64 v)
-{
-	memcpy(buf + off, &v, sizeof(v));
-}
+#include "unit/reading/record_run.h"
 
 /* Layout 3, no DWARF walk (--unwind fp), event 0 with weight 1. */
 static size_t make_sample(unsigned char *buf, __u16 k, __u16 u)
 {
-	size_t size = make_sample_at(buf, k, u, V3_FRAMES_OFF, PK_SAMPLE_USTACK_TRUNC);
+	size_t size = pk_rc_make_sample_at(buf, k, u, V3_FRAMES_OFF, PK_SAMPLE_USTACK_TRUNC);
 
 	set64(buf, offsetof(struct pk_sample, weight), 1);
 	return size;
@@ -71,7 +27,7 @@ static size_t make_sample(unsigned char *buf, __u16 k, __u16 u)
 /* A DWARF walk that ended with END, in a sample at FRAMES_OFF (layout 2 or 3). */
 static size_t make_dwarf_at(unsigned char *buf, __u16 k, __u16 u, __u8 end, __u16 frames_off)
 {
-	size_t size = make_sample_at(buf, k, u, frames_off, PK_SAMPLE_USTACK_DWARF);
+	size_t size = pk_rc_make_sample_at(buf, k, u, frames_off, PK_SAMPLE_USTACK_DWARF);
 
 	buf[offsetof(struct pk_sample, ustack_end)] = end;
 	return size;
@@ -111,8 +67,8 @@ static size_t make_no_table(unsigned char *buf, __u64 start, __u64 end)
  * the copy's regs[RIP] the last user frame (K + U). */
 static size_t make_copy(unsigned char *buf, __u16 k, __u16 u, __u32 len)
 {
-	size_t off = make_sample_at(buf, k, u, V4_FRAMES_OFF,
-				    PK_SAMPLE_USTACK_DWARF | PK_SAMPLE_USTACK_COPY);
+	size_t off = pk_rc_make_sample_at(buf, k, u, V4_FRAMES_OFF,
+					  PK_SAMPLE_USTACK_DWARF | PK_SAMPLE_USTACK_COPY);
 	struct pk_ustack_copy c = { .regs_valid = 0x1ffff, .flags = PK_COPY_EXACT_PC, .len = len };
 
 	buf[offsetof(struct pk_sample, ustack_end)] = PK_END_NO_TABLE;
@@ -135,7 +91,7 @@ START_TEST(test_agg_def)
 	static unsigned char buf[PK_SAMPLE_COPY_MAX_SIZE];
 	struct pk_record rec;
 	struct pk_record_sample *r = &rec.sample;
-	size_t size = make_sample_at(buf, 2, 3, V6_FRAMES_OFF, PK_SAMPLE_AGG_DEF);
+	size_t size = pk_rc_make_sample_at(buf, 2, 3, V6_FRAMES_OFF, PK_SAMPLE_AGG_DEF);
 
 	set64(buf, offsetof(struct pk_sample, agg_hash), 0x0123456789abcdefULL);
 	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
@@ -146,23 +102,23 @@ START_TEST(test_agg_def)
 	for (size_t i = 0; i < 5; i++)
 		ck_assert_uint_eq(pk_record_frame(r, i), i + 1);
 	/* the largest sample of this layout fits */
-	size = make_sample_at(buf, PK_MAX_STACK_DEPTH, PK_MAX_STACK_DEPTH, V6_FRAMES_OFF,
-			      PK_SAMPLE_AGG_DEF);
+	size = pk_rc_make_sample_at(buf, PK_MAX_STACK_DEPTH, PK_MAX_STACK_DEPTH, V6_FRAMES_OFF,
+				    PK_SAMPLE_AGG_DEF);
 	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
 	/* without the flag the key says nothing */
-	size = make_sample_at(buf, 2, 3, V6_FRAMES_OFF, 0);
+	size = pk_rc_make_sample_at(buf, 2, 3, V6_FRAMES_OFF, 0);
 	set64(buf, offsetof(struct pk_sample, agg_hash), 7);
 	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
 	ck_assert_uint_eq(r->agg_hash, 0);
 	/* layout 5 had no such flag: an ordinary sample, whatever the bit says */
-	size = make_sample_at(buf, 2, 3, V5_FRAMES_OFF, PK_SAMPLE_AGG_DEF);
+	size = pk_rc_make_sample_at(buf, 2, 3, V5_FRAMES_OFF, PK_SAMPLE_AGG_DEF);
 	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
 	ck_assert(!(r->flags & PK_SAMPLE_AGG_DEF));
 	ck_assert_uint_eq(r->agg_hash, 0);
 	ck_assert_uint_eq(pk_record_frame(r, 0), 1);
 	/* a definition with a stack copy contradicts itself */
-	size = make_sample_at(buf, 2, 3, V6_FRAMES_OFF,
-			      PK_SAMPLE_AGG_DEF | PK_SAMPLE_USTACK_DWARF | PK_SAMPLE_USTACK_COPY);
+	size = pk_rc_make_sample_at(buf, 2, 3, V6_FRAMES_OFF,
+				    PK_SAMPLE_AGG_DEF | PK_SAMPLE_USTACK_DWARF | PK_SAMPLE_USTACK_COPY);
 	buf[offsetof(struct pk_sample, ustack_end)] = PK_END_NO_TABLE;
 	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
 }
@@ -175,7 +131,7 @@ START_TEST(test_cgroup_id)
 	static unsigned char buf[PK_SAMPLE_COPY_MAX_SIZE];
 	struct pk_record rec;
 	struct pk_record_sample *r = &rec.sample;
-	size_t size = make_sample_at(buf, 2, 3, V7_FRAMES_OFF, 0);
+	size_t size = pk_rc_make_sample_at(buf, 2, 3, V7_FRAMES_OFF, 0);
 
 	set64(buf, offsetof(struct pk_sample, cgroup_id), 0x1122334455667788ULL);
 	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
@@ -185,19 +141,19 @@ START_TEST(test_cgroup_id)
 	for (size_t i = 0; i < 5; i++)
 		ck_assert_uint_eq(pk_record_frame(r, i), i + 1);
 	/* with a definition's key beside it */
-	size = make_sample_at(buf, 1, 1, V7_FRAMES_OFF, PK_SAMPLE_AGG_DEF);
+	size = pk_rc_make_sample_at(buf, 1, 1, V7_FRAMES_OFF, PK_SAMPLE_AGG_DEF);
 	set64(buf, offsetof(struct pk_sample, agg_hash), 99);
 	set64(buf, offsetof(struct pk_sample, cgroup_id), 4242);
 	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
 	ck_assert_uint_eq(r->agg_hash, 99);
 	ck_assert_uint_eq(r->cgroup_id, 4242);
 	/* layout 6: the bytes where the id would be are its first frame */
-	size = make_sample_at(buf, 2, 3, V6_FRAMES_OFF, 0);
+	size = pk_rc_make_sample_at(buf, 2, 3, V6_FRAMES_OFF, 0);
 	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
 	ck_assert_uint_eq(r->cgroup_id, 0);
 	ck_assert_uint_eq(pk_record_frame(r, 0), 1);
 	/* a record cut inside the id is refused */
-	size = make_sample_at(buf, 0, 0, V7_FRAMES_OFF, 0);
+	size = pk_rc_make_sample_at(buf, 0, 0, V7_FRAMES_OFF, 0);
 	ck_assert_int_eq(pk_record_parse(buf, size - 4, &rec), PK_RECORD_BAD);
 }
 END_TEST
@@ -227,7 +183,7 @@ START_TEST(test_copy)
 	ck_assert_uint_eq(rec.sample.copy.len, PK_USTACK_COPY_MAX);
 
 	/* a layout 4 sample without the flag has no copy */
-	size = make_sample_at(buf, 1, 1, V4_FRAMES_OFF, PK_SAMPLE_USTACK_DWARF);
+	size = pk_rc_make_sample_at(buf, 1, 1, V4_FRAMES_OFF, PK_SAMPLE_USTACK_DWARF);
 	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
 	ck_assert(!(rec.sample.flags & PK_SAMPLE_USTACK_COPY));
 	ck_assert_ptr_null(rec.sample.stack);
@@ -317,7 +273,7 @@ START_TEST(test_layout1)
 	unsigned char buf[PK_SAMPLE_MAX_SIZE];
 	struct pk_record rec;
 	struct pk_record_sample *r = &rec.sample;
-	size_t size = make_sample_at(buf, 2, 3, V1_FRAMES_OFF, PK_SAMPLE_KSTACK_TRUNC);
+	size_t size = pk_rc_make_sample_at(buf, 2, 3, V1_FRAMES_OFF, PK_SAMPLE_KSTACK_TRUNC);
 
 	ck_assert_uint_eq(size, V1_FRAMES_OFF + 5 * 8);
 	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
@@ -331,25 +287,25 @@ START_TEST(test_layout1)
 	ck_assert_uint_eq(r->ustack_end, PK_END_NONE);
 	ck_assert_uint_eq(r->fp_frames, 0);
 	/* No frames at all: the record is just the 56 bytes. */
-	size = make_sample_at(buf, 0, 0, V1_FRAMES_OFF, 0);
+	size = pk_rc_make_sample_at(buf, 0, 0, V1_FRAMES_OFF, 0);
 	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
 	/* Full depth. */
-	size = make_sample_at(buf, PK_MAX_STACK_DEPTH, PK_MAX_STACK_DEPTH, V1_FRAMES_OFF, 0);
+	size = pk_rc_make_sample_at(buf, PK_MAX_STACK_DEPTH, PK_MAX_STACK_DEPTH, V1_FRAMES_OFF, 0);
 	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
 	ck_assert_uint_eq(pk_record_frame(r, 2 * PK_MAX_STACK_DEPTH - 1), 2 * PK_MAX_STACK_DEPTH);
 	/* The DWARF bit means nothing where its fields are missing: the
 	 * frames (here the first user frame, 0x1...) are not read as them. */
-	size = make_sample_at(buf, 0, 1, V1_FRAMES_OFF, PK_SAMPLE_USTACK_DWARF);
+	size = pk_rc_make_sample_at(buf, 0, 1, V1_FRAMES_OFF, PK_SAMPLE_USTACK_DWARF);
 	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
 	ck_assert_uint_eq(r->flags, 0);
 	ck_assert_uint_eq(r->ustack_end, PK_END_NONE);
 	/* ... nor does it allow a DWARF walk's depth. */
-	size = make_sample_at(buf, 0, PK_MAX_STACK_DEPTH + 1, V1_FRAMES_OFF,
-			      PK_SAMPLE_USTACK_DWARF);
+	size = pk_rc_make_sample_at(buf, 0, PK_MAX_STACK_DEPTH + 1, V1_FRAMES_OFF,
+				    PK_SAMPLE_USTACK_DWARF);
 	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
 	/* Between the layouts: layout 1's fields, frames where layout 2's
 	 * would be; the DWARF fields are not read. */
-	size = make_sample_at(buf, 0, 1, V1_FRAMES_OFF + 8, PK_SAMPLE_USTACK_DWARF);
+	size = pk_rc_make_sample_at(buf, 0, 1, V1_FRAMES_OFF + 8, PK_SAMPLE_USTACK_DWARF);
 	buf[offsetof(struct pk_sample, ustack_end)] = PK_END_LOOP;
 	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
 	ck_assert_uint_eq(r->ustack_end, PK_END_NONE);
@@ -397,7 +353,7 @@ START_TEST(test_layout2)
 	ck_assert_uint_eq(r->weight, 0);
 	free(exact);
 	/* Between layouts 2 and 3: frames at 104; weight and event not read. */
-	size = make_sample_at(buf, 0, 1, V2_FRAMES_OFF + 8, 0);
+	size = pk_rc_make_sample_at(buf, 0, 1, V2_FRAMES_OFF + 8, 0);
 	set64(buf, offsetof(struct pk_sample, weight), 77);
 	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
 	ck_assert_uint_eq(r->weight, 0);
@@ -607,8 +563,6 @@ START_TEST(test_no_table)
 }
 END_TEST
 
-static void check_cuts(const unsigned char *buf, size_t size);
-
 static size_t make_mapping(unsigned char *buf, const char *path, __u16 path_len)
 {
 	struct pk_mapping_event e = {
@@ -656,7 +610,7 @@ START_TEST(test_mapping)
 	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
 	/* every cut short of the whole record */
 	size = make_mapping(buf, "/x", 2);
-	check_cuts(buf, size);
+	pk_rc_check_cuts(buf, size);
 
 	/* the build-id the kernel read */
 	size = make_mapping(buf, "/x", 2);
@@ -681,27 +635,16 @@ START_TEST(test_mapping)
 }
 END_TEST
 
-/* Every cut short of the whole record is rejected. */
-static void check_cuts(const unsigned char *buf, size_t size)
-{
-	struct pk_record rec;
-
-	ck_assert_int_ne(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
-	for (size_t cut = 0; cut < size; cut++)
-		ck_assert_msg(pk_record_parse(buf, cut, &rec) == PK_RECORD_BAD, "cut at %zu of %zu",
-			      cut, size);
-}
-
 START_TEST(test_truncated)
 {
 	unsigned char buf[PK_SAMPLE_MAX_SIZE];
 	struct pk_record rec;
 
-	check_cuts(buf, make_sample(buf, 3, 4));
-	check_cuts(buf, make_sample_at(buf, 3, 4, V1_FRAMES_OFF, 0));
-	check_cuts(buf, make_dwarf_at(buf, 3, 4, PK_END_COMPLETE, V2_FRAMES_OFF));
-	check_cuts(buf, make_dwarf(buf, 3, PK_MAX_USTACK_DEPTH, PK_END_DEPTH));
-	check_cuts(buf, make_no_table(buf, 0x1000, 0x2000));
+	pk_rc_check_cuts(buf, make_sample(buf, 3, 4));
+	pk_rc_check_cuts(buf, pk_rc_make_sample_at(buf, 3, 4, V1_FRAMES_OFF, 0));
+	pk_rc_check_cuts(buf, make_dwarf_at(buf, 3, 4, PK_END_COMPLETE, V2_FRAMES_OFF));
+	pk_rc_check_cuts(buf, make_dwarf(buf, 3, PK_MAX_USTACK_DEPTH, PK_END_DEPTH));
+	pk_rc_check_cuts(buf, make_no_table(buf, 0x1000, 0x2000));
 	ck_assert_int_eq(pk_record_parse(NULL, 0, &rec), PK_RECORD_BAD);
 }
 END_TEST
@@ -804,419 +747,6 @@ START_TEST(test_random_bytes)
 }
 END_TEST
 
-/* Layout 5: K kernel, U user (DWARF walk, complete) and P Python frames
- * (PK_SAMPLE_PY, PK_PY_END_DEPTH), numbered 1.. in that order. */
-static size_t make_py(unsigned char *buf, __u16 k, __u16 u, __u16 p)
-{
-	size_t size = make_sample_at(buf, k, (__u16)(u + p), V5_FRAMES_OFF,
-				     PK_SAMPLE_USTACK_DWARF | PK_SAMPLE_PY);
-
-	set16(buf, offsetof(struct pk_sample, ustack_len), u);
-	set16(buf, offsetof(struct pk_sample, py_len), p);
-	buf[offsetof(struct pk_sample, ustack_end)] = PK_END_COMPLETE;
-	buf[offsetof(struct pk_sample, py_end)] = PK_PY_END_DEPTH;
-	return size;
-}
-
-START_TEST(test_py_frames)
-{
-	static unsigned char buf[PK_SAMPLE_COPY_MAX_SIZE];
-	struct pk_record rec;
-	struct pk_record_sample *r = &rec.sample;
-	size_t size = make_py(buf, 2, 3, 4), off;
-
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
-	ck_assert(r->flags & PK_SAMPLE_PY);
-	ck_assert_uint_eq(r->kstack_len, 2);
-	ck_assert_uint_eq(r->ustack_len, 3);
-	ck_assert_uint_eq(r->py_len, 4);
-	ck_assert_uint_eq(r->py_end, PK_PY_END_DEPTH);
-	for (size_t i = 0; i < 9; i++)
-		ck_assert_uint_eq(pk_record_frame(r, i), i + 1);
-	/* the deepest of every part: a layout 5 writer's largest sample */
-	size = make_py(buf, PK_MAX_STACK_DEPTH, PK_MAX_USTACK_DEPTH, PK_MAX_PY_DEPTH);
-	ck_assert_uint_eq(size, V5_MAX_SIZE);
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
-	ck_assert_uint_eq(r->py_len, PK_MAX_PY_DEPTH);
-	ck_assert_uint_eq(pk_record_frame(r, V5_MAX_SIZE / 8 - V5_FRAMES_OFF / 8 - 1),
-			  V5_MAX_SIZE / 8 - V5_FRAMES_OFF / 8);
-	/* a Python walk that found nothing (the thread ran no Python) */
-	size = make_py(buf, 1, 1, 0);
-	buf[offsetof(struct pk_sample, py_end)] = PK_PY_END_COMPLETE;
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
-	ck_assert_uint_eq(r->py_len, 0);
-	ck_assert_uint_eq(r->py_end, PK_PY_END_COMPLETE);
-	/* without the flag the fields say nothing, whatever they hold */
-	size = make_py(buf, 1, 3, 2);
-	set16(buf, offsetof(struct pk_event_hdr, flags), PK_SAMPLE_USTACK_DWARF);
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
-	ck_assert_uint_eq(r->py_len, 0);
-	ck_assert_uint_eq(r->py_end, PK_PY_END_NONE);
-	/* layout 4 had no such flag: no Python frames, whatever the bit says */
-	size = make_sample_at(buf, 1, 2, V4_FRAMES_OFF, PK_SAMPLE_PY);
-	set16(buf, offsetof(struct pk_sample, py_len), 7);
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
-	ck_assert(!(r->flags & PK_SAMPLE_PY));
-	ck_assert_uint_eq(r->py_len, 0);
-	/* a stack copy comes after the Python frames */
-	size = make_py(buf, 2, 3, 4);
-	off = size;
-	{
-		struct pk_ustack_copy c = { .regs_valid = 0x1ffff, .len = 16 };
-
-		c.regs[7] = 1007;
-		c.start = 1007 - PK_USTACK_COPY_BELOW;
-		c.regs[16] = 5;	/* the last user frame */
-		memcpy(buf + off, &c, sizeof(c));
-		memset(buf + off + sizeof(c), 0xab, 16);
-	}
-	set16(buf, offsetof(struct pk_event_hdr, flags),
-	      PK_SAMPLE_USTACK_DWARF | PK_SAMPLE_USTACK_COPY | PK_SAMPLE_PY);
-	buf[offsetof(struct pk_sample, ustack_end)] = PK_END_NO_TABLE;
-	set16(buf, offsetof(struct pk_sample, copy_off), off);
-	set16(buf, offsetof(struct pk_event_hdr, size), off + sizeof(struct pk_ustack_copy) + 16);
-	size = off + sizeof(struct pk_ustack_copy) + 16;
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_SAMPLE);
-	ck_assert_uint_eq(r->py_len, 4);
-	ck_assert_uint_eq(r->copy.len, 16);
-	ck_assert_ptr_eq(r->stack, buf + off + sizeof(struct pk_ustack_copy));
-	check_cuts(buf, size);
-	/* ... never over them */
-	set16(buf, offsetof(struct pk_sample, copy_off), off - 8);
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
-}
-END_TEST
-
-START_TEST(test_py_frames_bad)
-{
-	static unsigned char buf[PK_SAMPLE_COPY_MAX_SIZE];
-	struct pk_record rec;
-	size_t size;
-
-	/* deeper than any writer goes */
-	size = make_py(buf, 0, 0, PK_MAX_PY_DEPTH + 1);
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
-	/* Python frames past the record */
-	size = make_py(buf, 2, 3, 4);
-	set16(buf, offsetof(struct pk_sample, py_len), 5);
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
-	ck_assert_int_eq(pk_record_parse(buf, sizeof(buf), &rec), PK_RECORD_BAD);
-	check_cuts(buf, make_py(buf, 2, 3, 4));
-}
-END_TEST
-
-/* A code event of NAME, FILE and a line table of LT_LEN bytes 0x80.. */
-static size_t make_code(unsigned char *buf, __u32 flags, const char *name, const char *file,
-			__u16 lt_len)
-{
-	struct pk_py_code_event e = {
-		.hdr = { .type = PK_EVENT_PY_CODE, .flags = flags },
-		.pid = 42, .version = 0x030b02f0, .code = 0x7f0012345678, .firstlineno = 10,
-		.firsttraceable = 3, .name_len = strlen(name), .file_len = strlen(file),
-		.linetable_len = lt_len,
-	};
-	size_t size = sizeof(e) + e.name_len + e.file_len + lt_len;
-
-	e.hdr.size = size;
-	memcpy(buf, &e, sizeof(e));
-	memcpy(buf + sizeof(e), name, e.name_len);
-	memcpy(buf + sizeof(e) + e.name_len, file, e.file_len);
-	for (__u16 i = 0; i < lt_len; i++)
-		buf[sizeof(e) + e.name_len + e.file_len + i] = 0x80 + (i & 0x7f);
-	return size;
-}
-
-START_TEST(test_py_code)
-{
-	static unsigned char buf[1 << 16];
-	struct pk_record rec;
-	struct pk_py_code_desc *c = &rec.py_code;
-	size_t size = make_code(buf, PK_PY_NAME_LATIN1, "Caf\xe9.run", "/srv/app.py", 6);
-
-	ck_assert_uint_eq(size, 48 + 8 + 11 + 6);
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_PY_CODE);
-	ck_assert_uint_eq(c->flags, PK_PY_NAME_LATIN1);
-	ck_assert_uint_eq(c->pid, 42);
-	ck_assert_uint_eq(c->version, 0x030b02f0);
-	ck_assert_uint_eq(c->code, 0x7f0012345678);
-	ck_assert_int_eq(c->firstlineno, 10);
-	ck_assert_uint_eq(c->firsttraceable, 3);
-	ck_assert_uint_eq(c->name_len, 8);
-	ck_assert(memcmp(c->name, "Caf\xe9.run", 8) == 0);
-	ck_assert_uint_eq(c->file_len, 11);
-	ck_assert(memcmp(c->file, "/srv/app.py", 11) == 0);
-	ck_assert_uint_eq(c->linetable_len, 6);
-	ck_assert_ptr_eq(c->linetable, buf + 48 + 19);
-	ck_assert_uint_eq(c->linetable[5], 0x85);
-	check_cuts(buf, size);
-	/* a record delivered larger, and one with bytes to spare */
-	ck_assert_int_eq(pk_record_parse(buf, size + 40, &rec), PK_RECORD_PY_CODE);
-	set16(buf, offsetof(struct pk_event_hdr, size), size + 8);
-	ck_assert_int_eq(pk_record_parse(buf, size + 8, &rec), PK_RECORD_PY_CODE);
-	/* unreadable strings are empty */
-	size = make_code(buf, PK_PY_NAME_UNREADABLE | PK_PY_FILE_UNREADABLE, "", "", 0);
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_PY_CODE);
-	ck_assert_uint_eq(c->name_len + c->file_len + c->linetable_len, 0);
-	/* the longest of each */
-	{
-		char name[PK_PY_NAME_MAX + 2], file[PK_PY_FILE_MAX + 2];
-
-		memset(name, 'n', sizeof(name));
-		memset(file, 'f', sizeof(file));
-		name[PK_PY_NAME_MAX] = file[PK_PY_FILE_MAX] = '\0';
-		size = make_code(buf, 0, name, file, PK_PY_LINETABLE_MAX);
-		ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_PY_CODE);
-		name[PK_PY_NAME_MAX] = 'n';
-		name[PK_PY_NAME_MAX + 1] = '\0';
-		size = make_code(buf, 0, name, "f", 0);
-		ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
-		file[PK_PY_FILE_MAX] = 'f';
-		file[PK_PY_FILE_MAX + 1] = '\0';
-		size = make_code(buf, 0, "n", file, 0);
-		ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
-		size = make_code(buf, 0, "n", "f", PK_PY_LINETABLE_MAX + 1);
-		ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
-	}
-}
-END_TEST
-
-/* A method event of KLASS and NAME. */
-static size_t make_method(unsigned char *buf, __u32 flags, const char *klass, const char *name)
-{
-	struct pk_hs_method_event e = {
-		.hdr = { .type = PK_EVENT_HS_METHOD, .flags = flags },
-		.pid = 42, .method = 0x7f0012345678, .klass_len = strlen(klass),
-		.name_len = strlen(name),
-	};
-	size_t size = sizeof(e) + e.klass_len + e.name_len;
-
-	e.hdr.size = size;
-	memcpy(buf, &e, sizeof(e));
-	memcpy(buf + sizeof(e), klass, e.klass_len);
-	memcpy(buf + sizeof(e) + e.klass_len, name, e.name_len);
-	return size;
-}
-
-/* A method event of Hot.leaf from Hot.java with line table LINES (N
- * bytes, NULs in it allowed). */
-static size_t make_method_lines(unsigned char *buf, const __u8 *lines, size_t n)
-{
-	size_t size = make_method(buf, 0, "Hot", "leaf");
-
-	set16(buf, offsetof(struct pk_hs_method_event, file_len), 8);
-	set16(buf, offsetof(struct pk_hs_method_event, lines_len), n);
-	memcpy(buf + size, "Hot.java", 8);
-	memcpy(buf + size + 8, lines, n);
-	size += 8 + n;
-	set16(buf, offsetof(struct pk_event_hdr, size), size);
-	return size;
-}
-
-/* A Java method's source file and line table follow its names: the file
- * without a NUL, the table of PK_HS_LINES_MAX bytes at most, NULs and all;
- * a record cut anywhere is refused. */
-START_TEST(test_hs_method_lines)
-{
-	static unsigned char buf[1 << 12];
-	static const __u8 lines[] = { 0xff, 0x00, 0x3c, 0x21, 0x00 };
-	__u8 big[PK_HS_LINES_MAX + 1] = { 0 };
-	struct pk_record rec;
-	struct pk_hs_method_desc *m = &rec.hs_method;
-	size_t size = make_method_lines(buf, lines, sizeof(lines));
-
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_HS_METHOD);
-	ck_assert_uint_eq(m->name_len, 4);
-	ck_assert(memcmp(m->name, "leaf", 4) == 0);
-	ck_assert_uint_eq(m->file_len, 8);
-	ck_assert(memcmp(m->file, "Hot.java", 8) == 0);
-	ck_assert_uint_eq(m->lines_len, sizeof(lines));
-	ck_assert(memcmp(m->lines, lines, sizeof(lines)) == 0);
-	check_cuts(buf, size);
-	/* a NUL in the file's name */
-	buf[32 + 3 + 4 + 2] = '\0';
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
-	/* the table at its bound, and past it */
-	size = make_method_lines(buf, big, PK_HS_LINES_MAX);
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_HS_METHOD);
-	ck_assert_uint_eq(m->lines_len, PK_HS_LINES_MAX);
-	size = make_method_lines(buf, big, PK_HS_LINES_MAX + 1);
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
-	/* unreadable: no file, no table, or it is bad */
-	size = make_method_lines(buf, lines, 0);
-	set16(buf, offsetof(struct pk_event_hdr, flags), PK_HS_UNREADABLE);
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
-}
-END_TEST
-
-/* A Java method's names lie in the record, within PK_HS_SYM_MAX each,
- * without a NUL; an unreadable one has none; the Method* fits a frame. */
-START_TEST(test_hs_method)
-{
-	static unsigned char buf[1 << 12];
-	char klass[PK_HS_SYM_MAX + 2];
-	struct pk_record rec;
-	struct pk_hs_method_desc *m = &rec.hs_method;
-	size_t size = make_method(buf, 0, "java/util/Arrays", "sort");
-
-	ck_assert_uint_eq(size, 32 + 16 + 4);
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_HS_METHOD);
-	ck_assert_uint_eq(m->pid, 42);
-	ck_assert_uint_eq(m->flags, 0);
-	ck_assert_uint_eq(m->method, 0x7f0012345678);
-	ck_assert_uint_eq(m->klass_len, 16);
-	ck_assert(memcmp(m->klass, "java/util/Arrays", 16) == 0);
-	ck_assert_uint_eq(m->name_len, 4);
-	ck_assert(memcmp(m->name, "sort", 4) == 0);
-	check_cuts(buf, size);
-	/* lengths past hdr.size */
-	set16(buf, offsetof(struct pk_event_hdr, size), size - 1);
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
-	/* a NUL in a name */
-	size = make_method(buf, 0, "Hot", "main");
-	buf[32 + 3] = '\0';
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
-	/* unreadable: no names, or it is bad */
-	size = make_method(buf, PK_HS_UNREADABLE, "", "");
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_HS_METHOD);
-	ck_assert_uint_eq(m->klass_len + m->name_len, 0);
-	size = make_method(buf, PK_HS_UNREADABLE, "Hot", "");
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
-	/* a Method* no frame can hold */
-	size = make_method(buf, 0, "Hot", "main");
-	set64(buf, offsetof(struct pk_hs_method_event, method), 0);
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
-	set64(buf, offsetof(struct pk_hs_method_event, method), PK_HS_METHOD_MASK + 1);
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
-	/* the longest name, and one past it */
-	memset(klass, 'k', sizeof(klass));
-	klass[PK_HS_SYM_MAX] = '\0';
-	size = make_method(buf, 0, klass, "m");
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_HS_METHOD);
-	klass[PK_HS_SYM_MAX] = 'k';
-	klass[PK_HS_SYM_MAX + 1] = '\0';
-	size = make_method(buf, 0, klass, "m");
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
-}
-END_TEST
-
-START_TEST(test_py_code_bad)
-{
-	static unsigned char buf[1 << 16];
-	struct pk_record rec;
-	size_t size;
-
-	/* lengths past hdr.size */
-	size = make_code(buf, 0, "f", "a.py", 4);
-	set16(buf, offsetof(struct pk_event_hdr, size), size - 1);
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
-	set16(buf, offsetof(struct pk_event_hdr, size), size);
-	set16(buf, offsetof(struct pk_py_code_event, linetable_len), 5);
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
-	/* a NUL in a string */
-	size = make_code(buf, 0, "f", "a.py", 4);
-	buf[48] = '\0';
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
-	size = make_code(buf, 0, "f", "a.py", 4);
-	buf[48 + 1 + 3] = '\0';
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
-	/* (the line table may hold any byte) */
-	size = make_code(buf, 0, "f", "a.py", 4);
-	buf[48 + 5] = '\0';
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_PY_CODE);
-	/* an unreadable string with bytes */
-	size = make_code(buf, PK_PY_NAME_UNREADABLE, "f", "a.py", 0);
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
-	size = make_code(buf, PK_PY_FILE_UNREADABLE, "f", "a.py", 0);
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
-	/* a code no frame can name */
-	size = make_code(buf, 0, "f", "a.py", 0);
-	set64(buf, offsetof(struct pk_py_code_event, code), 0);
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
-	set64(buf, offsetof(struct pk_py_code_event, code), 1ULL << 48);
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
-}
-END_TEST
-
-/* A JavaScript function's event: NAME and FILE. */
-static size_t make_sfi(unsigned char *buf, __u32 flags, const char *name, const char *file)
-{
-	struct pk_v8_sfi_event e = {
-		.hdr = { .type = PK_EVENT_V8_SFI, .flags = flags },
-		.pid = 42, .sfi = 0x3f0012345679, .name_len = strlen(name),
-		.file_len = strlen(file), .line = 19,
-	};
-	size_t size = sizeof(e) + e.name_len + e.file_len;
-
-	e.hdr.size = size;
-	memcpy(buf, &e, sizeof(e));
-	memcpy(buf + sizeof(e), name, e.name_len);
-	memcpy(buf + sizeof(e) + e.name_len, file, e.file_len);
-	return size;
-}
-
-/* A JavaScript function's names and line lie in the record, within PK_V8_NAME_MAX
- * and PK_V8_FILE_MAX, without a NUL; an unreadable one is empty; the SFI
- * fits a frame. */
-START_TEST(test_v8_sfi)
-{
-	static unsigned char buf[1 << 12];
-	char name[PK_V8_NAME_MAX + 2], file[PK_V8_FILE_MAX + 2];
-	struct pk_record rec;
-	struct pk_v8_sfi_desc *d = &rec.v8_sfi;
-	size_t size = make_sfi(buf, 0, "leaf", "/mnt/hot.js");
-
-	ck_assert_uint_eq(size, 32 + 4 + 11);
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_V8_SFI);
-	ck_assert_uint_eq(d->pid, 42);
-	ck_assert_uint_eq(d->flags, 0);
-	ck_assert_uint_eq(d->sfi, 0x3f0012345679);
-	ck_assert_uint_eq(d->name_len, 4);
-	ck_assert(memcmp(d->name, "leaf", 4) == 0);
-	ck_assert_uint_eq(d->file_len, 11);
-	ck_assert(memcmp(d->file, "/mnt/hot.js", 11) == 0);
-	ck_assert_uint_eq(d->line, 19);
-	check_cuts(buf, size);
-	set16(buf, offsetof(struct pk_event_hdr, size), size - 1);
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
-	/* a NUL in the file */
-	size = make_sfi(buf, 0, "top", "hot.js");
-	buf[32 + 3 + 2] = '\0';
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
-	/* anonymous: an empty name that is no error */
-	size = make_sfi(buf, 0, "", "hot.js");
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_V8_SFI);
-	ck_assert_uint_eq(d->name_len, 0);
-	/* unreadable: empty, or it is bad */
-	size = make_sfi(buf, PK_V8_NAME_UNREADABLE | PK_V8_FILE_UNREADABLE, "", "");
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_V8_SFI);
-	size = make_sfi(buf, PK_V8_NAME_UNREADABLE, "top", "");
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
-	size = make_sfi(buf, PK_V8_FILE_UNREADABLE, "top", "hot.js");
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
-	/* an SFI no frame can hold */
-	size = make_sfi(buf, 0, "top", "hot.js");
-	set64(buf, offsetof(struct pk_v8_sfi_event, sfi), 0);
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
-	set64(buf, offsetof(struct pk_v8_sfi_event, sfi), PK_V8_SFI_MASK + 1);
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
-	/* the longest names, and one past each */
-	memset(name, 'n', sizeof(name));
-	memset(file, 'f', sizeof(file));
-	name[PK_V8_NAME_MAX] = file[PK_V8_FILE_MAX] = '\0';
-	size = make_sfi(buf, 0, name, file);
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_V8_SFI);
-	ck_assert_uint_eq(d->name_len + d->file_len, PK_V8_NAME_MAX + PK_V8_FILE_MAX);
-	name[PK_V8_NAME_MAX] = 'n';
-	name[PK_V8_NAME_MAX + 1] = '\0';
-	size = make_sfi(buf, 0, name, "f");
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
-	file[PK_V8_FILE_MAX] = 'f';
-	file[PK_V8_FILE_MAX + 1] = '\0';
-	size = make_sfi(buf, 0, "n", file);
-	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
-}
-END_TEST
-
 Suite *suite_record(void)
 {
 	Suite *s = suite_create("record");
@@ -1235,18 +765,13 @@ Suite *suite_record(void)
 	tcase_add_test(tc, test_copy);
 	tcase_add_test(tc, test_agg_def);
 	tcase_add_test(tc, test_cgroup_id);
-	tcase_add_test(tc, test_py_frames);
-	tcase_add_test(tc, test_py_code);
+	pk_rc_runtime_valid_tests(tc);
 	suite_add_tcase(s, tc);
 	tc = tcase_create("invalid");
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, test_dwarf_bad);
 	tcase_add_test(tc, test_copy_bad);
-	tcase_add_test(tc, test_py_frames_bad);
-	tcase_add_test(tc, test_py_code_bad);
-	tcase_add_test(tc, test_hs_method);
-	tcase_add_test(tc, test_v8_sfi);
-	tcase_add_test(tc, test_hs_method_lines);
+	pk_rc_runtime_invalid_tests(tc);
 	tcase_add_test(tc, test_truncated);
 	tcase_add_test(tc, test_lying_sizes);
 	tcase_add_test(tc, test_random_bytes);
