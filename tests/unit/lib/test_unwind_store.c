@@ -5,8 +5,9 @@
  * store's mmap, must equal their cache files byte for byte, and cost what
  * the kernel says they cost (fdinfo's memlock); one table per build-id;
  * refusals leave the maps consistent and say so in one line; a corrupt
- * cache file is rebuilt; the vDSO gets its table; the tables of files no
- * process maps any more are given back and their room reused.
+ * cache file is rebuilt; the vDSO gets its table. The tables of files no
+ * process maps any more, given back and their room reused, are the suite's
+ * other file's (unwind_store_run.h).
  */
 #include <bpf/bpf.h>
 #include <errno.h>
@@ -26,214 +27,7 @@
 #include "lib/unwind_store.h"
 #include "test_util.h"
 #include "unit/eh_frame/test_eh_util.h"
-
-struct env {
-	struct pk_unwind_fds fds;
-	struct pk_unwind_alloc caps;
-	char dir[64];			/* stands for the pin directory (flock) */
-	char cache[64];
-	char *log_buf;
-	size_t log_len;
-	FILE *log;
-	struct pk_unwind_store_opts opts;
-	struct pk_unwind_store *s;
-};
-
-/* Maps as probe-load makes them for TABLES tables, within BYTES. */
-static void maps_create(struct env *e, __u64 bytes, __u32 tables)
-{
-	e->caps = (struct pk_unwind_alloc){ .max_bytes = bytes, .max_tables = tables };
-	ck_assert_int_eq(pk_unwind_maps_create(&e->caps, 256, &e->fds), 0);
-}
-
-static void env_store(struct env *e)
-{
-	char err[PK_ERR_LEN];
-	int ret = pk_unwind_store_create(&e->fds, &e->caps, e->dir, &e->opts, &e->s, err);
-
-	ck_assert_msg(ret == 0, "create: %d %s", ret, err);
-}
-
-static void env_init(struct env *e, __u64 bytes, __u32 tables)
-{
-	memset(e, 0, sizeof(*e));
-	eh_tmpdir(e->dir, sizeof(e->dir));
-	eh_tmpdir(e->cache, sizeof(e->cache));
-	e->log = open_memstream(&e->log_buf, &e->log_len);
-	e->opts = (struct pk_unwind_store_opts){ .cache_dir = e->cache,
-						 .jobs = 2, .log = e->log, .prog = "test" };
-	maps_create(e, bytes, tables);
-	env_store(e);
-}
-
-/* New maps and store, same cache and directories. */
-static void env_renew(struct env *e)
-{
-	pk_unwind_store_free(e->s);
-	pk_unwind_fds_close(&e->fds);
-	maps_create(e, e->caps.max_bytes, e->caps.max_tables);
-	env_store(e);
-}
-
-/* What was logged so far (then forgotten). */
-static const char *env_log(struct env *e)
-{
-	fflush(e->log);
-	return e->log_buf;
-}
-
-static void env_free(struct env *e)
-{
-	pk_unwind_store_free(e->s);
-	pk_unwind_fds_close(&e->fds);
-	fclose(e->log);
-	free(e->log_buf);
-	eh_rmtree(e->dir);
-	eh_rmtree(e->cache);
-}
-
-static struct pk_unwind_file file_of(const char *path)
-{
-	struct stat st;
-
-	ck_assert_msg(stat(path, &st) == 0, "%s: %s", path, strerror(errno));
-	return (struct pk_unwind_file){
-		.path = path,
-		.key = { pk_kernel_dev(major(st.st_dev), minor(st.st_dev)), st.st_ino },
-	};
-}
-
-static void add(struct env *e, const struct pk_unwind_file *f, int n, struct pk_unwind_stats *st)
-{
-	char err[PK_ERR_LEN];
-	int ret;
-
-	ret = pk_unwind_store_add(e->s, f, n, st, err);
-	ck_assert_msg(ret == 0, "add: %d %s", ret, err);
-}
-
-static struct pk_file_info file_info(const struct env *e, struct pk_file_key key)
-{
-	struct pk_file_info fi;
-
-	ck_assert_msg(bpf_map_lookup_elem(e->fds.files, &key, &fi) == 0,
-		      "no unwind_files entry for %llx:%llu", (unsigned long long)key.dev,
-		      (unsigned long long)key.ino);
-	return fi;
-}
-
-static struct pk_unwind_alloc alloc_of(const struct env *e)
-{
-	struct pk_unwind_alloc a;
-	__u32 zero = 0;
-
-	ck_assert_int_eq(bpf_map_lookup_elem(e->fds.alloc, &zero, &a), 0);
-	return a;
-}
-
-/* The kernel's own count of what the map behind FD costs (fdinfo memlock). */
-static __u64 memlock_of(int fd)
-{
-	char path[64], line[256];
-	unsigned long long v = 0;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	f = fopen(path, "r");
-	ck_assert_ptr_nonnull(f);
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "memlock: %llu", &v) == 1)
-			break;
-	fclose(f);
-	ck_assert_uint_gt(v, 0);
-	return v;
-}
-
-/* Table TABLE's array (unwind_rows[TABLE]), opened; -1 when it has none. */
-static int table_array_fd(const struct env *e, __u32 table)
-{
-	__u32 id;
-	int fd;
-
-	if (bpf_map_lookup_elem(e->fds.rows, &table, &id))
-		return -1;
-	fd = bpf_map_get_fd_by_id(id);
-	ck_assert_msg(fd >= 0, "map id %u: %s", id, strerror(errno));
-	return fd;
-}
-
-/* Bytes [at, at + n) of the array behind FD, page by page through the
- * syscalls. */
-static void *read_bytes(int fd, size_t at, size_t n)
-{
-	union pk_table_page pg;
-	char *out = malloc(n + 1);
-
-	ck_assert_ptr_nonnull(out);
-	for (size_t done = 0; done < n;) {
-		__u32 page = (at + done) / PK_TABLE_PAGE;
-		size_t off = (at + done) % PK_TABLE_PAGE, k = PK_TABLE_PAGE - off;
-
-		if (k > n - done)
-			k = n - done;
-		ck_assert_int_eq(bpf_map_lookup_elem(fd, &page, &pg), 0);
-		memcpy(out + done, pg.bytes + off, k);
-		done += k;
-	}
-	return out;
-}
-
-/* FILE's table in the maps equals its cache file (a hit now), and costs
- * what the kernel says: its bytes, returned. */
-static __u64 expect_table_of(const struct env *e, const char *path, __u32 table)
-{
-	struct eh_cache_opts co = { .sz = sizeof(co), .cache_dir = e->cache };
-	const struct pk_unwind_header *h;
-	struct eh_unwind_table *t;
-	struct pk_table_info ti;
-	char eherr[PK_ERR_LEN];
-	const char *base;
-	void *pcs, *ids;
-	int ret, fd;
-
-	ret = eh_cache_get(path, &co, &t, NULL, 0, eherr);
-	ck_assert_msg(ret == EH_CACHE_HIT, "%s: %d %s", path, ret, eherr);
-	h = eh_unwind_table_header(t);
-	base = (const char *)h;
-	ck_assert_int_eq(bpf_map_lookup_elem(e->fds.tables, &table, &ti), 0);
-	ck_assert_uint_eq(ti.nrows, h->nrows);
-	ck_assert_uint_eq(ti.nrules, h->nrules);
-	ck_assert_uint_eq(ti.pc_base, h->pc_base);
-	ck_assert_uint_eq(ti.pc_end, h->pc_end);
-	ck_assert_uint_eq(ti.flags, h->flags);
-	if (!(h->flags & PK_UNWIND_NO_BUILD_ID)) {	/* else the content hash */
-		ck_assert_uint_eq(ti.build_id_len, h->build_id_len);
-		ck_assert_mem_eq(ti.build_id, h->build_id, h->build_id_len);
-	}
-	ck_assert_uint_eq(ti.rule_ids_at, 2 * ti.nrows);
-
-	fd = table_array_fd(e, table);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_uint_eq(ti.bytes, memlock_of(fd));
-	pcs = read_bytes(fd, 0, ti.nrows * 4);
-	ck_assert_mem_eq(pcs, base + h->pcs_off, ti.nrows * 4);
-	ids = read_bytes(fd, ti.rule_ids_at * 2, ti.nrows * 2);
-	ck_assert_mem_eq(ids, base + h->rule_ids_off, ti.nrows * 2);
-	for (__u32 i = 0; i < ti.nrules; i++) {
-		union pk_table_page pg;
-		__u32 page = ti.rules_page + i / PK_RULES_PER_PAGE;
-
-		ck_assert_int_eq(bpf_map_lookup_elem(fd, &page, &pg), 0);
-		ck_assert_mem_eq(&pg.rules[i % PK_RULES_PER_PAGE],
-				 base + h->rules_off + i * sizeof(struct pk_unwind_rule),
-				 sizeof(struct pk_unwind_rule));
-	}
-	close(fd);
-	free(pcs);
-	free(ids);
-	eh_unwind_table_free(t);
-	return ti.bytes;
-}
+#include "unit/lib/unwind_store_run.h"
 
 /* The executable LOAD segments as readelf -lW prints them, an oracle
  * independent of libelf, into OUT; returns how many. */
@@ -275,7 +69,7 @@ START_TEST(test_libc_and_fixture)
 {
 	char demo[4096];
 	struct pk_unwind_file f[2] = {
-		file_of(EH_TEST_LIBC), file_of(pk_test_build_path("fixtures/demo", demo, sizeof(demo))),
+		pk_us_file_of(EH_TEST_LIBC), pk_us_file_of(pk_test_build_path("fixtures/demo", demo, sizeof(demo))),
 	};
 	struct pk_unwind_stats st = {};
 	struct pk_unwind_alloc a;
@@ -283,21 +77,21 @@ START_TEST(test_libc_and_fixture)
 	__u64 bytes = 0;
 	struct env e;
 
-	env_init(&e, 16 << 20, 16);
-	add(&e, f, 2, &st);
+	pk_us_env_init(&e, 16 << 20, 16);
+	pk_us_add(&e, f, 2, &st);
 	ck_assert_uint_eq(st.files, 2);
 	ck_assert_uint_eq(st.tables, 2);
 	ck_assert_uint_eq(st.built, 2);
 	ck_assert_uint_eq(st.hit + st.shared + st.refused, 0);
-	ck_assert_str_eq(env_log(&e), "");
+	ck_assert_str_eq(pk_us_env_log(&e), "");
 	for (int i = 0; i < 2; i++) {
-		fi[i] = file_info(&e, f[i].key);
+		fi[i] = pk_us_file_info(&e, f[i].key);
 		ck_assert_uint_eq(fi[i].flags, 0);
-		bytes += expect_table_of(&e, f[i].path, fi[i].table);
+		bytes += pk_us_expect_table_of(&e, f[i].path, fi[i].table);
 		expect_segs_readelf(f[i].path, &fi[i]);
 	}
 	ck_assert_uint_ne(fi[0].table, fi[1].table);
-	a = alloc_of(&e);
+	a = pk_us_alloc_of(&e);
 	ck_assert_uint_eq(a.tables, 2);
 	ck_assert_uint_eq(a.live, 2);
 	ck_assert_uint_eq(a.rows, st.rows);
@@ -308,22 +102,22 @@ START_TEST(test_libc_and_fixture)
 
 	/* again: every file has its entry, nothing is done */
 	memset(&st, 0, sizeof(st));
-	add(&e, f, 2, &st);
+	pk_us_add(&e, f, 2, &st);
 	ck_assert_uint_eq(st.files + st.tables + st.built + st.hit + st.shared, 0);
 	{
-		struct pk_unwind_alloc now = alloc_of(&e);
+		struct pk_unwind_alloc now = pk_us_alloc_of(&e);
 
 		ck_assert_mem_eq(&now, &a, sizeof(a));
 	}
 
 	/* new maps, same cache: the tables are hits now */
-	env_renew(&e);
+	pk_us_env_renew(&e);
 	memset(&st, 0, sizeof(st));
-	add(&e, f, 2, &st);
+	pk_us_add(&e, f, 2, &st);
 	ck_assert_uint_eq(st.hit, 2);
 	ck_assert_uint_eq(st.built, 0);
-	expect_table_of(&e, f[1].path, file_info(&e, f[1].key).table);
-	env_free(&e);
+	pk_us_expect_table_of(&e, f[1].path, pk_us_file_info(&e, f[1].key).table);
+	pk_us_env_free(&e);
 }
 END_TEST
 
@@ -337,23 +131,23 @@ START_TEST(test_shared_build_id)
 	struct pk_unwind_store *s2;
 	struct env e;
 
-	env_init(&e, 4 << 20, 8);
+	pk_us_env_init(&e, 4 << 20, 8);
 	pk_test_build_path("fixtures/demo", demo, sizeof(demo));
 	for (int i = 0; i < 2; i++) {
 		snprintf(copy[i], sizeof(copy[i]), "%s/demo%d", e.dir, i);
 		eh_copy_file(demo, copy[i], SIZE_MAX);
 	}
-	f[0] = file_of(demo);
-	f[1] = file_of(copy[0]);
-	f[2] = file_of(copy[1]);
-	add(&e, f, 2, &st);
+	f[0] = pk_us_file_of(demo);
+	f[1] = pk_us_file_of(copy[0]);
+	f[2] = pk_us_file_of(copy[1]);
+	pk_us_add(&e, f, 2, &st);
 	ck_assert_uint_eq(st.files, 2);
 	ck_assert_uint_eq(st.tables, 1);
 	ck_assert_uint_eq(st.shared, 1);
-	ck_assert_uint_eq(file_info(&e, f[0].key).table, 0);
-	ck_assert_uint_eq(file_info(&e, f[1].key).table, 0);
-	ck_assert_uint_eq(file_info(&e, f[1].key).flags, 0);
-	ck_assert_uint_eq(alloc_of(&e).tables, 1);
+	ck_assert_uint_eq(pk_us_file_info(&e, f[0].key).table, 0);
+	ck_assert_uint_eq(pk_us_file_info(&e, f[1].key).table, 0);
+	ck_assert_uint_eq(pk_us_file_info(&e, f[1].key).flags, 0);
+	ck_assert_uint_eq(pk_us_alloc_of(&e).tables, 1);
 
 	/* a reader's store, from the pins, knows the table already */
 	snprintf(pins, sizeof(pins), "/sys/fs/bpf/probekit-test-unwind-%d", (int)getpid());
@@ -369,8 +163,8 @@ START_TEST(test_shared_build_id)
 	ck_assert_int_eq(pk_unwind_store_add(s2, &f[2], 1, &st, err), 0);
 	ck_assert_uint_eq(st.shared, 1);
 	ck_assert_uint_eq(st.tables, 0);
-	ck_assert_uint_eq(file_info(&e, f[2].key).table, 0);
-	ck_assert_uint_eq(alloc_of(&e).tables, 1);
+	ck_assert_uint_eq(pk_us_file_info(&e, f[2].key).table, 0);
+	ck_assert_uint_eq(pk_us_alloc_of(&e).tables, 1);
 	pk_unwind_store_free(s2);
 	/* a session of a loader from before py_files and hs_files: a store
 	 * all the same, without Python or Java */
@@ -402,7 +196,7 @@ START_TEST(test_shared_build_id)
 	rmdir(pins);
 	ck_assert_int_eq(pk_unwind_store_open(pins, &e.opts, &s2, err), -ENOENT);
 	ck_assert_ptr_null(s2);
-	env_free(&e);
+	pk_us_env_free(&e);
 }
 END_TEST
 
@@ -416,20 +210,20 @@ START_TEST(test_batch_names_file_twice)
 	struct env e;
 	int fd;
 
-	env_init(&e, 4 << 20, 8);
+	pk_us_env_init(&e, 4 << 20, 8);
 	pk_test_build_path("fixtures/demo", demo, sizeof(demo));
-	f[0] = f[1] = file_of(demo);
-	add(&e, f, 2, &st);
+	f[0] = f[1] = pk_us_file_of(demo);
+	pk_us_add(&e, f, 2, &st);
 	ck_assert_uint_eq(st.files, 1);
 	ck_assert_uint_eq(st.tables, 1);
 	ck_assert_uint_eq(st.shared, 0);
-	ck_assert_uint_eq(file_info(&e, f[0].key).table, 0);
-	ck_assert_uint_eq(alloc_of(&e).tables, 1);
-	fd = table_array_fd(&e, 0);
+	ck_assert_uint_eq(pk_us_file_info(&e, f[0].key).table, 0);
+	ck_assert_uint_eq(pk_us_alloc_of(&e).tables, 1);
+	fd = pk_us_table_array_fd(&e, 0);
 	ck_assert_int_ge(fd, 0);
 	close(fd);
-	ck_assert_int_lt(table_array_fd(&e, 1), 0);
-	env_free(&e);
+	ck_assert_int_lt(pk_us_table_array_fd(&e, 1), 0);
+	pk_us_env_free(&e);
 }
 END_TEST
 
@@ -449,9 +243,9 @@ START_TEST(test_failed_batch_takes_its_tables_back)
 	int good, inner, ret;
 	struct env e;
 
-	env_init(&e, 4 << 20, 8);
+	pk_us_env_init(&e, 4 << 20, 8);
 	pk_test_build_path("fixtures/demo", demo, sizeof(demo));
-	f[0] = file_of(demo);
+	f[0] = pk_us_file_of(demo);
 	/* the store's unwind_rows fd number now holds a map that refuses */
 	good = dup(e.fds.rows);
 	ck_assert_int_ge(good, 0);
@@ -468,7 +262,7 @@ START_TEST(test_failed_batch_takes_its_tables_back)
 	ret = pk_unwind_store_add(e.s, f, 1, &st, err);
 	ck_assert_int_lt(ret, 0);
 	ck_assert_msg(strstr(err, "cannot add to unwind_rows"), "%s", err);
-	a = alloc_of(&e);
+	a = pk_us_alloc_of(&e);
 	ck_assert_uint_eq(a.live, 0);
 	ck_assert_uint_eq(a.rows, 0);
 	ck_assert_uint_eq(a.rules, 0);
@@ -480,19 +274,19 @@ START_TEST(test_failed_batch_takes_its_tables_back)
 	ck_assert_int_eq(dup2(good, e.fds.rows), e.fds.rows);
 	close(good);
 	memset(&st, 0, sizeof(st));
-	add(&e, f, 1, &st);
+	pk_us_add(&e, f, 1, &st);
 	ck_assert_uint_eq(st.tables, 1);
 	ck_assert_uint_eq(st.shared, 0);
 	{
-		__u32 table = file_info(&e, f[0].key).table;
+		__u32 table = pk_us_file_info(&e, f[0].key).table;
 
 		ck_assert_int_eq(bpf_map_lookup_elem(e.fds.tables, &table, &ti), 0);
 		ck_assert_uint_gt(ti.nrows, 0);
-		expect_table_of(&e, demo, table);
-		ck_assert_uint_eq(alloc_of(&e).live, 1);
-		ck_assert_uint_eq(alloc_of(&e).rows, ti.nrows);
+		pk_us_expect_table_of(&e, demo, table);
+		ck_assert_uint_eq(pk_us_alloc_of(&e).live, 1);
+		ck_assert_uint_eq(pk_us_alloc_of(&e).rows, ti.nrows);
 	}
-	env_free(&e);
+	pk_us_env_free(&e);
 }
 END_TEST
 
@@ -513,7 +307,7 @@ START_TEST(test_refused_no_room)
 	__u64 demo_bytes;
 	struct env e;
 
-	env_init(&e, limit, 4);
+	pk_us_env_init(&e, limit, 4);
 	co.cache_dir = e.cache;
 	pk_test_build_path("fixtures/demo", demo, sizeof(demo));
 	ck_assert_int_gt(eh_cache_get(EH_TEST_LIBC, &co, &t, NULL, 0, eherr), 0);
@@ -523,30 +317,30 @@ START_TEST(test_refused_no_room)
 	ck_assert_uint_gt(libc_rows * 6ull, limit);	/* the test's premise */
 	ck_assert_uint_gt(pk_unwind_table_bytes(libc_rows, libc_rules), limit);
 
-	f[0] = file_of(EH_TEST_LIBC);
+	f[0] = pk_us_file_of(EH_TEST_LIBC);
 	f[0].name = "libc";
-	f[1] = file_of(demo);
-	add(&e, f, 2, &st);
+	f[1] = pk_us_file_of(demo);
+	pk_us_add(&e, f, 2, &st);
 	snprintf(want, sizeof(want),
 		 "test: libc: unwind table refused: %u rows need %llu KiB of kernel memory, "
 		 "%llu KiB free of %llu KiB (probe-load --table-memory)\n", libc_rows,
 		 (unsigned long long)pk_unwind_table_bytes(libc_rows, libc_rules) >> 10,
 		 (unsigned long long)limit >> 10, (unsigned long long)limit >> 10);
-	ck_assert_str_eq(env_log(&e), want);
+	ck_assert_str_eq(pk_us_env_log(&e), want);
 	ck_assert_uint_eq(st.refused, 1);
 	ck_assert_uint_eq(st.tables, 1);
 	ck_assert_uint_eq(st.files, 2);
-	fi = file_info(&e, f[0].key);
+	fi = pk_us_file_info(&e, f[0].key);
 	ck_assert_uint_eq(fi.table, PK_TABLE_NONE);
 	ck_assert_uint_eq(fi.flags, PK_FILE_REFUSED);
-	fi = file_info(&e, f[1].key);
+	fi = pk_us_file_info(&e, f[1].key);
 	ck_assert_uint_eq(fi.table, 0);	/* libc took no index */
-	demo_bytes = expect_table_of(&e, demo, 0);
+	demo_bytes = pk_us_expect_table_of(&e, demo, 0);
 	ck_assert_uint_le(demo_bytes, limit);
-	ck_assert_uint_eq(alloc_of(&e).bytes, demo_bytes);
-	ck_assert_uint_eq(alloc_of(&e).tables, 1);
-	ck_assert_int_eq(table_array_fd(&e, 1), -1);
-	env_free(&e);
+	ck_assert_uint_eq(pk_us_alloc_of(&e).bytes, demo_bytes);
+	ck_assert_uint_eq(pk_us_alloc_of(&e).tables, 1);
+	ck_assert_int_eq(pk_us_table_array_fd(&e, 1), -1);
+	pk_us_env_free(&e);
 }
 END_TEST
 
@@ -563,7 +357,7 @@ START_TEST(test_refused_no_table)
 	FILE *fp;
 	struct env e;
 
-	env_init(&e, 1 << 20, 4);
+	pk_us_env_init(&e, 1 << 20, 4);
 	snprintf(text, sizeof(text), "%s/text", e.dir);
 	fp = fopen(text, "w");
 	ck_assert_ptr_nonnull(fp);
@@ -574,31 +368,31 @@ START_TEST(test_refused_no_table)
 	cc[4] = demo;
 	cc[5] = nocfi;
 	ck_assert_int_eq(pk_test_run(cc, NULL, NULL), 0);
-	f[0] = file_of(text);
-	f[1] = file_of(nocfi);
-	f[2] = file_of(nocfi);
+	f[0] = pk_us_file_of(text);
+	f[1] = pk_us_file_of(nocfi);
+	f[2] = pk_us_file_of(nocfi);
 	f[2].path = "/nonexistent/file";	/* same key: the first entry stands */
 	f[3] = (struct pk_unwind_file){ .path = "/nonexistent/file", .key = { 7, 7 } };
 	/* as the kernel leaves it after reporting the file */
 	ck_assert_int_eq(bpf_map_update_elem(e.fds.seen, &f[3].key, &one, BPF_ANY), 0);
-	add(&e, f, 4, &st);
+	pk_us_add(&e, f, 4, &st);
 	snprintf(want, sizeof(want),
 		 "test: %s: unwind table refused: not an ELF file\n"
 		 "test: %s: unwind table refused: no .eh_frame or .debug_frame section\n",
 		 text, nocfi);
-	ck_assert_str_eq(env_log(&e), want);
+	ck_assert_str_eq(pk_us_env_log(&e), want);
 	ck_assert_uint_eq(st.refused, 2);
 	ck_assert_uint_eq(st.files, 2);
 	ck_assert_uint_eq(st.tables, 0);
-	ck_assert_uint_eq(file_info(&e, f[0].key).flags, PK_FILE_REFUSED);
-	ck_assert_uint_eq(file_info(&e, f[1].key).table, PK_TABLE_NONE);
-	ck_assert_uint_eq(alloc_of(&e).rows, 0);
+	ck_assert_uint_eq(pk_us_file_info(&e, f[0].key).flags, PK_FILE_REFUSED);
+	ck_assert_uint_eq(pk_us_file_info(&e, f[1].key).table, PK_TABLE_NONE);
+	ck_assert_uint_eq(pk_us_alloc_of(&e).rows, 0);
 	/* gone: no entry, nothing said, and no longer "reported" so that
 	 * the kernel reports it again */
 	ck_assert_uint_eq(st.gone, 1);
 	ck_assert_int_eq(bpf_map_lookup_elem(e.fds.files, &f[3].key, &fi), -ENOENT);
 	ck_assert_int_eq(bpf_map_lookup_elem(e.fds.seen, &f[3].key, &one), -ENOENT);
-	env_free(&e);
+	pk_us_env_free(&e);
 }
 END_TEST
 
@@ -616,9 +410,9 @@ START_TEST(test_corrupt_cache_rebuilt)
 	FILE *fp;
 	long off;
 
-	env_init(&e, 1 << 20, 4);
+	pk_us_env_init(&e, 1 << 20, 4);
 	co.cache_dir = e.cache;
-	f = file_of(pk_test_build_path("fixtures/demo", demo, sizeof(demo)));
+	f = pk_us_file_of(pk_test_build_path("fixtures/demo", demo, sizeof(demo)));
 	ck_assert_int_eq(eh_cache_get(demo, &co, &t, cache_file, sizeof(cache_file), eherr),
 			 EH_CACHE_BUILT);
 	h = eh_unwind_table_header(t);
@@ -630,12 +424,12 @@ START_TEST(test_corrupt_cache_rebuilt)
 	fputc(0x5a, fp);
 	fclose(fp);
 
-	add(&e, &f, 1, &st);
+	pk_us_add(&e, &f, 1, &st);
 	ck_assert_uint_eq(st.built, 1);
 	ck_assert_uint_eq(st.hit, 0);
-	ck_assert_str_eq(env_log(&e), "");
-	expect_table_of(&e, demo, file_info(&e, f.key).table);	/* valid again */
-	env_free(&e);
+	ck_assert_str_eq(pk_us_env_log(&e), "");
+	pk_us_expect_table_of(&e, demo, pk_us_file_info(&e, f.key).table);	/* valid again */
+	pk_us_env_free(&e);
 }
 END_TEST
 
@@ -653,27 +447,27 @@ START_TEST(test_cache_not_written)
 	struct pk_unwind_file f;
 	struct env e;
 
-	env_init(&e, 1 << 20, 4);
+	pk_us_env_init(&e, 1 << 20, 4);
 	snprintf(blocker, sizeof(blocker), "%s/blocker", e.cache);
 	snprintf(root, sizeof(root), "%s/cache", blocker);
 	eh_copy_file(EH_TEST_LIBC, blocker, 16);
 	e.opts.cache_dir = root;
-	env_renew(&e);
-	f = file_of(pk_test_build_path("fixtures/demo", demo, sizeof(demo)));
+	pk_us_env_renew(&e);
+	f = pk_us_file_of(pk_test_build_path("fixtures/demo", demo, sizeof(demo)));
 	eh_cache_unsaved(&before);
-	add(&e, &f, 1, &st);
+	pk_us_add(&e, &f, 1, &st);
 	eh_cache_unsaved(&after);
 	ck_assert_uint_eq(st.tables, 1);
 	ck_assert_uint_eq(st.built, 1);
 	ck_assert_uint_eq(st.refused, 0);
 	ck_assert_uint_eq(after.writes, before.writes + 1);
-	ck_assert_str_eq(env_log(&e), "");
+	ck_assert_str_eq(pk_us_env_log(&e), "");
 	/* the table loaded is the one a writable cache keeps */
 	co.cache_dir = e.cache;
 	ck_assert_int_eq(eh_cache_get(demo, &co, &t, NULL, 0, eherr), EH_CACHE_BUILT);
 	eh_unwind_table_free(t);
-	expect_table_of(&e, demo, file_info(&e, f.key).table);
-	env_free(&e);
+	pk_us_expect_table_of(&e, demo, pk_us_file_info(&e, f.key).table);
+	pk_us_env_free(&e);
 }
 END_TEST
 
@@ -700,7 +494,7 @@ START_TEST(test_vdso)
 	fclose(fp);
 	ck_assert_uint_eq(start, base);
 
-	env_init(&e, 1 << 20, 4);
+	pk_us_env_init(&e, 1 << 20, 4);
 	snprintf(image, sizeof(image), "%s/vdso.so", e.dir);
 	fp = fopen(image, "w");
 	ck_assert_ptr_nonnull(fp);
@@ -708,10 +502,10 @@ START_TEST(test_vdso)
 	fclose(fp);
 
 	f.key = (struct pk_file_key){ 1, 2 };	/* ignored: the vDSO has its own */
-	add(&e, &f, 1, &st);
-	ck_assert_str_eq(env_log(&e), "");
+	pk_us_add(&e, &f, 1, &st);
+	ck_assert_str_eq(pk_us_env_log(&e), "");
 	ck_assert_uint_eq(st.tables, 1);
-	fi = file_info(&e, (struct pk_file_key){ PK_VDSO_DEV, PK_VDSO_INO });
+	fi = pk_us_file_info(&e, (struct pk_file_key){ PK_VDSO_DEV, PK_VDSO_INO });
 	ck_assert_uint_eq(fi.flags, 0);
 	ck_assert_uint_eq(fi.nsegs, 1);
 	ck_assert_uint_eq(fi.segs[0].off, 0);
@@ -723,201 +517,8 @@ START_TEST(test_vdso)
 		ck_assert_uint_eq(readelf_segs(image, want), 1);
 		ck_assert_int_eq(fi.segs[0].bias, want[0].bias);
 	}
-	expect_table_of(&e, image, fi.table);	/* same build-id, same cache file */
-	env_free(&e);
-}
-END_TEST
-
-/* A process that maps PATH executable until *GO is closed: its pid. */
-static pid_t mapper_start(const char *path, int *go)
-{
-	int ready[2], wait_fd[2];
-	pid_t pid;
-	char c;
-
-	ck_assert_int_eq(pipe(ready), 0);
-	ck_assert_int_eq(pipe(wait_fd), 0);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		int fd = open(path, O_RDONLY);
-		void *p = fd < 0 ? MAP_FAILED : mmap(NULL, 4096, PROT_READ | PROT_EXEC,
-						     MAP_PRIVATE, fd, 0);
-
-		close(wait_fd[1]);
-		if (write(ready[1], p == MAP_FAILED ? "n" : "y", 1) != 1)
-			_exit(1);
-		while (read(wait_fd[0], &c, 1) > 0)
-			;
-		_exit(0);
-	}
-	close(ready[1]);
-	close(wait_fd[0]);
-	ck_assert_int_eq(read(ready[0], &c, 1), 1);
-	ck_assert_int_eq(c, 'y');
-	close(ready[0]);
-	*go = wait_fd[1];
-	return pid;
-}
-
-static void mapper_stop(pid_t pid, int go)
-{
-	int status;
-
-	close(go);
-	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
-	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-}
-
-/* The table of a private copy of libc, mapped by a process that then
- * exits, is given back: the bytes come back to the count, the file's
- * entries go (unwind_seen too: it is reported again when mapped again),
- * and the room is used again: libc's own table, too big for the limit
- * while the copy's was there, fits. A file a live process maps keeps its
- * table. */
-START_TEST(test_reclaim_gone_file)
-{
-	struct eh_cache_opts co = { .sz = sizeof(co) };
-	struct pk_unwind_file f[2];
-	struct pk_unwind_stats st = {};
-	struct eh_unwind_table *t;
-	char copy[128], demo[4096], eherr[PK_ERR_LEN], err[PK_ERR_LEN];
-	struct pk_unwind_alloc a;
-	struct pk_file_info fi;
-	__u64 libc_bytes, demo_bytes;
-	__u8 one = 1;
-	pid_t pid;
-	int go;
-	struct env e;
-
-	env_init(&e, 1 << 20, 4);	/* reset below, to libc's size */
-	co.cache_dir = e.cache;
-	ck_assert_int_gt(eh_cache_get(EH_TEST_LIBC, &co, &t, NULL, 0, eherr), 0);
-	libc_bytes = pk_unwind_table_bytes(eh_unwind_table_header(t)->nrows,
-					   eh_unwind_table_header(t)->nrules);
-	eh_unwind_table_free(t);
-	pk_test_build_path("fixtures/demo", demo, sizeof(demo));
-	ck_assert_int_gt(eh_cache_get(demo, &co, &t, NULL, 0, eherr), 0);
-	demo_bytes = pk_unwind_table_bytes(eh_unwind_table_header(t)->nrows,
-					   eh_unwind_table_header(t)->nrules);
-	eh_unwind_table_free(t);
-	/* room for one libc-sized table and demo's, not two libc's */
-	e.caps.max_bytes = libc_bytes + demo_bytes;
-	env_renew(&e);
-
-	snprintf(copy, sizeof(copy), "%s/libc-copy.so", e.dir);
-	eh_copy_file(EH_TEST_LIBC, copy, SIZE_MAX);
-	/* the copy's build-id is libc's: strip it so that it is a table of
-	 * its own (keyed by content) */
-	{
-		char *cmd[] = { "objcopy", "--remove-section=.note.gnu.build-id", copy, NULL };
-
-		ck_assert_int_eq(pk_test_run(cmd, NULL, NULL), 0);
-	}
-	pid = mapper_start(copy, &go);
-	f[0] = file_of(copy);
-	f[1] = file_of(demo);
-	add(&e, f, 2, &st);
-	ck_assert_uint_eq(st.tables, 2);
-	ck_assert_uint_eq(file_info(&e, f[0].key).table, 0);
-	ck_assert_uint_eq(expect_table_of(&e, copy, 0), libc_bytes);
-	ck_assert_uint_eq(expect_table_of(&e, demo, 1), demo_bytes);
-	ck_assert_int_eq(bpf_map_update_elem(e.fds.seen, &f[0].key, &one, BPF_ANY), 0);
-
-	/* the copy is mapped: nothing to give back (demo: nobody maps it) */
-	memset(&st, 0, sizeof(st));
-	ck_assert_int_eq(pk_unwind_store_reclaim(e.s, &st, err), 0);
-	ck_assert_uint_eq(st.freed, 1);
-	ck_assert_uint_eq(st.freed_bytes, demo_bytes);
-	ck_assert_int_eq(bpf_map_lookup_elem(e.fds.files, &f[1].key, &fi), -ENOENT);
-	ck_assert_uint_eq(file_info(&e, f[0].key).table, 0);
-	ck_assert_int_eq(table_array_fd(&e, 1), -1);
-
-	mapper_stop(pid, go);
-	memset(&st, 0, sizeof(st));
-	ck_assert_int_eq(pk_unwind_store_reclaim(e.s, &st, err), 0);
-	ck_assert_uint_eq(st.freed, 1);
-	ck_assert_uint_eq(st.forgotten, 1);
-	ck_assert_uint_eq(st.freed_bytes, libc_bytes);
-	a = alloc_of(&e);
-	ck_assert_uint_eq(a.bytes, 0);
-	ck_assert_uint_eq(a.live, 0);
-	ck_assert_uint_eq(a.rows, 0);
-	ck_assert_uint_eq(a.freed, 2);
-	ck_assert_uint_eq(a.freed_bytes, libc_bytes + demo_bytes);
-	ck_assert_int_eq(bpf_map_lookup_elem(e.fds.files, &f[0].key, &fi), -ENOENT);
-	ck_assert_int_eq(bpf_map_lookup_elem(e.fds.seen, &f[0].key, &one), -ENOENT);
-	ck_assert_int_eq(table_array_fd(&e, 0), -1);
-
-	/* libc (this process maps it) fits in the room given back */
-	f[0] = file_of(EH_TEST_LIBC);
-	memset(&st, 0, sizeof(st));
-	add(&e, f, 2, &st);
-	ck_assert_str_eq(env_log(&e), "");
-	ck_assert_uint_eq(st.tables, 2);
-	ck_assert_uint_eq(st.refused, 0);
-	ck_assert_uint_eq(alloc_of(&e).bytes, libc_bytes + demo_bytes);
-	ck_assert_uint_eq(expect_table_of(&e, EH_TEST_LIBC, file_info(&e, f[0].key).table),
-			  libc_bytes);
-	/* and it stays while this process maps it */
-	memset(&st, 0, sizeof(st));
-	ck_assert_int_eq(pk_unwind_store_reclaim(e.s, &st, err), 0);
-	ck_assert_uint_eq(file_info(&e, f[0].key).flags, 0);
-	env_free(&e);
-}
-END_TEST
-
-/* With every index taken, a table is given back when room is needed, and
- * its index is handed out again under a new gen (what keeps the BPF rule
- * cache from serving the old table's rules). The files of the batch being
- * added are kept even though no process maps them yet. */
-START_TEST(test_reclaim_reuses_index)
-{
-	struct pk_unwind_file f[2];
-	struct pk_unwind_stats st = {};
-	char copy[128], demo[4096];
-	struct pk_table_info ti;
-	__u32 zero = 0;
-	pid_t pid;
-	int go;
-	struct env e;
-
-	env_init(&e, 16 << 20, 1);
-	pk_test_build_path("fixtures/demo", demo, sizeof(demo));
-	snprintf(copy, sizeof(copy), "%s/demo-copy", e.dir);
-	eh_copy_file(demo, copy, SIZE_MAX);
-	pid = mapper_start(copy, &go);
-	f[0] = file_of(copy);
-	add(&e, f, 1, &st);
-	ck_assert_uint_eq(st.tables, 1);
-	ck_assert_int_eq(bpf_map_lookup_elem(e.fds.tables, &zero, &ti), 0);
-	ck_assert_uint_eq(ti.gen, 1);
-
-	/* libc while the copy is mapped: no index left, nothing to give back */
-	f[0] = file_of(EH_TEST_LIBC);
-	f[0].name = "libc";
-	memset(&st, 0, sizeof(st));
-	add(&e, f, 1, &st);
-	ck_assert_str_eq(env_log(&e), "test: libc: unwind table refused: 1 tables loaded, the most there is room for\n");
-	ck_assert_uint_eq(st.freed, 0);
-	ck_assert_int_eq(bpf_map_delete_elem(e.fds.files, &f[0].key), 0);
-
-	mapper_stop(pid, go);
-	/* a file nobody maps yet, in the batch: loaded in the room of the copy */
-	f[0] = file_of(EH_TEST_LIBC);
-	f[1] = file_of("/bin/true");
-	f[1].name = "true";
-	memset(&st, 0, sizeof(st));
-	add(&e, &f[1], 1, &st);
-	ck_assert_uint_eq(st.freed, 1);
-	ck_assert_uint_eq(st.tables, 1);
-	ck_assert_uint_eq(file_info(&e, f[1].key).table, 0);
-	ck_assert_int_eq(bpf_map_lookup_elem(e.fds.tables, &zero, &ti), 0);
-	ck_assert_uint_eq(ti.gen, 2);
-	expect_table_of(&e, "/bin/true", 0);
-	ck_assert_uint_eq(alloc_of(&e).tables, 1);
-	ck_assert_uint_eq(alloc_of(&e).live, 1);
-	env_free(&e);
+	pk_us_expect_table_of(&e, image, fi.table);	/* same build-id, same cache file */
+	pk_us_env_free(&e);
 }
 END_TEST
 
@@ -946,8 +547,7 @@ Suite *suite_unwind_store(void)
 		tcase_add_test(tc, test_corrupt_cache_rebuilt);
 		tcase_add_test(tc, test_cache_not_written);
 		tcase_add_test(tc, test_vdso);
-		tcase_add_test(tc, test_reclaim_gone_file);
-		tcase_add_test(tc, test_reclaim_reuses_index);
+		pk_us_reclaim_tests(tc);
 	}
 	suite_add_tcase(s, tc);
 	return s;
