@@ -13,24 +13,24 @@
 #include "integration/event_run.h"
 #include "test_util.h"
 
-const char *const variants[] = { "gcc-pie", "gcc-nopie", "clang-pie", "clang-nopie" };
+const char *const pk_ev_variants[] = { "gcc-pie", "gcc-nopie", "clang-pie", "clang-nopie" };
 
-bool ci(void)
+bool pk_ev_ci(void)
 {
 	const char *v = getenv("CI");
 
 	return v && !strcmp(v, "true");
 }
 
-const char *fixture(const char *name, int variant, char *buf, size_t len)
+const char *pk_ev_fixture(const char *name, int variant, char *buf, size_t len)
 {
 	char full[128];
 
-	snprintf(full, sizeof(full), "%s-%s", name, variants[variant]);
+	snprintf(full, sizeof(full), "%s-%s", name, pk_ev_variants[variant]);
 	return pk_e2e_fixture_nofp(full, buf, len);
 }
 
-void read_folded(const char *const args[], struct pk_folded *f, char **err)
+void pk_ev_read_folded(const char *const args[], struct pk_folded *f, char **err)
 {
 	char *out = NULL;
 	const char *bad = NULL;
@@ -40,7 +40,7 @@ void read_folded(const char *const args[], struct pk_folded *f, char **err)
 	free(out);
 }
 
-void read_folded_file(const char *path, struct pk_folded *f)
+void pk_ev_read_folded_file(const char *path, struct pk_folded *f)
 {
 	char *text = pk_test_read_file(path, NULL);
 	const char *bad = NULL;
@@ -51,7 +51,7 @@ void read_folded_file(const char *path, struct pk_folded *f)
 }
 
 /* The heaviest lines holding PART, for a failure message. */
-void show(const struct pk_folded *f, const char *part)
+void pk_ev_show(const struct pk_folded *f, const char *part)
 {
 	int shown = 0;
 
@@ -62,8 +62,8 @@ void show(const struct pk_folded *f, const char *part)
 		}
 }
 
-struct sum sum_chain(const struct pk_folded *f, const char *chain,
-		     const char *const *kframes)
+struct sum pk_ev_sum_chain(const struct pk_folded *f, const char *chain,
+			   const char *const *kframes)
 {
 	struct sum s = { 0 };
 
@@ -89,7 +89,7 @@ struct sum sum_chain(const struct pk_folded *f, const char *chain,
 }
 
 /* Nothing left of the session: its pin directory is gone. */
-void assert_unpinned(void)
+void pk_ev_assert_unpinned(void)
 {
 	struct stat st;
 
@@ -99,7 +99,7 @@ void assert_unpinned(void)
 
 /* Whether the running kernel has kprobes (a kprobe PMU or tracefs'
  * kprobe_events), asked as probe-load does not. */
-bool kernel_has_kprobes(void)
+bool pk_ev_kernel_has_kprobes(void)
 {
 	struct stat st;
 
@@ -108,7 +108,7 @@ bool kernel_has_kprobes(void)
 	       !stat("/sys/kernel/debug/tracing/kprobe_events", &st);
 }
 
-int cmp_str(const void *a, const void *b)
+int pk_ev_cmp_str(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }

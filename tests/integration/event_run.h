@@ -16,7 +16,7 @@
 
 #include "integration/profile_session.h"
 
-extern const char *const variants[];
+extern const char *const pk_ev_variants[];
 #define NVARIANTS	4
 
 /* The fixtures' truths (ev_calls.c). */
@@ -38,20 +38,21 @@ struct sum {
 };
 
 /* CI=true: a skip is a failure. */
-bool ci(void);
-/* The fixture NAME's build VARIANT (variants[]), its path into BUF. */
-const char *fixture(const char *name, int variant, char *buf, size_t len);
-void read_folded(const char *const args[], struct pk_folded *f, char **err);
-void read_folded_file(const char *path, struct pk_folded *f);
-void show(const struct pk_folded *f, const char *part);
-struct sum sum_chain(const struct pk_folded *f, const char *chain, const char *const *kframes);
-void assert_unpinned(void);
-bool kernel_has_kprobes(void);
+bool pk_ev_ci(void);
+/* The fixture NAME's build VARIANT (pk_ev_variants[]), its path into BUF. */
+const char *pk_ev_fixture(const char *name, int variant, char *buf, size_t len);
+void pk_ev_read_folded(const char *const args[], struct pk_folded *f, char **err);
+void pk_ev_read_folded_file(const char *path, struct pk_folded *f);
+void pk_ev_show(const struct pk_folded *f, const char *part);
+struct sum pk_ev_sum_chain(const struct pk_folded *f, const char *chain,
+			   const char *const *kframes);
+void pk_ev_assert_unpinned(void);
+bool pk_ev_kernel_has_kprobes(void);
 /* qsort's comparison of two strings (char *) */
-int cmp_str(const void *a, const void *b);
+int pk_ev_cmp_str(const void *a, const void *b);
 
 /* The cases of the suite's other files, added to it in its order. */
-void event_probes_tcases(Suite *s);
-void event_refusals_tcases(Suite *s);
+void pk_ev_probes_tcases(Suite *s);
+void pk_ev_refusals_tcases(Suite *s);
 
 #endif

@@ -35,7 +35,7 @@ static struct sum count_with_pid(const char *event, int variant, const char *cha
 				 const char *const *kframes)
 {
 	char path[4096], pid[16];
-	struct pk_e2e_waiting w = pk_e2e_start_waiting(fixture("ev_calls", variant, path, sizeof(path)));
+	struct pk_e2e_waiting w = pk_e2e_start_waiting(pk_ev_fixture("ev_calls", variant, path, sizeof(path)));
 	const char *load[] = { "-p", pid, "-e", event, NULL };
 	const char *read[] = { NULL };
 	struct pk_folded f = { 0 };
@@ -45,10 +45,10 @@ static struct sum count_with_pid(const char *event, int variant, const char *cha
 	snprintf(pid, sizeof(pid), "%d", (int)w.pid);
 	ck_assert_int_eq(pk_e2e_load(load), 0);
 	pk_e2e_release(&w);
-	read_folded(read, &f, &err);
-	s = sum_chain(&f, chain, kframes);
+	pk_ev_read_folded(read, &f, &err);
+	s = pk_ev_sum_chain(&f, chain, kframes);
 	if (s.broken)
-		show(&f, NULL);
+		pk_ev_show(&f, NULL);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
 	pk_folded_free(&f);
 	free(err);
@@ -94,11 +94,11 @@ START_TEST(test_tracepoint_write)
 
 	fprintf(stderr, "tracepoint:syscalls:sys_enter_write %s: %llu in main;writer, %llu "
 		"elsewhere (want %d, 0), %llu with kernel frames (the kernel gives %s)\n",
-		variants[_i], s.chain, s.other, EV_WRITES, s.kernel,
+		pk_ev_variants[_i], s.chain, s.other, EV_WRITES, s.kernel,
 		kernel ? "a kernel stack" : "none");
 	ck_assert_msg(s.chain == EV_WRITES && s.other == 0,
 		      "%s: %llu writes in main;writer (and %llu elsewhere), want %d",
-		      variants[_i], s.chain, s.other, EV_WRITES);
+		      pk_ev_variants[_i], s.chain, s.other, EV_WRITES);
 	ck_assert_uint_eq(s.broken, 0);
 	ck_assert_uint_eq(s.kernel, kernel ? EV_WRITES : 0);
 }
@@ -129,7 +129,8 @@ START_TEST(test_tracepoint_pattern)
 	const char *const kframes[] = { "entry_SYSCALL_64", NULL };
 	const char *event = "tracepoint:syscalls:sys_enter_writ*";
 	char path[4096], pid[16];
-	struct pk_e2e_waiting w = pk_e2e_start_waiting(fixture("ev_calls", 0, path, sizeof(path)));
+	struct pk_e2e_waiting w =
+		pk_e2e_start_waiting(pk_ev_fixture("ev_calls", 0, path, sizeof(path)));
 	const char *load[] = { "-p", pid, "-e", event, NULL };
 	const char *read[] = { "--event", event, NULL };
 	bool kernel = kernel_stack_at_sys_enter();
@@ -146,8 +147,8 @@ START_TEST(test_tracepoint_pattern)
 	ck_assert_int_ge(g.gl_pathc, 2);	/* write and writev */
 	globfree(&g);
 	pk_e2e_release(&w);
-	read_folded(read, &f, &err);
-	s = sum_chain(&f, ";main;writer;", kernel ? kframes : NULL);
+	pk_ev_read_folded(read, &f, &err);
+	s = pk_ev_sum_chain(&f, ";main;writer;", kernel ? kframes : NULL);
 	fprintf(stderr, "%s: %llu in main;writer, %llu elsewhere (want %d, 0)\n", event, s.chain,
 		s.other, EV_WRITES);
 	ck_assert_msg(s.chain == EV_WRITES && s.other == 0, "%llu writes (and %llu elsewhere)",
@@ -231,7 +232,7 @@ static char **chain_lines(const struct pk_folded *f, const char *chain, const ch
 		ck_assert_int_gt(asprintf(&v[(*n)++], "%.*s %lu", (int)(len - llen), st,
 					  f->lines[i].count), 0);
 	}
-	qsort(v, *n, sizeof(*v), cmp_str);
+	qsort(v, *n, sizeof(*v), pk_ev_cmp_str);
 	return v;
 }
 
@@ -255,7 +256,7 @@ START_TEST(test_kprobe_kretprobe)
 	const bool no_fentry = _i >= 2, by_pid = _i & 1;
 	const int variant = _i % NVARIANTS;
 	const int fentry = kernel_trampoline(false), fexit = kernel_trampoline(true);
-	const bool kprobes = kernel_has_kprobes();
+	const bool kprobes = pk_ev_kernel_has_kprobes();
 	const bool can = kprobes || (!no_fentry && !fentry && !fexit);
 	char path[4096], loader[4096], pid[16], dir[] = "/tmp/pk-ev-XXXXXX", pattern[64];
 	char *argv[16] = { loader, "--pin-dir", (char *)pk_e2e_pin_dir(), "-c", "1", "-e",
@@ -268,7 +269,7 @@ START_TEST(test_kprobe_kretprobe)
 	size_t nlines[2];
 	int status, n = 9, links = pk_e2e_perf_links();
 
-	fixture("ev_calls", variant, path, sizeof(path));
+	pk_ev_fixture("ev_calls", variant, path, sizeof(path));
 	pk_test_build_path("probe-load", loader, sizeof(loader));
 	if (no_fentry)
 		argv[n++] = "--no-fentry";
@@ -300,7 +301,7 @@ START_TEST(test_kprobe_kretprobe)
 		ck_assert_msg(pk_e2e_one_line(err) && !strncmp(err, head, strlen(head)),
 			      "not one line naming %s: %s", refused, err);
 		ck_assert_msg(strstr(err, why), "the reason is not '%s': %s", why, err);
-		assert_unpinned();
+		pk_ev_assert_unpinned();
 		ck_assert_int_eq(pk_e2e_perf_links(), links);
 		fprintf(stderr, "%s%s: this kernel cannot attach it (kprobes %d, fentry %d, fexit %d); "
 			"refusal checked instead\n", no_fentry ? "--no-fentry " : "", refused,
@@ -333,14 +334,14 @@ START_TEST(test_kprobe_kretprobe)
 		struct sum s;
 
 		snprintf(file, sizeof(file), "%s/%s.folded", dir, events[e]);
-		read_folded_file(file, &f[e]);
+		pk_ev_read_folded_file(file, &f[e]);
 		unlink(file);
-		s = sum_chain(&f[e], ";main;writer;", kframes);
+		s = pk_ev_sum_chain(&f[e], ";main;writer;", kframes);
 		fprintf(stderr, "%s%s %s %s: %llu in main;writer, %llu elsewhere (want %d, 0)\n",
 			no_fentry ? "--no-fentry " : "", events[e], by_pid ? "-p" : "--",
-			variants[variant], s.chain, s.other, EV_WRITES);
+			pk_ev_variants[variant], s.chain, s.other, EV_WRITES);
 		if (s.chain != EV_WRITES || s.other || s.broken)
-			show(&f[e], NULL);
+			pk_ev_show(&f[e], NULL);
 		ck_assert_msg(s.chain == EV_WRITES && s.other == 0,
 			      "%s: %llu in main;writer (and %llu elsewhere), want %d", events[e],
 			      s.chain, s.other, EV_WRITES);
@@ -385,10 +386,10 @@ START_TEST(test_kprobe_bpftrace_agrees)
 	int st_ours, st_theirs;
 
 	if (pk_test_run(which, NULL, NULL) != 0) {
-		ck_assert_msg(!ci(), "bpftrace is missing (CI=true)");
+		ck_assert_msg(!pk_ev_ci(), "bpftrace is missing (CI=true)");
 		return;
 	}
-	fixture("ev_calls", 0, path, sizeof(path));
+	pk_ev_fixture("ev_calls", 0, path, sizeof(path));
 	pk_test_build_path("probe-load", loader, sizeof(loader));
 	st_ours = pk_test_run(ours, NULL, NULL);
 	if (WIFEXITED(st_ours) && WEXITSTATUS(st_ours) == 0)
@@ -421,15 +422,15 @@ static void check_event_file(const char *dir, const char *event, const char *cha
 	snprintf(file, sizeof(file), "%s/%s.folded", dir, event);
 	for (char *c = file + strlen(dir) + 1; *c; c++)
 		*c = *c == '/' ? '_' : *c;
-	read_folded_file(file, &f);
-	s = sum_chain(&f, chain, none);
+	pk_ev_read_folded_file(file, &f);
+	s = pk_ev_sum_chain(&f, chain, none);
 	fprintf(stderr, "%s %s: %llu hits in %s, %llu elsewhere (want %llu, 0)\n", event,
-		variants[variant], s.chain, chain, s.other, want);
+		pk_ev_variants[variant], s.chain, chain, s.other, want);
 	if (s.chain != want || s.other)
-		show(&f, NULL);
+		pk_ev_show(&f, NULL);
 	ck_assert_msg(s.chain == want && s.other == 0,
-		      "%s %s: %llu hits in %s (and %llu elsewhere), want %llu", variants[variant],
-		      event, s.chain, chain, s.other, want);
+		      "%s %s: %llu hits in %s (and %llu elsewhere), want %llu",
+		      pk_ev_variants[variant], event, s.chain, chain, s.other, want);
 	ck_assert_uint_eq(s.broken, 0);
 	for (size_t i = 0; i < f.n && leaf; i++) {
 		const char *st = f.lines[i].stack;
@@ -459,7 +460,7 @@ START_TEST(test_uprobe_usdt)
 	struct sum s;
 	char *out = NULL, *err = NULL;
 
-	fixture("ev_calls", _i, path, sizeof(path));
+	pk_ev_fixture("ev_calls", _i, path, sizeof(path));
 	snprintf(up, sizeof(up), "uprobe:%s:hot_fn", path);
 	snprintf(uret, sizeof(uret), "uretprobe:%s:hot_fn", path);
 	snprintf(usdt, sizeof(usdt), "usdt:%s:probekit:tick", path);
@@ -487,12 +488,12 @@ START_TEST(test_uprobe_usdt)
 		const char *read1[] = { NULL };
 
 		ck_assert_int_eq(pk_e2e_load(load), 0);
-		read_folded(read1, &f, &err);
+		pk_ev_read_folded(read1, &f, &err);
 	}
-	s = sum_chain(&f, ";main;caller;hot_fn", none);
-	fprintf(stderr, "-c 7 %s: %llu samples of hot_fn (want %d)\n", variants[_i], s.chain,
+	s = pk_ev_sum_chain(&f, ";main;caller;hot_fn", none);
+	fprintf(stderr, "-c 7 %s: %llu samples of hot_fn (want %d)\n", pk_ev_variants[_i], s.chain,
 		EV_CALLS / 7);
-	ck_assert_msg(s.chain == EV_CALLS / 7, "%s -c 7: %llu samples, want %d", variants[_i],
+	ck_assert_msg(s.chain == EV_CALLS / 7, "%s -c 7: %llu samples, want %d", pk_ev_variants[_i],
 		      s.chain, EV_CALLS / 7);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
 	pk_folded_free(&f);
@@ -510,7 +511,7 @@ START_TEST(test_uprobe_found_in_path)
 	const char *old = getenv("PATH");
 	char *saved = old ? strdup(old) : NULL, *out = NULL, *err = NULL;
 
-	fixture("ev_calls", 0, path, sizeof(path));
+	pk_ev_fixture("ev_calls", 0, path, sizeof(path));
 	real = realpath(path, NULL);
 	ck_assert_ptr_nonnull(real);
 	slash = strrchr(path, '/');
@@ -546,7 +547,7 @@ END_TEST
 START_TEST(test_page_faults)
 {
 	char path[4096];
-	const char *load[] = { "-e", "page-faults", "--", fixture("ev_calls", _i, path, sizeof(path)),
+	const char *load[] = { "-e", "page-faults", "--", pk_ev_fixture("ev_calls", _i, path, sizeof(path)),
 			       NULL };
 	const char *read[] = { NULL };
 	const char *const none[] = { NULL };
@@ -555,13 +556,13 @@ START_TEST(test_page_faults)
 	char *err = NULL;
 
 	ck_assert_int_eq(pk_e2e_load(load), 0);
-	read_folded(read, &f, &err);
-	s = sum_chain(&f, ";main;toucher", none);
-	fprintf(stderr, "page-faults %s: %llu in main;toucher (want %d, +1%%)\n", variants[_i],
-		s.chain, EV_PAGES);
+	pk_ev_read_folded(read, &f, &err);
+	s = pk_ev_sum_chain(&f, ";main;toucher", none);
+	fprintf(stderr, "page-faults %s: %llu in main;toucher (want %d, +1%%)\n",
+		pk_ev_variants[_i], s.chain, EV_PAGES);
 	ck_assert_msg(s.chain >= EV_PAGES && s.chain <= EV_PAGES + EV_PAGES / 100,
-		      "%s: %llu faults in main;toucher, want %d (+1%%)", variants[_i], s.chain,
-		      EV_PAGES);
+		      "%s: %llu faults in main;toucher, want %d (+1%%)", pk_ev_variants[_i],
+		      s.chain, EV_PAGES);
 	ck_assert_uint_eq(s.broken, 0);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
 	pk_folded_free(&f);
@@ -581,7 +582,7 @@ END_TEST
 START_TEST(test_major_faults)
 {
 	char path[4096], file[4096], page[4096];
-	const char *load[] = { "-e", "major-faults", "--", fixture("ev_calls", _i, path, sizeof(path)),
+	const char *load[] = { "-e", "major-faults", "--", pk_ev_fixture("ev_calls", _i, path, sizeof(path)),
 			       "--major", file, NULL };
 	const char *read[] = { NULL };
 	const char *const none[] = { NULL };
@@ -603,16 +604,16 @@ START_TEST(test_major_faults)
 	ck_assert_int_eq(fclose(out), 0);
 
 	ck_assert_int_eq(pk_e2e_load(load), 0);
-	read_folded(read, &f, &err);
+	pk_ev_read_folded(read, &f, &err);
 	unlink(file);
-	s = sum_chain(&f, ";main;major_reader", none);
+	s = pk_ev_sum_chain(&f, ";main;major_reader", none);
 	fprintf(stderr, "major-faults %s: %llu in main;major_reader (want %d, -5%%)\n",
-		variants[_i], s.chain, EV_MAJOR_PAGES);
+		pk_ev_variants[_i], s.chain, EV_MAJOR_PAGES);
 	if (s.chain < EV_MAJOR_PAGES * 95 / 100 || s.chain > EV_MAJOR_PAGES)
-		show(&f, NULL);
+		pk_ev_show(&f, NULL);
 	ck_assert_msg(s.chain >= EV_MAJOR_PAGES * 95 / 100 && s.chain <= EV_MAJOR_PAGES,
-		      "%s: %llu major faults in main;major_reader, want %d (-5%%)", variants[_i],
-		      s.chain, EV_MAJOR_PAGES);
+		      "%s: %llu major faults in main;major_reader, want %d (-5%%)",
+		      pk_ev_variants[_i], s.chain, EV_MAJOR_PAGES);
 	ck_assert_uint_eq(s.broken, 0);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
 	pk_folded_free(&f);
@@ -647,23 +648,23 @@ START_TEST(test_block_rq_issue)
 	struct sum s;
 	char *err = NULL;
 
-	w = pk_e2e_start_waiting_with(fixture("ev_calls", _i, path, sizeof(path)), odirect);
+	w = pk_e2e_start_waiting_with(pk_ev_fixture("ev_calls", _i, path, sizeof(path)), odirect);
 	snprintf(pid, sizeof(pid), "%d", (int)w.pid);
 	pk_ftrace_count_start(&ft, "block/block_rq_issue", w.pid);
 	ck_assert_int_eq(pk_e2e_load(load), 0);
 	pk_e2e_release(&w);
 	kernel = pk_ftrace_count_stop(&ft);
-	read_folded(read, &f, &err);
-	s = sum_chain(&f, ";main;direct_writer;", kframes);
+	pk_ev_read_folded(read, &f, &err);
+	s = pk_ev_sum_chain(&f, ";main;direct_writer;", kframes);
 	fprintf(stderr, "block:block_rq_issue %s: %llu requests under main;direct_writer, %llu "
-		"elsewhere; ftrace: %lu issued by the writer (of its %d writes)\n", variants[_i],
-		s.chain, s.other, kernel, EV_DIRECT);
+		"elsewhere; ftrace: %lu issued by the writer (of its %d writes)\n",
+		pk_ev_variants[_i], s.chain, s.other, kernel, EV_DIRECT);
 	if (s.chain != kernel || s.other || s.broken)
-		show(&f, NULL);
+		pk_ev_show(&f, NULL);
 	ck_assert_msg(kernel > 0, "ftrace: no request issued by the writer");
 	ck_assert_msg(s.chain == kernel && s.other == 0, "%s: %llu block requests under "
-		      "main;direct_writer (%llu elsewhere), ftrace %lu", variants[_i], s.chain,
-		      s.other, kernel);
+		      "main;direct_writer (%llu elsewhere), ftrace %lu", pk_ev_variants[_i],
+		      s.chain, s.other, kernel);
 	ck_assert_uint_eq(s.broken, 0);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
 	pk_folded_free(&f);
@@ -709,20 +710,20 @@ START_TEST(test_kprobe_pattern)
 	struct sum s;
 	int matches;
 
-	if (!kernel_has_kprobes()) {
+	if (!pk_ev_kernel_has_kprobes()) {
 		fprintf(stderr, "%s: this kernel has no kprobes: refused (test_pattern_refusals)\n",
 			event);
 		return;
 	}
 	matches = filter_functions_matching("vfs_writ[e]");
 	ck_assert_int_eq(matches, 1);
-	w = pk_e2e_start_waiting(fixture("ev_calls", 0, path, sizeof(path)));
+	w = pk_e2e_start_waiting(pk_ev_fixture("ev_calls", 0, path, sizeof(path)));
 	snprintf(pid, sizeof(pid), "%d", (int)w.pid);
 	ck_assert_int_eq(pk_e2e_load(load), 0);
 	ck_assert_int_eq(event0_links(), matches);
 	pk_e2e_release(&w);
-	read_folded(read, &f, &err);
-	s = sum_chain(&f, ";main;writer;", kframes);
+	pk_ev_read_folded(read, &f, &err);
+	s = pk_ev_sum_chain(&f, ";main;writer;", kframes);
 	fprintf(stderr, "%s: %llu in main;writer, %llu elsewhere (want %d, 0), %llu with kernel "
 		"frames\n", event, s.chain, s.other, EV_WRITES, s.kernel);
 	ck_assert_msg(s.chain == EV_WRITES && s.other == 0, "%llu writes (and %llu elsewhere)",
@@ -735,7 +736,7 @@ START_TEST(test_kprobe_pattern)
 }
 END_TEST
 
-void event_probes_tcases(Suite *s)
+void pk_ev_probes_tcases(Suite *s)
 {
 	TCase *tc;
 

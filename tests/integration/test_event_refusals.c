@@ -39,7 +39,7 @@ START_TEST(test_refusals)
 	ck_assert_int_ge(fd, 0);
 	close(fd);
 	unlink(marker);	/* created only if the command ran */
-	fixture("ev_calls", 0, path, sizeof(path));
+	pk_ev_fixture("ev_calls", 0, path, sizeof(path));
 	pk_test_build_path("probe-load", loader, sizeof(loader));
 	snprintf(up_bad, sizeof(up_bad), "uprobe:%s:hot_fm", path);
 	snprintf(usdt_bad, sizeof(usdt_bad), "usdt:%s:probekit:tock", path);
@@ -80,7 +80,7 @@ START_TEST(test_refusals)
 		ck_assert_msg(pk_e2e_one_line(err), "-e %s: not one line: %s", event, err);
 		ck_assert_msg(!strncmp(err, msg, strlen(msg)), "-e %s:\n got: %s want: %s...", event,
 			      err, msg);
-		assert_unpinned();
+		pk_ev_assert_unpinned();
 		ck_assert_int_eq(pk_e2e_perf_links(), links);
 		ck_assert_msg(access(marker, F_OK) != 0, "-e %s: the command ran", event);
 		free(err);
@@ -101,7 +101,7 @@ START_TEST(test_refusals)
 		st = pk_test_run(argv, NULL, &err);
 		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 2, "exit %d", WEXITSTATUS(st));
 		ck_assert_str_eq(err, want);
-		assert_unpinned();
+		pk_ev_assert_unpinned();
 		free(err);
 	}
 
@@ -118,7 +118,7 @@ START_TEST(test_refusals)
 			ck_assert_msg(pk_e2e_one_line(err) &&
 				      !strncmp(err, "probe-load: cycles: no hardware PMU on this machine", 51),
 				      "cycles: %s", err);
-			assert_unpinned();
+			pk_ev_assert_unpinned();
 		}
 		free(err);
 	}
@@ -139,7 +139,7 @@ START_TEST(test_pattern_refusals)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		char *argv[] = { loader, "--pin-dir", (char *)pk_e2e_pin_dir(), "-e",
 				 (char *)cases[i][0], "--", "true", NULL };
-		const char *want = cases[i][1] ? cases[i][1] : kernel_has_kprobes() ?
+		const char *want = cases[i][1] ? cases[i][1] : pk_ev_kernel_has_kprobes() ?
 			"probe-load: kprobe:pk_no_such_function_*: no kernel function matches\n" :
 			"probe-load: kprobe:pk_no_such_function_*: a pattern attaches kprobes, and this kernel has no kprobes (CONFIG_KPROBES)\n";
 		char *err = NULL;
@@ -147,7 +147,7 @@ START_TEST(test_pattern_refusals)
 
 		ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 2, "exit %d", WEXITSTATUS(st));
 		ck_assert_str_eq(err, want);
-		assert_unpinned();
+		pk_ev_assert_unpinned();
 		free(err);
 	}
 	/* more than one event attaches: how many, in the line */
@@ -165,7 +165,7 @@ START_TEST(test_pattern_refusals)
 			 ntp);
 		ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 2);
 		ck_assert_str_eq(err, want);
-		assert_unpinned();
+		pk_ev_assert_unpinned();
 		free(err);
 	}
 }
@@ -193,7 +193,7 @@ static char *sorted_unique(char **lines, size_t n)
 	size_t len = 1;
 	char *all, *p;
 
-	qsort(lines, n, sizeof(*lines), cmp_str);
+	qsort(lines, n, sizeof(*lines), pk_ev_cmp_str);
 	for (size_t i = 0; i < n; i++)
 		len += strlen(lines[i]) + 1;
 	all = p = calloc(1, len);
@@ -307,7 +307,7 @@ START_TEST(test_list_events)
 }
 END_TEST
 
-void event_refusals_tcases(Suite *s)
+void pk_ev_refusals_tcases(Suite *s)
 {
 	TCase *tc;
 

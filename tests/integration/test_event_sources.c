@@ -65,8 +65,9 @@ static unsigned long long truth_read(const char *path)
 START_TEST(test_offcpu_sleep)
 {
 	char path[4096], truth_path[32];
-	const char *load[] = { "-e", "off-cpu", "--", fixture("ev_block", _i, path, sizeof(path)),
-			       "sleep", truth_path, NULL };
+	const char *load[] = { "-e", "off-cpu", "--",
+			       pk_ev_fixture("ev_block", _i, path, sizeof(path)), "sleep",
+			       truth_path, NULL };
 	const char *read[] = { NULL };
 	const char *const kframes[] = { "do_nanosleep_[k]", "__schedule_[k]", NULL };
 	struct pk_folded f = { 0 };
@@ -76,18 +77,18 @@ START_TEST(test_offcpu_sleep)
 
 	truth_file(truth_path);
 	ck_assert_int_eq(pk_e2e_load(load), 0);
-	read_folded(read, &f, &err);
+	pk_ev_read_folded(read, &f, &err);
 	truth = truth_read(truth_path);
-	s = sum_chain(&f, ";main;wait_here;", kframes);
+	s = pk_ev_sum_chain(&f, ";main;wait_here;", kframes);
 	if (s.chain < truth * 0.95 || s.chain > truth * 1.05 || s.broken)
-		show(&f, NULL);
+		pk_ev_show(&f, NULL);
 	fprintf(stderr, "off-cpu sleep %s: %.3f s blocked in main;wait_here (want %.3f +-5%%, "
-		"as the fixture measured)\n", variants[_i], s.chain / 1e6, truth / 1e6);
+		"as the fixture measured)\n", pk_ev_variants[_i], s.chain / 1e6, truth / 1e6);
 	ck_assert_msg(truth >= 2000000, "%s: the fixture slept %llu us, not 20 x 100 ms",
-		      variants[_i], truth);
+		      pk_ev_variants[_i], truth);
 	ck_assert_msg(s.chain >= truth * 0.95 && s.chain <= truth * 1.05,
 		      "%s: %llu us blocked in main;wait_here, want %llu (measured) +-5%%",
-		      variants[_i], s.chain, truth);
+		      pk_ev_variants[_i], s.chain, truth);
 	ck_assert_uint_eq(s.broken, 0);
 	ck_assert_msg(strstr(err, "off-cpu:") && strstr(err, "microseconds off-CPU"),
 		      "no off-cpu summary line: %s", err);
@@ -114,8 +115,8 @@ START_TEST(test_offcpu_pipe_futex)
 
 	for (size_t c = 0; c < 2; c++) {
 		const char *load[] = { "-e", "off-cpu", "--",
-				       fixture("ev_block", _i, path, sizeof(path)), cases[c].mode,
-				       truth_path, NULL };
+				       pk_ev_fixture("ev_block", _i, path, sizeof(path)),
+				       cases[c].mode, truth_path, NULL };
 		const char *read[] = { NULL };
 		const char *const kframes[] = { cases[c].kframe, "__schedule_[k]", NULL };
 		struct pk_folded f = { 0 };
@@ -125,17 +126,17 @@ START_TEST(test_offcpu_pipe_futex)
 
 		truth_file(truth_path);
 		ck_assert_int_eq(pk_e2e_load(load), 0);
-		read_folded(read, &f, &err);
+		pk_ev_read_folded(read, &f, &err);
 		truth = truth_read(truth_path);
-		s = sum_chain(&f, cases[c].chain, kframes);
+		s = pk_ev_sum_chain(&f, cases[c].chain, kframes);
 		if (s.chain + 50000 < truth || s.broken)
-			show(&f, NULL);
+			pk_ev_show(&f, NULL);
 		fprintf(stderr, "off-cpu %s %s: %.3f s blocked in %s under %s (want %.3f, "
-			"as the fixture measured)\n", cases[c].mode, variants[_i], s.chain / 1e6,
-			cases[c].chain, cases[c].kframe, truth / 1e6);
+			"as the fixture measured)\n", cases[c].mode, pk_ev_variants[_i],
+			s.chain / 1e6, cases[c].chain, cases[c].kframe, truth / 1e6);
 		ck_assert_msg(s.chain + 50000 >= truth && s.chain <= truth + 700000,
 			      "%s %s: %llu us blocked in %s, want %llu (measured) -50 ms +700 ms",
-			      variants[_i], cases[c].mode, s.chain, cases[c].chain, truth);
+			      pk_ev_variants[_i], cases[c].mode, s.chain, cases[c].chain, truth);
 		ck_assert_uint_eq(s.broken, 0);
 		ck_assert_int_eq(pk_e2e_unload(), 0);
 		pk_folded_free(&f);
@@ -149,8 +150,9 @@ END_TEST
 START_TEST(test_offcpu_io)
 {
 	char path[4096], dir[4096];
-	const char *load[] = { "-e", "off-cpu", "--", fixture("ev_calls", _i, path, sizeof(path)),
-			       "--odirect", pk_test_disk_path("", dir, sizeof(dir)), NULL };
+	const char *load[] = { "-e", "off-cpu", "--",
+			       pk_ev_fixture("ev_calls", _i, path, sizeof(path)), "--odirect",
+			       pk_test_disk_path("", dir, sizeof(dir)), NULL };
 	const char *read[] = { NULL };
 	const char *const kframes[] = { "iomap_dio_rw_[k]", "io_schedule", "__schedule_[k]", NULL };
 	struct pk_folded f = { 0 };
@@ -158,14 +160,14 @@ START_TEST(test_offcpu_io)
 	char *err = NULL;
 
 	ck_assert_int_eq(pk_e2e_load(load), 0);
-	read_folded(read, &f, &err);
+	pk_ev_read_folded(read, &f, &err);
 	/* the pwrite()s: libc's name for it varies, the kernel's does not */
-	s = sum_chain(&f, "_[k];iomap_dio_rw_[k];", kframes);
+	s = pk_ev_sum_chain(&f, "_[k];iomap_dio_rw_[k];", kframes);
 	if (!s.chain || s.broken)
-		show(&f, "direct_writer");
+		pk_ev_show(&f, "direct_writer");
 	fprintf(stderr, "off-cpu O_DIRECT %s: %.3f ms blocked under iomap_dio_rw\n",
-		variants[_i], s.chain / 1e3);
-	ck_assert_msg(s.chain > 0, "%s: no block in iomap_dio_rw", variants[_i]);
+		pk_ev_variants[_i], s.chain / 1e3);
+	ck_assert_msg(s.chain > 0, "%s: no block in iomap_dio_rw", pk_ev_variants[_i]);
 	ck_assert_uint_eq(s.broken, 0);
 	for (size_t i = 0; i < f.n; i++)
 		if (strstr(f.lines[i].stack, "_[k];iomap_dio_rw_[k];"))
@@ -211,15 +213,15 @@ START_TEST(test_two_events_pprof)
 {
 	char path[4096], dir[] = "/tmp/pk-ev-XXXXXX", file[64], truth_path[32];
 	const char *load[] = { "-F", "199", "-e", "cpu-clock", "-e", "off-cpu", "--",
-			       fixture("ev_block", 0, path, sizeof(path)), "sleep", truth_path,
-			       NULL };
+			       pk_ev_fixture("ev_block", 0, path, sizeof(path)), "sleep",
+			       truth_path, NULL };
 	long long truth;
 	const char *read[] = { "-f", "pprof", "-o", file, NULL };
 	long long blocked, blocked_spin, cpu, cpu_wait;
 	char *out = NULL, *err = NULL, *type = NULL;
 
 	if (!ppr_go_available()) {
-		ck_assert_msg(!ci(), "go tool pprof is missing (CI=true)");
+		ck_assert_msg(!pk_ev_ci(), "go tool pprof is missing (CI=true)");
 		return;
 	}
 	ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -271,9 +273,9 @@ Suite *suite_event_sources(void)
 	tcase_add_loop_test(tc, test_offcpu_sleep, 0, NVARIANTS);
 	tcase_add_loop_test(tc, test_offcpu_pipe_futex, 0, NVARIANTS);
 	tcase_add_loop_test(tc, test_offcpu_io, 0, NVARIANTS);
-	event_probes_tcases(s);
+	pk_ev_probes_tcases(s);
 	tc = pk_e2e_tcase(s, "several", 120);
 	tcase_add_test(tc, test_two_events_pprof);
-	event_refusals_tcases(s);
+	pk_ev_refusals_tcases(s);
 	return s;
 }
