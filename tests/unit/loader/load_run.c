@@ -22,12 +22,13 @@
 
 #define PIN_PREFIX "/sys/fs/bpf/probekit-test-load-"
 
-pid_t runner;
-char dir[128];
+pid_t pk_ld_runner;
+char pk_ld_dir[128];
 
 static void setup(void)
 {
-	snprintf(dir, sizeof(dir), PIN_PREFIX "%d-%d", (int)runner, (int)getpid());
+	snprintf(pk_ld_dir, sizeof(pk_ld_dir), PIN_PREFIX "%d-%d", (int)pk_ld_runner,
+		 (int)getpid());
 }
 
 /* Unchecked teardown: runs in the runner even when a test died half-way. */
@@ -36,7 +37,7 @@ static void cleanup_all(void)
 	char pattern[128], err[PK_ERR_LEN];
 	glob_t g;
 
-	snprintf(pattern, sizeof(pattern), PIN_PREFIX "%d-*", (int)runner);
+	snprintf(pattern, sizeof(pattern), PIN_PREFIX "%d-*", (int)pk_ld_runner);
 	if (glob(pattern, 0, NULL, &g) != 0)
 		return;
 	for (size_t i = 0; i < g.gl_pathc; i++) {
@@ -47,7 +48,7 @@ static void cleanup_all(void)
 }
 
 
-int load_run(const char **args, char **out, char **err)
+int pk_ld_run(const char **args, char **out, char **err)
 {
 	char path[4096];
 	const char *argv[32] = { pk_test_build_path("probe-load", path, sizeof(path)) };
@@ -64,7 +65,7 @@ int load_run(const char **args, char **out, char **err)
 /* ERR past what a load with --unwind dwarf prints: a line per file whose
  * table was refused, then the one summary line (checked by
  * test_unwind_tables_and_fp). */
-const char *past_unwind_lines(const char *err)
+const char *pk_ld_past_unwind_lines(const char *err)
 {
 	const char *line = err;
 
@@ -82,30 +83,30 @@ const char *past_unwind_lines(const char *err)
 	return line;
 }
 
-bool pinned(const char *name)
+bool pk_ld_pinned(const char *name)
 {
 	char path[256];
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	snprintf(path, sizeof(path), "%s/%s", pk_ld_dir, name);
 	return access(path, F_OK) == 0;
 }
 
-bool dir_exists(void)
+bool pk_ld_dir_exists(void)
 {
 	struct stat st;
 
-	return stat(dir, &st) == 0;
+	return stat(pk_ld_dir, &st) == 0;
 }
 
 /* The ids of the links pinned under DIR/links, to check they are gone. */
-int pinned_link_ids(__u32 *ids, int max)
+int pk_ld_pinned_link_ids(__u32 *ids, int max)
 {
 	char path[512];
 	struct dirent *de;
 	DIR *d;
 	int n = 0;
 
-	snprintf(path, sizeof(path), "%s/links", dir);
+	snprintf(path, sizeof(path), "%s/links", pk_ld_dir);
 	d = opendir(path);
 	ck_assert_ptr_nonnull(d);
 	while ((de = readdir(d)) && n < max) {
@@ -115,7 +116,7 @@ int pinned_link_ids(__u32 *ids, int max)
 
 		if (de->d_name[0] == '.')
 			continue;
-		snprintf(path, sizeof(path), "%s/links/%s", dir, de->d_name);
+		snprintf(path, sizeof(path), "%s/links/%s", pk_ld_dir, de->d_name);
 		fd = bpf_obj_get(path);
 		ck_assert_int_ge(fd, 0);
 		ck_assert_int_eq(bpf_obj_get_info_by_fd(fd, &info, &len), 0);
@@ -126,19 +127,19 @@ int pinned_link_ids(__u32 *ids, int max)
 	return n;
 }
 
-void sleep_ms(long ms)
+void pk_ld_sleep_ms(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
 
 	nanosleep(&ts, NULL);
 }
 
-void read_counters(__u64 c[PK_CNT__MAX])
+void pk_ld_read_counters(__u64 c[PK_CNT__MAX])
 {
 	struct pk_session_fds fds;
 	struct pk_session info;
 
-	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
+	ck_assert_int_eq(pk_session_open(pk_ld_dir, &fds, &info), 0);
 	ck_assert_int_eq(pk_counters_read(fds.counters, c), 0);
 	pk_session_close(&fds);
 }
@@ -146,18 +147,18 @@ void read_counters(__u64 c[PK_CNT__MAX])
 /* Poll the counters until COUNTER is non-zero (at most 3 s). */
 /* Until COUNTER moves: as long as it takes on a slow machine (a TCG guest
  * of the kernel matrix), the case's timeout ends a counter that never does. */
-void wait_counter(int counter, __u64 c[PK_CNT__MAX])
+void pk_ld_wait_counter(int counter, __u64 c[PK_CNT__MAX])
 {
 	for (;;) {
-		read_counters(c);
+		pk_ld_read_counters(c);
 		if (c[counter])
 			return;
-		sleep_ms(10);
+		pk_ld_sleep_ms(10);
 	}
 }
 
 /* A child of this test that spins until killed (or the test dies). */
-pid_t spin_child(void)
+pid_t pk_ld_spin_child(void)
 {
 	pid_t parent = getpid(), pid = fork();
 
@@ -171,7 +172,7 @@ pid_t spin_child(void)
 }
 
 /* PID's enum pk_target_state, 0: not a target. */
-int target_state(pid_t pid)
+int pk_ld_target_state(pid_t pid)
 {
 	struct pk_session_fds fds;
 	struct pk_session info;
@@ -179,13 +180,13 @@ int target_state(pid_t pid)
 	__u8 v;
 	bool found;
 
-	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
+	ck_assert_int_eq(pk_session_open(pk_ld_dir, &fds, &info), 0);
 	found = bpf_map_lookup_elem(fds.targets, &key, &v) == 0;
 	pk_session_close(&fds);
 	return found ? v : 0;
 }
 
-TCase *root_case(Suite *s, const char *name)
+TCase *pk_ld_root_case(Suite *s, const char *name)
 {
 	TCase *tc = tcase_create(name);
 

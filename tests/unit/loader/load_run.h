@@ -16,16 +16,16 @@
 
 #include "lib/session.h"
 
-extern pid_t runner;		/* set when the suite is built, before check forks */
-extern char dir[128];		/* this test's pin directory */
+extern pid_t pk_ld_runner;	/* set when the suite is built, before check forks */
+extern char pk_ld_dir[128];	/* this test's pin directory */
 
 /* Run probe-load --pin-dir DIR ARGS...; returns its exit code. */
 #define LOAD(out, err, ...) \
-	load_run((const char *[]){ "--pin-dir", dir, __VA_ARGS__, NULL }, out, err)
-int load_run(const char **args, char **out, char **err);
+	pk_ld_run((const char *[]){ "--pin-dir", pk_ld_dir, __VA_ARGS__, NULL }, out, err)
+int pk_ld_run(const char **args, char **out, char **err);
 
 #define UNWIND_SUMMARY	"probe-load: unwind tables: "
-const char *past_unwind_lines(const char *err);
+const char *pk_ld_past_unwind_lines(const char *err);
 
 /* Run with ARGS and insist it worked, silently but for the unwind lines. */
 #define LOAD_OK(...) do {						\
@@ -33,7 +33,7 @@ const char *past_unwind_lines(const char *err);
 	int rc_ = LOAD(&out_, &err_, __VA_ARGS__);			\
 	ck_assert_msg(rc_ == 0, "probe-load exited %d: %s", rc_, err_);	\
 	ck_assert_str_eq(out_, "");					\
-	ck_assert_str_eq(past_unwind_lines(err_), "");			\
+	ck_assert_str_eq(pk_ld_past_unwind_lines(err_), "");		\
 	free(out_);							\
 	free(err_);							\
 } while (0)
@@ -51,23 +51,23 @@ const char *past_unwind_lines(const char *err);
 } while (0)
 #define LOAD_REFUSED(msg, ...) LOAD_FAILS(1, msg, __VA_ARGS__)
 
-bool pinned(const char *name);
-bool dir_exists(void);
-int pinned_link_ids(__u32 *ids, int max);
-void sleep_ms(long ms);
-void read_counters(__u64 c[PK_CNT__MAX]);
-void wait_counter(int counter, __u64 c[PK_CNT__MAX]);
-pid_t spin_child(void);
+bool pk_ld_pinned(const char *name);
+bool pk_ld_dir_exists(void);
+int pk_ld_pinned_link_ids(__u32 *ids, int max);
+void pk_ld_sleep_ms(long ms);
+void pk_ld_read_counters(__u64 c[PK_CNT__MAX]);
+void pk_ld_wait_counter(int counter, __u64 c[PK_CNT__MAX]);
+pid_t pk_ld_spin_child(void);
 /* PID's enum pk_target_state, 0: not a target. */
-int target_state(pid_t pid);
+int pk_ld_target_state(pid_t pid);
 
 /* A case of root tests, each with its own pin directory, removed after the
  * case even when a test died half-way. */
-TCase *root_case(Suite *s, const char *name);
+TCase *pk_ld_root_case(Suite *s, const char *name);
 /* The cases of the suite's other files, added to it in its order. */
-void load_targets_tcase(Suite *s);
-void load_foreground_tcase(Suite *s);
-void load_stops_tcase(Suite *s);
-void load_samples_tcase(Suite *s);
+void pk_ld_targets_tcase(Suite *s);
+void pk_ld_foreground_tcase(Suite *s);
+void pk_ld_stops_tcase(Suite *s);
+void pk_ld_samples_tcase(Suite *s);
 
 #endif

@@ -89,7 +89,7 @@ static int on_terminal(const char *script, const char *send, char *out, size_t l
 	pid = forkpty(&master, NULL, NULL, NULL);
 	ck_assert_int_ge(pid, 0);
 	if (pid == 0) {
-		execl(path, path, "--pin-dir", dir, "--", "sh", "-c", script, (char *)NULL);
+		execl(path, path, "--pin-dir", pk_ld_dir, "--", "sh", "-c", script, (char *)NULL);
 		_exit(127);
 	}
 	/* the command may say it first, or probe-load */
@@ -99,7 +99,7 @@ static int on_terminal(const char *script, const char *send, char *out, size_t l
 	ck_assert_int_eq(sscanf(line, "probekit: profiling pid %d", &cmd), 1);
 	*foreground = tcgetpgrp(master) == getpgid(cmd);
 	/* held (not sampled) until its exec; sh said "ready": sampled */
-	ck_assert_int_eq(target_state(cmd), PK_TARGET_LIVE);
+	ck_assert_int_eq(pk_ld_target_state(cmd), PK_TARGET_LIVE);
 	ck_assert_int_eq(write(master, send, strlen(send)), (ssize_t)strlen(send));
 	pty_read_until(master, out, len, NULL);	/* to the end */
 	close(master);
@@ -131,9 +131,9 @@ START_TEST(test_command_keeps_terminal)
 }
 END_TEST
 
-void load_foreground_tcase(Suite *s)
+void pk_ld_foreground_tcase(Suite *s)
 {
-	TCase *tc = root_case(s, "foreground");
+	TCase *tc = pk_ld_root_case(s, "foreground");
 
 	tcase_add_test(tc, test_command_exit_status);
 	tcase_add_test(tc, test_command_keeps_terminal);

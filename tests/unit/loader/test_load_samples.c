@@ -98,7 +98,7 @@ static void drain(struct delivered *d)
 	struct pk_session info;
 	struct ring_buffer *rb;
 
-	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
+	ck_assert_int_eq(pk_session_open(pk_ld_dir, &fds, &info), 0);
 	rb = ring_buffer__new(fds.events, on_sample, d, NULL);
 	ck_assert_ptr_nonnull(rb);
 	ck_assert_int_ge(ring_buffer__consume(rb), 0);
@@ -116,8 +116,8 @@ START_TEST(test_cpu_and_idle_filters)
 	/* --no-python: the walk's knob and the session's flag off (the Python
 	 * walk itself: suite python_bpf) */
 	LOAD_OK("-C", "0", "--skip-idle", "-F", "997", "--no-python");
-	ck_assert(pinned("links/e0-cpu0") && !pinned("links/e0-cpu1"));
-	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
+	ck_assert(pk_ld_pinned("links/e0-cpu0") && !pk_ld_pinned("links/e0-cpu1"));
+	ck_assert_int_eq(pk_session_open(pk_ld_dir, &fds, &info), 0);
 	pk_session_close(&fds);
 	ck_assert_uint_eq(info.flags, PK_SESSION_SKIP_IDLE | PK_SESSION_FILTER_CPU |
 			  PK_SESSION_DWARF);
@@ -126,8 +126,8 @@ START_TEST(test_cpu_and_idle_filters)
 	/* Whether CPU 0 is ever idle meanwhile depends on the machine: the
 	 * delivered samples must hold no idle one either way. */
 	do {
-		sleep_ms(10);
-		read_counters(c);
+		pk_ld_sleep_ms(10);
+		pk_ld_read_counters(c);
 	} while (c[PK_CNT_SAMPLES] + c[PK_CNT_FILTERED] < 50);
 	drain(&d);
 	ck_assert_uint_ge(d.n, c[PK_CNT_SAMPLES]);
@@ -145,10 +145,10 @@ START_TEST(test_pid_filter)
 	__u64 c[PK_CNT__MAX];
 	char pid[16];
 
-	d.pid = spin_child();
+	d.pid = pk_ld_spin_child();
 	snprintf(pid, sizeof(pid), "%d", (int)d.pid);
 	LOAD_OK("-p", pid, "-F", "997");
-	wait_counter(PK_CNT_SAMPLES, c);
+	pk_ld_wait_counter(PK_CNT_SAMPLES, c);
 	drain(&d);
 	kill(d.pid, SIGKILL);
 	waitpid(d.pid, NULL, 0);
@@ -176,14 +176,14 @@ START_TEST(test_tiny_ringbuf_counts_losses)
 	char size[32], pid[16];
 	__u64 c[PK_CNT__MAX];
 
-	d.pid = spin_child();
+	d.pid = pk_ld_spin_child();
 	snprintf(size, sizeof(size), "%ld", page);
 	snprintf(pid, sizeof(pid), "%d", (int)d.pid);
 	LOAD_OK("--ringbuf-size", size, "-F", "4999", "-p", pid);
-	wait_counter(PK_CNT_RINGBUF_FULL, c);
+	pk_ld_wait_counter(PK_CNT_RINGBUF_FULL, c);
 	kill(d.pid, SIGKILL);
 	waitpid(d.pid, NULL, 0);
-	read_counters(c);
+	pk_ld_read_counters(c);
 	ck_assert_uint_gt(c[PK_CNT_SAMPLES], 0);
 	ck_assert_uint_le(c[PK_CNT_SAMPLES], page / (8 + sizeof(struct pk_sample) + 8));
 	drain(&d);
@@ -195,9 +195,9 @@ START_TEST(test_tiny_ringbuf_counts_losses)
 }
 END_TEST
 
-void load_samples_tcase(Suite *s)
+void pk_ld_samples_tcase(Suite *s)
 {
-	TCase *tc = root_case(s, "samples");
+	TCase *tc = pk_ld_root_case(s, "samples");
 
 	tcase_add_test(tc, test_cpu_and_idle_filters);
 	tcase_add_test(tc, test_pid_filter);

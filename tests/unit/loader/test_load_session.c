@@ -64,21 +64,21 @@ START_TEST(test_load_pins_settings_unload)
 	int ncpus = online_cpus(online, list, sizeof(list)), nlinks;
 
 	LOAD_OK("-F", "199", "--ringbuf-size", "64K");
-	ck_assert(pinned("events") && pinned("counters") && pinned("session") &&
-		  pinned("targets") && pinned("event_list") && pinned("event_counts") &&
-		  pinned("roots"));
+	ck_assert(pk_ld_pinned("events") && pk_ld_pinned("counters") && pk_ld_pinned("session") &&
+		  pk_ld_pinned("targets") && pk_ld_pinned("event_list") &&
+		  pk_ld_pinned("event_counts") && pk_ld_pinned("roots"));
 	for (int i = 0; i < PK_UNWIND_NMAPS; i++)
-		ck_assert_msg(pinned(pk_unwind_pins[i]), "%s not pinned", pk_unwind_pins[i]);
+		ck_assert_msg(pk_ld_pinned(pk_unwind_pins[i]), "%s not pinned", pk_unwind_pins[i]);
 	for (int cpu = 0; cpu < PK_MAX_CPUS; cpu++) {
 		snprintf(name, sizeof(name), "links/e0-cpu%d", cpu);
-		ck_assert_int_eq(pinned(name), online[cpu]);
+		ck_assert_int_eq(pk_ld_pinned(name), online[cpu]);
 	}
 	/* No targets: nothing to follow, no fork/exit programs. The DWARF
 	 * walk's code reports (exec, mmap) are there. */
-	ck_assert(!pinned("links/fork") && !pinned("links/exit"));
-	ck_assert(pinned("links/exec") && pinned("links/mmap"));
+	ck_assert(!pk_ld_pinned("links/fork") && !pk_ld_pinned("links/exit"));
+	ck_assert(pk_ld_pinned("links/exec") && pk_ld_pinned("links/mmap"));
 
-	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
+	ck_assert_int_eq(pk_session_open(pk_ld_dir, &fds, &info), 0);
 	ck_assert_int_ge(fds.events, 0);
 	ck_assert_int_ge(fds.counters, 0);
 	ck_assert_int_ge(fds.session, 0);
@@ -101,19 +101,19 @@ START_TEST(test_load_pins_settings_unload)
 	ck_assert_int_eq(fds.session, -1);
 
 	/* Sampling goes on after probe-load exited. */
-	wait_counter(PK_CNT_SAMPLES, c);
+	pk_ld_wait_counter(PK_CNT_SAMPLES, c);
 	ck_assert_uint_eq(c[PK_CNT_FILTERED], 0);
 
-	nlinks = pinned_link_ids(ids, PK_MAX_CPUS + 2);
+	nlinks = pk_ld_pinned_link_ids(ids, PK_MAX_CPUS + 2);
 	ck_assert_int_eq(nlinks, ncpus + 2);
 	for (int i = 0; i < nlinks; i++)
 		ck_assert(link_exists(ids[i]));
 
 	LOAD_OK("--unload");
-	ck_assert(!dir_exists());
+	ck_assert(!pk_ld_dir_exists());
 	for (int i = 0; i < nlinks; i++)
 		ck_assert_msg(!link_exists(ids[i]), "link %u survived --unload", ids[i]);
-	ck_assert_int_eq(pk_session_open(dir, &fds, &info), -ENOENT);
+	ck_assert_int_eq(pk_session_open(pk_ld_dir, &fds, &info), -ENOENT);
 	ck_assert_int_eq(fds.events, -1);
 	ck_assert_int_eq(fds.session, -1);
 }
@@ -128,21 +128,21 @@ START_TEST(test_second_load_refused)
 	int n;
 
 	LOAD_OK("-F", "49");
-	ck_assert_int_eq(pk_session_open(dir, &fds, &first), 0);
+	ck_assert_int_eq(pk_session_open(pk_ld_dir, &fds, &first), 0);
 	pk_session_close(&fds);
-	n = pinned_link_ids(ids, PK_MAX_CPUS + 2);
+	n = pk_ld_pinned_link_ids(ids, PK_MAX_CPUS + 2);
 
 	snprintf(msg, sizeof(msg),
 		 "probe-load: a session is already loaded at %s (probe-load --unload --pin-dir %s to stop it)\n",
-		 dir, dir);
+		 pk_ld_dir, pk_ld_dir);
 	LOAD_REFUSED(msg, "-F", "99");
 	LOAD_REFUSED(msg, "-p", "1");
 
 	/* The first session is untouched. */
-	ck_assert_int_eq(pk_session_open(dir, &fds, &again), 0);
+	ck_assert_int_eq(pk_session_open(pk_ld_dir, &fds, &again), 0);
 	pk_session_close(&fds);
 	ck_assert_mem_eq(&first, &again, sizeof(first));
-	ck_assert_int_eq(pinned_link_ids(ids2, PK_MAX_CPUS + 2), n);
+	ck_assert_int_eq(pk_ld_pinned_link_ids(ids2, PK_MAX_CPUS + 2), n);
 	ck_assert_mem_eq(ids, ids2, n * sizeof(ids[0]));
 	for (int i = 0; i < n; i++)
 		ck_assert(link_exists(ids[i]));
@@ -155,13 +155,13 @@ START_TEST(test_unload_nothing)
 	char msg[256];
 
 	/* a no-op, said in one line, as bpftool and perf make it */
-	snprintf(msg, sizeof(msg), "probe-load: nothing loaded at %s\n", dir);
+	snprintf(msg, sizeof(msg), "probe-load: nothing loaded at %s\n", pk_ld_dir);
 	LOAD_FAILS(0, msg, "--unload");
 	/* A directory that is not a session is not ours to remove. */
-	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	ck_assert_int_eq(mkdir(pk_ld_dir, 0700), 0);
 	LOAD_FAILS(0, msg, "--unload");
-	ck_assert(dir_exists());
-	ck_assert_int_eq(rmdir(dir), 0);
+	ck_assert(pk_ld_dir_exists());
+	ck_assert_int_eq(rmdir(pk_ld_dir), 0);
 }
 END_TEST
 
@@ -178,12 +178,12 @@ START_TEST(test_refused_before_loading)
 	snprintf(list, sizeof(list), "%u", pid_max);
 	snprintf(msg, sizeof(msg), "probe-load: -p %u: no such process\n", pid_max);
 	LOAD_REFUSED(msg, "-p", "1", "-p", list);
-	ck_assert(!dir_exists());
+	ck_assert(!pk_ld_dir_exists());
 
 	online_cpus(online, list, sizeof(list));
 	snprintf(msg, sizeof(msg), "probe-load: -C 4095: no such CPU (online: %s)\n", list);
 	LOAD_FAILS(2, msg, "-C", "4095");	/* a bad value: bad usage */
-	ck_assert(!dir_exists());
+	ck_assert(!pk_ld_dir_exists());
 
 	ck_assert_int_eq(pk_read_uint("/proc/sys/kernel/perf_event_max_sample_rate", &max_rate), 0);
 	snprintf(list, sizeof(list), "%u", max_rate + 1);
@@ -191,7 +191,7 @@ START_TEST(test_refused_before_loading)
 		 "probe-load: -F %u: above the kernel's limit of %u Hz (/proc/sys/kernel/perf_event_max_sample_rate)\n",
 		 max_rate + 1, max_rate);
 	LOAD_FAILS(2, msg, "-F", list);	/* bad usage on this system */
-	ck_assert(!dir_exists());
+	ck_assert(!pk_ld_dir_exists());
 }
 END_TEST
 
@@ -200,7 +200,7 @@ START_TEST(test_pin_dir_not_bpffs)
 	char *out, *err;
 	const char *args[] = { "--pin-dir", "/tmp/probekit-test-not-bpffs", NULL };
 
-	ck_assert_int_eq(load_run(args, &out, &err), 1);
+	ck_assert_int_eq(pk_ld_run(args, &out, &err), 1);
 	ck_assert_str_eq(err, "probe-load: --pin-dir /tmp/probekit-test-not-bpffs: "
 			 "/tmp is not on a bpf filesystem\n");
 	ck_assert_int_eq(access("/tmp/probekit-test-not-bpffs", F_OK), -1);
@@ -215,7 +215,7 @@ START_TEST(test_failed_exec_leaves_nothing)
 {
 	LOAD_REFUSED("probe-load: /nonexistent/probekit-cmd: No such file or directory\n",
 		     "--", "/nonexistent/probekit-cmd", "arg");
-	ck_assert(!dir_exists());
+	ck_assert(!pk_ld_dir_exists());
 }
 END_TEST
 
@@ -240,7 +240,7 @@ START_TEST(test_interrupted_load_leaves_nothing)
 		sigprocmask(SIG_BLOCK, &term, NULL);
 		kill(getpid(), SIGTERM);
 		dup2(fds[1], 2);
-		execl(path, path, "--pin-dir", dir, "--", "true", (char *)NULL);
+		execl(path, path, "--pin-dir", pk_ld_dir, "--", "true", (char *)NULL);
 		_exit(127);
 	}
 	close(fds[1]);
@@ -251,7 +251,7 @@ START_TEST(test_interrupted_load_leaves_nothing)
 	ck_assert(WIFEXITED(status));
 	ck_assert_int_eq(WEXITSTATUS(status), 1);
 	ck_assert_str_eq(err, "probe-load: interrupted: nothing loaded\n");
-	ck_assert(!dir_exists());
+	ck_assert(!pk_ld_dir_exists());
 }
 END_TEST
 
@@ -260,14 +260,14 @@ START_TEST(test_not_root)
 	char path[4096], *out, *err;
 	char *argv[] = { "setpriv", "--reuid=65534", "--regid=65534", "--clear-groups",
 			 (char *)pk_test_build_path("probe-load", path, sizeof(path)),
-			 "--pin-dir", dir, NULL };
+			 "--pin-dir", pk_ld_dir, NULL };
 	int status = pk_test_run(argv, &out, &err);
 
 	ck_assert(WIFEXITED(status));
 	ck_assert_int_eq(WEXITSTATUS(status), 1);
 	ck_assert_str_eq(err, "probe-load: needs root: CAP_BPF and CAP_PERFMON "
 			 "(or CAP_SYS_ADMIN) are not in effect\n");
-	ck_assert(!dir_exists());
+	ck_assert(!pk_ld_dir_exists());
 	free(out);
 	free(err);
 }
@@ -285,12 +285,12 @@ START_TEST(test_mounts_bpffs)
 		 "umount /sys/fs/bpf; ! mountpoint -q /sys/fs/bpf; "
 		 "%s --pin-dir %s; mountpoint -q /sys/fs/bpf; test -e %s/session; "
 		 "%s --unload --pin-dir %s; ! test -e %s; echo ok",
-		 pk_test_build_path("probe-load", path, sizeof(path)), dir, dir,
-		 path, dir, dir);
+		 pk_test_build_path("probe-load", path, sizeof(path)), pk_ld_dir, pk_ld_dir,
+		 path, pk_ld_dir, pk_ld_dir);
 	status = pk_test_run(argv, &out, &err);
 	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "%s", err);
 	ck_assert_str_eq(out, "ok\n");
-	ck_assert_str_eq(past_unwind_lines(err), "");
+	ck_assert_str_eq(pk_ld_past_unwind_lines(err), "");
 	free(out);
 	free(err);
 }
@@ -323,7 +323,7 @@ static int load_refusing(const char *prog, const char **args, char **out, char *
 	argv[n++] = asan;
 	argv[n++] = pk_test_build_path("probe-load", load, sizeof(load));
 	argv[n++] = "--pin-dir";
-	argv[n++] = dir;
+	argv[n++] = pk_ld_dir;
 	while (*args && n < 39)
 		argv[n++] = *args++;
 	status = pk_test_run((char *const *)argv, out, err);
@@ -380,21 +380,21 @@ START_TEST(test_refused_program_left_out)
 	free(out);
 	free(err);
 
-	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
+	ck_assert_int_eq(pk_session_open(pk_ld_dir, &fds, &info), 0);
 	ck_assert_uint_eq(info.nevents, 1);
-	ck_assert_int_eq(pk_event_list_read(dir, &info, ev, &nev), 0);
+	ck_assert_int_eq(pk_event_list_read(pk_ld_dir, &info, ev, &nev), 0);
 	ck_assert_uint_eq(nev, 1);
 	ck_assert_str_eq(ev[0].name, "cpu-clock");
 	ck_assert_uint_eq(ev[0].kind, PK_EVK_PERF);
 	pk_session_close(&fds);
 	for (int cpu = 0; cpu < PK_MAX_CPUS; cpu++) {
 		snprintf(name, sizeof(name), "links/e0-cpu%d", cpu);
-		ck_assert_int_eq(pinned(name), online[cpu]);
+		ck_assert_int_eq(pk_ld_pinned(name), online[cpu]);
 	}
-	ck_assert(!pinned("links/e1"));
-	wait_counter(PK_CNT_SAMPLES, c);
+	ck_assert(!pk_ld_pinned("links/e1"));
+	pk_ld_wait_counter(PK_CNT_SAMPLES, c);
 	LOAD_OK("--unload");
-	ck_assert(!dir_exists());
+	ck_assert(!pk_ld_dir_exists());
 }
 END_TEST
 
@@ -410,7 +410,7 @@ START_TEST(test_refused_last_event)
 	ck_assert_int_eq(rc, 1);
 	ck_assert_str_eq(err, line);
 	ck_assert_str_eq(out, "");
-	ck_assert(!dir_exists());
+	ck_assert(!pk_ld_dir_exists());
 	free(out);
 	free(err);
 }
@@ -429,7 +429,7 @@ START_TEST(test_refused_needed_program)
 		 release());
 	ck_assert_int_eq(rc, 1);
 	ck_assert_str_eq(err, line);
-	ck_assert(!dir_exists());
+	ck_assert(!pk_ld_dir_exists());
 	free(out);
 	free(err);
 
@@ -455,7 +455,7 @@ START_TEST(test_refused_verbose)
 	ck_assert_msg(ends_with(err, "\nprobe-load: cpu-clock: Linux %s refused pk_perf_event: R0 !read_ok\n") ||
 		      ends_with(err, "\nprobe-load: cycles: Linux %s refused pk_perf_event: R0 !read_ok\n"),
 		      "not the last line: %s", err);
-	ck_assert(!dir_exists());
+	ck_assert(!pk_ld_dir_exists());
 	free(out);
 	free(err);
 }
@@ -466,32 +466,32 @@ Suite *suite_load_session(void)
 	Suite *s = suite_create("load_session");
 	TCase *tc;
 
-	runner = getpid();
+	pk_ld_runner = getpid();
 	if (!pk_test_need_root(s, "probe-load loads BPF programs"))
 		return s;
 
-	tc = root_case(s, "pins");
+	tc = pk_ld_root_case(s, "pins");
 	tcase_add_test(tc, test_load_pins_settings_unload);
 	tcase_add_test(tc, test_second_load_refused);
 	tcase_add_test(tc, test_unload_nothing);
 	tcase_add_test(tc, test_mounts_bpffs);
 
-	tc = root_case(s, "refused");
+	tc = pk_ld_root_case(s, "refused");
 	tcase_add_test(tc, test_refused_before_loading);
 	tcase_add_test(tc, test_pin_dir_not_bpffs);
 	tcase_add_test(tc, test_failed_exec_leaves_nothing);
 	tcase_add_test(tc, test_interrupted_load_leaves_nothing);
 	tcase_add_test(tc, test_not_root);
 
-	tc = root_case(s, "refused_program");
+	tc = pk_ld_root_case(s, "refused_program");
 	tcase_add_test(tc, test_refused_program_left_out);
 	tcase_add_test(tc, test_refused_last_event);
 	tcase_add_test(tc, test_refused_needed_program);
 	tcase_add_test(tc, test_refused_verbose);
 
-	load_targets_tcase(s);
-	load_foreground_tcase(s);
-	load_stops_tcase(s);
-	load_samples_tcase(s);
+	pk_ld_targets_tcase(s);
+	pk_ld_foreground_tcase(s);
+	pk_ld_stops_tcase(s);
+	pk_ld_samples_tcase(s);
 	return s;
 }

@@ -39,7 +39,7 @@ static int targets_count(void)
 	struct pk_session info;
 	int n;
 
-	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
+	ck_assert_int_eq(pk_session_open(pk_ld_dir, &fds, &info), 0);
 	n = pk_targets_count(fds.targets);
 	/* what probe-read asks to know when to stop */
 	ck_assert_int_eq(pk_targets_empty(fds.targets), n == 0);
@@ -49,13 +49,13 @@ static int targets_count(void)
 
 static bool is_target(pid_t pid)
 {
-	return target_state(pid) != 0;
+	return pk_ld_target_state(pid) != 0;
 }
 
 static void wait_not_target(pid_t pid)
 {
 	for (int i = 0; i < 300 && is_target(pid); i++)
-		sleep_ms(10);
+		pk_ld_sleep_ms(10);
 	ck_assert_msg(!is_target(pid), "%d is still a target", (int)pid);
 }
 
@@ -146,8 +146,8 @@ START_TEST(test_targets_follow_fork_and_exit)
 	puppet_start(&p);
 	snprintf(pid, sizeof(pid), "%d", (int)p.pid);
 	LOAD_OK("-p", pid);
-	ck_assert(pinned("links/fork") && pinned("links/exit"));
-	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
+	ck_assert(pk_ld_pinned("links/fork") && pk_ld_pinned("links/exit"));
+	ck_assert_int_eq(pk_session_open(pk_ld_dir, &fds, &info), 0);
 	pk_session_close(&fds);
 	ck_assert_uint_eq(info.flags,
 			  PK_SESSION_FILTER_PIDS | PK_SESSION_DWARF | PK_SESSION_PYTHON);
@@ -224,7 +224,7 @@ START_TEST(test_target_outlives_its_leader)
 		free(status_text);
 		if (zombie)
 			break;
-		sleep_ms(10);
+		pk_ld_sleep_ms(10);
 	}
 	ck_assert(is_target(target));
 
@@ -244,15 +244,16 @@ START_TEST(test_command_is_a_target)
 
 	/* pk_test_run returns when the command closed stdout: it has exited. */
 	ck_assert_int_eq(LOAD(&out, &err, "--", "sh", "-c", "echo from-cmd $$"), 0);
-	ck_assert_int_eq(sscanf(past_unwind_lines(err), "probekit: profiling pid %d\n", &pid), 1);
+	ck_assert_int_eq(sscanf(pk_ld_past_unwind_lines(err), "probekit: profiling pid %d\n",
+				&pid), 1);
 	snprintf(expect, sizeof(expect), "probekit: profiling pid %d\n", pid);
-	ck_assert_str_eq(past_unwind_lines(err), expect);
+	ck_assert_str_eq(pk_ld_past_unwind_lines(err), expect);
 	snprintf(expect, sizeof(expect), "from-cmd %d\n", pid);
 	ck_assert_str_eq(out, expect);
 	free(out);
 	free(err);
 
-	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
+	ck_assert_int_eq(pk_session_open(pk_ld_dir, &fds, &info), 0);
 	pk_session_close(&fds);
 	ck_assert_uint_eq(info.flags, PK_SESSION_FILTER_PIDS | PK_SESSION_COMMAND |
 			  PK_SESSION_DWARF | PK_SESSION_PYTHON);
@@ -270,7 +271,7 @@ END_TEST
 static int session_progs(int *fds, int max)
 {
 	__u32 ids[PK_MAX_CPUS + 16];
-	int n = pinned_link_ids(ids, PK_MAX_CPUS + 16), k = 0;
+	int n = pk_ld_pinned_link_ids(ids, PK_MAX_CPUS + 16), k = 0;
 
 	for (int i = 0; i < n && k < max; i++) {
 		struct bpf_link_info info = {};
@@ -356,16 +357,16 @@ static void check_stops(pid_t target)
 	 * every CPU, the target running or not */
 	before = run_count(fds, n);
 	while (run_count(fds, n) == before)
-		sleep_ms(10);
-	ck_assert_int_gt(pinned_link_ids(ids, PK_MAX_CPUS + 16), 0);
+		pk_ld_sleep_ms(10);
+	ck_assert_int_gt(pk_ld_pinned_link_ids(ids, PK_MAX_CPUS + 16), 0);
 
 	kill_and_wait(target);
 	/* the bound promised, on a slow machine (a TCG guest of the kernel
 	 * matrix) as many times longer as check's timeouts are */
 	slow = getenv("CK_TIMEOUT_MULTIPLIER");
-	sleep_ms(1000 * (slow ? atoi(slow) : 1));
-	ck_assert_int_eq(pinned_link_ids(ids, PK_MAX_CPUS + 16), 0);
-	ck_assert(pinned(PK_PIN_SESSION) && pinned(PK_PIN_EVENTS));
+	pk_ld_sleep_ms(1000 * (slow ? atoi(slow) : 1));
+	ck_assert_int_eq(pk_ld_pinned_link_ids(ids, PK_MAX_CPUS + 16), 0);
+	ck_assert(pk_ld_pinned(PK_PIN_SESSION) && pk_ld_pinned(PK_PIN_EVENTS));
 	before = run_count(fds, n);
 	stir();
 	ck_assert_uint_eq(run_count(fds, n), before);
@@ -373,7 +374,7 @@ static void check_stops(pid_t target)
 		close(fds[i]);
 	close(stats);
 	LOAD_OK("--unload");
-	ck_assert(!dir_exists());
+	ck_assert(!pk_ld_dir_exists());
 }
 
 /* A child of this test in a root of its own (chroot into ROOT), idle
@@ -395,7 +396,7 @@ static pid_t rooted_child(const char *root)
 	snprintf(link, sizeof(link), "/proc/%d/root", (int)pid);
 	ck_assert_int_eq(stat(root, &want), 0);
 	while (stat(link, &at) || at.st_ino != want.st_ino || at.st_dev != want.st_dev)
-		sleep_ms(1);
+		pk_ld_sleep_ms(1);
 	return pid;
 }
 
@@ -412,11 +413,11 @@ START_TEST(test_targets_roots_kept)
 	snprintf(root, sizeof(root), "/tmp/pk-load-root-XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(root));
 	rooted = rooted_child(root);
-	home = spin_child();
+	home = pk_ld_spin_child();
 	snprintf(in_root, sizeof(in_root), "%d", (int)rooted);
 	snprintf(at_home, sizeof(at_home), "%d", (int)home);
 	LOAD_OK("-p", in_root, "-p", at_home, "--unwind", "fp");
-	fd = pk_pin_open(dir, PK_PIN_ROOTS);
+	fd = pk_pin_open(pk_ld_dir, PK_PIN_ROOTS);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(pk_root_records_get(fd, rooted, &rec), 0);
 	ck_assert_str_eq(rec.path, root);
@@ -425,14 +426,14 @@ START_TEST(test_targets_roots_kept)
 	kill_and_wait(rooted);
 	kill_and_wait(home);
 	LOAD_OK("--unload");
-	ck_assert(!dir_exists());
+	ck_assert(!pk_ld_dir_exists());
 	ck_assert_int_eq(rmdir(root), 0);
 }
 END_TEST
 
 START_TEST(test_stops_when_pid_exits)
 {
-	pid_t target = spin_child();
+	pid_t target = pk_ld_spin_child();
 	char pid[16];
 
 	snprintf(pid, sizeof(pid), "%d", (int)target);
@@ -456,7 +457,7 @@ START_TEST(test_stops_when_command_exits)
 	free(out);
 	free(err);
 	ck_assert_int_eq(targets_count(), 1);
-	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
+	ck_assert_int_eq(pk_session_open(pk_ld_dir, &fds, &info), 0);
 	ck_assert_int_eq(bpf_map_get_next_key(fds.targets, NULL, &child), 0);
 	pk_session_close(&fds);
 	check_stops(child);
@@ -466,7 +467,7 @@ END_TEST
 /* The watcher of a session unloaded while its targets live goes with it. */
 START_TEST(test_watcher_ends_with_unload)
 {
-	pid_t target = spin_child(), watcher = 0;
+	pid_t target = pk_ld_spin_child(), watcher = 0;
 	char pid[16], path[300];
 	struct dirent *de;
 	DIR *d;
@@ -485,7 +486,7 @@ START_TEST(test_watcher_ends_with_unload)
 		snprintf(path, sizeof(path), "/proc/%s/cmdline", de->d_name);
 		cmdline = pk_test_read_file(path, &len);
 		if (comm && cmdline && !strcmp(comm, "probekit-watch\n") &&
-		    memmem(cmdline, len, dir, strlen(dir)))
+		    memmem(cmdline, len, pk_ld_dir, strlen(pk_ld_dir)))
 			watcher = atoi(de->d_name);
 		free(comm);
 		free(cmdline);
@@ -535,7 +536,7 @@ START_TEST(test_table_memory_limit)
 	ck_assert_msg(access("/usr/bin/clang-14", X_OK) == 0, "needs clang-14");
 	ck_assert_int_eq(LOAD(&out, &err, "--table-memory", "1M", "--", "/usr/bin/clang-14",
 			      "--version"), 0);
-	ck_assert_int_eq(pk_unwind_fds_open(dir, &ufds), 0);
+	ck_assert_int_eq(pk_unwind_fds_open(pk_ld_dir, &ufds), 0);
 	ck_assert_int_eq(bpf_map_lookup_elem(ufds.alloc, &zero, &a), 0);
 	ck_assert_uint_eq(a.max_bytes, 1 << 20);
 	ck_assert_uint_le(a.bytes, 1 << 20);
@@ -566,7 +567,7 @@ START_TEST(test_table_memory_limit)
 	free(out);
 	free(err);
 	LOAD_OK("--unload");
-	ck_assert(!dir_exists());
+	ck_assert(!pk_ld_dir_exists());
 }
 END_TEST
 
@@ -599,11 +600,11 @@ START_TEST(test_unwind_tables_and_fp)
 				"(%llu KiB)\n", &tables, &rows, &bytes, &built, &hit, &refused,
 				&all_tables, &all_rows, &all_rules, &all_kib, &limit_kib,
 				&freed, &freed_kib), 13);
-	ck_assert_str_eq(past_unwind_lines(err), "");
+	ck_assert_str_eq(pk_ld_past_unwind_lines(err), "");
 	free(out);
 	free(err);
 
-	ck_assert_int_eq(pk_unwind_fds_open(dir, &ufds), 0);
+	ck_assert_int_eq(pk_unwind_fds_open(pk_ld_dir, &ufds), 0);
 	ck_assert_int_eq(bpf_map_lookup_elem(ufds.alloc, &zero, &a), 0);
 	ck_assert_uint_eq(a.tables, tables);
 	ck_assert_uint_eq(a.live, tables);
@@ -627,11 +628,11 @@ START_TEST(test_unwind_tables_and_fp)
 	key = (struct pk_file_key){ PK_VDSO_DEV, PK_VDSO_INO };
 	ck_assert_int_eq(bpf_map_lookup_elem(ufds.files, &key, &fi), 0);
 	pk_unwind_fds_close(&ufds);
-	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
+	ck_assert_int_eq(pk_session_open(pk_ld_dir, &fds, &info), 0);
 	pk_session_close(&fds);
 	ck_assert(info.flags & PK_SESSION_DWARF);
 	LOAD_OK("--unload");
-	ck_assert(!dir_exists());
+	ck_assert(!pk_ld_dir_exists());
 
 	/* fp: silent, no unwind pins */
 	ck_assert_int_eq(LOAD(&out, &err, "-p", pid, "--unwind", "fp"), 0);
@@ -640,21 +641,21 @@ START_TEST(test_unwind_tables_and_fp)
 	free(out);
 	free(err);
 	for (int i = 0; i < PK_UNWIND_NMAPS; i++)
-		ck_assert_msg(!pinned(pk_unwind_pins[i]), "%s pinned", pk_unwind_pins[i]);
+		ck_assert_msg(!pk_ld_pinned(pk_unwind_pins[i]), "%s pinned", pk_unwind_pins[i]);
 	/* nor the code reports, which serve the tables */
-	ck_assert(!pinned("links/exec") && !pinned("links/mmap"));
-	ck_assert_int_eq(pk_unwind_fds_open(dir, &ufds), -ENOENT);
-	ck_assert_int_eq(pk_session_open(dir, &fds, &info), 0);
+	ck_assert(!pk_ld_pinned("links/exec") && !pk_ld_pinned("links/mmap"));
+	ck_assert_int_eq(pk_unwind_fds_open(pk_ld_dir, &ufds), -ENOENT);
+	ck_assert_int_eq(pk_session_open(pk_ld_dir, &fds, &info), 0);
 	pk_session_close(&fds);
 	ck_assert(!(info.flags & (PK_SESSION_DWARF | PK_SESSION_PYTHON)));
 	LOAD_OK("--unload");
-	ck_assert(!dir_exists());
+	ck_assert(!pk_ld_dir_exists());
 }
 END_TEST
 
-void load_targets_tcase(Suite *s)
+void pk_ld_targets_tcase(Suite *s)
 {
-	TCase *tc = root_case(s, "targets");
+	TCase *tc = pk_ld_root_case(s, "targets");
 
 	tcase_add_test(tc, test_targets_follow_fork_and_exit);
 	tcase_add_test(tc, test_target_outlives_its_leader);
@@ -664,9 +665,9 @@ void load_targets_tcase(Suite *s)
 	tcase_add_test(tc, test_table_memory_limit);
 }
 
-void load_stops_tcase(Suite *s)
+void pk_ld_stops_tcase(Suite *s)
 {
-	TCase *tc = root_case(s, "stops");
+	TCase *tc = pk_ld_root_case(s, "stops");
 
 	tcase_add_test(tc, test_stops_when_pid_exits);
 	tcase_add_test(tc, test_stops_when_command_exits);
