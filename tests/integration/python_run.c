@@ -18,7 +18,7 @@
 #include "integration/python_run.h"
 #include "test_util.h"
 
-const struct interp pk_py_interps[NPY] = {
+const struct interp pk_pyrun_interps[NPY] = {
 	[PY311] = { "python3.11", NULL, PYTHON },
 	[PY311D] = { "python3.11d", NULL, PYTHON_D },
 	[PY313] = { "python3.13", "trixie", "/usr/bin/python3.13" },
@@ -29,7 +29,7 @@ const struct interp pk_py_interps[NPY] = {
 
 /* IN's root as the host sees it (REL under it), in one of 8 buffers used
  * in turn. */
-const char *pk_py_root_path(const struct interp *in, const char *rel)
+const char *pk_pyrun_root_path(const struct interp *in, const char *rel)
 {
 	static char path[8][4096];
 	static int i;
@@ -109,12 +109,12 @@ static void stack_free(struct stack *s)
 	free(s->py_at);
 }
 
-const char *pk_py_leaf(const struct stack *s)
+const char *pk_pyrun_leaf(const struct stack *s)
 {
 	return s->npy ? s->py[s->npy - 1].name : "";
 }
 
-bool pk_py_runs_python(const struct stack *s)
+bool pk_pyrun_runs_python(const struct stack *s)
 {
 	return s->npy || s->eval_left;
 }
@@ -122,7 +122,7 @@ bool pk_py_runs_python(const struct stack *s)
 /* In the fixture's own report of its stack (pkstack.dump), not in the
  * code measured: left out of the shares. A walk that fails there gives no
  * such frame, and counts. */
-bool pk_py_in_oracle(const struct stack *s)
+bool pk_pyrun_in_oracle(const struct stack *s)
 {
 	for (size_t i = 0; i < s->npy; i++)
 		if (!strcmp(s->py[i].name, "dump") && !strcmp(s->py[i].file, "pkstack.py"))
@@ -132,7 +132,7 @@ bool pk_py_in_oracle(const struct stack *s)
 
 /* A walk that gave nothing where the eval loop ran, or a code object that
  * no report named. */
-bool pk_py_walk_failed(const struct stack *s)
+bool pk_pyrun_walk_failed(const struct stack *s)
 {
 	if (s->eval_left)
 		return true;
@@ -143,7 +143,7 @@ bool pk_py_walk_failed(const struct stack *s)
 }
 
 /* The root frame is COMM, or COMM-PID[/TID] for PID (0: any). */
-bool pk_py_root_is(const struct stack *s, const char *comm, pid_t pid)
+bool pk_pyrun_root_is(const struct stack *s, const char *comm, pid_t pid)
 {
 	size_t len = strlen(comm);
 	char want[64];
@@ -161,7 +161,7 @@ bool pk_py_root_is(const struct stack *s, const char *comm, pid_t pid)
 	       (!s->v[0][len + 1 + strlen(want)] || s->v[0][len + 1 + strlen(want)] == '/');
 }
 
-bool pk_py_has_py(const struct stack *s, const char *name)
+bool pk_pyrun_has_py(const struct stack *s, const char *name)
 {
 	for (size_t i = 0; i < s->npy; i++)
 		if (!strcmp(s->py[i].name, name))
@@ -170,7 +170,7 @@ bool pk_py_has_py(const struct stack *s, const char *name)
 }
 
 /* The Python frames are one run of frames, no native frame among them. */
-bool pk_py_contiguous(const struct stack *s)
+bool pk_pyrun_contiguous(const struct stack *s)
 {
 	return s->npy && s->py_at[s->npy - 1] - s->py_at[0] == s->npy - 1;
 }
@@ -180,7 +180,7 @@ bool pk_py_contiguous(const struct stack *s)
 static const char *libc_call_main(const struct stack *s)
 {
 	for (int i = 0; i < NPY; i++)
-		if (pk_py_interps[i].root && pk_py_root_is(s, pk_py_interps[i].comm, 0))
+		if (pk_pyrun_interps[i].root && pk_pyrun_root_is(s, pk_pyrun_interps[i].comm, 0))
 			return "\\[libc.so.6+0x*\\]";
 	return "__libc_start_call_main";
 }
@@ -188,7 +188,7 @@ static const char *libc_call_main(const struct stack *s)
 /* The native frames below the first Python frame: the process's start
  * (_start, libc's) and MARK among them, where the interpreter runs
  * the script: Py_RunMain, or "main;embed_run" right after libc's. */
-bool pk_py_native_root_ok(const struct stack *s, const char *mark)
+bool pk_pyrun_native_root_ok(const struct stack *s, const char *mark)
 {
 	size_t end = s->npy ? s->py_at[0] : s->n;
 
@@ -205,7 +205,7 @@ bool pk_py_native_root_ok(const struct stack *s, const char *mark)
 
 /* --- the fixtures' own stacks (pkstack.py) ---------------------------------- */
 
-void pk_py_oracle_read(const char *path, struct oracle *o)
+void pk_pyrun_oracle_read(const char *path, struct oracle *o)
 {
 	char *text = pk_test_read_file(path, NULL), *save = NULL;
 	struct oracle_stack *cur = NULL;
@@ -236,7 +236,7 @@ void pk_py_oracle_read(const char *path, struct oracle *o)
 	free(text);
 }
 
-const struct oracle_stack *pk_py_oracle_get(const struct oracle *o, const char *tag)
+const struct oracle_stack *pk_pyrun_oracle_get(const struct oracle *o, const char *tag)
 {
 	for (size_t i = 0; i < o->n; i++)
 		if (!strcmp(o->s[i].tag, tag))
@@ -245,7 +245,7 @@ const struct oracle_stack *pk_py_oracle_get(const struct oracle *o, const char *
 	return NULL;
 }
 
-void pk_py_oracle_free(struct oracle *o)
+void pk_pyrun_oracle_free(struct oracle *o)
 {
 	for (size_t i = 0; i < o->n; i++)
 		free(o->s[i].f);
@@ -265,7 +265,7 @@ static bool same_code(const char *qualname, const char *co_name)
  * of every frame but the leaf (the caller's line is its call's; the leaf's
  * moves while it runs, so it is compared only when LEAF_LINE), where the
  * oracle has one (>= 0). */
-bool pk_py_equals(const struct stack *s, const struct oracle_stack *o, bool leaf_line)
+bool pk_pyrun_equals(const struct stack *s, const struct oracle_stack *o, bool leaf_line)
 {
 	if (s->npy != o->n)
 		return false;
@@ -279,7 +279,7 @@ bool pk_py_equals(const struct stack *s, const struct oracle_stack *o, bool leaf
 	return true;
 }
 
-void pk_py_oracle_names(const struct oracle_stack *o, const char *const want[])
+void pk_pyrun_oracle_names(const struct oracle_stack *o, const char *const want[])
 {
 	size_t n = 0;
 
@@ -294,7 +294,7 @@ void pk_py_oracle_names(const struct oracle_stack *o, const char *const want[])
 
 /* --- runs ---------------------------------------------------------------------- */
 
-void pk_py_run_parse(struct run *r)
+void pk_pyrun_run_parse(struct run *r)
 {
 	const char *bad = NULL;
 
@@ -306,7 +306,7 @@ void pk_py_run_parse(struct run *r)
 	r->n = r->f.n;
 }
 
-void pk_py_run_stacks_free(struct run *r)
+void pk_pyrun_run_stacks_free(struct run *r)
 {
 	for (size_t i = 0; i < r->n; i++)
 		stack_free(&r->s[i]);
@@ -316,9 +316,9 @@ void pk_py_run_stacks_free(struct run *r)
 	pk_folded_free(&r->f);
 }
 
-void pk_py_run_free(struct run *r)
+void pk_pyrun_run_free(struct run *r)
 {
-	pk_py_run_stacks_free(r);
+	pk_pyrun_run_stacks_free(r);
 	free(r->out);
 	free(r->err);
 	free(r->load_err);
@@ -328,7 +328,7 @@ void pk_py_run_free(struct run *r)
 
 /* The oracle file of a fixture NAME under IN (NULL: the host's): in the
  * build directory, or in a root's /tmp. */
-void pk_py_oracle_path_in(struct run *r, const char *name, const struct interp *in)
+void pk_pyrun_oracle_path_in(struct run *r, const char *name, const struct interp *in)
 {
 	char rel[128];
 	static int n;
@@ -337,7 +337,7 @@ void pk_py_oracle_path_in(struct run *r, const char *name, const struct interp *
 	if (in && in->root) {
 		snprintf(r->oracle_arg, sizeof(r->oracle_arg), "/tmp/%s", rel);
 		snprintf(r->oracle_path, sizeof(r->oracle_path), "%s",
-			 pk_py_root_path(in, r->oracle_arg));
+			 pk_pyrun_root_path(in, r->oracle_arg));
 	} else {
 		pk_test_build_path(rel, r->oracle_path, sizeof(r->oracle_path));
 		snprintf(r->oracle_arg, sizeof(r->oracle_arg), "%s", r->oracle_path);
@@ -345,9 +345,9 @@ void pk_py_oracle_path_in(struct run *r, const char *name, const struct interp *
 	unlink(r->oracle_path);
 }
 
-void pk_py_oracle_path(struct run *r, const char *name)
+void pk_pyrun_oracle_path(struct run *r, const char *name)
 {
-	pk_py_oracle_path_in(r, name, NULL);
+	pk_pyrun_oracle_path_in(r, name, NULL);
 }
 
 /* A script of tests/fixtures/python/ (SRC), or a program built from there
@@ -365,19 +365,19 @@ static const char *fixture_path(bool src, const char *name)
 		     pk_test_build_path(rel, path[i], sizeof(path[i]));
 }
 
-const char *pk_py_script(const char *name)
+const char *pk_pyrun_script(const char *name)
 {
 	return fixture_path(true, name);
 }
 
-const char *pk_py_built(const char *name)
+const char *pk_pyrun_built(const char *name)
 {
 	return fixture_path(false, name);
 }
 
 /* An argument vector of up to MAX_ARGS - 1 words: the NULL-ended lists in
  * LISTS, NULL-ended itself, one after the other (a NULL list is empty). */
-void pk_py_args_cat(const char *v[MAX_ARGS], const char *const *const lists[])
+void pk_pyrun_args_cat(const char *v[MAX_ARGS], const char *const *const lists[])
 {
 	size_t n = 0;
 
@@ -395,16 +395,16 @@ static const char *const no_args[] = { NULL };
  * IN's program on the script in the source tree, or in IN's root,
  * in_root.sh ROOT PROGRAM /mnt/probekit/tests/fixtures/python/NAME ARGS;
  * into V. */
-void pk_py_interp_argv(const struct interp *in, const char *name, const char *const args[],
+void pk_pyrun_interp_argv(const struct interp *in, const char *name, const char *const args[],
 		       const char *v[MAX_ARGS])
 {
 	static char in_root[4096], root[4096], scr[8][300];
 	static int k;
 
 	if (!in->root) {
-		const char *const head[] = { in->prog, pk_py_script(name), NULL };
+		const char *const head[] = { in->prog, pk_pyrun_script(name), NULL };
 
-		pk_py_args_cat(v, (const char *const *const[]){ head, args, NULL });
+		pk_pyrun_args_cat(v, (const char *const *const[]){ head, args, NULL });
 		return;
 	}
 	k = (k + 1) % 8;
@@ -414,14 +414,14 @@ void pk_py_interp_argv(const struct interp *in, const char *name, const char *co
 	{
 		const char *const head[] = { in_root, root, in->prog, scr[k], NULL };
 
-		pk_py_args_cat(v, (const char *const *const[]){ head, args, NULL });
+		pk_pyrun_args_cat(v, (const char *const *const[]){ head, args, NULL });
 	}
 }
 
 /* probe-load [EXTRA...] -F FREQ -- ARGV..., from the command's first
  * instruction, probe-read [READ...] until it exits, unload. IN: the
  * interpreter ARGV runs (NULL: the host's). */
-void pk_py_profile_in(const struct interp *in, const char *const extra[],
+void pk_pyrun_profile_in(const struct interp *in, const char *const extra[],
 		      const char *const argv[], const char *const read[], struct run *r)
 {
 	static const char *const freq[] = { "-F", FREQ_STR, "--", NULL };
@@ -431,9 +431,9 @@ void pk_py_profile_in(const struct interp *in, const char *const extra[],
 
 	ck_assert_msg(access(argv[0], X_OK) == 0, "%s missing (make test-deps test-programs)",
 		      argv[0]);
-	pk_py_args_cat(load, (const char *const *const[]){ extra ? extra : no_args, freq, argv,
+	pk_pyrun_args_cat(load, (const char *const *const[]){ extra ? extra : no_args, freq, argv,
 							    NULL });
-	pk_py_args_cat(rd, (const char *const *const[]){ dur, read ? read : no_args, NULL });
+	pk_pyrun_args_cat(rd, (const char *const *const[]){ dur, read ? read : no_args, NULL });
 	ck_assert_int_eq(pk_e2e_load_err(load, &r->load_err), 0);
 	rc = pk_e2e_read(rd, &r->out, &r->err);
 	ck_assert_msg(rc == 0, "probe-read exited %d: %s", rc, r->err);
@@ -444,13 +444,13 @@ void pk_py_profile_in(const struct interp *in, const char *const extra[],
 	free(r->load_err);
 	r->load_err = pk_e2e_load_log();
 	ck_assert_int_eq(pk_e2e_unload(), 0);
-	pk_py_run_parse(r);
+	pk_pyrun_run_parse(r);
 }
 
-void pk_py_profile(const char *const extra[], const char *const argv[],
+void pk_pyrun_profile(const char *const extra[], const char *const argv[],
 		   const char *const read[], struct run *r)
 {
-	pk_py_profile_in(NULL, extra, argv, read, r);
+	pk_pyrun_profile_in(NULL, extra, argv, read, r);
 }
 
 /* /proc/PID/stat's state of PID, or 0 when it is gone. */
@@ -513,7 +513,7 @@ static pid_t stopped_descendant(pid_t pid)
  * spent. In a root, the fixture runs under a shell, the namespace's PID 1:
  * a PID 1 cannot stop itself (the kernel drops the signals a namespace's
  * init sends itself). */
-struct held pk_py_spawn_held_in(const struct interp *in, const char *const argv[])
+struct held pk_pyrun_spawn_held_in(const struct interp *in, const char *const argv[])
 {
 	static const char *const hold[] = { "/usr/bin/env", "PK_FIXTURE_HOLD=1", NULL };
 	static const char *const shell[] = { "/bin/sh", "-c", "\"$@\"; exit $?", "sh", NULL };
@@ -526,10 +526,10 @@ struct held pk_py_spawn_held_in(const struct interp *in, const char *const argv[
 	if (in && in->root) {
 		const char *const root_args[] = { argv[0], argv[1], NULL };
 
-		pk_py_args_cat(av, (const char *const *const[]){ hold, root_args, shell, argv + 2,
+		pk_pyrun_args_cat(av, (const char *const *const[]){ hold, root_args, shell, argv + 2,
 							    NULL });
 	} else {
-		pk_py_args_cat(av, (const char *const *const[]){ hold, argv, NULL });
+		pk_pyrun_args_cat(av, (const char *const *const[]){ hold, argv, NULL });
 	}
 	h.pid = h.target = pk_test_spawn((char *const *)av, NULL);
 	ck_assert_int_gt(h.pid, 0);
@@ -546,7 +546,7 @@ struct held pk_py_spawn_held_in(const struct interp *in, const char *const argv[
 /* The hot phase alone: ARGV held (under IN, NULL: the host),
  * probe-load [EXTRA...] -F FREQ -p PID, continued; probe-read [READ...]
  * while it runs, or once it has exited (AFTER_EXIT). */
-void pk_py_profile_held_in(const struct interp *in, const char *const extra[],
+void pk_pyrun_profile_held_in(const struct interp *in, const char *const extra[],
 			   const char *const argv[], const char *const read[], bool after_exit,
 			   struct run *r)
 {
@@ -554,13 +554,13 @@ void pk_py_profile_held_in(const struct interp *in, const char *const extra[],
 	const char *const target[] = { "-F", FREQ_STR, "-p", pidstr, NULL };
 	const char *const dur[] = { "-d", after_exit ? "1" : "300", NULL };
 	const char *load[MAX_ARGS], *rd[MAX_ARGS];
-	struct held h = pk_py_spawn_held_in(in, argv);
+	struct held h = pk_pyrun_spawn_held_in(in, argv);
 	int rc, status;
 
 	snprintf(pidstr, sizeof(pidstr), "%d", h.target);
 	r->pid = h.target;
-	pk_py_args_cat(load, (const char *const *const[]){ extra ? extra : no_args, target, NULL });
-	pk_py_args_cat(rd, (const char *const *const[]){ dur, read ? read : no_args, NULL });
+	pk_pyrun_args_cat(load, (const char *const *const[]){ extra ? extra : no_args, target, NULL });
+	pk_pyrun_args_cat(rd, (const char *const *const[]){ dur, read ? read : no_args, NULL });
 	rc = pk_e2e_load_err(load, &r->load_err);
 	if (rc)
 		kill(h.target, SIGKILL);
@@ -573,10 +573,10 @@ void pk_py_profile_held_in(const struct interp *in, const char *const extra[],
 	ck_assert_msg(rc == 0, "probe-read exited %d: %s", rc, r->err);
 	ck_assert_msg(status == 0, "the fixture exited with status %d", status);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
-	pk_py_run_parse(r);
+	pk_pyrun_run_parse(r);
 }
 
-void pk_py_print_stacks(const struct run *r, const char *comm, size_t max)
+void pk_pyrun_print_stacks(const struct run *r, const char *comm, size_t max)
 {
 	for (size_t i = 0, k = 0; i < r->f.n && k < max; i++)
 		if (!strncmp(r->f.lines[i].stack, comm, strlen(comm))) {
@@ -588,7 +588,7 @@ void pk_py_print_stacks(const struct run *r, const char *comm, size_t max)
 /* Show a sample of a share that is not whole (3 at most a test): what a
  * reader of the log needs when a share is short, and when it passes short
  * of 100%. */
-void pk_py_note_bad(const char *what, const struct stack *s)
+void pk_pyrun_note_bad(const char *what, const struct stack *s)
 {
 	static unsigned int shown;
 

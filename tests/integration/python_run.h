@@ -65,7 +65,7 @@ struct interp {
 
 enum { PY311, PY311D, PY313, PY313D, PY314, PY314D, NPY };
 
-extern const struct interp pk_py_interps[NPY];
+extern const struct interp pk_pyrun_interps[NPY];
 
 /* --- stacks ----------------------------------------------------------------- */
 
@@ -87,14 +87,14 @@ struct stack {
 	unsigned long count;
 };
 
-const char *pk_py_leaf(const struct stack *s);
-bool pk_py_runs_python(const struct stack *s);
-bool pk_py_in_oracle(const struct stack *s);
-bool pk_py_walk_failed(const struct stack *s);
-bool pk_py_root_is(const struct stack *s, const char *comm, pid_t pid);
-bool pk_py_has_py(const struct stack *s, const char *name);
-bool pk_py_contiguous(const struct stack *s);
-bool pk_py_native_root_ok(const struct stack *s, const char *mark);
+const char *pk_pyrun_leaf(const struct stack *s);
+bool pk_pyrun_runs_python(const struct stack *s);
+bool pk_pyrun_in_oracle(const struct stack *s);
+bool pk_pyrun_walk_failed(const struct stack *s);
+bool pk_pyrun_root_is(const struct stack *s, const char *comm, pid_t pid);
+bool pk_pyrun_has_py(const struct stack *s, const char *name);
+bool pk_pyrun_contiguous(const struct stack *s);
+bool pk_pyrun_native_root_ok(const struct stack *s, const char *mark);
 
 /* --- the fixtures' own stacks (pkstack.py) ---------------------------------- */
 
@@ -109,11 +109,11 @@ struct oracle {
 	size_t n;
 };
 
-void pk_py_oracle_read(const char *path, struct oracle *o);
-const struct oracle_stack *pk_py_oracle_get(const struct oracle *o, const char *tag);
-void pk_py_oracle_free(struct oracle *o);
-bool pk_py_equals(const struct stack *s, const struct oracle_stack *o, bool leaf_line);
-void pk_py_oracle_names(const struct oracle_stack *o, const char *const want[]);
+void pk_pyrun_oracle_read(const char *path, struct oracle *o);
+const struct oracle_stack *pk_pyrun_oracle_get(const struct oracle *o, const char *tag);
+void pk_pyrun_oracle_free(struct oracle *o);
+bool pk_pyrun_equals(const struct stack *s, const struct oracle_stack *o, bool leaf_line);
+void pk_pyrun_oracle_names(const struct oracle_stack *o, const char *const want[]);
 
 /* --- runs ---------------------------------------------------------------------- */
 
@@ -136,26 +136,26 @@ struct held {
 
 #define MAX_ARGS	32
 
-const char *pk_py_root_path(const struct interp *in, const char *rel);
-void pk_py_run_parse(struct run *r);
-void pk_py_run_stacks_free(struct run *r);
-void pk_py_run_free(struct run *r);
-void pk_py_oracle_path_in(struct run *r, const char *name, const struct interp *in);
-void pk_py_oracle_path(struct run *r, const char *name);
-const char *pk_py_script(const char *name);
-const char *pk_py_built(const char *name);
-void pk_py_args_cat(const char *v[MAX_ARGS], const char *const *const lists[]);
-void pk_py_interp_argv(const struct interp *in, const char *name, const char *const args[],
+const char *pk_pyrun_root_path(const struct interp *in, const char *rel);
+void pk_pyrun_run_parse(struct run *r);
+void pk_pyrun_run_stacks_free(struct run *r);
+void pk_pyrun_run_free(struct run *r);
+void pk_pyrun_oracle_path_in(struct run *r, const char *name, const struct interp *in);
+void pk_pyrun_oracle_path(struct run *r, const char *name);
+const char *pk_pyrun_script(const char *name);
+const char *pk_pyrun_built(const char *name);
+void pk_pyrun_args_cat(const char *v[MAX_ARGS], const char *const *const lists[]);
+void pk_pyrun_interp_argv(const struct interp *in, const char *name, const char *const args[],
 		       const char *v[MAX_ARGS]);
-void pk_py_profile_in(const struct interp *in, const char *const extra[], const char *const argv[],
-		      const char *const read[], struct run *r);
-void pk_py_profile(const char *const extra[], const char *const argv[], const char *const read[],
+void pk_pyrun_profile_in(const struct interp *in, const char *const extra[],
+			 const char *const argv[], const char *const read[], struct run *r);
+void pk_pyrun_profile(const char *const extra[], const char *const argv[], const char *const read[],
 		   struct run *r);
-struct held pk_py_spawn_held_in(const struct interp *in, const char *const argv[]);
-void pk_py_profile_held_in(const struct interp *in, const char *const extra[],
+struct held pk_pyrun_spawn_held_in(const struct interp *in, const char *const argv[]);
+void pk_pyrun_profile_held_in(const struct interp *in, const char *const extra[],
 			   const char *const argv[], const char *const read[], bool after_exit,
 			   struct run *r);
-void pk_py_print_stacks(const struct run *r, const char *comm, size_t max);
-void pk_py_note_bad(const char *what, const struct stack *s);
+void pk_pyrun_print_stacks(const struct run *r, const char *comm, size_t max);
+void pk_pyrun_note_bad(const char *what, const struct stack *s);
 
 #endif

@@ -40,11 +40,11 @@ static int python_lines(const char *text)
 /* A python3 that is none: its frames as they are, nothing Python. */
 START_TEST(test_fake_python)
 {
-	const char *argv[] = { pk_py_built("python3"), "1.5", NULL };
+	const char *argv[] = { pk_pyrun_built("python3"), "1.5", NULL };
 	unsigned long all = 0, whole = 0, py = 0;
 	struct run r = { 0 };
 
-	pk_py_profile(NULL, argv, NULL, &r);
+	pk_pyrun_profile(NULL, argv, NULL, &r);
 	for (size_t i = 0; i < r.n; i++) {
 		const struct stack *s = &r.s[i];
 		static const char *const want[] = { "python3", "_start", "__libc_start_main",
@@ -52,7 +52,7 @@ START_TEST(test_fake_python)
 			"fake_spin" };
 		size_t n = sizeof(want) / sizeof(want[0]), k;
 
-		if (!pk_py_root_is(s, "python3", 0))
+		if (!pk_pyrun_root_is(s, "python3", 0))
 			continue;
 		all += s->count;
 		py += s->npy ? s->count : 0;
@@ -73,7 +73,7 @@ START_TEST(test_fake_python)
 	ck_assert_msg(whole >= PY_MIN * all, "%lu of %lu samples whole", whole, all);
 	ck_assert_msg(python_lines(r.load_err) + python_lines(r.err) <= 1,
 		      "more than a line about Python:\n%s\n%s", r.load_err, r.err);
-	pk_py_run_free(&r);
+	pk_pyrun_run_free(&r);
 }
 END_TEST
 
@@ -87,7 +87,7 @@ END_TEST
  */
 START_TEST(test_unreadable_interpreter)
 {
-	const struct interp *base = &pk_py_interps[PY313];
+	const struct interp *base = &pk_pyrun_interps[PY313];
 	char dir[64], copy[4096], want[256], *line = NULL;
 	const struct interp in = { "python3.13", base->root, dir };
 	const char *argv[MAX_ARGS];
@@ -101,11 +101,11 @@ START_TEST(test_unreadable_interpreter)
 
 	/* the copy in the root's /tmp, as the fixture's oracle files are */
 	snprintf(dir, sizeof(dir), "/tmp/pk-unreadable-%d", (int)getpid());
-	snprintf(copy, sizeof(copy), "%s", pk_py_root_path(base, dir));
+	snprintf(copy, sizeof(copy), "%s", pk_pyrun_root_path(base, dir));
 	ck_assert_int_eq(mkdir(copy, 0755), 0);
 	snprintf(copy + strlen(copy), sizeof(copy) - strlen(copy), "/python3.13");
 	snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir), "/python3.13");
-	data = pk_test_read_file(pk_py_root_path(base, base->prog), &len);
+	data = pk_test_read_file(pk_pyrun_root_path(base, base->prog), &len);
 	ck_assert_ptr_nonnull(data);
 	/* the structure: the cookie and the version (the cookie's string is
 	 * in .rodata too) */
@@ -132,14 +132,14 @@ START_TEST(test_unreadable_interpreter)
 	if (_i) {
 		const char *const held_args[] = { "1.5", "", NULL };
 
-		pk_py_interp_argv(&in, "chain.py", held_args, argv);
-		pk_py_profile_held_in(&in, NULL, argv, NULL, true, &r);
+		pk_pyrun_interp_argv(&in, "chain.py", held_args, argv);
+		pk_pyrun_profile_held_in(&in, NULL, argv, NULL, true, &r);
 	} else {
-		pk_py_interp_argv(&in, "chain.py", args, argv);
-		pk_py_profile_in(&in, NULL, argv, NULL, &r);
+		pk_pyrun_interp_argv(&in, "chain.py", args, argv);
+		pk_pyrun_profile_in(&in, NULL, argv, NULL, &r);
 	}
 	for (size_t i = 0; i < r.n; i++) {
-		if (!pk_py_root_is(&r.s[i], "python3.13", 0))
+		if (!pk_pyrun_root_is(&r.s[i], "python3.13", 0))
 			continue;
 		all += r.s[i].count;
 		eval += r.s[i].eval_left ? r.s[i].count : 0;
@@ -163,7 +163,7 @@ START_TEST(test_unreadable_interpreter)
 	unlink(copy);
 	*strrchr(copy, '/') = '\0';
 	rmdir(copy);
-	pk_py_run_free(&r);
+	pk_pyrun_run_free(&r);
 }
 END_TEST
 
@@ -177,18 +177,18 @@ START_TEST(test_truncated_chain)
 {
 	static const char *const cut[] = { "b", "c", "hot", NULL };
 	const char *mode = _i ? "junk" : "unmapped";
-	const char *argv[] = { PYTHON, pk_py_script("trunc.py"), "1.5", mode, NULL, NULL };
+	const char *argv[] = { PYTHON, pk_pyrun_script("trunc.py"), "1.5", mode, NULL, NULL };
 	unsigned long runs = 0, ok = 0, invented = 0;
 	struct oracle_stack want = { .tag = "cut" };
 	struct run r = { 0 };
 	struct oracle o;
 
-	pk_py_oracle_path(&r, "trunc");
+	pk_pyrun_oracle_path(&r, "trunc");
 	argv[4] = r.oracle_path;
-	pk_py_profile_held_in(NULL, NULL, argv, NULL, false, &r);
-	pk_py_oracle_read(r.oracle_path, &o);
+	pk_pyrun_profile_held_in(NULL, NULL, argv, NULL, false, &r);
+	pk_pyrun_oracle_read(r.oracle_path, &o);
 	/* the fixture's stack before the cut; after it, b's line is its call of c */
-	ck_assert_int_eq(pk_py_oracle_get(&o, "b")->n, 4);
+	ck_assert_int_eq(pk_pyrun_oracle_get(&o, "b")->n, 4);
 	want.f = calloc(3, sizeof(*want.f));
 	ck_assert_ptr_nonnull(want.f);
 	for (want.n = 0; cut[want.n]; want.n++) {
@@ -199,31 +199,31 @@ START_TEST(test_truncated_chain)
 	for (size_t i = 0; i < r.n; i++) {
 		const struct stack *s = &r.s[i];
 
-		if (!pk_py_root_is(s, "python3.11", 0) || !pk_py_runs_python(s))
+		if (!pk_pyrun_root_is(s, "python3.11", 0) || !pk_pyrun_runs_python(s))
 			continue;
 		runs += s->count;
-		if (pk_py_has_py(s, "<module>") || pk_py_has_py(s, "main") || pk_py_has_py(s, "a"))
+		if (pk_pyrun_has_py(s, "<module>") || pk_pyrun_has_py(s, "main") || pk_pyrun_has_py(s, "a"))
 			invented += s->count;
-		if (pk_py_equals(s, &want, false) && pk_py_contiguous(s) && !s->eval_left &&
-		    pk_py_native_root_ok(s, "Py_RunMain"))
+		if (pk_pyrun_equals(s, &want, false) && pk_pyrun_contiguous(s) && !s->eval_left &&
+		    pk_pyrun_native_root_ok(s, "Py_RunMain"))
 			ok += s->count;
 		else
-			pk_py_note_bad(mode, s);
+			pk_pyrun_note_bad(mode, s);
 	}
 	fprintf(stderr, "python truncated chain (%s): %lu samples after the cut, %lu with "
 		"b;c;hot under the native frames (%.2f%%), %lu with frames below the cut; stderr: "
 		"%d and %d lines of Python\n", mode, runs, ok, runs ? 100.0 * ok / runs : 0,
 		invented, python_lines(r.load_err), python_lines(r.err));
 	if (ok < PY_MIN * runs)
-		pk_py_print_stacks(&r, "python3.11", 12);
+		pk_pyrun_print_stacks(&r, "python3.11", 12);
 	ck_assert_msg(runs >= MIN_SAMPLES / 2, "only %lu samples", runs);
 	ck_assert_msg(invented == 0, "%lu samples with frames below the cut", invented);
 	ck_assert_msg(ok >= PY_MIN * runs, "%lu of %lu samples with b;c;hot", ok, runs);
 	ck_assert_msg(python_lines(r.load_err) + python_lines(r.err) <= 1,
 		      "more than a line about Python:\n%s\n%s", r.load_err, r.err);
 	free(want.f);
-	pk_py_oracle_free(&o);
-	pk_py_run_free(&r);
+	pk_pyrun_oracle_free(&o);
+	pk_pyrun_run_free(&r);
 }
 END_TEST
 

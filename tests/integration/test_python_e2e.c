@@ -44,19 +44,19 @@ static struct tally chain_tally(const struct run *r, const char *comm, pid_t pid
 	for (size_t i = 0; i < r->n; i++) {
 		const struct stack *s = &r->s[i];
 
-		if (!pk_py_root_is(s, comm, pid) || !pk_py_runs_python(s))
+		if (!pk_pyrun_root_is(s, comm, pid) || !pk_pyrun_runs_python(s))
 			continue;
 		t.runs += s->count;
-		if (strcmp(pk_py_leaf(s), "hot")) {
-			pk_py_note_bad(comm, s);
+		if (strcmp(pk_pyrun_leaf(s), "hot")) {
+			pk_pyrun_note_bad(comm, s);
 			continue;
 		}
 		t.hot += s->count;
-		if (pk_py_equals(s, o, false) && pk_py_contiguous(s) && !s->eval_left &&
-		    pk_py_native_root_ok(s, mark))
+		if (pk_pyrun_equals(s, o, false) && pk_pyrun_contiguous(s) && !s->eval_left &&
+		    pk_pyrun_native_root_ok(s, mark))
 			t.ok += s->count;
 		else
-			pk_py_note_bad(comm, s);
+			pk_pyrun_note_bad(comm, s);
 	}
 	return t;
 }
@@ -77,7 +77,7 @@ static void assert_interp_named(const char *what, const struct run *r,
 	for (size_t i = 0; i < r->n; i++) {
 		const struct stack *s = &r->s[i];
 
-		if (!pk_py_root_is(s, in->comm, 0))
+		if (!pk_pyrun_root_is(s, in->comm, 0))
 			continue;
 		for (size_t k = 1; k < s->n; k++) {
 			frames += s->count;
@@ -105,7 +105,7 @@ static void assert_chain(const char *what, const struct run *r, const char *comm
 		t.runs ? 100.0 * t.ok / t.runs : 0);
 	if (t.runs < MIN_SAMPLES || t.ok < PY_MIN * t.runs) {
 		fprintf(stderr, "  %s: stacks of %s:\n", what, comm);
-		pk_py_print_stacks(r, comm, 12);
+		pk_pyrun_print_stacks(r, comm, 12);
 	}
 	ck_assert_msg(t.runs >= MIN_SAMPLES, "%s: only %lu samples run Python", what, t.runs);
 	ck_assert_msg(t.ok >= PY_MIN * t.runs, "%s: %lu of %lu samples that run Python have "
@@ -132,17 +132,17 @@ static const struct interp *chain_argv(int i, const char *secs, struct run *r, c
 				       const char *argv[MAX_ARGS])
 {
 	int py = chain_variants[i].py;
-	const struct interp *in = py >= 0 ? &pk_py_interps[py] : NULL;
+	const struct interp *in = py >= 0 ? &pk_pyrun_interps[py] : NULL;
 	const char *const args[] = { secs, r->oracle_arg, NULL };
 
-	pk_py_oracle_path_in(r, name, in);
+	pk_pyrun_oracle_path_in(r, name, in);
 	if (in) {
-		pk_py_interp_argv(in, "chain.py", args, argv);
+		pk_pyrun_interp_argv(in, "chain.py", args, argv);
 	} else {
-		const char *const head[] = { pk_py_built("py_embed"), pk_py_script("chain.py"),
+		const char *const head[] = { pk_pyrun_built("py_embed"), pk_pyrun_script("chain.py"),
 					     NULL };
 
-		pk_py_args_cat(argv, (const char *const *const[]){ head, args, NULL });
+		pk_pyrun_args_cat(argv, (const char *const *const[]){ head, args, NULL });
 	}
 	return in;
 }
@@ -158,16 +158,16 @@ START_TEST(test_chain)
 	const struct interp *in = chain_argv(_i, HOT_SECS, &r, "chain", argv);
 	char what[64];
 
-	pk_py_profile_held_in(in, NULL, argv, NULL, false, &r);
-	pk_py_oracle_read(r.oracle_path, &o);
-	pk_py_oracle_names(pk_py_oracle_get(&o, "hot"), chain_names);
+	pk_pyrun_profile_held_in(in, NULL, argv, NULL, false, &r);
+	pk_pyrun_oracle_read(r.oracle_path, &o);
+	pk_pyrun_oracle_names(pk_pyrun_oracle_get(&o, "hot"), chain_names);
 	snprintf(what, sizeof(what), "chain %s", chain_variants[_i].what);
 	assert_chain(what, &r, in ? in->comm : "py_embed", 0, chain_variants[_i].mark,
-		     pk_py_oracle_get(&o, "hot"));
+		     pk_pyrun_oracle_get(&o, "hot"));
 	if (in && in->root)
 		assert_interp_named(what, &r, in);
-	pk_py_oracle_free(&o);
-	pk_py_run_free(&r);
+	pk_pyrun_oracle_free(&o);
+	pk_pyrun_run_free(&r);
 }
 END_TEST
 
@@ -182,14 +182,14 @@ START_TEST(test_chain_exited)
 	const struct interp *in = chain_argv(v, HOT_SECS, &r, "exited", argv);
 	char what[80];
 
-	pk_py_profile_held_in(in, NULL, argv, NULL, true, &r);
-	pk_py_oracle_read(r.oracle_path, &o);
+	pk_pyrun_profile_held_in(in, NULL, argv, NULL, true, &r);
+	pk_pyrun_oracle_read(r.oracle_path, &o);
 	snprintf(what, sizeof(what), "chain %s, read after its exit", chain_variants[v].what);
-	assert_chain(what, &r, in->comm, 0, "Py_RunMain", pk_py_oracle_get(&o, "hot"));
+	assert_chain(what, &r, in->comm, 0, "Py_RunMain", pk_pyrun_oracle_get(&o, "hot"));
 	if (in->root)
 		assert_interp_named(what, &r, in);
-	pk_py_oracle_free(&o);
-	pk_py_run_free(&r);
+	pk_pyrun_oracle_free(&o);
+	pk_pyrun_run_free(&r);
 }
 END_TEST
 
@@ -213,18 +213,18 @@ START_TEST(test_chain_command_after)
 	const struct interp *in = chain_argv(_i ? 5 : 3, "4", &r, "cmd", argv);
 	int rc;
 
-	pk_py_args_cat(load, (const char *const *const[]){ freq, argv, NULL });
-	pk_py_args_cat(rd, (const char *const *const[]){ dur, NULL });
+	pk_pyrun_args_cat(load, (const char *const *const[]){ freq, argv, NULL });
+	pk_pyrun_args_cat(rd, (const char *const *const[]){ dur, NULL });
 	ck_assert_int_eq(pk_e2e_load_err(load, &r.load_err), 0);
 	ck_assert_int_eq(pk_e2e_wait_targets_exit(300), 0);
 	rc = pk_e2e_read(rd, &r.out, &r.err);
 	ck_assert_msg(rc == 0, "probe-read exited %d: %s", rc, r.err);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
-	pk_py_run_parse(&r);
+	pk_pyrun_run_parse(&r);
 	ck_assert(pk_e2e_parse_summary(r.err, &sum));
-	pk_py_oracle_read(r.oracle_path, &o);
+	pk_pyrun_oracle_read(r.oracle_path, &o);
 	snprintf(what, sizeof(what), "chain %s, -- CMD read after", in->comm);
-	t = chain_tally(&r, in->comm, 0, "Py_RunMain", pk_py_oracle_get(&o, "hot"));
+	t = chain_tally(&r, in->comm, 0, "Py_RunMain", pk_pyrun_oracle_get(&o, "hot"));
 	fprintf(stderr, "python %s: %llu samples read, %llu lost; %lu in hot, %lu of them "
 		"whole (%.2f%%)\n", what, sum.read, sum.lost, t.hot, t.ok,
 		t.hot ? 100.0 * t.ok / t.hot : 0);
@@ -232,12 +232,12 @@ START_TEST(test_chain_command_after)
 	ck_assert_msg(t.hot >= MIN_SAMPLES, "%s: only %lu samples in hot:\n%s", what, t.hot,
 		      r.err);
 	if (t.ok < PY_MIN * t.hot)
-		pk_py_print_stacks(&r, in->comm, 12);
+		pk_pyrun_print_stacks(&r, in->comm, 12);
 	ck_assert_msg(t.ok >= PY_MIN * t.hot, "%s: %lu of %lu samples in hot whole:\n%s", what,
 		      t.ok, t.hot, r.err);
 	assert_interp_named(what, &r, in);
-	pk_py_oracle_free(&o);
-	pk_py_run_free(&r);
+	pk_pyrun_oracle_free(&o);
+	pk_pyrun_run_free(&r);
 }
 END_TEST
 
@@ -294,9 +294,9 @@ static void pprof_chain(const char *path, const struct oracle_stack *o, unsigned
 						p->string_table[fn->filename], loc->line[l]->line);
 			}
 		}
-		if (!strcmp(pk_py_leaf(&s), "hot")) {
+		if (!strcmp(pk_pyrun_leaf(&s), "hot")) {
 			*hot += smp->n_value ? (unsigned long)smp->value[0] : 0;
-			*ok += pk_py_equals(&s, o, false) && smp->n_value ?
+			*ok += pk_pyrun_equals(&s, o, false) && smp->n_value ?
 			       (unsigned long)smp->value[0] : 0;
 		}
 		free(s.py);
@@ -337,9 +337,9 @@ static void perf_chain(const char *path, const struct oracle_stack *o, unsigned 
 				s.py[i] = s.py[s.npy - 1 - i];
 				s.py[s.npy - 1 - i] = t;
 			}
-			if (!strcmp(pk_py_leaf(&s), "hot")) {
+			if (!strcmp(pk_pyrun_leaf(&s), "hot")) {
 				(*hot)++;
-				*ok += pk_py_equals(&s, &names, true);
+				*ok += pk_pyrun_equals(&s, &names, true);
 			}
 			s.npy = 0;
 			continue;
@@ -378,21 +378,21 @@ START_TEST(test_formats)
 	pk_test_build_path("python-formats.folded", fold, sizeof(fold));
 	pk_test_build_path("python-formats.pb.gz", pb, sizeof(pb));
 	pk_test_build_path("python-formats.perf", perf, sizeof(perf));
-	pk_py_profile_held_in(in, NULL, argv, read, false, &r);
+	pk_pyrun_profile_held_in(in, NULL, argv, read, false, &r);
 	/* the folded stacks went to their file */
-	pk_py_run_stacks_free(&r);
+	pk_pyrun_run_stacks_free(&r);
 	free(r.out);
 	r.out = pk_test_read_file(fold, NULL);
 	ck_assert_msg(r.out, "%s: no folded stacks", fold);
-	pk_py_run_parse(&r);
-	pk_py_oracle_read(r.oracle_path, &o);
-	pprof_chain(pb, pk_py_oracle_get(&o, "hot"), &pb_hot, &pb_ok);
-	perf_chain(perf, pk_py_oracle_get(&o, "hot"), &perf_hot, &perf_ok);
+	pk_pyrun_run_parse(&r);
+	pk_pyrun_oracle_read(r.oracle_path, &o);
+	pprof_chain(pb, pk_pyrun_oracle_get(&o, "hot"), &pb_hot, &pb_ok);
+	perf_chain(perf, pk_pyrun_oracle_get(&o, "hot"), &perf_hot, &perf_ok);
 	fprintf(stderr, "python formats: pprof %lu of %lu samples in hot whole, perf text %lu "
 		"of %lu\n", pb_ok, pb_hot, perf_ok, perf_hot);
 	snprintf(what, sizeof(what), "chain %s, folded beside pprof and perf",
 		 chain_variants[v].what);
-	assert_chain(what, &r, in->comm, 0, "Py_RunMain", pk_py_oracle_get(&o, "hot"));
+	assert_chain(what, &r, in->comm, 0, "Py_RunMain", pk_pyrun_oracle_get(&o, "hot"));
 	ck_assert_msg(pb_hot >= MIN_SAMPLES / 2 && pb_ok >= PY_MIN * pb_hot,
 		      "pprof: %lu of %lu samples in hot whole", pb_ok, pb_hot);
 	ck_assert_msg(perf_hot >= MIN_SAMPLES / 2 && perf_ok >= PY_MIN * perf_hot,
@@ -400,8 +400,8 @@ START_TEST(test_formats)
 	unlink(fold);
 	unlink(pb);
 	unlink(perf);
-	pk_py_oracle_free(&o);
-	pk_py_run_free(&r);
+	pk_pyrun_oracle_free(&o);
+	pk_pyrun_run_free(&r);
 }
 END_TEST
 
@@ -410,13 +410,13 @@ END_TEST
 START_TEST(test_no_python)
 {
 	static const char *const extra[] = { "--no-python", NULL };
-	const char *argv[] = { PYTHON, pk_py_script("chain.py"), "1.5", NULL };
+	const char *argv[] = { PYTHON, pk_pyrun_script("chain.py"), "1.5", NULL };
 	unsigned long all = 0, eval = 0, py = 0;
 	struct run r = { 0 };
 
-	pk_py_profile(extra, argv, NULL, &r);
+	pk_pyrun_profile(extra, argv, NULL, &r);
 	for (size_t i = 0; i < r.n; i++) {
-		if (!pk_py_root_is(&r.s[i], "python3.11", 0))
+		if (!pk_pyrun_root_is(&r.s[i], "python3.11", 0))
 			continue;
 		all += r.s[i].count;
 		eval += r.s[i].eval_left ? r.s[i].count : 0;
@@ -429,7 +429,7 @@ START_TEST(test_no_python)
 	/* the hot loop is bytecode: start-up and the CPU-time checks aside,
 	 * every sample is in the eval loop (test_python_whole: 90%) */
 	ck_assert_msg(eval >= 0.9 * all, "only %lu of %lu samples in %s", eval, all, EVAL_FN);
-	pk_py_run_free(&r);
+	pk_pyrun_run_free(&r);
 }
 END_TEST
 
@@ -463,9 +463,9 @@ START_TEST(test_systemwide)
 	for (int i = 0; i < N; i++) {
 		const char *const args[] = { "2", r[i].oracle_arg, NULL };
 
-		pk_py_oracle_path_in(&r[i], "sys", &pk_py_interps[py[i]]);
-		pk_py_interp_argv(&pk_py_interps[py[i]], "chain.py", args, argv);
-		h[i] = pk_py_spawn_held_in(&pk_py_interps[py[i]], argv);
+		pk_pyrun_oracle_path_in(&r[i], "sys", &pk_pyrun_interps[py[i]]);
+		pk_pyrun_interp_argv(&pk_pyrun_interps[py[i]], "chain.py", args, argv);
+		h[i] = pk_pyrun_spawn_held_in(&pk_pyrun_interps[py[i]], argv);
 	}
 	rc = pk_e2e_load(load);
 	for (int i = 0; i < N; i++) {
@@ -477,22 +477,22 @@ START_TEST(test_systemwide)
 	for (int i = 0; i < N; i++)
 		ck_assert_int_eq(pk_test_wait(h[i].pid), 0);
 	ck_assert_int_eq(rc, 0);
-	pk_py_args_cat(rd, (const char *const *const[]){ read, NULL });
+	pk_pyrun_args_cat(rd, (const char *const *const[]){ read, NULL });
 	rc = pk_e2e_read(rd, &r[0].out, &r[0].err);
 	ck_assert_msg(rc == 0, "probe-read exited %d: %s", rc, r[0].err);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
-	pk_py_run_parse(&r[0]);
+	pk_pyrun_run_parse(&r[0]);
 	for (int i = 0; i < N; i++) {
-		pk_py_oracle_read(r[i].oracle_path, &o[i]);
-		snprintf(what, sizeof(what), "system-wide %s", pk_py_interps[py[i]].comm);
-		assert_chain(what, &r[0], pk_py_interps[py[i]].comm, h[i].target, "Py_RunMain",
-			     pk_py_oracle_get(&o[i], "hot"));
-		if (pk_py_interps[py[i]].root)
-			assert_interp_named(what, &r[0], &pk_py_interps[py[i]]);
+		pk_pyrun_oracle_read(r[i].oracle_path, &o[i]);
+		snprintf(what, sizeof(what), "system-wide %s", pk_pyrun_interps[py[i]].comm);
+		assert_chain(what, &r[0], pk_pyrun_interps[py[i]].comm, h[i].target, "Py_RunMain",
+			     pk_pyrun_oracle_get(&o[i], "hot"));
+		if (pk_pyrun_interps[py[i]].root)
+			assert_interp_named(what, &r[0], &pk_pyrun_interps[py[i]]);
 	}
 	for (int i = 0; i < N; i++) {
-		pk_py_oracle_free(&o[i]);
-		pk_py_run_free(&r[i]);
+		pk_pyrun_oracle_free(&o[i]);
+		pk_pyrun_run_free(&r[i]);
 	}
 }
 END_TEST
@@ -547,7 +547,7 @@ START_TEST(test_gdb_py_bt)
 		NULL };
 	struct run r = { 0 };
 	struct oracle_stack g;
-	char *argv[] = { PYTHON, (char *)pk_py_script("chain.py"), "0.2", NULL, "--nap", NULL };
+	char *argv[] = { PYTHON, (char *)pk_pyrun_script("chain.py"), "0.2", NULL, "--nap", NULL };
 	char pidstr[16], *gdb_out = NULL, *gdb_err = NULL;
 	char *gdb[] = { "gdb", "-nx", "-batch", "-p", pidstr, "-ex", "py-bt", NULL };
 	const char *load[] = { "-e", "off-cpu", "-p", pidstr, NULL };
@@ -558,7 +558,7 @@ START_TEST(test_gdb_py_bt)
 	int rc;
 
 	ck_assert_msg(access("/usr/bin/gdb", X_OK) == 0, "gdb missing (make test-deps)");
-	pk_py_oracle_path(&r, "gdb");
+	pk_pyrun_oracle_path(&r, "gdb");
 	argv[3] = r.oracle_path;
 	pid = pk_test_spawn(argv, NULL);
 	ck_assert_int_gt(pid, 0);
@@ -579,30 +579,30 @@ START_TEST(test_gdb_py_bt)
 	ck_assert_msg(WIFEXITED(rc) && WEXITSTATUS(rc) == 0, "gdb failed: %s", gdb_err);
 	ck_assert_int_eq(pk_e2e_read(read, &r.out, &r.err), 0);
 	ck_assert_int_eq(pk_e2e_unload(), 0);
-	pk_py_run_parse(&r);
+	pk_pyrun_run_parse(&r);
 	gdb_py_bt(gdb_out, &g);
-	pk_py_oracle_names(&g, nap_names);
+	pk_pyrun_oracle_names(&g, nap_names);
 	for (size_t i = 0; i < r.n; i++) {
 		const struct stack *s = &r.s[i];
 
-		if (!pk_py_root_is(s, "python3.11", 0) || strcmp(pk_py_leaf(s), "nap"))
+		if (!pk_pyrun_root_is(s, "python3.11", 0) || strcmp(pk_pyrun_leaf(s), "nap"))
 			continue;
 		/* off-CPU: counts are microseconds blocked */
 		nap += s->count;
-		same += pk_py_equals(s, &g, true) && pk_py_contiguous(s) && !s->eval_left ?
+		same += pk_pyrun_equals(s, &g, true) && pk_pyrun_contiguous(s) && !s->eval_left ?
 			s->count : 0;
 	}
 	fprintf(stderr, "python gdb py-bt: %lu us blocked in nap, %lu us of them with gdb's "
 		"stack exactly (%.2f%%)\n", nap, same, nap ? 100.0 * same / nap : 0);
 	if (same < PY_MIN * nap || nap < 50000)
-		fprintf(stderr, "gdb:\n%s\n", gdb_out), pk_py_print_stacks(&r, "python3.11", 12);
+		fprintf(stderr, "gdb:\n%s\n", gdb_out), pk_pyrun_print_stacks(&r, "python3.11", 12);
 	/* 100 naps of 1 ms at least */
 	ck_assert_msg(nap >= 50000, "only %lu us in nap", nap);
 	ck_assert_msg(same >= PY_MIN * nap, "%lu of %lu us have gdb's stack", same, nap);
 	free(g.f);
 	free(gdb_out);
 	free(gdb_err);
-	pk_py_run_free(&r);
+	pk_pyrun_run_free(&r);
 }
 END_TEST
 

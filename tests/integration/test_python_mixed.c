@@ -35,16 +35,16 @@ static void profile_script(const struct interp *in, const char *name, const char
 	const char *argv[MAX_ARGS];
 	const char *const args[] = { "1.5", r->oracle_arg, NULL };
 
-	pk_py_oracle_path_in(r, name, in);
-	pk_py_interp_argv(in, name, args, argv);
+	pk_pyrun_oracle_path_in(r, name, in);
+	pk_pyrun_interp_argv(in, name, args, argv);
 	if (in->root)
-		pk_py_profile_held_in(in, NULL, argv, read, false, r);
+		pk_pyrun_profile_held_in(in, NULL, argv, read, false, r);
 	else
-		pk_py_profile_in(in, NULL, argv, read, r);
-	pk_py_oracle_read(r->oracle_path, o);
+		pk_pyrun_profile_in(in, NULL, argv, read, r);
+	pk_pyrun_oracle_read(r->oracle_path, o);
 	for (int i = 0; i < 2; i++) {
-		ex[i].got = pk_py_oracle_get(o, ex[i].tag);
-		pk_py_oracle_names(ex[i].got, ex[i].names);
+		ex[i].got = pk_pyrun_oracle_get(o, ex[i].tag);
+		pk_pyrun_oracle_names(ex[i].got, ex[i].names);
 	}
 }
 
@@ -106,7 +106,7 @@ static bool callback_ok(const struct stack *s, const struct oracle_stack *o, con
 {
 	size_t nb = 0;
 
-	if (!pk_py_equals(s, o, false) || s->eval_left)
+	if (!pk_pyrun_equals(s, o, false) || s->eval_left)
 		return false;
 	while (between[nb])
 		nb++;
@@ -140,29 +140,29 @@ START_TEST(test_callback)
 	const struct interp *in;
 
 	_i = mixed_interps[_i];
-	in = &pk_py_interps[_i];
+	in = &pk_pyrun_interps[_i];
 	ck_assert_ptr_nonnull(json_between[_i]);	/* not python3.11d */
 	profile_script(in, "callback.py", NULL, ex, &r, &o);
 	for (size_t i = 0; i < r.n; i++) {
 		const struct stack *s = &r.s[i];
 
-		if (!pk_py_root_is(s, in->comm, 0) || pk_py_in_oracle(s))
+		if (!pk_pyrun_root_is(s, in->comm, 0) || pk_pyrun_in_oracle(s))
 			continue;
 		/* in the hook's call, below and above it */
-		if (pk_py_has_py(s, "use_json.<locals>.hook") || !strcmp(pk_py_leaf(s), "inner") ||
-		    !strcmp(pk_py_leaf(s), "spin") || pk_py_walk_failed(s)) {
+		if (pk_pyrun_has_py(s, "use_json.<locals>.hook") || !strcmp(pk_pyrun_leaf(s), "inner") ||
+		    !strcmp(pk_pyrun_leaf(s), "spin") || pk_pyrun_walk_failed(s)) {
 			json_all += s->count;
 			if (callback_ok(s, ex[0].got, "use_json.<locals>.hook", json_between[_i]))
 				json_ok += s->count;
 			else
-				pk_py_note_bad("json", s);
+				pk_pyrun_note_bad("json", s);
 		}
-		if (!strcmp(pk_py_leaf(s), "spin_re") || pk_py_walk_failed(s)) {
+		if (!strcmp(pk_pyrun_leaf(s), "spin_re") || pk_pyrun_walk_failed(s)) {
 			re_all += s->count;
 			if (callback_ok(s, ex[1].got, "use_re.<locals>.repl", re_between[_i]))
 				re_ok += s->count;
 			else
-				pk_py_note_bad("re", s);
+				pk_pyrun_note_bad("re", s);
 		}
 	}
 	fprintf(stderr, "python callback %s: json hook %lu of %lu samples interleaved exactly "
@@ -170,15 +170,15 @@ START_TEST(test_callback)
 		json_all ? 100.0 * json_ok / json_all : 0, re_ok, re_all,
 		re_all ? 100.0 * re_ok / re_all : 0);
 	if (json_ok < PY_MIN * json_all || re_ok < PY_MIN * re_all)
-		pk_py_print_stacks(&r, in->comm, 12);
+		pk_pyrun_print_stacks(&r, in->comm, 12);
 	ck_assert_msg(json_all >= MIN_SAMPLES && re_all >= MIN_SAMPLES / 2,
 		      "only %lu samples in the json hook, %lu in spin_re", json_all, re_all);
 	ck_assert_msg(json_ok >= PY_MIN * json_all, "json: %lu of %lu interleaved exactly",
 		      json_ok, json_all);
 	ck_assert_msg(re_ok >= PY_MIN * re_all, "re: %lu of %lu interleaved exactly", re_ok,
 		      re_all);
-	pk_py_oracle_free(&o);
-	pk_py_run_free(&r);
+	pk_pyrun_oracle_free(&o);
+	pk_pyrun_run_free(&r);
 }
 END_TEST
 
@@ -250,7 +250,7 @@ static bool thread_start_ok(const struct interp *in, const struct stack *s)
  * threads as their Thread objects are named: by its pid then, a held one's). */
 static bool of_process(const struct interp *in, const struct run *r, const struct stack *s)
 {
-	return in->root ? pid_of(s) == r->pid : pk_py_root_is(s, in->comm, 0);
+	return in->root ? pid_of(s) == r->pid : pk_pyrun_root_is(s, in->comm, 0);
 }
 
 START_TEST(test_threads)
@@ -271,7 +271,7 @@ START_TEST(test_threads)
 	const char *called;
 
 	_i = mixed_interps[_i];
-	in = &pk_py_interps[_i];
+	in = &pk_pyrun_interps[_i];
 	profile_script(in, "threads.py", read, ex, &r, &o);
 	oa = ex[0].got;
 	ob = ex[1].got;
@@ -282,11 +282,11 @@ START_TEST(test_threads)
 
 		if (!of_process(in, &r, s))
 			continue;
-		if (pk_py_has_py(s, "spin_a")) {
+		if (pk_pyrun_has_py(s, "spin_a")) {
 			mixed |= tid_a && tid_a != tid;
 			tid_a = tid;
 		}
-		if (pk_py_has_py(s, "spin_b")) {
+		if (pk_pyrun_has_py(s, "spin_b")) {
 			mixed |= tid_b && tid_b != tid;
 			tid_b = tid;
 		}
@@ -298,12 +298,12 @@ START_TEST(test_threads)
 		pid_t tid = tid_of(s);
 
 		if (!of_process(in, &r, s) || (tid != tid_a && tid != tid_b) ||
-		    !pk_py_runs_python(s) || pk_py_in_oracle(s))
+		    !pk_pyrun_runs_python(s) || pk_pyrun_in_oracle(s))
 			continue;
 		runs += s->count;
-		if (tid == tid_a && !strcmp(pk_py_leaf(s), "spin_a"))
+		if (tid == tid_a && !strcmp(pk_pyrun_leaf(s), "spin_a"))
 			in_a += s->count;
-		if (tid == tid_b && !strcmp(pk_py_leaf(s), "spin_b"))
+		if (tid == tid_b && !strcmp(pk_pyrun_leaf(s), "spin_b"))
 			in_b += s->count;
 		/* a thread's stack from clone3, its own chain whole */
 		called = thread_call[_i].called ? thread_call[_i].called :
@@ -314,18 +314,18 @@ START_TEST(test_threads)
 		    thread_start_ok(in, s))
 			ok += s->count;
 		else
-			pk_py_note_bad("threads", s);
+			pk_pyrun_note_bad("threads", s);
 	}
 	fprintf(stderr, "python threads %s: %lu samples of the two threads run Python, %lu in "
 		"spin_a (thread %d), %lu in spin_b (thread %d), %lu whole (%.2f%%)\n", in->comm,
 		runs, in_a, tid_a, in_b, tid_b, ok, runs ? 100.0 * ok / runs : 0);
 	if (ok < PY_MIN * runs)
-		pk_py_print_stacks(&r, in->root ? "" : in->comm, 12);
+		pk_pyrun_print_stacks(&r, in->root ? "" : in->comm, 12);
 	ck_assert_msg(in_a >= MIN_SAMPLES && in_b >= MIN_SAMPLES, "only %lu samples in spin_a, "
 		      "%lu in spin_b", in_a, in_b);
 	ck_assert_msg(ok >= PY_MIN * runs, "%lu of %lu samples of the threads whole", ok, runs);
-	pk_py_oracle_free(&o);
-	pk_py_run_free(&r);
+	pk_pyrun_oracle_free(&o);
+	pk_pyrun_run_free(&r);
 }
 END_TEST
 
@@ -340,7 +340,7 @@ START_TEST(test_asyncio)
 	const struct oracle_stack *oa, *ob;
 	struct run r = { 0 };
 	struct oracle o;
-	const struct interp *in = &pk_py_interps[_i];
+	const struct interp *in = &pk_pyrun_interps[_i];
 
 	profile_script(in, "aio.py", NULL, ex, &r, &o);
 	oa = ex[0].got;
@@ -348,32 +348,32 @@ START_TEST(test_asyncio)
 	for (size_t i = 0; i < r.n; i++) {
 		const struct stack *s = &r.s[i];
 
-		if (!pk_py_root_is(s, in->comm, 0) ||
-		    (!pk_py_has_py(s, "spin") && !pk_py_walk_failed(s)) || pk_py_in_oracle(s))
+		if (!pk_pyrun_root_is(s, in->comm, 0) ||
+		    (!pk_pyrun_has_py(s, "spin") && !pk_pyrun_walk_failed(s)) || pk_pyrun_in_oracle(s))
 			continue;
 		spin += s->count;
 		/* the coroutines' frames right above the event loop's Handle._run,
 		 * which the C task step (_asyncio) runs: native frames between */
-		if (pk_py_equals(s, oa, false) && !s->eval_left)
+		if (pk_pyrun_equals(s, oa, false) && !s->eval_left)
 			ok_a += s->count;
-		if (pk_py_equals(s, ob, false) && !s->eval_left)
+		if (pk_pyrun_equals(s, ob, false) && !s->eval_left)
 			ok_b += s->count;
-		if ((!pk_py_equals(s, oa, false) && !pk_py_equals(s, ob, false)) || s->eval_left)
-			pk_py_note_bad("asyncio", s);
+		if ((!pk_pyrun_equals(s, oa, false) && !pk_pyrun_equals(s, ob, false)) || s->eval_left)
+			pk_pyrun_note_bad("asyncio", s);
 	}
 	fprintf(stderr, "python asyncio %s: %lu samples in spin, %lu whole as task_a's, %lu as "
 		"task_b's (%.2f%%)\n", in->comm, spin, ok_a, ok_b,
 		spin ? 100.0 * (ok_a + ok_b) / spin : 0);
 	if (ok_a + ok_b < PY_MIN * spin)
-		pk_py_print_stacks(&r, in->comm, 12);
+		pk_pyrun_print_stacks(&r, in->comm, 12);
 	ck_assert_msg(spin >= MIN_SAMPLES, "only %lu samples in spin", spin);
 	/* the two tasks take turns by equal slices of CPU time */
 	ck_assert_msg(ok_a * 3 >= spin && ok_b * 3 >= spin, "task_a %lu, task_b %lu of %lu",
 		      ok_a, ok_b, spin);
 	ck_assert_msg(ok_a + ok_b >= PY_MIN * spin, "%lu of %lu samples in spin whole",
 		      ok_a + ok_b, spin);
-	pk_py_oracle_free(&o);
-	pk_py_run_free(&r);
+	pk_pyrun_oracle_free(&o);
+	pk_pyrun_run_free(&r);
 }
 END_TEST
 
