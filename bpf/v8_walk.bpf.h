@@ -27,8 +27,9 @@
  * (pk_v8_note_sfi): the name is name_or_scope_info's String, or the
  * ScopeInfo's function name, which V8 does not place by a described index:
  * the first String from slot first_vars + 2 * the count of context locals
- * (OpenTelemetry's profiler looks for it the same way), among
- * V8_SCOPE_SLOTS slots; the file is its Script's name. Strings are read as
+ * (OpenTelemetry's profiler looks for it the same way), among the
+ * V8_SCOPE_SLOTS slots from there, however many locals come before it
+ * (v8_scope_name); the file is its Script's name. Strings are read as
  * V8 lays them: sequential one-byte, a thin string's actual one, a cons
  * string of two sequential one-byte halves; others (two-byte, external,
  * sliced, deeper cons) are flagged unreadable. The line is that of the
@@ -173,8 +174,15 @@ struct {
 	__type(value, __u64);
 } v8_sfi_seen SEC(".maps");
 
-/* ScopeInfo slots looked at for the function's name. */
+/* ScopeInfo slots looked at for the function's name, from the end of
+ * its variables. */
 #define V8_SCOPE_SLOTS	16
+/* From this many context locals, V8 keeps their names in a hash table (a
+ * slot) rather than inline (kScopeInfoMaxInlinedLocalNamesSize, 75 in
+ * V8 11.3 and 13.6: undescribed, checked by v8_walk's cases). */
+#define V8_SCOPE_HASHED_LOCALS	75
+/* More context locals than this: no ScopeInfo the walk believes. */
+#define V8_SCOPE_MAX_LOCALS	65536
 /* Where a string's bytes go in the event's data: below V8_AT_MASK + 1,
  * with room for PK_V8_FILE_MAX more. */
 #define V8_AT_MASK	511
@@ -267,21 +275,18 @@ static __always_inline long v8_scope_int(const struct pk_v8_file *f, __u64 w)
 	return w < 0x80000000ull ? (long)w : -1;
 }
 
-/* The function's start position in ScopeInfo B->slots, whose name (if
- * found) is in slot NAME_AT, variables from FROM: in its fixed slot
- * (scopeinfo_pos), or the first pair of Smis after the name (or FROM),
- * start below end, as V8 11 lays out its position info past the
- * function's names; -1 when none is found. */
+/* The function's start position as V8 11 lays out its position info
+ * past the function's names: the first pair of Smis in B->slots (the
+ * ScopeInfo's slots from its variables' end) after slot NAME_AT (the
+ * name's, or -1), start below end; -1 when none is found. */
 static __always_inline long v8_scope_pos(const struct pk_v8_file *f, struct v8_sfi_buf *b,
-					 __u32 from)
+					 __s32 name_at)
 {
-	if (f->scopeinfo_pos)
-		return v8_scope_int(f, b->slots[f->scopeinfo_pos & (V8_SCOPE_SLOTS - 1)]);
-	for (__u32 i = 1; i < V8_SCOPE_SLOTS; i++) {
+	for (__s32 i = 1; i < V8_SCOPE_SLOTS; i++) {
 		__u64 a = b->slots[i - 1], z = b->slots[i];
 
-		if (i <= from || !v8_is_smi(f, a) || !v8_is_smi(f, z) || (a & 0xffffffffull) ||
-		    (z & 0xffffffffull))
+		if (i - 1 <= name_at || !v8_is_smi(f, a) || !v8_is_smi(f, z) ||
+		    (a & 0xffffffffull) || (z & 0xffffffffull))
 			continue;
 		if ((__s64)a >= 0 && (__s64)a < (__s64)z)
 			return (__s64)a >> (f->smi_shift & 63);
@@ -289,42 +294,59 @@ static __always_inline long v8_scope_pos(const struct pk_v8_file *f, struct v8_s
 	return -1;
 }
 
+/* The ScopeInfo SI (tagged)'s slot AT and the V8_SCOPE_SLOTS - 1 after it
+ * into B->slots: false when they cannot be read. */
+static __always_inline bool v8_scope_slots(const struct pk_v8_file *f, struct v8_sfi_buf *b,
+					   __u64 si, __u64 at)
+{
+	return !bpf_probe_read_user(b->slots, sizeof(b->slots),
+				    (const void *)(si - f->heap_object_tag + f->heap_object_map + 8 +
+						   8 * at));
+}
+
 /* The function's name in ScopeInfo SI (tagged): the first string from
- * slot first_vars + 2 * its context locals, into B->data[0]; as
- * v8_string(), -1 also when no slot looked at is a string. Its start
- * position into *POS (-1: not found). */
+ * the end of its variables (slot first_vars + 2 * its context locals,
+ * names then infos; first_vars + 1 + the count when V8 keeps the names in
+ * a hash table, from V8_SCOPE_HASHED_LOCALS of them), into B->data[0];
+ * as v8_string(), -1 also when no slot looked at is a string. Its start
+ * position into *POS (-1: not found): the fixed slot scopeinfo_pos (V8
+ * 12.8 on), else v8_scope_pos() after the name. The variables' end is
+ * read apart from the fixed part: a function with many context locals
+ * (node's CommonJS wrapper of a module, which holds the module's
+ * top-level names) has its name past the first V8_SCOPE_SLOTS slots. */
 static __always_inline long v8_scope_name(const struct pk_v8_file *f, struct v8_sfi_buf *b,
 					  __u64 si, bool *trunc, long *pos)
 {
-	__u64 locals;
-	__u32 from;
+	__u64 locals, from;
 
 	*trunc = false;
 	*pos = -1;
-	if (bpf_probe_read_user(b->slots, sizeof(b->slots),
-				(const void *)(si - f->heap_object_tag + f->heap_object_map + 8)))
+	if (!v8_scope_slots(f, b, si, 0))
 		return -1;
 	locals = b->slots[f->scopeinfo_ncontextlocals & (V8_SCOPE_SLOTS - 1)];
 	if (!v8_is_smi(f, locals))
 		return -1;
 	locals = (__s64)locals >> (f->smi_shift & 63);
-	if (locals > V8_SCOPE_SLOTS)
+	if (locals > V8_SCOPE_MAX_LOCALS)
 		return -1;
-	from = f->scopeinfo_first_vars + 2 * locals;
-	for (__u32 i = 0; i < V8_SCOPE_SLOTS; i++) {
-		__u64 w;
-		__u32 t;
+	if (f->scopeinfo_pos)
+		*pos = v8_scope_int(f, b->slots[f->scopeinfo_pos & (V8_SCOPE_SLOTS - 1)]);
+	from = f->scopeinfo_first_vars +
+	       (locals >= V8_SCOPE_HASHED_LOCALS ? 1 + locals : 2 * locals);
+	if (!v8_scope_slots(f, b, si, from))
+		return -1;
+	for (__s32 i = 0; i < V8_SCOPE_SLOTS; i++) {
+		__u64 w = b->slots[i];
+		__u32 t = v8_is_object(f, w) ? v8_type(f, w) : 0;
 
-		if (i < from)
-			continue;
-		w = b->slots[i];
-		t = v8_is_object(f, w) ? v8_type(f, w) : 0;
 		if (t && t < f->first_nonstring_type) {
-			*pos = v8_scope_pos(f, b, i);
+			if (!f->scopeinfo_pos)
+				*pos = v8_scope_pos(f, b, i);
 			return v8_string(f, b, 0, PK_V8_NAME_MAX, w, trunc);
 		}
 	}
-	*pos = v8_scope_pos(f, b, from);
+	if (!f->scopeinfo_pos)
+		*pos = v8_scope_pos(f, b, -1);
 	return -1;
 }
 
