@@ -375,6 +375,13 @@ static __always_inline void uw_v8_seen(struct uw_state *st, const struct pk_file
  * pk_v8_frame_kind, by where its PC is), else 0. */
 __noinline int pk_v8_step(struct uw_state *st, int kind);
 
+/* The JavaScript walk's look at a leaf whose PC is in a V8 file's code
+ * without CFI (its builtins) and whose frame pointer holds a JavaScript
+ * function's frame: 1 when the code at the PC has not built a frame of
+ * its own, the return address at SP (or above a pushed RBP) following a
+ * call, and st->f is then its caller's, else 0 (bpf/v8_walk.bpf.h). */
+__noinline int pk_v8_frameless(struct uw_state *st);
+
 /* The Java walk's step over the frame at st->f, a PC in anonymous memory
  * (bpf/hotspot_walk.bpf.h): -1 when it is no frame of a JVM's code cache
  * the walk knows (a frame-pointer step then, as before), else 0 or how the
@@ -740,14 +747,45 @@ static __always_inline int uw_fp_step(struct uw_state *st, int stop)
 
 /* Frame IDX of B, whose PC is in code a frame-pointer step leaves (KIND:
  * in a file's text or JIT code), as the JavaScript frame it is, if it is
- * one. */
-static __always_inline void uw_v8_frame(struct uw_state *st, struct pk_sample_buf *b, __u32 idx,
+ * one: true then. */
+static __always_inline bool uw_v8_frame(struct uw_state *st, struct pk_sample_buf *b, __u32 idx,
 					int kind)
 {
 	if (pk_v8_step(st, kind) == 1 && idx < PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH) {
 		b->frames[idx] = st->v8_frame;
 		st->rt_framed |= UW_RT_V8;
+		return true;
 	}
+	return false;
+}
+
+/*
+ * The step from frame IDX of B, in code of a file without CFI: a
+ * frame-pointer step, but for a leaf in one of V8's builtins that runs
+ * without a frame of its own (a small stub, an inline cache, a builtin in
+ * its prologue or epilogue) under a JavaScript function's frame: that
+ * frame is its caller's, so the leaf keeps its PC (the builtin, named as
+ * itself) and its caller is found by the return address at SP, as CFI
+ * finds a leaf's without a frame; the frame pointer stays. Else the leaf
+ * would be named the function at the frame pointer, and that function's
+ * own frame (the caller's return address) skipped. 0, or how the walk
+ * ends.
+ */
+static __always_inline int uw_no_cfi_step(struct uw_state *st, struct pk_sample_buf *b, __u32 idx)
+{
+	__u64 pc = st->f.pc;
+
+	if (uw_v8_frame(st, b, idx, PK_V8_INTERPRETED) && st->n == 1 && st->f.exact_pc &&
+	    pk_v8_frameless(st) == 1) {
+		if (idx < PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH)
+			b->frames[idx] = pc;
+		/* counted and checked as a frame-pointer step's caller: one
+		 * that is no code ends the walk here */
+		st->fp_frames++;
+		st->fp_stop = PK_END_NO_CFI;
+		return 0;
+	}
+	return uw_fp_step(st, PK_END_NO_CFI);
 }
 
 /* An unsupported end, counted by what was not supported. */
@@ -836,8 +874,7 @@ static long uw_step(__u32 i, void *ctx)
 		 * without CFI in a file that has some. */
 		end = rule == PK_TABLE_NONE ? PK_END_NO_CFI : uw_rule_step(st, rule);
 		if (end == PK_END_NO_CFI) {
-			uw_v8_frame(st, b, idx, PK_V8_INTERPRETED);
-			end = uw_fp_step(st, PK_END_NO_CFI);
+			end = uw_no_cfi_step(st, b, idx);
 			by_fp = true;
 		}
 	} else {

@@ -21,7 +21,13 @@
  * - at a PC in the file (the interpreter's builtins), the Smi at FP +
  *   off_fp_bytecode_offset is the bytecode offset.
  * The leaf frame of a function whose prologue has not built its frame yet
- * is its caller's: its PC is given the caller's name.
+ * is its caller's: its PC is given the caller's name. But a leaf in one of
+ * V8's builtins (the file's code without CFI) under a JavaScript frame,
+ * with a return address at SP (or above a pushed RBP) after a call to a
+ * builtin (pk_v8_frameless), is a builtin without a frame of its own: it
+ * keeps its PC, and its caller is that return address, the frame
+ * pointer's function above it. The interpreter's bytecode handlers, called
+ * by a register (CALL reg), keep the interpreted function's name.
  *
  * A function is named once per (process, SFI) by a pk_v8_sfi_event
  * (pk_v8_note_sfi): the name is name_or_scope_info's String, or the
@@ -156,6 +162,47 @@ __noinline int pk_v8_step(struct uw_state *st, int kind)
 	    v8_is_smi(f, off) && (__s64)off > 0)
 		info = ((__s64)off >> (f->smi_shift & 63)) + 1;
 	st->v8_frame = pk_v8_frame(sfi, info, kind);
+	return 1;
+}
+
+/* The bytes before a return address of a call V8 makes to a builtin:
+ * CALL rel32 (E8), or CALL [r13 + disp32] (41 FF 95: through the
+ * isolate's builtin table, off the root register). Not CALL reg, by
+ * which the interpreter's entry calls the bytecode handlers, which run
+ * in its frame (their PC is the interpreted function's). */
+#define V8_CALL_REL32		0xe8
+#define V8_CALL_LEN		7
+
+static __always_inline bool v8_after_call(__u64 ra)
+{
+	__u8 c[V8_CALL_LEN];
+
+	if (ra < V8_CALL_LEN || bpf_probe_read_user(c, sizeof(c), (const void *)(ra - V8_CALL_LEN)))
+		return false;
+	return c[2] == V8_CALL_REL32 || (c[0] == 0x41 && c[1] == 0xff && c[2] == 0x95);
+}
+
+__noinline int pk_v8_frameless(struct uw_state *st)
+{
+	__u64 at, w = 0, ra = 0;
+
+	if (!st || !(st->f.valid & PK_UNWIND_REG(PK_DWARF_RBP)))
+		return 0;
+	at = st->f.sp;
+	if (!v8_word(at, &w))
+		return 0;
+	/* right after a prologue's PUSH RBP: the return address above it */
+	if (w == st->f.regs[PK_DWARF_RBP]) {
+		at += 8;
+		if (!v8_word(at, &w))
+			return 0;
+	}
+	ra = w;
+	if (!v8_after_call(ra))
+		return 0;
+	st->f.pc = st->f.regs[PK_DWARF_RIP] = ra;
+	st->f.sp = st->f.regs[PK_DWARF_RSP] = at + 8;
+	st->f.exact_pc = 0;
 	return 1;
 }
 
