@@ -435,9 +435,10 @@ static unsigned int v8_line_of(const char *text, const char *name)
 	return 0;
 }
 
-/* The line of the frames of NAME in the pprof at PB; 0: none has one.
- * Their lines differ, or none is there: the test fails. */
-static unsigned int pprof_line_of(const char *pb, const char *name)
+/* The line of the frames of NAME in the script whose path ends in
+ * SUFFIX in the pprof at PB; 0: none has one. Their lines differ, or none
+ * is there: the test fails. */
+static unsigned int pprof_line_of(const char *pb, const char *name, const char *suffix)
 {
 	Perftools__Profiles__Profile *p = pk_test_pprof_load(pb);
 	long long line = -1;
@@ -449,7 +450,11 @@ static unsigned int pprof_line_of(const char *pb, const char *name)
 			const Perftools__Profiles__Function *fn =
 				pk_test_pprof_function(p, loc->line[l]->function_id);
 
-			if (strcmp(pk_test_pprof_str(p, fn->name), name))
+			const char *file = pk_test_pprof_str(p, fn->filename);
+
+			if (strcmp(pk_test_pprof_str(p, fn->name), name) ||
+			    strlen(file) < strlen(suffix) ||
+			    strcmp(file + strlen(file) - strlen(suffix), suffix))
 				continue;
 			ck_assert_msg(line < 0 || line == loc->line[l]->line, "%s at %lld and %lld",
 				      name, line, (long long)loc->line[l]->line);
@@ -463,8 +468,11 @@ static unsigned int pprof_line_of(const char *pb, const char *name)
 
 /* The script of test_line_edges at PATH: fa after lines ended by "\r"
  * alone and by "\r\n", fb after a "\r\n" split across the walk's 64-byte
- * reads, fc past the 64 KiB of source the walk counts lines in; a loop
- * calling them for its argument's seconds of CPU. */
+ * reads, fc past the 64 KiB of source the walk counts lines in, 80
+ * top-level names sum() uses; a loop calling them for its argument's
+ * seconds of CPU, in the module's wrapper. */
+#define V8_EDGE_LOCALS	80
+
 static void write_edges(const char *path)
 {
 	FILE *f = fopen(path, "w");
@@ -484,10 +492,18 @@ static void write_edges(const char *path)
 	while (ftell(f) < 65 * 1024)
 		fputs("// past the lines the walk counts: fc has none\n", f);
 	fputs("function fc() {\n\treturn burn(100000);\n}\n", f);
+	/* the module's wrapper: 80 context locals, whose names V8 keeps in
+	 * a hash table (from 75), its own name after them */
+	for (int i = 0; i < V8_EDGE_LOCALS; i++)
+		fprintf(f, "let v%d = %d;\n", i, i);
+	fputs("function sum() {\n\treturn 0", f);
+	for (int i = 0; i < V8_EDGE_LOCALS; i++)
+		fprintf(f, " + v%d", i);
+	fputs(";\n}\n", f);
 	fputs("const limit = Number(process.argv[2]) * 1e6;\nlet sink = 0;\n"
 	      "while (true) {\n\tconst u = process.cpuUsage();\n"
 	      "\tif (u.user + u.system >= limit)\n\t\tbreak;\n"
-	      "\tsink += fa() + fb() + fc();\n}\n", f);
+	      "\tsink += fa() + fb() + fc() + sum();\n}\n", f);
 	ck_assert_int_eq(fclose(f), 0);
 }
 
@@ -496,7 +512,9 @@ static void write_edges(const char *path)
  * script (write_edges) under the host's node --cpu-prof (0.4 s of CPU at
  * 999 Hz). fa and fb at the lines V8's profiler gives them, though lines
  * end in "\r", "\r\n" and "\n" and one "\r\n" is split between two reads;
- * fc, past PK_V8_SCAN_MAX, with no line rather than a wrong one.
+ * fc, past PK_V8_SCAN_MAX, with no line rather than a wrong one; the
+ * module's wrapper, whose 80 context locals V8 keeps in a hash table,
+ * "(anonymous)" at line 1 as V8 names it.
  */
 START_TEST(test_line_edges)
 {
@@ -504,7 +522,7 @@ START_TEST(test_line_edges)
 	const char *load[] = { "-F", "999", "--", "node", "--cpu-prof", "--cpu-prof-dir", dir,
 			       "--no-turbo-inlining", "--no-maglev-inlining", js, "0.4", NULL };
 	const char *rd[] = { "-f", "pprof", "-o", pb, NULL };
-	unsigned int va, vb, vc, a, b, c;
+	unsigned int va, vb, vc, vw, a, b, c, w;
 
 	snprintf(dir, sizeof(dir), "%s", pk_test_path_in(pk_test_cache_dir(), "v8-edges-XXXXXX"));
 	ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -518,9 +536,11 @@ START_TEST(test_line_edges)
 	va = v8_line_of(text, "fa");
 	vb = v8_line_of(text, "fb");
 	vc = v8_line_of(text, "fc");
-	a = pprof_line_of(pb, "fa");
-	b = pprof_line_of(pb, "fb");
-	c = pprof_line_of(pb, "fc");
+	a = pprof_line_of(pb, "fa", "/edges.js");
+	b = pprof_line_of(pb, "fb", "/edges.js");
+	c = pprof_line_of(pb, "fc", "/edges.js");
+	vw = v8_line_of(text, "(anonymous)");
+	w = pprof_line_of(pb, "(anonymous)", "/edges.js");
 	fprintf(stderr, "v8_walk: line edges: fa %u (V8 %u), fb %u (V8 %u), fc %u (V8 %u: past "
 		"%d bytes)\n", a, va, b, vb, c, vc, PK_V8_SCAN_MAX);
 	ck_assert_uint_gt(va, 0);
@@ -529,6 +549,11 @@ START_TEST(test_line_edges)
 	ck_assert_uint_eq(b, vb);
 	ck_assert_uint_gt(vc, vb);
 	ck_assert_uint_eq(c, 0);
+	/* the wrapper's name past 80 locals (hashed), and its line */
+	fprintf(stderr, "v8_walk: line edges: the module's wrapper (80 context locals) "
+		"(anonymous) at %u (V8 %u)\n", w, vw);
+	ck_assert_uint_eq(vw, 1);
+	ck_assert_uint_eq(w, vw);
 	unlink(pb);
 	unlink(js);
 	free(text);
