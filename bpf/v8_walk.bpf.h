@@ -166,12 +166,13 @@ __noinline int pk_v8_step(struct uw_state *st, int kind)
 }
 
 /* The bytes before a return address of a call V8 makes to a builtin:
- * CALL rel32 (E8), or CALL [r13 + disp32] (41 FF 95: through the
- * isolate's builtin table, off the root register). Not CALL reg, by
- * which the interpreter's entry calls the bytecode handlers, which run
- * in its frame (their PC is the interpreted function's). */
-#define V8_CALL_REL32		0xe8
-#define V8_CALL_LEN		7
+ * CALL rel32 (E8), CALL [r13 + disp32] (41 FF 95: the isolate's builtin
+ * table, off the root register), or CALL [base + index * 8 + disp32]
+ * ([REX] FF 94 SIB: a table indexed, as the typed arrays' element
+ * accessors are called). Not CALL reg, by which the interpreter's entry
+ * calls the bytecode handlers, which run in its frame (their PC is the
+ * interpreted function's). */
+#define V8_CALL_LEN		8
 
 static __always_inline bool v8_after_call(__u64 ra)
 {
@@ -179,7 +180,8 @@ static __always_inline bool v8_after_call(__u64 ra)
 
 	if (ra < V8_CALL_LEN || bpf_probe_read_user(c, sizeof(c), (const void *)(ra - V8_CALL_LEN)))
 		return false;
-	return c[2] == V8_CALL_REL32 || (c[0] == 0x41 && c[1] == 0xff && c[2] == 0x95);
+	return c[3] == 0xe8 || (c[1] == 0x41 && c[2] == 0xff && c[3] == 0x95) ||
+	       (c[1] == 0xff && c[2] == 0x94);
 }
 
 __noinline int pk_v8_frameless(struct uw_state *st)
