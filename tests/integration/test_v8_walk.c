@@ -56,6 +56,13 @@
  * the walk named it the function at the frame pointer and lost that
  * function's own frame. */
 #define V8_CHAIN_MIN	0.99
+/* The chain's run: 2 s of CPU at 999 Hz, ~1,900 samples in top. At 99 Hz
+ * (~400) the share's own noise crossed 0.99 in some 1% of runs where the
+ * walk's long-run share is 99.7-99.8% (the rest: mid's and top's own
+ * code, which is neither leaf nor the sort); at ~1,900 the bound is 5
+ * standard errors below it. */
+#define V8_CHAIN_SECS	"2"
+#define V8_CHAIN_FREQ	"999"
 
 static const struct {
 	const char *root;	/* a test root's name, or NULL: the host */
@@ -181,11 +188,12 @@ START_TEST(test_hot_chain)
 {
 	char fix[4096], in_root[4096], root[4096], dir[4096], pb[4096], folded[4096];
 	const char *host[] = { "node", "--cpu-prof", "--cpu-prof-dir", dir, "--no-turbo-inlining",
-			       "--no-maglev-inlining", fix, "4.5", NULL };
+			       "--no-maglev-inlining", fix, V8_CHAIN_SECS, NULL };
 	const char *rooted[] = { in_root, "-o", dir, root, "/usr/bin/node", "--cpu-prof",
 				 "--cpu-prof-dir", "/mnt/out", "--no-turbo-inlining",
 				 "--no-maglev-inlining", "/mnt/probekit/tests/fixtures/js/hot.js",
-				 "4.5", NULL };
+				 V8_CHAIN_SECS, NULL };
+	const char *freq[] = { "-F", V8_CHAIN_FREQ, NULL };
 	const char *read_extra[] = { "-f", "folded", "-o", folded, "-f", "pprof", "-o", pb, NULL };
 	const char *in[] = { "~*;top;~*|K", NULL };
 	/* then any frames, the kernel's too */
@@ -201,8 +209,7 @@ START_TEST(test_hot_chain)
 	run_paths("tests/fixtures/js/hot.js", _i, "v8-cpuprof-XXXXXX", fix, in_root, root, dir);
 	snprintf(pb, sizeof(pb), "%s", pk_test_path_in(pk_test_cache_dir(), "v8.pb"));
 	snprintf(folded, sizeof(folded), "%s", pk_test_path_in(pk_test_cache_dir(), "v8.folded"));
-	/* 4.5 s of CPU at 99 Hz: ~410 samples in top, 13.5 s for the three */
-	pk_profile_command_read(NULL, runs[_i].root ? rooted : host, read_extra, folded, &r);
+	pk_profile_command_read(freq, runs[_i].root ? rooted : host, read_extra, folded, &r);
 	c = pk_count_whole_in(&r.f, runs[_i].comm, in, chain);
 	l = pk_count_whole_in(&r.f, runs[_i].comm, in, leaf);
 	fprintf(stderr, "v8_walk: %s: %lu samples under top, %lu whole to top;mid;leaf|toSorted "
