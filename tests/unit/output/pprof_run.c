@@ -239,6 +239,19 @@ char *pk_pp_write_to_memory(const struct pk_profile *p, size_t *len, int *ret)
 	return buf;
 }
 
+Perftools__Profiles__Profile *pk_pp_written(const struct pk_profile *p)
+{
+	Perftools__Profiles__Profile *m;
+	size_t len;
+	int ret;
+	unsigned char *buf = (unsigned char *)pk_pp_write_to_memory(p, &len, &ret);
+
+	ck_assert_int_eq(ret, 0);
+	m = pk_test_pprof_decode(buf, len);
+	free(buf);
+	return m;
+}
+
 int pk_pp_cmp_strp(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);

@@ -57,6 +57,9 @@ size_t pk_pp_want_nfunctions(void);
  * frees it); to memory, what pk_pprof_write() returned in RET. */
 char *pk_pp_write_to_file(const struct pk_profile *p);
 char *pk_pp_write_to_memory(const struct pk_profile *p, size_t *len, int *ret);
+/* P written (it must be) and decoded: free with
+ * perftools__profiles__profile__free_unpacked(). */
+Perftools__Profiles__Profile *pk_pp_written(const struct pk_profile *p);
 /* qsort's comparison of two strings (char *) */
 int pk_pp_cmp_strp(const void *a, const void *b);
 /* S's one label KEY: there must be exactly one. */

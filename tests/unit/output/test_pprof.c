@@ -174,19 +174,13 @@ static void check_samples(const Perftools__Profiles__Profile *m)
 START_TEST(test_decode)
 {
 	struct pk_profile p = pk_pp_model();
-	size_t len;
-	int ret;
-	unsigned char *buf = (unsigned char *)pk_pp_write_to_memory(&p, &len, &ret);
-	Perftools__Profiles__Profile *m;
+	Perftools__Profiles__Profile *m = pk_pp_written(&p);
 
-	ck_assert_int_eq(ret, 0);
-	m = pk_test_pprof_decode(buf, len);
 	check_header(m);
 	check_mappings(m);
 	check_locations(m);
 	check_samples(m);
 	perftools__profiles__profile__free_unpacked(m, NULL);
-	free(buf);
 }
 END_TEST
 
@@ -210,15 +204,10 @@ START_TEST(test_empty)
 {
 	struct pk_profile p = pk_pp_model();
 	Perftools__Profiles__Profile *m;
-	size_t len;
-	int ret;
-	unsigned char *buf;
 
 	p.nsamples = 0;
 	p.samples = NULL;
-	buf = (unsigned char *)pk_pp_write_to_memory(&p, &len, &ret);
-	ck_assert_int_eq(ret, 0);
-	m = pk_test_pprof_decode(buf, len);
+	m = pk_pp_written(&p);
 	ck_assert_uint_eq(m->n_sample, 0);
 	ck_assert_uint_eq(m->n_location, 0);
 	ck_assert_uint_eq(m->n_mapping, 0);
@@ -226,7 +215,6 @@ START_TEST(test_empty)
 	ck_assert_uint_eq(m->n_sample_type, 2);
 	ck_assert_str_eq(m->string_table[0], "");
 	perftools__profiles__profile__free_unpacked(m, NULL);
-	free(buf);
 }
 END_TEST
 

@@ -62,15 +62,10 @@ START_TEST(test_events_decode)
 {
 	struct pk_profile p = pk_synth_profile_events(PK_GROUP_NONE, false);
 	struct want_ev want[32];
-	size_t nwant = want_events(&p, want), len;
+	size_t nwant = want_events(&p, want);
 	__u64 totals[2 * PK_SYNTH_NEVENTS] = { 0 }, got_totals[2 * PK_SYNTH_NEVENTS] = { 0 };
-	Perftools__Profiles__Profile *m;
-	unsigned char *buf;
-	int ret;
+	Perftools__Profiles__Profile *m = pk_pp_written(&p);
 
-	buf = (unsigned char *)pk_pp_write_to_memory(&p, &len, &ret);
-	ck_assert_int_eq(ret, 0);
-	m = pk_test_pprof_decode(buf, len);
 	ck_assert_uint_eq(m->n_sample_type, 2 * PK_SYNTH_NEVENTS);
 	for (size_t t = 0; t < m->n_sample_type; t++) {
 		char name[300];
@@ -129,7 +124,6 @@ START_TEST(test_events_decode)
 	ck_assert_uint_eq(totals[3], 700 + 700 + 1499 + 2500 + 100000000);
 	ck_assert_uint_eq(totals[5], 50);
 	perftools__profiles__profile__free_unpacked(m, NULL);
-	free(buf);
 
 	/* an event past the table: refused */
 	p.nevents = 2;
@@ -367,13 +361,8 @@ START_TEST(test_cgroup_labels)
 	};
 	struct pk_profile p = pk_synth_cgroup_profile(PK_GROUP_NONE, false);
 	bool seen[4] = { false };
-	size_t len;
-	int ret;
-	unsigned char *buf = (unsigned char *)pk_pp_write_to_memory(&p, &len, &ret);
-	Perftools__Profiles__Profile *m;
+	Perftools__Profiles__Profile *m = pk_pp_written(&p);
 
-	ck_assert_int_eq(ret, 0);
-	m = pk_test_pprof_decode(buf, len);
 	ck_assert_uint_eq(m->n_sample, 4);
 	for (size_t i = 0; i < m->n_sample; i++) {
 		const Perftools__Profiles__Sample *s = m->sample[i];
@@ -401,7 +390,6 @@ START_TEST(test_cgroup_labels)
 			ck_assert_int_eq(cg->num, 0);
 	}
 	perftools__profiles__profile__free_unpacked(m, NULL);
-	free(buf);
 }
 END_TEST
 
