@@ -277,6 +277,9 @@ struct uw_state {
 		struct pt_regs uregs;
 	};
 	__u64 fp_mask[PK_MAX_USTACK_DEPTH / 64];
+	/* user frame i's nmethod where the Java walk wrote a compiled frame
+	 * there (pk_hs_frame() holds its PC): what its report is read from */
+	__u64 hs_blob[PK_MAX_USTACK_DEPTH];
 };
 
 struct {

@@ -25,8 +25,9 @@
  *   the one below, the caller's SP above it; before its frame complete
  *   offset (the prologue), the frame is not built: the return address is
  *   at SP. An nmethod (its name "nmethod", or "native nmethod" for a JNI
- *   wrapper) is a Java frame: its Method* and compile id; a stub keeps
- *   its PC. A blob of no frame size (the call stub, the buffers of
+ *   wrapper) is a Java frame: its PC and compile id (the nmethod itself
+ *   noted for its report, which names the PC with its scopes); a stub
+ *   keeps its PC. A blob of no frame size (the call stub, the buffers of
  *   generated code) is left to a frame-pointer step.
  * A leaf frame at a RET has popped its frame; one right after its
  * prologue's PUSH RBP has the return address above the saved frame pointer.
@@ -297,6 +298,20 @@ static __always_inline bool hs_is_nmethod(__u64 name)
 	return w[0] == HS_NMETHOD || (w[0] == HS_NATIVE_N && (w[1] & HS_7_BYTES) == HS_METHOD);
 }
 
+/* The code begin of the CodeBlob at BLOB into *CODE: a pointer (JDK 17,
+ * 21) or an int from the blob (25). */
+static __always_inline bool hs_code_begin(const struct pk_hs_file *f, __u64 blob, __u64 *code)
+{
+	__s64 off;
+
+	if (!(f->flags & PK_HS_CODE_OFFSET))
+		return hs_ptr(blob + f->codeblob_code_begin, code);
+	if (!hs_int(blob + f->codeblob_code_begin, &off))
+		return false;
+	*code = blob + off;
+	return true;
+}
+
 /* x86_64 opcodes: RET, and PUSH RBP (a compiled method's prologue builds
  * its frame with it, then SUB RSP; its epilogue pops it before RET). */
 #define HS_RET		0xc3
@@ -308,7 +323,7 @@ static __always_inline int hs_compiled(struct uw_state *st, const struct hs_proc
 {
 	const struct pk_hs_file *f = &p->f;
 	struct hs_search s = { .segmap = h->segmap };
-	__u64 pc = st->f.pc, blob, code, name = 0, method = 0, ra, fp, sp = st->f.sp, insn;
+	__u64 pc = st->f.pc, blob, code, name = 0, ra, fp, sp = st->f.sp, insn;
 	__s64 frame_size, complete, cid = 0;
 
 	s.seg = (pc - h->low) >> (h->log2_segment & 31);
@@ -321,22 +336,17 @@ static __always_inline int hs_compiled(struct uw_state *st, const struct hs_proc
 		return PK_END_READ_FAULT;
 	if (f->frame_complete_width == 2)	/* JDK 25's int16_t */
 		complete = (__s16)complete;
-	if (f->flags & PK_HS_CODE_OFFSET) {
-		__s64 off;
-
-		if (!hs_int(blob + f->codeblob_code_begin, &off))
-			return PK_END_READ_FAULT;
-		code = blob + off;
-	} else if (!hs_ptr(blob + f->codeblob_code_begin, &code)) {
+	if (!hs_code_begin(f, blob, &code))
 		return PK_END_READ_FAULT;
-	}
 	if (frame_size <= 0 || frame_size > HS_MAX_FRAME_WORDS)
 		return -1;
 	hs_ptr(blob + f->codeblob_name, &name);
 	if (hs_is_nmethod(name)) {
-		hs_ptr(blob + f->nmethod_method, &method);
+		/* its PC, named with its scopes by the reader from the
+		 * nmethod's report (pk_hs_note_nmethod) */
 		hs_int(blob + f->nmethod_compile_id, &cid);
-		st->hs_frame = pk_hs_frame(method, cid, PK_HS_COMPILED);
+		st->hs_frame = pk_hs_frame(pc, cid, PK_HS_COMPILED);
+		st->hs_blob[(st->n - 1) & (PK_MAX_USTACK_DEPTH - 1)] = blob;
 	}
 	if ((complete > 0 && pc >= code && pc < code + complete) ||
 	    (st->f.exact_pc && hs_read(pc, &insn, 1) && insn == HS_RET)) {
@@ -580,8 +590,11 @@ __noinline int pk_hs_note_method(__u32 tgid, __u64 method)
 	return 0;
 }
 
-/* bpf_loop body over the sample's user frames: each Java frame's method
- * reported. CTX: the first user frame's index, the count, the tgid. */
+#include "bpf/hotspot_nmethod.bpf.h"
+
+/* bpf_loop body over the sample's user frames: each Java frame's method,
+ * or nmethod, reported. CTX: the first user frame's index, the count, the
+ * tgid. */
 struct hs_note {
 	__u32 base, n, tgid;
 };
@@ -589,14 +602,20 @@ struct hs_note {
 static long hs_note_step(__u32 i, void *ctx)
 {
 	struct pk_sample_buf *b = sample_buf_get();
+	struct uw_state *uw = uw_state_get();
 	struct hs_note *nt = ctx;
 	__u32 idx = nt->base + i;
 	__u64 frame;
 
-	if (!b || i >= nt->n || idx >= PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH)
+	if (!b || !uw || i >= nt->n || idx >= PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH)
 		return 1;
 	frame = b->frames[idx];
-	if (frame & PK_HS_FRAME)
+	if (!(frame & PK_HS_FRAME))
+		return 0;
+	if ((frame >> PK_HS_KIND_SHIFT & 3) == PK_HS_COMPILED)
+		pk_hs_note_nmethod(nt->tgid, uw->hs_blob[i & (PK_MAX_USTACK_DEPTH - 1)],
+				   frame >> PK_HS_INFO_SHIFT & PK_HS_INFO_MASK);
+	else
 		pk_hs_note_method(nt->tgid, frame & PK_HS_METHOD_MASK);
 	return 0;
 }

@@ -90,6 +90,8 @@ enum pk_event_type {
 	PK_EVENT_PY_CODE = 4,	/* struct pk_py_code_event: a Python code object */
 	PK_EVENT_HS_METHOD = 5,	/* struct pk_hs_method_event: a Java method */
 	PK_EVENT_V8_SFI = 6,	/* struct pk_v8_sfi_event: a JavaScript function */
+	PK_EVENT_HS_NMETHOD = 7,/* struct pk_hs_nmethod_event: a compiled Java
+				 * method and its inlining scopes */
 };
 
 struct pk_event_hdr {
@@ -712,10 +714,14 @@ struct pk_py_code_event {
 #define PK_HS_NONE		0xffff
 
 /* A Java frame in a sample's user frames:
- *   bits  0..46  the Method*
+ *   bits  0..46  interpreted: the Method*; compiled: the PC in the
+ *                nmethod's code (a return address but for the leaf), which
+ *                the nmethod's report (struct pk_hs_nmethod_event) turns
+ *                into its method and the methods inlined there
  *   bits 47..60  interpreted: the bytecode index + 1 (0: unknown, or past
  *                PK_HS_INFO_MASK - 1); compiled: the nmethod's compile id,
- *                its low 14 bits
+ *                its low 14 bits (an nmethod freed and another made at its
+ *                address is told apart by it)
  *   bits 61..62  enum pk_hs_frame_kind
  *   bit  63      PK_HS_FRAME: no user address has it */
 #define PK_HS_FRAME		(1ull << 63)
@@ -744,6 +750,13 @@ enum pk_hs_flags {
 	PK_HS_LINES_U5		= 1u << 1, /* the line number tables' ints
 					    * have no zero byte (JDK 21 on:
 					    * ConstMethodFlags) */
+	PK_HS_SCOPES		= 1u << 2, /* the nmethod_* offsets below are
+					    * known: nmethods are reported with
+					    * their scopes */
+	PK_HS_IMMUTABLE		= 1u << 3, /* JDK 25's nmethod: PcDescs and
+					    * scopes in its immutable data, the
+					    * metadata after the relocations in
+					    * its mutable data */
 };
 
 /* hs_files' value. */
@@ -786,6 +799,22 @@ struct pk_hs_file {
 	__u16 constmethod_flags;	/* ConstMethod._flags(._flags) */
 	__u16 cpool_source_file_name_index;
 	__u32 linetable_flag;		/* the flags' bit of a line number table */
+	/* an nmethod's scopes, with PK_HS_SCOPES (bpf/hotspot_nmethod.bpf.h):
+	 * JDK 17 and 21: PcDescs [_scopes_pcs_offset, _dependencies_offset),
+	 * scopes [*_scopes_data_begin, _scopes_pcs_offset), metadata
+	 * [_metadata_offset, *_scopes_data_begin), offsets from the nmethod;
+	 * PK_HS_IMMUTABLE (25): PcDescs [_scopes_pcs_offset,
+	 * _scopes_data_offset), scopes [_scopes_data_offset,
+	 * _immutable_data_size) from *_immutable_data, metadata from
+	 * *_mutable_data + _relocation_size to + _mutable_data_size */
+	__u16 nmethod_scopes_pcs, nmethod_scopes_end;	/* _dependencies_offset;
+							 * 25: _scopes_data_offset */
+	__u16 nmethod_scopes_data;	/* _scopes_data_begin; 25: _immutable_data */
+	__u16 nmethod_metadata;		/* _metadata_offset; 25: _mutable_data */
+	__u16 nmethod_data_size;	/* 25: _immutable_data_size */
+	__u16 codeblob_relocation_size, codeblob_mutable_data_size;	/* 25 */
+	__u8 pcdesc_size, pcdesc_pc_offset, pcdesc_scope_decode_offset;
+	__u8 __pad2;
 };
 
 /*
@@ -836,6 +865,47 @@ struct pk_hs_method_event {
 					 * that (ConstMethod's compressed one,
 					 * to PK_HS_LINES_MAX): 0 none */
 	/* __u8 data[klass_len + name_len + file_len + lines_len] */
+};
+
+/*
+ * A compiled Java method (an nmethod), sent before the first sample with
+ * one of its frames, once per reader generation (hs_nmethod_seen keeps
+ * (tgid, nmethod) with a stamp of its compile id), with what a reader
+ * needs to name a PC of it with the methods the compiler inlined there:
+ * its PcDescs (each a pc offset from code_begin and the offset of its
+ * scope in the scopes data; pcdesc_* give their layout), its scopes data
+ * (HotSpot's compressed stream: per scope, the sender scope's offset, the
+ * method's index in the metadata table, the bytecode index + 1) and its
+ * metadata table (the Method*s and Klass*s it names, index 1 at [0]), as
+ * copied from the JVM; the Method*s of that table are reported with it
+ * (PK_EVENT_HS_METHOD). Each part is cut at its bound (the flags say
+ * which): a PC whose PcDesc or scope is past a cut is named by the
+ * nmethod's own method only (symbolization/hotspot_scopes.h).
+ */
+#define PK_HS_PCS_MAX		8192	/* bytes of PcDescs: 512 of JDK 17's */
+#define PK_HS_SCOPES_MAX	8192
+#define PK_HS_META_MAX		1024	/* 128 entries */
+
+enum pk_hs_nmethod_flags {
+	PK_HS_NM_PCS_CUT	= 1u << 0, /* more PcDescs than sent */
+	PK_HS_NM_SCOPES_CUT	= 1u << 1,
+	PK_HS_NM_META_CUT	= 1u << 2,
+	PK_HS_NM_NO_ZERO	= 1u << 3, /* the stream's ints have no zero byte
+					    * (JDK 21 on, as PK_HS_LINES_NO_ZERO) */
+};
+
+struct pk_hs_nmethod_event {
+	struct pk_event_hdr hdr;	/* flags: enum pk_hs_nmethod_flags */
+	__u32 pid;			/* tgid */
+	__u32 compile_id;
+	__u64 nmethod;			/* its address in pid */
+	__u64 method;			/* its Method* */
+	__u64 code_begin;		/* the PcDescs' pc offsets are from it */
+	__u32 code_size;		/* bytes of code from code_begin */
+	__u16 pcs_len, scopes_len, metadata_len;	/* bytes of data */
+	__u8 pcdesc_size, pcdesc_pc_offset, pcdesc_scope_decode_offset;
+	__u8 __pad[3];
+	/* __u8 data[pcs_len + scopes_len + metadata_len] */
 };
 
 /*

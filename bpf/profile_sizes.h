@@ -42,6 +42,7 @@
 #define PK_HS_FILES_MAX		64
 #define PK_HS_PROCS_MAX		4096
 #define PK_HS_METHOD_SEEN_MAX	65536
+#define PK_HS_NMETHOD_SEEN_MAX	65536
 /* V8 (bpf/probekit.h "V8"): node/libnode files, node processes, functions. */
 #define PK_V8_FILES_MAX		64
 #define PK_V8_PROCS_MAX		4096

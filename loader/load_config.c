@@ -104,6 +104,7 @@ static int size_unwind_maps(struct pk_load *l)
 		{ skel->maps.hs_files, PK_HS_FILES_MAX },
 		{ skel->maps.hs_procs, PK_HS_PROCS_MAX },
 		{ skel->maps.hs_method_seen, PK_HS_METHOD_SEEN_MAX },
+		{ skel->maps.hs_nmethod_seen, PK_HS_NMETHOD_SEEN_MAX },
 		{ skel->maps.v8_files, PK_V8_FILES_MAX },
 		{ skel->maps.v8_procs, PK_V8_PROCS_MAX },
 		{ skel->maps.v8_sfi_seen, PK_V8_SFI_SEEN_MAX },

@@ -25,7 +25,7 @@ FUZZ_TOOL_SRCS := tools/symbolization/demangle.c tools/lib/util/strbuf.c \
 	tools/lib/kallsyms.c tools/lib/symtab.c tools/lib/util/strpool.c \
 	tools/symbolization/perf_map.c tools/lib/proc_status.c tools/symbolization/plt.c \
 	tools/symbolization/python_code.c tools/lib/util/u64map.c tools/lib/python.c \
-	tools/symbolization/hotspot_lines.c \
+	tools/symbolization/hotspot_lines.c tools/symbolization/hotspot_scopes.c \
 	tools/lib/python_debug.c tools/lib/hotspot.c tools/lib/hotspot_vm.c \
 	tools/lib/v8.c tools/lib/v8_vm.c \
 	tools/symbolization/loc_cache.c tools/symbolization/gopclntab.c \

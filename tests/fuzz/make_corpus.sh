@@ -28,6 +28,10 @@
 # corpus/hs_lines/leaf-jdkN: Hot.leaf's line number table (fuzz_hs_lines's
 #   input: coding byte, bci 13, the table) in JDK 17's and 21's int
 #   codings; made once by hand from Hot.class's pairs, not regenerated.
+# corpus/hs_scopes/hot-jdkN: an nmethod's PcDescs, scopes and metadata
+#   (fuzz_hs_scopes's input) as HotSpot lays them out for top inlining mid
+#   inlining leaf, in JDK 17's and 21's int codings; made once by hand
+#   (test_hotspot_scopes.c's nmethod), not regenerated.
 # corpus/v8/nodeN-libnode: the test roots' libnode metadata (every v8dbg_
 #   symbol and its value) in a small ELF, node 20 and 24 (v8_seed.py).
 set -euo pipefail

@@ -40,8 +40,9 @@
  *   (where the frame is not built yet) from the body; its Method
  *   (nmethod _method) and _compile_id are reported, the compile id so that
  *   a method freed or recompiled since is never named by another's name;
- *   inlined methods come later from the scopes (_scopes_pcs_offset, PcDesc,
- *   _scopes_data), read in user space at symbolization time;
+ *   inlined methods come from the scopes (_scopes_pcs_offset, PcDesc,
+ *   _scopes_data), which BPF sends with the nmethod (bpf/hotspot_nmethod.bpf.h)
+ *   and the reader decodes (symbolization/hotspot_scopes.h);
  * - an interpreted frame (a PC in the interpreter's codelet blob) keeps the
  *   frame pointer: the Method* and the bytecode pointer are slots below it
  *   (frame::interpreter_frame_*), the sender's sp at
@@ -214,7 +215,7 @@ struct pk_hotspot_vm {
 	/* nmethod (some of them CompiledMethod's in JDK 17 and 21) */
 	__u64 nmethod_size, nmethod_method, nmethod_compile_id, nmethod_entry_bci;
 	__u64 nmethod_orig_pc_offset, nmethod_deopt_handler, nmethod_scopes_pcs_offset;
-	__u64 nmethod_scopes_data, nmethod_metadata_offset;
+	__u64 nmethod_scopes_data, nmethod_metadata_offset, nmethod_dependencies_offset;
 	/* JDK 25: nmethod's data out of the blob */
 	__u64 nmethod_immutable_data, nmethod_immutable_data_size;
 	__u64 codeblob_mutable_data, codeblob_mutable_data_size, codeblob_relocation_size;

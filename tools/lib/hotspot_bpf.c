@@ -92,6 +92,63 @@ static void hs_file_lines(const struct pk_hotspot_vm *vm, struct pk_hs_file *out
 		out->cpool_source_file_name_index = PK_HS_NONE;
 }
 
+/* Whether VM describes the member at offset AT of struct pk_hotspot_vm
+ * as an int (or does not say its width), under its name WHICH (0: any),
+ * and it fits a u16 offset into *TO. */
+static bool scope_int(const struct pk_hotspot_vm *vm, size_t at, __u8 which, __u16 *to)
+{
+	__u8 found = want_found(vm, at), width = want_width(vm, at);
+
+	return found && (!which || found == which) && (!width || width == 4) &&
+	       off16(*(const __u64 *)((const char *)vm + at), to);
+}
+
+#define VM_AT(m)	offsetof(struct pk_hotspot_vm, m)
+
+/* What BPF needs to send an nmethod's scopes (bpf/hotspot_nmethod.bpf.h)
+ * into OUT, with PK_HS_SCOPES when VM describes all of it: JDK 17 and
+ * 21's offsets from the nmethod, or 25's immutable and mutable data
+ * (PK_HS_IMMUTABLE). That 25's metadata follows the relocations in its
+ * mutable data is not described: it is nmethod::metadata_begin(), checked
+ * against JDK 25 by the Java walk's tests. */
+static void hs_file_scopes(const struct pk_hotspot_vm *vm, struct pk_hs_file *out)
+{
+	__u16 size, pc, scope, rel;
+	bool ok;
+
+	if (!want_found(vm, VM_AT(pcdesc_size)) || !off16(vm->pcdesc_size, &size) ||
+	    size > 0xff || !scope_int(vm, VM_AT(pcdesc_pc_offset), 0, &pc) || pc + 4 > size ||
+	    !scope_int(vm, VM_AT(pcdesc_scope_decode_offset), 0, &scope) || scope + 4 > size ||
+	    !scope_int(vm, VM_AT(nmethod_scopes_pcs_offset), 0, &out->nmethod_scopes_pcs))
+		return;
+	if (want_found(vm, VM_AT(nmethod_immutable_data))) {
+		ok = off16(vm->nmethod_immutable_data, &out->nmethod_scopes_data) &&
+		     scope_int(vm, VM_AT(nmethod_scopes_data), 2, &out->nmethod_scopes_end) &&
+		     scope_int(vm, VM_AT(nmethod_immutable_data_size), 0,
+			       &out->nmethod_data_size) &&
+		     want_found(vm, VM_AT(codeblob_mutable_data)) &&
+		     off16(vm->codeblob_mutable_data, &out->nmethod_metadata) &&
+		     scope_int(vm, VM_AT(codeblob_mutable_data_size), 0,
+			       &out->codeblob_mutable_data_size) &&
+		     scope_int(vm, VM_AT(codeblob_relocation_size), 0, &rel);
+		out->codeblob_relocation_size = rel;
+		out->flags |= ok ? PK_HS_IMMUTABLE : 0;
+	} else {
+		ok = want_found(vm, VM_AT(nmethod_scopes_data)) == 1 &&
+		     want_width(vm, VM_AT(nmethod_scopes_data)) % 8 == 0 &&	/* a pointer */
+		     off16(vm->nmethod_scopes_data, &out->nmethod_scopes_data) &&
+		     scope_int(vm, VM_AT(nmethod_dependencies_offset), 0,
+			       &out->nmethod_scopes_end) &&
+		     scope_int(vm, VM_AT(nmethod_metadata_offset), 0, &out->nmethod_metadata);
+	}
+	if (!ok)
+		return;
+	out->pcdesc_size = size;
+	out->pcdesc_pc_offset = pc;
+	out->pcdesc_scope_decode_offset = scope;
+	out->flags |= PK_HS_SCOPES;
+}
+
 int pk_hotspot_hs_file(const struct pk_hotspot_vm *vm, __u64 bias, struct pk_hs_file *out,
 		       char err[PK_ERR_LEN])
 {
@@ -169,6 +226,7 @@ int pk_hotspot_hs_file(const struct pk_hotspot_vm *vm, __u64 bias, struct pk_hs_
 		return pk_err(err, -ENOTSUP, "HotSpot's CodeBlob._frame_complete_offset is %u bytes",
 			      out->frame_complete_width);
 	hs_file_lines(vm, out);
+	hs_file_scopes(vm, out);
 	return 0;
 }
 

@@ -71,6 +71,7 @@ const struct pk_hotspot_want pk_hotspot_wants[] = {
 	F("nmethod|CompiledMethod", "_scopes_data_begin|_scopes_data_offset",
 	  nmethod_scopes_data, false),
 	F("nmethod", "_metadata_offset", nmethod_metadata_offset, false),
+	F("nmethod", "_dependencies_offset", nmethod_dependencies_offset, false),
 	F("nmethod", "_immutable_data", nmethod_immutable_data, false),
 	F("nmethod", "_immutable_data_size", nmethod_immutable_data_size, false),
 	F("CodeBlob", "_mutable_data", codeblob_mutable_data, false),

@@ -92,11 +92,14 @@ static void put_py_loc(FILE *f, const struct pk_profile *p, const struct pk_loc 
 static void put_vm_loc(FILE *f, const struct pk_profile *p, const struct pk_loc *loc,
 		       const char *module)
 {
-	fprintf(f, "\t%16llx ", (unsigned long long)loc->addr);
-	put_clean(f, loc->frames[0].name);
-	fprintf(f, " (%s)\n", module);
-	if (p->lines)
-		put_srcline(f, loc, &loc->frames[0]);
+	/* a compiled Java frame's inlined methods first, as C's */
+	for (int i = 0; i < loc->nframes; i++) {
+		fprintf(f, "\t%16llx ", (unsigned long long)loc->addr);
+		put_clean(f, loc->frames[i].name);
+		fprintf(f, " (%s)\n", module);
+		if (p->lines)
+			put_srcline(f, loc, &loc->frames[i]);
+	}
 }
 
 /* One line per frame of LOC, the inlined code first, then the function

@@ -71,7 +71,10 @@ struct pk_loc {
 	bool java;		/* a Java frame (bpf/probekit.h "HotSpot"):
 				 * frames[0] is {package.Class.method, its
 				 * source file or NULL, line or 0}, one
-				 * frame; addr the Method*, map NULL */
+				 * frame; addr the Method*, map NULL; a
+				 * compiled one's addr is its PC, its frames
+				 * the methods inlined there (innermost
+				 * first) */
 	bool js;		/* a JavaScript frame (bpf/probekit.h "V8"):
 				 * frames[0] is {its function, its script or
 				 * NULL, its start line or 0}, one frame; addr

@@ -597,6 +597,13 @@ static int handle_hs_method(struct pk_reader *r, const struct pk_hs_method_desc 
 	return named(r, pk_symbolizer_add_hs_method(r->sym, d), d->pid);
 }
 
+/* A compiled Java method and its scopes: as a Java method. */
+static int handle_hs_nmethod(struct pk_reader *r, const struct pk_hs_nmethod_desc *d)
+{
+	r->stats.hs_nmethods++;
+	return named(r, pk_symbolizer_add_hs_nmethod(r->sym, d), d->pid);
+}
+
 /* A JavaScript function named: as a Java method. */
 static int handle_v8_sfi(struct pk_reader *r, const struct pk_v8_sfi_desc *d)
 {
@@ -626,6 +633,8 @@ int pk_reader_handle(struct pk_reader *r, const void *data, size_t size)
 		return handle_hs_method(r, &rec.hs_method);
 	case PK_RECORD_V8_SFI:
 		return handle_v8_sfi(r, &rec.v8_sfi);
+	case PK_RECORD_HS_NMETHOD:
+		return handle_hs_nmethod(r, &rec.hs_nmethod);
 	case PK_RECORD_SAMPLE:
 		break;
 	}

@@ -112,6 +112,7 @@ struct pk_reader_stats {
 	__u64 py_frames, py_named, py_lines, py_left, eval_left;
 	__u64 py_codes;		/* PK_EVENT_PY_CODE records */
 	__u64 hs_methods;	/* PK_EVENT_HS_METHOD records */
+	__u64 hs_nmethods;	/* PK_EVENT_HS_NMETHOD records */
 	__u64 v8_sfis;		/* PK_EVENT_V8_SFI records */
 	/* By event: the samples and the sum of their weights (0 for samples
 	 * whose weight is not known: layouts before events). */

@@ -228,6 +228,34 @@ static enum pk_record_kind parse_py_code(const struct pk_event_hdr *hdr, const v
 	return PK_RECORD_PY_CODE;
 }
 
+static enum pk_record_kind parse_hs_nmethod(const struct pk_event_hdr *hdr, const void *data,
+					    struct pk_hs_nmethod_desc *out)
+{
+	struct pk_hs_nmethod_event e;
+	const __u8 *d = (const __u8 *)data + sizeof(e);
+
+	if (hdr->size < sizeof(e))
+		return PK_RECORD_BAD;
+	memcpy(&e, data, sizeof(e));
+	if (e.pcs_len > PK_HS_PCS_MAX || e.scopes_len > PK_HS_SCOPES_MAX ||
+	    e.metadata_len > PK_HS_META_MAX ||
+	    (size_t)e.pcs_len + e.scopes_len + e.metadata_len > hdr->size - sizeof(e))
+		return PK_RECORD_BAD;
+	if (!e.nmethod || !e.method || (e.method & ~PK_HS_METHOD_MASK))
+		return PK_RECORD_BAD;
+	*out = (struct pk_hs_nmethod_desc){
+		.pid = e.pid, .flags = hdr->flags, .compile_id = e.compile_id,
+		.code_size = e.code_size, .nmethod = e.nmethod, .method = e.method,
+		.code_begin = e.code_begin,
+		.pcs = d, .pcs_len = e.pcs_len,
+		.scopes = d + e.pcs_len, .scopes_len = e.scopes_len,
+		.metadata = d + e.pcs_len + e.scopes_len, .metadata_len = e.metadata_len,
+		.pcdesc_size = e.pcdesc_size, .pcdesc_pc_offset = e.pcdesc_pc_offset,
+		.pcdesc_scope_decode_offset = e.pcdesc_scope_decode_offset,
+	};
+	return PK_RECORD_HS_NMETHOD;
+}
+
 static enum pk_record_kind parse_hs_method(const struct pk_event_hdr *hdr, const void *data,
 					   struct pk_hs_method_desc *out)
 {
@@ -361,6 +389,8 @@ enum pk_record_kind pk_record_parse(const void *data, size_t size, struct pk_rec
 		return parse_hs_method(&hdr, data, &rec->hs_method);
 	case PK_EVENT_V8_SFI:
 		return parse_v8_sfi(&hdr, data, &rec->v8_sfi);
+	case PK_EVENT_HS_NMETHOD:
+		return parse_hs_nmethod(&hdr, data, &rec->hs_nmethod);
 	default:
 		return PK_RECORD_SKIP;
 	}

@@ -22,7 +22,8 @@
  *
  * PK_EVENT_PY_CODE names a Python code object: its strings and line table
  * are checked to lie inside the record and to fit their limits;
- * PK_EVENT_HS_METHOD a Java method, its names likewise; PK_EVENT_V8_SFI a
+ * PK_EVENT_HS_METHOD a Java method, its names likewise; PK_EVENT_HS_NMETHOD
+ * a compiled one, its scopes' bytes likewise; PK_EVENT_V8_SFI a
  * JavaScript function, its name and script's name likewise.
  */
 #ifndef PK_RECORD_H
@@ -34,6 +35,7 @@
 
 #include "bpf/probekit.h"
 #include "symbolization/hotspot_method.h"
+#include "symbolization/hotspot_scopes.h"
 #include "symbolization/python_code.h"
 #include "symbolization/v8_function.h"
 
@@ -49,6 +51,7 @@ enum pk_record_kind {
 	PK_RECORD_PY_CODE,	/* rec->py_code filled */
 	PK_RECORD_HS_METHOD,	/* rec->hs_method filled */
 	PK_RECORD_V8_SFI,	/* rec->v8_sfi filled */
+	PK_RECORD_HS_NMETHOD,	/* rec->hs_nmethod filled */
 	PK_RECORD_SKIP,		/* well-formed record of a type this reader does not know */
 	PK_RECORD_BAD,		/* malformed: sizes do not fit */
 };
@@ -133,6 +136,10 @@ struct pk_record {
 		 * NUL, an UNREADABLE one empty; sfi is not 0 and fits a
 		 * pk_v8_frame's 47 bits */
 		struct pk_v8_sfi_desc v8_sfi;
+		/* a validated struct pk_hs_nmethod_event: its parts lie in
+		 * the record within their bounds (PK_HS_PCS_MAX...); nmethod
+		 * and method are not 0, method fits a pk_hs_frame's 47 bits */
+		struct pk_hs_nmethod_desc hs_nmethod;
 	};
 };
 

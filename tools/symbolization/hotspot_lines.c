@@ -10,9 +10,7 @@
 #define U5_LG_H		6
 #define U5_H		64
 
-/* The int at TABLE[*POS] into *V: 1, 0 at an excluded byte (where the
- * stream ends), -1 past LEN. X: the excluded bytes (0 or 1). */
-static int read_u5(const __u8 *table, size_t len, size_t *pos, unsigned int x, __u32 *v)
+int pk_hs_read_u5(const __u8 *table, size_t len, size_t *pos, unsigned int x, __u32 *v)
 {
 	const unsigned int low = 256 - U5_H - x;
 	__u32 sum = 0;
@@ -60,9 +58,9 @@ int pk_hs_line_at(const __u8 *table, size_t len, bool no_zero, __u32 bci, __u32 
 		if (!next)
 			break;
 		if (next == 0xff) {
-			r = read_u5(table, len, &pos, no_zero, &db);
+			r = pk_hs_read_u5(table, len, &pos, no_zero, &db);
 			if (r > 0)
-				r = read_u5(table, len, &pos, no_zero, &dl);
+				r = pk_hs_read_u5(table, len, &pos, no_zero, &dl);
 			if (r <= 0)
 				break;
 			at_bci += (__u32)read_signed(db);

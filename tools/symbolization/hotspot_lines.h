@@ -29,6 +29,11 @@
  * before a pair past BCI was read, so a pair further on might be nearer
  * (the pairs are taken to be in code order, as javac writes them).
  */
+/* HotSpot's compressed int (UNSIGNED5) at TABLE[*POS] into *V, *POS
+ * past it: 1; 0 at an excluded byte (where a stream without zero bytes
+ * ends); -1 past LEN. X: the excluded bytes, 0 (JDK 17) or 1 (21 on). */
+int pk_hs_read_u5(const __u8 *table, size_t len, size_t *pos, unsigned int x, __u32 *v);
+
 int pk_hs_line_at(const __u8 *table, size_t len, bool no_zero, __u32 bci, __u32 *line);
 
 #endif

@@ -324,6 +324,8 @@ static void free_proc(struct pk_sym_proc *p)
 	pk_u64map_free(&p->hs_methods);
 	pk_u64map_free(&p->v8_sfis);
 	pk_u64map_free(&p->hs_lines);
+	pk_u64map_free(&p->hs_nmethods);
+	pk_u64map_free(&p->hs_compiled);
 	pk_u64map_free(&p->used);
 	pk_strpool_free(&p->pool);
 	free(p);

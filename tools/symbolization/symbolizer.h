@@ -36,6 +36,7 @@
 #include "eh_frame/errmsg.h"
 #include "profile/profile.h"
 #include "symbolization/hotspot_method.h"
+#include "symbolization/hotspot_scopes.h"
 #include "symbolization/v8_function.h"
 #include "symbolization/python_code.h"
 
@@ -128,8 +129,15 @@ const struct pk_loc *pk_symbolizer_py_loc(struct pk_symbolizer *sym, __u32 pid, 
  * old one are symbolized anew), 0 otherwise, or -ENOMEM. */
 int pk_symbolizer_add_hs_method(struct pk_symbolizer *sym, const struct pk_hs_method_desc *d);
 
+/* Record the compiled method D reports (the latest report of a (pid,
+ * compile id, code) wins), as pk_symbolizer_add_hs_method(). */
+int pk_symbolizer_add_hs_nmethod(struct pk_symbolizer *sym, const struct pk_hs_nmethod_desc *d);
+
 /* The location of Java frame FRAME (pk_hs_frame) of PID: its method,
- * "package.Class.method", or "[java:0xMETHOD]" while no report names it.
+ * "package.Class.method", or "[java:0xMETHOD]" while no report names it;
+ * a compiled frame's the methods inlined at its PC, innermost first, as
+ * its nmethod's report says (symbolization/hotspot_scopes.h), or its
+ * nmethod's method alone, or "[java:0xPC]" while no report names it.
  * NULL only when out of memory. */
 const struct pk_loc *pk_symbolizer_hs_loc(struct pk_symbolizer *sym, __u32 pid, __u64 frame);
 

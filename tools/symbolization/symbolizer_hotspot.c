@@ -2,7 +2,9 @@
 /* The symbolizer's Java frames: HotSpot methods as the process reported
  * them (bpf/probekit.h "HotSpot"), named package.Class.method, with their
  * class's source file and, for an interpreted frame, the line of its
- * bytecode index in the method's line table (hotspot_lines.h). */
+ * bytecode index in the method's line table (hotspot_lines.h); a compiled
+ * frame expanded into the methods inlined at its PC, each at the line of
+ * its scope's bytecode index (hotspot_scopes.h). */
 #include <errno.h>
 #include <string.h>
 
@@ -127,28 +129,179 @@ static struct pk_loc *hs_line_loc(struct pk_symbolizer *sym, struct pk_sym_proc 
 	return loc;
 }
 
+/* Method METHOD of P: as reported, or "[java:0xMETHOD]" while no report
+ * names it. NULL when out of memory. */
+static const struct pk_hs_method *hs_method(struct pk_symbolizer *sym, struct pk_sym_proc *p,
+					    __u64 method)
+{
+	const struct pk_hs_method *m = pk_u64map_get(&p->hs_methods, method);
+
+	if (m)
+		return m;
+	return hs_new_method(sym, p, method,
+			     pk_strpool_printf(&p->pool, "[java:0x%llx]", (unsigned long long)method),
+			     NULL);
+}
+
+/* The line of bytecode index BCI (< 0: none) in M: 0 when not known. */
+static __u32 hs_line(const struct pk_hs_method *m, __s64 bci)
+{
+	__u32 line;
+
+	if (bci < 0 || !m->lines_len || pk_hs_line_at(m->lines, m->lines_len, m->no_zero, bci,
+						      &line))
+		return 0;
+	return line;
+}
+
+/* A compiled method as reported: its parts pooled with its process. */
+struct pk_hs_nm {
+	struct pk_hs_nmethod_desc d;
+	struct pk_hs_nm *next;		/* older ones of the same compile id bits */
+};
+
+/* A compiled frame's location, valid while its process's hs_serial is. */
+struct pk_hs_cloc {
+	const struct pk_loc *loc;
+	__u32 serial;
+};
+
+static const __u8 *hs_pooled(struct pk_sym_proc *p, const __u8 *b, size_t len)
+{
+	__u8 *copy = len ? pk_strpool_zalloc(&p->pool, len) : NULL;
+
+	if (copy)
+		memcpy(copy, b, len);
+	return copy;
+}
+
+/* Whether A and B report the same nmethod with the same bytes. */
+static bool hs_nm_same(const struct pk_hs_nmethod_desc *a, const struct pk_hs_nmethod_desc *b)
+{
+	return a->nmethod == b->nmethod && a->compile_id == b->compile_id &&
+	       a->method == b->method && a->code_begin == b->code_begin &&
+	       a->code_size == b->code_size && a->flags == b->flags &&
+	       a->pcs_len == b->pcs_len && a->scopes_len == b->scopes_len &&
+	       a->metadata_len == b->metadata_len && a->pcdesc_size == b->pcdesc_size &&
+	       a->pcdesc_pc_offset == b->pcdesc_pc_offset &&
+	       a->pcdesc_scope_decode_offset == b->pcdesc_scope_decode_offset &&
+	       !memcmp(a->pcs, b->pcs, a->pcs_len) && !memcmp(a->scopes, b->scopes, a->scopes_len) &&
+	       !memcmp(a->metadata, b->metadata, a->metadata_len);
+}
+
+int pk_symbolizer_add_hs_nmethod(struct pk_symbolizer *sym, const struct pk_hs_nmethod_desc *d)
+{
+	struct pk_sym_proc *p = pk_symbolizer_proc_get(sym, d->pid);
+	__u64 key = d->compile_id & PK_HS_INFO_MASK;
+	struct pk_hs_nm *head, *nm;
+	bool replaced = false;
+
+	if (!p)
+		return -ENOMEM;
+	head = pk_u64map_get(&p->hs_nmethods, key);
+	for (nm = head; nm; nm = nm->next) {
+		if (hs_nm_same(&nm->d, d))
+			return 0;
+		replaced |= nm->d.code_begin < d->code_begin + d->code_size &&
+			    d->code_begin < nm->d.code_begin + nm->d.code_size;
+	}
+	nm = pk_strpool_zalloc(&p->pool, sizeof(*nm));
+	if (!nm)
+		return -ENOMEM;
+	nm->d = *d;
+	nm->d.pcs = hs_pooled(p, d->pcs, d->pcs_len);
+	nm->d.scopes = hs_pooled(p, d->scopes, d->scopes_len);
+	nm->d.metadata = hs_pooled(p, d->metadata, d->metadata_len);
+	if ((d->pcs_len && !nm->d.pcs) || (d->scopes_len && !nm->d.scopes) ||
+	    (d->metadata_len && !nm->d.metadata))
+		return -ENOMEM;
+	nm->next = head;
+	if (pk_u64map_put(&p->hs_nmethods, key, nm))
+		return -ENOMEM;
+	p->hs_serial++;		/* compiled frames' locations are made anew */
+	return replaced ? 1 : 0;
+}
+
+/* The nmethod of P whose code holds PC, of compile id bits CID14 (the
+ * latest report): NULL when none was reported. */
+static const struct pk_hs_nm *hs_nm_at(struct pk_sym_proc *p, __u64 cid14, __u64 pc)
+{
+	const struct pk_hs_nm *nm = pk_u64map_get(&p->hs_nmethods, cid14);
+
+	for (; nm; nm = nm->next)
+		if (pc >= nm->d.code_begin && pc - nm->d.code_begin < nm->d.code_size)
+			return nm;
+	return NULL;
+}
+
+/* The location of compiled frame FRAME of P (its PC and compile id's
+ * bits): the scopes at its PC, its nmethod's method, or "[java:0xPC]". */
+static struct pk_loc *hs_compiled_loc(struct pk_symbolizer *sym, struct pk_sym_proc *p,
+				      __u64 frame)
+{
+	__u64 pc = frame & PK_HS_METHOD_MASK, cid14 = frame >> PK_HS_INFO_SHIFT & PK_HS_INFO_MASK;
+	const struct pk_hs_nm *nm = hs_nm_at(p, cid14, pc);
+	struct pk_hs_scope sc[PK_HS_MAX_SCOPES];
+	const struct pk_hs_method *m[PK_HS_MAX_SCOPES];
+	struct pk_loc *loc;
+	size_t n = 0;
+
+	if (!nm)
+		return pk_symbolizer_named_loc(sym, &p->pool, pc, false,
+					       pk_strpool_printf(&p->pool, "[java:0x%llx]",
+								 (unsigned long long)pc));
+	n = pk_hs_scopes_at(&nm->d, pc, sc, PK_HS_MAX_SCOPES);
+	if (!n) {
+		sc[0] = (struct pk_hs_scope){ .method = nm->d.method, .bci = -1 };
+		n = 1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		m[i] = hs_method(sym, p, sc[i].method);
+		if (!m[i])
+			return NULL;
+	}
+	loc = pk_symbolizer_loc_new(sym, &p->pool, pc, false, n);
+	if (!loc)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		((struct pk_frame *)loc->frames)[i] = (struct pk_frame){
+			.name = m[i]->loc->frames[0].name, .file = m[i]->file,
+			.line = hs_line(m[i], sc[i].bci) };
+	return loc;
+}
+
 const struct pk_loc *pk_symbolizer_hs_loc(struct pk_symbolizer *sym, __u32 pid, __u64 frame)
 {
 	struct pk_sym_proc *p = pk_symbolizer_proc_get(sym, pid);
 	__u64 method = frame & PK_HS_METHOD_MASK;
-	__u32 bci1 = frame >> PK_HS_INFO_SHIFT & PK_HS_INFO_MASK, line = 0;
+	__u32 bci1 = frame >> PK_HS_INFO_SHIFT & PK_HS_INFO_MASK;
 	const struct pk_hs_method *m;
+	struct pk_hs_cloc *c;
 	struct pk_loc *loc;
 
 	if (!p)
 		return NULL;
-	m = pk_u64map_get(&p->hs_methods, method);
-	if (!m) {
-		m = hs_new_method(sym, p, method,
-				  pk_strpool_printf(&p->pool, "[java:0x%llx]",
-						    (unsigned long long)method), NULL);
-		if (!m)
+	if ((frame >> PK_HS_KIND_SHIFT & 3) == PK_HS_COMPILED) {
+		c = pk_u64map_get(&p->hs_compiled, frame);
+		if (c && c->serial == p->hs_serial)
+			return pk_symbolizer_number(sym, c->loc);
+		loc = hs_compiled_loc(sym, p, frame);
+		if (!loc)
 			return NULL;
+		loc->java = true;
+		if (!c) {
+			c = pk_strpool_zalloc(&p->pool, sizeof(*c));
+			if (!c || pk_u64map_put(&p->hs_compiled, frame, c))
+				return NULL;
+		}
+		c->loc = loc;
+		c->serial = p->hs_serial;	/* after the methods it made */
+		return pk_symbolizer_number(sym, loc);
 	}
+	m = hs_method(sym, p, method);
+	if (!m)
+		return NULL;
 	/* an interpreted frame's info is its bytecode index + 1 */
-	if ((frame >> PK_HS_KIND_SHIFT & 3) == PK_HS_INTERPRETED && bci1 && m->lines_len &&
-	    pk_hs_line_at(m->lines, m->lines_len, m->no_zero, bci1 - 1, &line))
-		line = 0;
-	loc = hs_line_loc(sym, p, m, method, line);
+	loc = hs_line_loc(sym, p, m, method, bci1 ? hs_line(m, (__s64)bci1 - 1) : 0);
 	return loc ? pk_symbolizer_number(sym, loc) : NULL;
 }

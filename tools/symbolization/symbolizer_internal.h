@@ -58,7 +58,11 @@ struct pk_sym_proc {
 	/* Java frames: Method* -> struct pk_hs_method (symbolizer_hotspot.c),
 	 * named or "[java:0x...]"; its serial << 32 | line -> struct pk_loc */
 	struct pk_u64map hs_methods, hs_lines;
-	__u32 hs_serial;	/* the last given */
+	/* compiled Java frames: compile id's low bits -> struct pk_hs_nm
+	 * (its nmethods, the latest first); pk_hs_frame() -> its location
+	 * with the serial it was made at */
+	struct pk_u64map hs_nmethods, hs_compiled;
+	__u32 hs_serial;	/* the last given (a method's or nmethod's report) */
 	/* JavaScript frames: SFI -> struct pk_loc (named, or "[js:0x...]") */
 	struct pk_u64map v8_sfis;
 	/* every file its locations name, held while it is kept: its maps may

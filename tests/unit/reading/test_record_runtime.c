@@ -308,6 +308,81 @@ START_TEST(test_hs_method)
 }
 END_TEST
 
+/* A compiled Java method's report with parts of PCS, SCOPES and META
+ * bytes (0, 1, 2... on). */
+static size_t make_nmethod(unsigned char *buf, size_t pcs, size_t scopes, size_t meta)
+{
+	struct pk_hs_nmethod_event e = {
+		.hdr = { .type = PK_EVENT_HS_NMETHOD, .flags = PK_HS_NM_NO_ZERO }, .pid = 42,
+		.compile_id = 77, .nmethod = 0x7f1000000000, .method = 0x7f0012345678,
+		.code_begin = 0x7f1000000100, .code_size = 0x100, .pcs_len = pcs,
+		.scopes_len = scopes, .metadata_len = meta, .pcdesc_size = 16,
+		.pcdesc_scope_decode_offset = 4,
+	};
+	size_t size = sizeof(e) + pcs + scopes + meta;
+
+	e.hdr.size = size;
+	memcpy(buf, &e, sizeof(e));
+	for (size_t i = 0; i < pcs + scopes + meta; i++)
+		buf[sizeof(e) + i] = i;
+	return size;
+}
+
+/* Its parts lie in the record, each within its bound; its nmethod is not
+ * 0, its Method* not 0 and within a frame's bits. */
+START_TEST(test_hs_nmethod)
+{
+	static unsigned char buf[1 << 16];
+	const size_t at = sizeof(struct pk_hs_nmethod_event);
+	struct pk_record rec;
+	struct pk_hs_nmethod_desc *d = &rec.hs_nmethod;
+	size_t size = make_nmethod(buf, 32, 5, 16);
+
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_HS_NMETHOD);
+	ck_assert_uint_eq(d->pid, 42);
+	ck_assert_uint_eq(d->flags, PK_HS_NM_NO_ZERO);
+	ck_assert_uint_eq(d->compile_id, 77);
+	ck_assert_uint_eq(d->nmethod, 0x7f1000000000);
+	ck_assert_uint_eq(d->method, 0x7f0012345678);
+	ck_assert_uint_eq(d->code_begin, 0x7f1000000100);
+	ck_assert_uint_eq(d->code_size, 0x100);
+	ck_assert_ptr_eq(d->pcs, buf + at);
+	ck_assert_uint_eq(d->pcs_len, 32);
+	ck_assert_ptr_eq(d->scopes, buf + at + 32);
+	ck_assert_uint_eq(d->scopes_len, 5);
+	ck_assert_ptr_eq(d->metadata, buf + at + 37);
+	ck_assert_uint_eq(d->metadata_len, 16);
+	ck_assert_uint_eq(d->pcdesc_size, 16);
+	ck_assert_uint_eq(d->pcdesc_pc_offset, 0);
+	ck_assert_uint_eq(d->pcdesc_scope_decode_offset, 4);
+	pk_rc_check_cuts(buf, size);
+	/* lengths past hdr.size */
+	set16(buf, offsetof(struct pk_event_hdr, size), size - 1);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	/* every part at its bound, and each past it */
+	size = make_nmethod(buf, PK_HS_PCS_MAX, PK_HS_SCOPES_MAX, PK_HS_META_MAX);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_HS_NMETHOD);
+	ck_assert_uint_eq(d->metadata_len, PK_HS_META_MAX);
+	size = make_nmethod(buf, PK_HS_PCS_MAX + 1, 0, 0);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	size = make_nmethod(buf, 0, PK_HS_SCOPES_MAX + 1, 0);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	size = make_nmethod(buf, 0, 0, PK_HS_META_MAX + 1);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	/* none: the nmethod's method names it alone */
+	size = make_nmethod(buf, 0, 0, 0);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_HS_NMETHOD);
+	/* no nmethod; a Method* no frame can hold */
+	set64(buf, offsetof(struct pk_hs_nmethod_event, nmethod), 0);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	size = make_nmethod(buf, 0, 0, 0);
+	set64(buf, offsetof(struct pk_hs_nmethod_event, method), 0);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+	set64(buf, offsetof(struct pk_hs_nmethod_event, method), PK_HS_METHOD_MASK + 1);
+	ck_assert_int_eq(pk_record_parse(buf, size, &rec), PK_RECORD_BAD);
+}
+END_TEST
+
 START_TEST(test_py_code_bad)
 {
 	static unsigned char buf[1 << 16];
@@ -440,4 +515,5 @@ void pk_rc_runtime_invalid_tests(TCase *tc)
 	tcase_add_test(tc, test_hs_method);
 	tcase_add_test(tc, test_v8_sfi);
 	tcase_add_test(tc, test_hs_method_lines);
+	tcase_add_test(tc, test_hs_nmethod);
 }

@@ -11,26 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "harness/hs_u5.h"
 #include "symbolization/hotspot_lines.h"
 #include "test_util.h"
-
-/* HotSpot's CompressedWriteStream: X excluded bytes, 64 high bytes. */
-static size_t put_u5(__u8 *out, __u32 v, unsigned int x)
-{
-	const unsigned int low = 256 - 64 - x;
-	size_t n = 0;
-
-	for (int i = 0; i < 5; i++) {
-		if (v < low || i == 4) {
-			out[n++] = x + v;
-			return n;
-		}
-		v -= low;
-		out[n++] = x + low + v % 64;
-		v >>= 6;
-	}
-	return n;
-}
 
 static size_t put_signed(__u8 *out, __s32 v, unsigned int x)
 {

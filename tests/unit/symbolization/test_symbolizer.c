@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "harness/elf_fixture.h"
+#include "harness/hs_u5.h"
 #include "symbolization/symbolizer.h"
 #include "test_util.h"
 
@@ -435,7 +436,7 @@ START_TEST(test_python)
 END_TEST
 
 /* Java frames, as user frames: one location per method, whatever the
- * frame's kind and bytecode index; "[java:0xMETHOD]" until a report names
+ * interpreted frame's bytecode index; "[java:0xMETHOD]" until a report names
  * it "package.Class.method", a report of another name (a method freed and
  * another made at its address) naming it anew, an unreadable one not. */
 START_TEST(test_java)
@@ -445,7 +446,7 @@ START_TEST(test_java)
 		.klass_len = 16, .name = "sort", .name_len = 4,
 	};
 	__u64 interp = pk_hs_frame(d.method, 5, PK_HS_INTERPRETED);
-	__u64 compiled = pk_hs_frame(d.method, 77, PK_HS_COMPILED);
+	__u64 other = pk_hs_frame(d.method, 9, PK_HS_INTERPRETED);
 	struct pk_symbolizer *sym = new_symbolizer(NULL);
 	const struct pk_loc *u, *a;
 
@@ -456,14 +457,14 @@ START_TEST(test_java)
 	ck_assert_str_eq(u->frames[0].name, "[java:0x7f0000002000]");
 	ck_assert_ptr_null(u->map);
 	ck_assert(!u->python);
-	ck_assert_ptr_eq(pk_symbolizer_user_loc(sym, PK_FX_PID, compiled, false), u);
+	ck_assert_ptr_eq(pk_symbolizer_user_loc(sym, PK_FX_PID, other, false), u);
 	ck_assert_int_eq(pk_symbolizer_add_hs_method(sym, &d), 1);
 	a = pk_symbolizer_user_loc(sym, PK_FX_PID, interp, true);
 	ck_assert_ptr_nonnull(a);
 	ck_assert_str_eq(a->frames[0].name, "java.util.Arrays.sort");
 	ck_assert_uint_eq(a->nframes, 1);
 	ck_assert_uint_eq(a->addr, d.method);
-	ck_assert_ptr_eq(pk_symbolizer_hs_loc(sym, PK_FX_PID, compiled), a);
+	ck_assert_ptr_eq(pk_symbolizer_hs_loc(sym, PK_FX_PID, other), a);
 	ck_assert_int_eq(pk_symbolizer_add_hs_method(sym, &d), 0);
 	ck_assert_ptr_eq(pk_symbolizer_hs_loc(sym, PK_FX_PID, interp), a);
 	/* another method at its address */
@@ -553,8 +554,8 @@ END_TEST
 
 /* A Java method's file, and an interpreted frame's line from its table
  * at the frame's bytecode index (+ 1 in the frame; 0: unknown): one
- * location per line; a compiled frame, or one with no index, the method's
- * (its file, no line); the same report again changes nothing, another
+ * location per line; one with no index the method's (its file, no
+ * line); the same report again changes nothing, another
  * table names the lines anew. */
 START_TEST(test_java_lines)
 {
@@ -567,7 +568,7 @@ START_TEST(test_java_lines)
 		.lines = lines, .lines_len = sizeof(lines),
 	};
 	struct pk_symbolizer *sym = new_symbolizer(NULL);
-	const struct pk_loc *at5, *at6, *at12, *c, *none;
+	const struct pk_loc *at5, *at6, *at12, *none;
 
 	ck_assert_ptr_nonnull(sym);
 	pk_symbolizer_renumber(sym);
@@ -576,7 +577,6 @@ START_TEST(test_java_lines)
 	at6 = pk_symbolizer_hs_loc(sym, PK_FX_PID, pk_hs_frame(d.method, 6 + 1, PK_HS_INTERPRETED));
 	at12 = pk_symbolizer_hs_loc(sym, PK_FX_PID,
 				    pk_hs_frame(d.method, 12 + 1, PK_HS_INTERPRETED));
-	c = pk_symbolizer_hs_loc(sym, PK_FX_PID, pk_hs_frame(d.method, 5 + 1, PK_HS_COMPILED));
 	none = pk_symbolizer_hs_loc(sym, PK_FX_PID, pk_hs_frame(d.method, 0, PK_HS_INTERPRETED));
 	ck_assert_ptr_nonnull(at5);
 	ck_assert_ptr_nonnull(at12);
@@ -585,10 +585,9 @@ START_TEST(test_java_lines)
 	ck_assert_uint_eq(at5->frames[0].line, 31);
 	ck_assert_ptr_eq(at6, at5);
 	ck_assert_uint_eq(at12->frames[0].line, 32);
-	ck_assert_ptr_ne(c, at5);
-	ck_assert_ptr_eq(none, c);
-	ck_assert_str_eq(c->frames[0].file, "Hot.java");
-	ck_assert_uint_eq(c->frames[0].line, 0);
+	ck_assert_ptr_ne(none, at5);
+	ck_assert_str_eq(none->frames[0].file, "Hot.java");
+	ck_assert_uint_eq(none->frames[0].line, 0);
 	ck_assert_int_eq(pk_symbolizer_add_hs_method(sym, &d), 0);
 	/* JDK 21's coding of the same table */
 	d.lines = lines21;
@@ -601,6 +600,138 @@ START_TEST(test_java_lines)
 	ck_assert_uint_eq(pk_symbolizer_hs_loc(sym, PK_FX_PID, pk_hs_frame(d.method, 6,
 									 PK_HS_INTERPRETED))
 			  ->frames[0].line, 31);
+	pk_symbolizer_free(sym);
+}
+END_TEST
+
+/* A Java method of PK_FX_PID in Hot.java, with line table LINES. */
+static void add_hot_method(struct pk_symbolizer *sym, __u64 method, const char *name,
+			   const __u8 *lines, size_t n)
+{
+	struct pk_hs_method_desc d = {
+		.pid = PK_FX_PID, .method = method, .klass = "Hot", .klass_len = 3,
+		.name = name, .name_len = strlen(name), .file = "Hot.java", .file_len = 8,
+		.lines = lines, .lines_len = n,
+	};
+
+	ck_assert_int_ge(pk_symbolizer_add_hs_method(sym, &d), 0);
+}
+
+#define HOT_TOP		0x7f0000001000ull
+#define HOT_MID		0x7f0000002000ull
+#define HOT_LEAF	0x7f0000003000ull
+#define HOT_CODE	0x7f1000000100ull
+
+/* An nmethod of top (compile id CID) whose code inlines mid and leaf, as
+ * hotspot_scopes.h reads them (JDK 17's coding): PcDescs at 0x10 (top,
+ * bci 300), 0x20 (leaf 58 <- mid 3 <- top 8), 0x30 (mid 3 <- top 8). */
+struct hot_nm {
+	__u8 pcs[4 * 16], scopes[32], meta[3 * 8];
+	struct pk_hs_nmethod_desc d;
+};
+
+static __u32 hot_scope(struct hot_nm *nm, size_t *n, __u32 sender, __u32 index, __u32 bci)
+{
+	__u32 at = *n;
+
+	*n += put_u5(nm->scopes + *n, sender, 0);
+	*n += put_u5(nm->scopes + *n, index, 0);
+	*n += put_u5(nm->scopes + *n, bci + 1, 0);
+	return at;
+}
+
+static void hot_nmethod(struct hot_nm *nm, __u32 cid, __u64 method)
+{
+	const __u64 meta[] = { HOT_TOP, HOT_MID, HOT_LEAF };
+	size_t n = 1;
+	__u32 top300 = hot_scope(nm, &n, 0, 1, 300), top8 = hot_scope(nm, &n, 0, 1, 8);
+	__u32 mid = hot_scope(nm, &n, top8, 2, 3), leaf = hot_scope(nm, &n, mid, 3, 58);
+	const __s32 pcs[][4] = { { -1, 0 }, { 0x10, top300 }, { 0x20, leaf }, { 0x30, mid } };
+
+	nm->scopes[0] = 0;
+	memcpy(nm->pcs, pcs, sizeof(pcs));
+	memcpy(nm->meta, meta, sizeof(meta));
+	nm->d = (struct pk_hs_nmethod_desc){
+		.pid = PK_FX_PID, .compile_id = cid, .code_size = 0x100, .nmethod = HOT_CODE - 0x100,
+		.method = method, .code_begin = HOT_CODE, .pcs = nm->pcs, .pcs_len = sizeof(pcs),
+		.scopes = nm->scopes, .scopes_len = n, .metadata = nm->meta,
+		.metadata_len = sizeof(meta), .pcdesc_size = 16, .pcdesc_scope_decode_offset = 4,
+	};
+}
+
+/* Compiled Java frames (a PC and a compile id's bits): "[java:0xPC]" until
+ * their nmethod's report; then the methods inlined at the PC, innermost
+ * first, each at its scope's line; the nmethod's method alone where its
+ * scopes say nothing; never named by an nmethod of other compile id bits
+ * or by one that no longer holds the PC; named anew as their methods or
+ * nmethod are. */
+START_TEST(test_java_compiled)
+{
+	/* top: bci 0 line 50, 8 52; mid: 0 45, 3 46; leaf: 0 30, 58 33 */
+	static const __u8 top[] = { 0xff, 0x00, 100, 0x42, 0x00 };
+	static const __u8 mid[] = { 0xff, 0x00, 90, 0x19, 0x00 };
+	static const __u8 leaf[] = { 0xff, 0x00, 60, 0xff, 116, 6, 0x00 };
+	__u64 at20 = pk_hs_frame(HOT_CODE + 0x20, 77, PK_HS_COMPILED);
+	struct pk_symbolizer *sym = new_symbolizer(NULL);
+	const struct pk_loc *l, *c;
+	struct hot_nm nm, other;
+
+	ck_assert_ptr_nonnull(sym);
+	pk_symbolizer_renumber(sym);
+	l = pk_symbolizer_hs_loc(sym, PK_FX_PID, at20);
+	ck_assert_ptr_nonnull(l);
+	ck_assert_uint_eq(l->nframes, 1);
+	ck_assert_str_eq(l->frames[0].name, "[java:0x7f1000000120]");
+	ck_assert(l->java);
+	add_hot_method(sym, HOT_TOP, "top", top, sizeof(top));
+	add_hot_method(sym, HOT_MID, "mid", mid, sizeof(mid));
+	add_hot_method(sym, HOT_LEAF, "leaf", leaf, sizeof(leaf));
+	hot_nmethod(&nm, 77, HOT_TOP);
+	ck_assert_int_eq(pk_symbolizer_add_hs_nmethod(sym, &nm.d), 0);
+	ck_assert_int_eq(pk_symbolizer_add_hs_nmethod(sym, &nm.d), 0);
+	c = pk_symbolizer_hs_loc(sym, PK_FX_PID, at20);
+	ck_assert_uint_eq(c->nframes, 3);
+	ck_assert(c->java);
+	ck_assert_uint_eq(c->addr, HOT_CODE + 0x20);
+	ck_assert_str_eq(c->frames[0].name, "Hot.leaf");
+	ck_assert_uint_eq(c->frames[0].line, 33);
+	ck_assert_str_eq(c->frames[1].name, "Hot.mid");
+	ck_assert_uint_eq(c->frames[1].line, 46);
+	ck_assert_str_eq(c->frames[2].name, "Hot.top");
+	ck_assert_str_eq(c->frames[2].file, "Hot.java");
+	ck_assert_uint_eq(c->frames[2].line, 52);
+	ck_assert_ptr_eq(pk_symbolizer_hs_loc(sym, PK_FX_PID, at20), c);
+	/* between two PcDescs: the next one's */
+	l = pk_symbolizer_hs_loc(sym, PK_FX_PID, pk_hs_frame(HOT_CODE + 0x19, 77, PK_HS_COMPILED));
+	ck_assert_uint_eq(l->nframes, 3);
+	ck_assert_str_eq(l->frames[0].name, "Hot.leaf");
+	/* top's own code, at bci 300 (its line 52, the nearest below) */
+	l = pk_symbolizer_hs_loc(sym, PK_FX_PID, pk_hs_frame(HOT_CODE + 0x10, 77, PK_HS_COMPILED));
+	ck_assert_uint_eq(l->nframes, 1);
+	ck_assert_str_eq(l->frames[0].name, "Hot.top");
+	ck_assert_uint_eq(l->frames[0].line, 52);
+	/* past the last PcDesc: the nmethod's method, no line */
+	l = pk_symbolizer_hs_loc(sym, PK_FX_PID, pk_hs_frame(HOT_CODE + 0x31, 77, PK_HS_COMPILED));
+	ck_assert_uint_eq(l->nframes, 1);
+	ck_assert_str_eq(l->frames[0].name, "Hot.top");
+	ck_assert_uint_eq(l->frames[0].line, 0);
+	/* other compile id bits, or past its code: not this nmethod's */
+	l = pk_symbolizer_hs_loc(sym, PK_FX_PID, pk_hs_frame(HOT_CODE + 0x20, 78, PK_HS_COMPILED));
+	ck_assert_str_eq(l->frames[0].name, "[java:0x7f1000000120]");
+	l = pk_symbolizer_hs_loc(sym, PK_FX_PID, pk_hs_frame(HOT_CODE + 0x100, 77, PK_HS_COMPILED));
+	ck_assert_str_eq(l->frames[0].name, "[java:0x7f1000000200]");
+	/* leaf reported anew under another name: the frame named anew */
+	add_hot_method(sym, HOT_LEAF, "leaf2", leaf, sizeof(leaf));
+	l = pk_symbolizer_hs_loc(sym, PK_FX_PID, at20);
+	ck_assert_ptr_ne(l, c);
+	ck_assert_str_eq(l->frames[0].name, "Hot.leaf2");
+	/* mid compiled at top's code, compile id bits the same: it takes
+	 * the PC, whose scopes (ending in top) are not mid's: mid alone */
+	hot_nmethod(&other, 77 + (PK_HS_INFO_MASK + 1), HOT_MID);
+	ck_assert_int_eq(pk_symbolizer_add_hs_nmethod(sym, &other.d), 1);
+	l = pk_symbolizer_hs_loc(sym, PK_FX_PID, at20);
+	ck_assert_uint_eq(l->nframes, 1);
+	ck_assert_str_eq(l->frames[0].name, "Hot.mid");
 	pk_symbolizer_free(sym);
 }
 END_TEST
@@ -630,6 +761,7 @@ Suite *suite_symbolizer(void)
 	tcase_add_test(tc, test_java);
 	tcase_add_test(tc, test_javascript);
 	tcase_add_test(tc, test_java_lines);
+	tcase_add_test(tc, test_java_compiled);
 	suite_add_tcase(s, tc);
 	return s;
 }
