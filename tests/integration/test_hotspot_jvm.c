@@ -9,9 +9,10 @@
  *   millisecond) and profiled by probekit at 999 Hz, one run.
  *   In the main thread, the share of Hot.leaf against the sort
  *   (java.util.Arrays.sort and what it calls) under Hot.main;Hot.top;
- *   Hot.mid is JFR's within 0.05. The run is -Xint: compiled code inlines
- *   leaf and the sort into top, whose inlined methods the walk does not
- *   expand yet, where JFR names them.
+ *   Hot.mid is JFR's within 0.05. Two runs: -Xint, and default flags,
+ *   where C1 and C2 inline mid, leaf and the sort into top's compiled code
+ *   and each side names them from the nmethod's scopes (JFR itself,
+ *   probekit from the nmethod's report).
  * - jcmd's thread dump, Debian 12's JDK 17 on the host, 13's 21 and sid's
  *   25 in their test roots (tests/roots/in_root.sh; jcmd in the JVM's root
  *   and namespaces): the Idle fixture with two threads blocked in Java
@@ -86,12 +87,17 @@ static struct leaf_share leaf_share(const struct pk_folded *f, const char *comm)
  * bound 0.05 three of them. */
 #define JFR_MIN_SAMPLES	1000
 
+/* The interpreter only, and default flags (C1 and C2: leaf, mid and the
+ * sort inlined into top's compiled code, expanded from its scopes on both
+ * sides). */
+static const char *const jfr_modes[] = { "-Xint", "-Dpk.mode=default" };
+
 START_TEST(test_jfr_leaf_share)
 {
 	char fix[4096], dir[4096], rec[4200], start[4300], *out = NULL, *err = NULL;
 	char *jtext = NULL;
-	const char *load[] = { "-F", "999", "--", JDK17_HOME "/bin/java", start, "-Xint", "-cp",
-			       fix, "Hot", "3", NULL };
+	const char *load[] = { "-F", "999", "--", JDK17_HOME "/bin/java", start, jfr_modes[_i],
+			       "-cp", fix, "Hot", "3", NULL };
 	struct pk_folded pf, jf;
 	struct leaf_share p, j;
 	int rc;
@@ -114,11 +120,11 @@ START_TEST(test_jfr_leaf_share)
 
 	p = leaf_share(&pf, "java");
 	j = leaf_share(&jf, "main");
-	fprintf(stderr, "hotspot_jvm: JDK 17 -Xint, Hot.leaf against the sort in the main thread: "
+	fprintf(stderr, "hotspot_jvm: JDK 17 %s, Hot.leaf against the sort in the main thread: "
 		"probekit %.3f (%lu leaf, %lu sort of %lu in mid), JFR %.3f (%lu leaf, %lu sort of "
-		"%lu in mid), difference %.3f\n", p.share, p.leaf, p.sort, p.mid, j.share, j.leaf,
-		j.sort, j.mid, p.share - j.share);
-	pk_print_user_stacks_line("-Xint with JFR", err);
+		"%lu in mid), difference %.3f\n", jfr_modes[_i], p.share, p.leaf, p.sort, p.mid,
+		j.share, j.leaf, j.sort, j.mid, p.share - j.share);
+	pk_print_user_stacks_line(jfr_modes[_i], err);
 	ck_assert_uint_ge(p.leaf + p.sort, JFR_MIN_SAMPLES);
 	ck_assert_uint_ge(j.leaf + j.sort, JFR_MIN_SAMPLES);
 	ck_assert_msg(p.share - j.share <= 0.05 && j.share - p.share <= 0.05,
@@ -464,7 +470,7 @@ Suite *suite_hotspot_jvm(void)
 		return s;
 	tc = tcase_create("jfr");
 	tcase_set_timeout(tc, 300);
-	tcase_add_test(tc, test_jfr_leaf_share);
+	tcase_add_loop_test(tc, test_jfr_leaf_share, 0, sizeof(jfr_modes) / sizeof(jfr_modes[0]));
 	suite_add_tcase(s, tc);
 	tc = tcase_create("jcmd");
 	tcase_set_timeout(tc, 300);

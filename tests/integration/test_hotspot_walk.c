@@ -12,19 +12,20 @@
  *   start_thread through the JVM's JavaCalls::call_helper and its call
  *   stub to Hot.main;Hot.top;Hot.mid, then Hot.leaf or Arrays.sort, each
  *   Java frame named from the method the kernel reported;
- * - C1 only (-XX:TieredStopAtLevel=1) and default flags (C1 and C2): at
- *   least 99% of them are whole from start_thread to Hot.main;Hot.top,
- *   through the JVM and through compiled frames. mid, leaf and the sort
- *   are inlined into top's compiled code there, and inlined methods are
- *   not expanded yet (the nmethod's scopes): the chain's share is printed,
- *   not asserted.
- * - lines, -Xint: in the same run's pprof, every Hot.main, Hot.top and
- *   Hot.mid frame (over Hot.leaf) of the chain is in Hot.java at the line
- *   Java's own stack trace gives that call site (Hot run with "stack":
- *   Throwable.getStackTrace() at leaf's first call), and every Hot.leaf
- *   frame, and Hot.top sampled in its own code, at one of that method's
- *   lines (javap -l's LineNumberTable); 90% of Hot.leaf's in its inner
- *   loop (the sampled bytecode's line, not the one its frame last saved).
+ * - C1 only (-XX:TieredStopAtLevel=1) and default flags (C1 and C2):
+ *   likewise, through compiled frames: mid, leaf and the sort are inlined
+ *   into top's (or main's) compiled code there, and each compiled frame
+ *   is expanded into the methods inlined at its PC (its nmethod's scopes,
+ *   symbolization/hotspot_scopes.h);
+ * - lines, every mode: in the same run's pprof, every Hot.main, Hot.top
+ *   and Hot.mid frame (over Hot.leaf) of the chain, inlined or not, is in
+ *   Hot.java at the line Java's own stack trace gives that call site (Hot
+ *   run with "stack": Throwable.getStackTrace() at leaf's first call), and
+ *   every Hot.leaf frame, and Hot.top sampled in its own code, at one of
+ *   that method's lines (javap -l's LineNumberTable); with -Xint, 90% of
+ *   Hot.leaf's in its inner loop (the sampled bytecode's line, not the one
+ *   its frame last saved; compiled code has a scope at its calls and
+ *   safepoints only).
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -48,20 +49,19 @@ static const struct {
 	int version;
 	const char *java;	/* in the root */
 	const char *flag;	/* the mode's flag */
-	bool chain;		/* the whole chain asserted */
 } runs[] = {
 #define JDK17	NULL, 17, "/usr/lib/jvm/java-17-openjdk-amd64/bin/java"
 #define JDK21	"trixie", 21, "/usr/lib/jvm/java-21-openjdk-amd64/bin/java"
 #define JDK25	"sid", 25, "/usr/lib/jvm/java-25-openjdk-amd64/bin/java"
-	{ JDK17, "-Xint", true },
-	{ JDK17, "-XX:TieredStopAtLevel=1", false },
-	{ JDK17, "-Dpk.mode=default", false },
-	{ JDK21, "-Xint", true },
-	{ JDK21, "-XX:TieredStopAtLevel=1", false },
-	{ JDK21, "-Dpk.mode=default", false },
-	{ JDK25, "-Xint", true },
-	{ JDK25, "-XX:TieredStopAtLevel=1", false },
-	{ JDK25, "-Dpk.mode=default", false },
+	{ JDK17, "-Xint" },
+	{ JDK17, "-XX:TieredStopAtLevel=1" },
+	{ JDK17, "-Dpk.mode=default" },
+	{ JDK21, "-Xint" },
+	{ JDK21, "-XX:TieredStopAtLevel=1" },
+	{ JDK21, "-Dpk.mode=default" },
+	{ JDK25, "-Xint" },
+	{ JDK25, "-XX:TieredStopAtLevel=1" },
+	{ JDK25, "-Dpk.mode=default" },
 };
 
 /* The chain's lines as Java sees them: Hot run with "stack" by ARGV's JVM
@@ -246,9 +246,17 @@ static void assert_lines(int version, const char *flag, const char *argv[], cons
 	ck_assert_uint_ge(t.frames, 2 * PK_WHOLE_MIN_SAMPLES);
 	ck_assert_msg(t.ok == t.frames, "JDK %d: %lu of %lu frames at other lines:%s", version,
 		      t.frames - t.ok, t.frames, t.bad);
-	ck_assert_uint_ge(t.leaf, PK_WHOLE_MIN_SAMPLES / 4);
-	ck_assert_msg(t.loop >= 0.9 * t.leaf, "JDK %d: %lu of %lu Hot.leaf frames in its inner "
-		      "loop (lines %u-%u)", version, t.loop, t.leaf, o.loop_min, o.loop_max);
+	/* leaf's weight against the sort is the JIT's: with default flags,
+	 * JDK 21's C2 left it 2-4% of the chain's samples (12 of 498), where
+	 * JDK 17's gave it 35% as JFR does (hotspot_jvm's jfr case) */
+	ck_assert_uint_ge(t.leaf, strncmp(flag, "-Dpk.mode=default", 17) ?
+			  PK_WHOLE_MIN_SAMPLES / 4 : 1);
+	/* compiled code has a scope (a bytecode index) at its calls and
+	 * safepoints only: a PC is named by the next one's, as JFR's are */
+	if (!strncmp(flag, "-Xint", 5))
+		ck_assert_msg(t.loop >= 0.9 * t.leaf, "JDK %d: %lu of %lu Hot.leaf frames in its "
+			      "inner loop (lines %u-%u)", version, t.loop, t.leaf, o.loop_min,
+			      o.loop_max);
 }
 
 /* The main thread's samples in the fixture's loop, and the whole chain
@@ -280,8 +288,7 @@ START_TEST(test_hot_chain)
 	/* ~5 s of CPU at 99 Hz: 500 samples of the loop */
 	snprintf(secs, sizeof(secs), "%g", 5.0);
 	pk_profile_command_read(NULL, runs[_i].root ? rooted : host,
-				runs[_i].chain ? read_extra : NULL, runs[_i].chain ? folded : NULL,
-				&r);
+				read_extra, folded, &r);
 	/* the JVM's main thread, whoever started it */
 	c = pk_count_whole_in(&r.f, "java", in, chain);
 	t = pk_count_whole_in(&r.f, "java", in, through);
@@ -291,15 +298,13 @@ START_TEST(test_hot_chain)
 		100 * pk_tally_share(c));
 	pk_print_user_stacks_line(runs[_i].flag, r.err);
 	ck_assert_uint_ge(t.total, PK_WHOLE_MIN_SAMPLES);
-	bad = pk_not_whole_text(&r.f, "java", in, runs[_i].chain ? chain : through, 5);
-	if (runs[_i].chain)
-		ck_assert_msg(pk_tally_share(c) >= 0.99, "JDK %d %s: %lu of %lu whole:\n%s",
-			      runs[_i].version, runs[_i].flag, c.whole, c.total, bad);
+	bad = pk_not_whole_text(&r.f, "java", in, chain, 5);
+	ck_assert_msg(pk_tally_share(c) >= 0.99, "JDK %d %s: %lu of %lu whole:\n%s",
+		      runs[_i].version, runs[_i].flag, c.whole, c.total, bad);
 	ck_assert_msg(pk_tally_share(t) >= 0.99, "JDK %d %s: %lu of %lu whole through the JVM:\n%s",
 		      runs[_i].version, runs[_i].flag, t.whole, t.total, bad);
 	free(bad);
-	if (runs[_i].chain)
-		assert_lines(runs[_i].version, runs[_i].flag, runs[_i].root ? rooted : host, fix, pb);
+	assert_lines(runs[_i].version, runs[_i].flag, runs[_i].root ? rooted : host, fix, pb);
 	pk_run_free(&r);
 }
 END_TEST
@@ -330,13 +335,16 @@ static void unnamed_java(const char *text)
  * kernel reported while it ran (the whole chain from start_thread, its
  * native frames named from the files of its root the session kept, is
  * printed: the walk's share is hot_chain's to assert). JDK 25 in its root,
- * -Xint, 2.5 s of CPU. */
+ * 2.5 s of CPU, -Xint and default flags (its compiled frames' inlined
+ * methods named from the nmethods' reports). */
+static const char *const exited_modes[] = { "-Xint", "-Dpk.mode=default" };
+
 START_TEST(test_hot_exited)
 {
-	char fix[4096], in_root[4096], root[4096], pb[4096], folded[4096], perf[4096];
+	char fix[4096], in_root[4096], root[4096], pb[4096], folded[4096], perf[4096], mode[64];
 	const char *argv[] = { in_root, "-o", fix, root,
-			       "/usr/lib/jvm/java-25-openjdk-amd64/bin/java", "-Xint", "-cp",
-			       "/mnt/out", "Hot", "2.5", NULL };
+			       "/usr/lib/jvm/java-25-openjdk-amd64/bin/java", exited_modes[_i],
+			       "-cp", "/mnt/out", "Hot", "2.5", NULL };
 	const char *load[] = { "-F", PK_WHOLE_FREQ, "--", argv[0], argv[1], argv[2], argv[3],
 			       argv[4], argv[5], argv[6], argv[7], argv[8], argv[9], NULL };
 	const char *rd[] = { "-d", "1", "-f", "folded", "-o", folded, "-f", "pprof", "-o", pb,
@@ -369,9 +377,9 @@ START_TEST(test_hot_exited)
 	pk_e2e_parse_folded(text, &f);
 	c = pk_count_whole_in(&f, "java", in, chain);
 	n = pk_count_whole_in(&f, "java", in, named);
-	fprintf(stderr, "hotspot_walk: JDK 25 -Xint read after its exit: %lu samples in Hot.top, "
+	fprintf(stderr, "hotspot_walk: JDK 25 %s read after its exit: %lu samples in Hot.top, "
 		"%lu with the Java chain named (%.1f%%), %lu the whole chain from start_thread "
-		"(%.1f%%)\n", n.total, n.whole, 100 * pk_tally_share(n), c.whole,
+		"(%.1f%%)\n", exited_modes[_i], n.total, n.whole, 100 * pk_tally_share(n), c.whole,
 		100 * pk_tally_share(c));
 	ck_assert_uint_ge(n.total, PK_WHOLE_MIN_SAMPLES);
 	bad = pk_not_whole_text(&f, "java", in, named, 5);
@@ -391,7 +399,8 @@ START_TEST(test_hot_exited)
 	fprintf(stderr, "hotspot_walk: perf text: %lu frames of Hot.top in [java]\n", n.whole);
 	ck_assert_uint_ge(n.whole, n.total);
 	free(ptext);
-	assert_lines(25, "-Xint, read after its exit", argv, fix, pb);
+	snprintf(mode, sizeof(mode), "%s, read after its exit", exited_modes[_i]);
+	assert_lines(25, mode, argv, fix, pb);
 	pk_folded_free(&f);
 	free(text);
 	free(out);
@@ -540,7 +549,8 @@ Suite *suite_hotspot_walk(void)
 	suite_add_tcase(s, tc);
 	tc = tcase_create("exited");
 	tcase_set_timeout(tc, 300);
-	tcase_add_test(tc, test_hot_exited);
+	tcase_add_loop_test(tc, test_hot_exited, 0,
+			    sizeof(exited_modes) / sizeof(exited_modes[0]));
 	suite_add_tcase(s, tc);
 	tc = tcase_create("unreadable");
 	tcase_set_timeout(tc, 300);
