@@ -2,8 +2,8 @@
 # `make fuzz`: libFuzzer targets over every parser of untrusted bytes: the
 # eh_frame library and probe-read's records, /proc text, JIT perf maps,
 # demangler, Python line tables, _Py_DebugOffsets, HotSpot's vmStructs
-# tables and Java line number tables, V8's postmortem metadata, Go's
-# .gopclntab and cgroup paths' container ids
+# tables, Java line number tables and compiled methods' scopes, V8's
+# postmortem metadata, Go's .gopclntab and cgroup paths' container ids
 # (tests/fuzz/), built with clang, ASan and UBSan into $(BUILD)/fuzz/, each
 # run for FUZZ_SECONDS from its seed corpus tests/fuzz/corpus/NAME/ (new
 # inputs go to $(BUILD)/fuzz/corpus-NAME/, crashes to
