@@ -489,6 +489,107 @@ START_TEST(test_hs_file)
 }
 END_TEST
 
+/* VM's member at offset AT set to V, as found under its name FOUND with
+ * WIDTH bytes (0: not found). */
+static void vm_set(struct pk_hotspot_vm *vm, size_t at, __u64 v, __u8 found, __u8 width)
+{
+	for (size_t i = 0; i < pk_hotspot_n_wants; i++)
+		if (pk_hotspot_wants[i].at == at) {
+			memcpy((char *)vm + at, &v, sizeof(v));
+			vm->found[i] = found;
+			vm->width[i] = width;
+			return;
+		}
+	ck_abort_msg("no want at %zu", at);
+}
+
+#define VM_AT(m)	offsetof(struct pk_hotspot_vm, m)
+
+/*
+ * What BPF sends an nmethod's scopes with: JDK 17's and 21's offsets from
+ * the nmethod (PK_HS_SCOPES), JDK 25's immutable and mutable data
+ * (PK_HS_IMMUTABLE too), as Debian's JDKs describe them; none of it where
+ * a member is missing, is not an int, or a PcDesc's member is past its
+ * size (the walk's frames are the same either way).
+ */
+START_TEST(test_hs_file_scopes)
+{
+	struct built b;
+	struct pk_hotspot_tables t;
+	struct pk_hotspot_vm vm, v25, bad;
+	struct pk_hs_file hs;
+	char err[PK_ERR_LEN];
+
+	build(&b, fields17, N(fields17));
+	ck_assert_int_eq(read_tables(&b, &t, err), 0);
+	ck_assert_int_eq(pk_hotspot_vm_extract(&t, &vm, err), 0);
+	ck_assert_int_eq(pk_hotspot_hs_file(&vm, 0, &hs, err), 0);
+	ck_assert_uint_eq(hs.flags & (PK_HS_SCOPES | PK_HS_IMMUTABLE), 0);
+	/* JDK 17 */
+	vm_set(&vm, VM_AT(pcdesc_size), 16, 1, 0);
+	vm_set(&vm, VM_AT(pcdesc_pc_offset), 0, 1, 4);
+	vm_set(&vm, VM_AT(pcdesc_scope_decode_offset), 4, 1, 4);
+	vm_set(&vm, VM_AT(nmethod_scopes_pcs_offset), 268, 1, 4);
+	vm_set(&vm, VM_AT(nmethod_scopes_data), 120, 1, 0);	/* address: no width */
+	vm_set(&vm, VM_AT(nmethod_dependencies_offset), 272, 1, 4);
+	vm_set(&vm, VM_AT(nmethod_metadata_offset), 260, 1, 4);
+	ck_assert_int_eq(pk_hotspot_hs_file(&vm, 0, &hs, err), 0);
+	ck_assert_uint_eq(hs.flags & (PK_HS_SCOPES | PK_HS_IMMUTABLE), PK_HS_SCOPES);
+	ck_assert_uint_eq(hs.nmethod_scopes_pcs, 268);
+	ck_assert_uint_eq(hs.nmethod_scopes_end, 272);
+	ck_assert_uint_eq(hs.nmethod_scopes_data, 120);
+	ck_assert_uint_eq(hs.nmethod_metadata, 260);
+	ck_assert_uint_eq(hs.pcdesc_size, 16);
+	ck_assert_uint_eq(hs.pcdesc_pc_offset, 0);
+	ck_assert_uint_eq(hs.pcdesc_scope_decode_offset, 4);
+	/* JDK 25 */
+	v25 = vm;
+	vm_set(&v25, VM_AT(nmethod_scopes_pcs_offset), 196, 1, 4);
+	vm_set(&v25, VM_AT(nmethod_scopes_data), 200, 2, 4);	/* _scopes_data_offset */
+	vm_set(&v25, VM_AT(nmethod_dependencies_offset), 0, 0, 0);
+	vm_set(&v25, VM_AT(nmethod_metadata_offset), 0, 0, 0);
+	vm_set(&v25, VM_AT(nmethod_immutable_data), 96, 1, 8);
+	vm_set(&v25, VM_AT(nmethod_immutable_data_size), 160, 1, 4);
+	vm_set(&v25, VM_AT(codeblob_mutable_data), 16, 1, 8);
+	vm_set(&v25, VM_AT(codeblob_mutable_data_size), 48, 1, 4);
+	vm_set(&v25, VM_AT(codeblob_relocation_size), 28, 1, 4);
+	ck_assert_int_eq(pk_hotspot_hs_file(&v25, 0, &hs, err), 0);
+	ck_assert_uint_eq(hs.flags & (PK_HS_SCOPES | PK_HS_IMMUTABLE),
+			  PK_HS_SCOPES | PK_HS_IMMUTABLE);
+	ck_assert_uint_eq(hs.nmethod_scopes_pcs, 196);
+	ck_assert_uint_eq(hs.nmethod_scopes_end, 200);
+	ck_assert_uint_eq(hs.nmethod_scopes_data, 96);
+	ck_assert_uint_eq(hs.nmethod_data_size, 160);
+	ck_assert_uint_eq(hs.nmethod_metadata, 16);
+	ck_assert_uint_eq(hs.codeblob_mutable_data_size, 48);
+	ck_assert_uint_eq(hs.codeblob_relocation_size, 28);
+	/* what does not hold: no scopes, the walk's members as before */
+	bad = vm;
+	vm_set(&bad, VM_AT(nmethod_metadata_offset), 0, 0, 0);
+	ck_assert_int_eq(pk_hotspot_hs_file(&bad, 0, &hs, err), 0);
+	ck_assert_uint_eq(hs.flags & PK_HS_SCOPES, 0);
+	ck_assert_uint_eq(hs.codeblob_frame_size, 28);
+	bad = vm;
+	vm_set(&bad, VM_AT(nmethod_scopes_pcs_offset), 268, 1, 2);
+	ck_assert_int_eq(pk_hotspot_hs_file(&bad, 0, &hs, err), 0);
+	ck_assert_uint_eq(hs.flags & PK_HS_SCOPES, 0);
+	bad = vm;
+	vm_set(&bad, VM_AT(pcdesc_scope_decode_offset), 13, 1, 4);
+	ck_assert_int_eq(pk_hotspot_hs_file(&bad, 0, &hs, err), 0);
+	ck_assert_uint_eq(hs.flags & PK_HS_SCOPES, 0);
+	bad = vm;
+	vm_set(&bad, VM_AT(nmethod_scopes_data), 200, 2, 4);	/* an int, no immutable data */
+	ck_assert_int_eq(pk_hotspot_hs_file(&bad, 0, &hs, err), 0);
+	ck_assert_uint_eq(hs.flags & PK_HS_SCOPES, 0);
+	bad = v25;
+	vm_set(&bad, VM_AT(codeblob_relocation_size), 0, 0, 0);
+	ck_assert_int_eq(pk_hotspot_hs_file(&bad, 0, &hs, err), 0);
+	ck_assert_uint_eq(hs.flags & (PK_HS_SCOPES | PK_HS_IMMUTABLE), 0);
+	pk_hotspot_tables_free(&t);
+	done(&b);
+}
+END_TEST
+
 /* A required member missing: -ENOTSUP naming it, the rest still set. */
 START_TEST(test_extract_missing_required)
 {
@@ -794,6 +895,7 @@ Suite *suite_hotspot(void)
 	tcase_add_test(tables, test_settled);
 	tcase_add_test(vm, test_extract_jdk17);
 	tcase_add_test(vm, test_hs_file);
+	tcase_add_test(vm, test_hs_file_scopes);
 	tcase_add_test(vm, test_extract_jdk25_names);
 	tcase_add_test(vm, test_extract_missing_required);
 	tcase_add_test(hostile, test_truncated);
