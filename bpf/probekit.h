@@ -69,8 +69,11 @@
 #define PK_PIN_ROOTS		"roots"		/* HASH tgid -> struct pk_root_record */
 
 /* 4: struct pk_session grew reader_gen (a reader of 3 would read past its
- * buffer; one of 4 could not tell readers apart in a session of 3). */
-#define PK_PIN_LAYOUT_VERSION	4
+ * buffer; one of 4 could not tell readers apart in a session of 3).
+ * 5: struct pk_hs_file (hs_files, which a reader's table loader writes)
+ * grew the nmethods' scopes, and a compiled Java frame holds its PC, not
+ * its Method* (a reader of 4 would name it by the PC). */
+#define PK_PIN_LAYOUT_VERSION	5
 
 /* A process's root as a directory of ours (PK_PIN_ROOTS): what a reader
  * after the process exited looks for the root's files in, and what names
