@@ -25,6 +25,7 @@
 #include <linux/types.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* A compiled Java method as the kernel reported it (validated: its parts
  * lie in the record). */
@@ -39,12 +40,14 @@ struct pk_hs_nmethod_desc {
 	__u8 pcdesc_size, pcdesc_pc_offset, pcdesc_scope_decode_offset;
 };
 
-/* One scope at a PC: its method and bytecode index (-1: none, the
- * method's entry). */
+/* One scope at a PC: its method and bytecode index (-1: HotSpot's
+ * InvocationEntryBci, the method's entry, whose line is bytecode 0's as
+ * Method::line_number_from_bci() has it; PK_HS_BCI_NONE: not known). */
 struct pk_hs_scope {
 	__u64 method;
 	__s32 bci;
 };
+#define PK_HS_BCI_NONE	INT32_MIN
 
 /* Scopes of one PC at most (HotSpot's MaxInlineLevel is 15). */
 #define PK_HS_MAX_SCOPES	32

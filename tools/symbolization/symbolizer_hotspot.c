@@ -143,13 +143,15 @@ static const struct pk_hs_method *hs_method(struct pk_symbolizer *sym, struct pk
 			     NULL);
 }
 
-/* The line of bytecode index BCI (< 0: none) in M: 0 when not known. */
+/* The line of bytecode index BCI in M (a compiled scope's -1, the
+ * method's entry, is bytecode 0's, as HotSpot's line_number_from_bci()
+ * has it; PK_HS_BCI_NONE: none): 0 when not known. */
 static __u32 hs_line(const struct pk_hs_method *m, __s64 bci)
 {
 	__u32 line;
 
-	if (bci < 0 || !m->lines_len || pk_hs_line_at(m->lines, m->lines_len, m->no_zero, bci,
-						      &line))
+	if (bci == PK_HS_BCI_NONE || bci < -1 || !m->lines_len ||
+	    pk_hs_line_at(m->lines, m->lines_len, m->no_zero, bci < 0 ? 0 : bci, &line))
 		return 0;
 	return line;
 }
@@ -252,7 +254,7 @@ static struct pk_loc *hs_compiled_loc(struct pk_symbolizer *sym, struct pk_sym_p
 								 (unsigned long long)pc));
 	n = pk_hs_scopes_at(&nm->d, pc, sc, PK_HS_MAX_SCOPES);
 	if (!n) {
-		sc[0] = (struct pk_hs_scope){ .method = nm->d.method, .bci = -1 };
+		sc[0] = (struct pk_hs_scope){ .method = nm->d.method, .bci = PK_HS_BCI_NONE };
 		n = 1;
 	}
 	for (size_t i = 0; i < n; i++) {

@@ -710,6 +710,12 @@ START_TEST(test_java_compiled)
 	ck_assert_uint_eq(l->nframes, 1);
 	ck_assert_str_eq(l->frames[0].name, "Hot.top");
 	ck_assert_uint_eq(l->frames[0].line, 52);
+	/* a scope at its method's entry (bci -1): bytecode 0's line */
+	nm.scopes[nm.d.scopes_len - 1] = 0;	/* leaf's bci + 1 */
+	ck_assert_int_eq(pk_symbolizer_add_hs_nmethod(sym, &nm.d), 1);
+	l = pk_symbolizer_hs_loc(sym, PK_FX_PID, at20);
+	ck_assert_str_eq(l->frames[0].name, "Hot.leaf");
+	ck_assert_uint_eq(l->frames[0].line, 30);
 	/* past the last PcDesc: the nmethod's method, no line */
 	l = pk_symbolizer_hs_loc(sym, PK_FX_PID, pk_hs_frame(HOT_CODE + 0x31, 77, PK_HS_COMPILED));
 	ck_assert_uint_eq(l->nframes, 1);
