@@ -156,6 +156,7 @@ struct jframe {
 struct line_tally {
 	unsigned long frames, ok;	/* the frames judged, those at O's lines */
 	unsigned long leaf, loop;	/* Hot.leaf's frames, in the inner loop */
+	unsigned long unknown;		/* of FRAMES, those of no line */
 	char bad[512];			/* the first at other lines */
 };
 
@@ -214,6 +215,7 @@ static void pprof_lines(const char *path, const struct java_lines *o, struct lin
 				continue;	/* mid over the sort: that call's line */
 			t->frames += w;
 			t->ok += good ? w : 0;
+			t->unknown += fr[f].line ? 0 : w;
 			if (!good && strlen(t->bad) + 64 < sizeof(t->bad))
 				snprintf(t->bad + strlen(t->bad), sizeof(t->bad) - strlen(t->bad),
 					 " %s:%u", nm, fr[f].line);
@@ -238,14 +240,20 @@ static void assert_lines(int version, const char *flag, const char *argv[], cons
 	pprof_lines(pb, &o, &t);
 	unlink(pb);
 	fprintf(stderr, "hotspot_walk: JDK %d %s: Java says main:%u top:%u mid:%u leaf:%u "
-		"(leaf's lines %u-%u); %lu of %lu chain frames at those lines; %lu of %lu of "
-		"Hot.leaf in its inner loop (%u-%u)\n", version, flag, o.main, o.top, o.mid,
-		o.leaf, o.leaf_min, o.leaf_max, t.ok, t.frames, t.loop, t.leaf, o.loop_min,
-		o.loop_max);
+		"(leaf's lines %u-%u); %lu of %lu chain frames at those lines, %lu of no line; "
+		"%lu of %lu of Hot.leaf in its inner loop (%u-%u)\n", version, flag, o.main,
+		o.top, o.mid, o.leaf, o.leaf_min, o.leaf_max, t.ok, t.frames, t.unknown, t.loop,
+		t.leaf, o.loop_min, o.loop_max);
 	/* main and top in each sample of the chain at least */
 	ck_assert_uint_ge(t.frames, 2 * PK_WHOLE_MIN_SAMPLES);
-	ck_assert_msg(t.ok == t.frames, "JDK %d: %lu of %lu frames at other lines:%s", version,
-		      t.frames - t.ok, t.frames, t.bad);
+	/* a compiled frame whose PC its nmethod's scopes do not cover is its
+	 * method's, with no line (never another's): 1 in 500 at most */
+	if (!strncmp(flag, "-Xint", 5) || t.unknown > t.frames / 500)
+		ck_assert_msg(t.ok == t.frames, "JDK %d: %lu of %lu frames at other lines:%s",
+			      version, t.frames - t.ok, t.frames, t.bad);
+	else
+		ck_assert_msg(t.ok + t.unknown == t.frames, "JDK %d: %lu of %lu frames at other "
+			      "lines:%s", version, t.frames - t.ok, t.frames, t.bad);
 	/* leaf's weight against the sort is the JIT's: with default flags,
 	 * JDK 21's C2 left it 2-4% of the chain's samples (12 of 498), where
 	 * JDK 17's gave it 35% as JFR does (hotspot_jvm's jfr case) */
