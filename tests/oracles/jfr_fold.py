@@ -7,7 +7,8 @@ Usage: jfr_fold.py JFR RECORDING
 
 Runs JFR (the JDK's `jfr` tool) as `jfr print --json --stack-depth 256
 --events jdk.ExecutionSample RECORDING` and prints one line per distinct
-stack: "THREAD;root;...;leaf COUNT", THREAD the sampled thread's Java name,
+stack: "THREAD;root;...;leaf COUNT", THREAD the sampled thread's Java name
+("(unknown thread)" where JFR no longer describes it),
 each frame `package.Class.method` (the method's class with its '/' as '.',
 as probekit names a Java frame), sorted by bytes. JFR's samples are of
 threads running Java code only (jdk.ExecutionSample; those in native code
@@ -44,7 +45,10 @@ def main():
         if trace["truncated"]:
             sys.stderr.write(f"jfr_fold: a stack deeper than {DEPTH} frames\n")
             return 4
-        names = [values["sampledThread"]["javaName"]]
+        # a thread JFR no longer describes (it ended before the chunk
+        # was written; seen under load) has none: not the main thread
+        thread = values.get("sampledThread") or {}
+        names = [thread.get("javaName") or "(unknown thread)"]
         # JFR lists the leaf first
         for frame in reversed(trace["frames"]):
             method = frame["method"]
