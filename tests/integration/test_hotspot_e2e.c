@@ -52,8 +52,10 @@ struct jdk {
 static const struct jdk jdks[] = {
 	{ NULL, 17, "/usr/lib/jvm/java-17-openjdk-amd64", JDK23_ONLY, false },
 	{ "trixie", 21, "/usr/lib/jvm/java-21-openjdk-amd64", JDK23_ONLY, false },
-	/* the nmethod's metadata moved into its mutable data */
-	{ "sid", 25, "/usr/lib/jvm/java-25-openjdk-amd64", "nmethod._metadata_offset", true },
+	/* the nmethod's metadata moved into its mutable data, its
+	 * dependencies (where its PcDescs end before 23) into its immutable */
+	{ "sid", 25, "/usr/lib/jvm/java-25-openjdk-amd64",
+	  "nmethod._metadata_offset, nmethod._dependencies_offset", true },
 };
 #define NJDKS	(sizeof(jdks) / sizeof(jdks[0]))
 
