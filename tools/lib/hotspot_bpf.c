@@ -131,8 +131,10 @@ static void hs_file_scopes(const struct pk_hotspot_vm *vm, struct pk_hs_file *ou
 		     scope_int(vm, VM_AT(codeblob_mutable_data_size), 0,
 			       &out->codeblob_mutable_data_size) &&
 		     scope_int(vm, VM_AT(codeblob_relocation_size), 0, &rel);
-		out->codeblob_relocation_size = rel;
-		out->flags |= ok ? PK_HS_IMMUTABLE : 0;
+		if (ok) {
+			out->codeblob_relocation_size = rel;
+			out->flags |= PK_HS_IMMUTABLE;
+		}
 	} else {
 		ok = want_found(vm, VM_AT(nmethod_scopes_data)) == 1 &&
 		     want_width(vm, VM_AT(nmethod_scopes_data)) % 8 == 0 &&	/* a pointer */

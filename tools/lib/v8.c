@@ -56,7 +56,7 @@ static int take(Elf *elf, const GElf_Sym *sym, const char *name, struct pk_v8 *o
 {
 	unsigned int alt;
 	size_t w;
-	__s32 v;
+	__s32 v = 0;	/* set on success: gcc -O2 cannot see pk_err() is never 0 */
 	int ret;
 
 	if (pk_v8_want_match(name, &w, &alt))
