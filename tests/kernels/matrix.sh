@@ -11,12 +11,16 @@
 #     probe-read, with vmlinux's and a module's frames (readers.sh);
 #   - the check suites kernels.list names for it (or those after the colon),
 #     one runner per suite.
-# It prints one line per kernel and step, keeps every log under OUT/NAME/,
-# and exits non-zero when any step failed.
+# PK_READERS_BUILD names another build for readers.sh's programs (the
+# sanitized one, kernels.mk). It prints one line per kernel and step,
+# keeps every log under OUT/NAME/ (check's XML of each suite, with each
+# case's time, among them), and exits non-zero when any step failed.
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 build=$(cd "${1:?usage: matrix.sh BUILD OUT [NAME...]}" && pwd)
+# readers.sh's probe-load and probe-read: a sanitized build's (kernels.mk)
+readers_build=$(cd "${PK_READERS_BUILD:-$build}" && pwd)
 out=${2:?usage: matrix.sh BUILD OUT [NAME...]}
 shift 2
 mkdir -p "$out" && out=$(cd "$out" && pwd)
@@ -90,17 +94,23 @@ export CK_TIMEOUT_MULTIPLIER=${CK_TIMEOUT_MULTIPLIER:-\$multiplier}
 # its /tmp, an ext4 disk (boot.sh).
 [ "\$multiplier" = 1 ] || export PROBEKIT_DISK=/tmp
 # Cases tagged more_variants repeat kernel-facing cases on more compiler
-# and linker variants, the same on every kernel: the host runs them.
-export CK_EXCLUDE_TAGS=more_variants
+# and linker variants, and user_shapes test what differs in user code's
+# unwinding rules only: the same on every kernel, the host runs them.
+export CK_EXCLUDE_TAGS="more_variants user_shapes"
 bash "$here/load_events.sh" "$build" "$dir" > "$dir/load.results" 2>&1
 start=\$(date +%s)
-bash "$here/readers.sh" "$build" "$dir" > "$dir/readers.results" 2>&1
+bash "$here/readers.sh" "$readers_build" "$dir" > "$dir/readers.results" 2>&1
 echo "\$(( \$(date +%s) - start ))" > "$dir/readers.secs"
 for suite in $suites; do
 	start=\$(date +%s)
-	CK_RUN_SUITE=\$suite "$build/tests/check_probekit" > "$dir/suite-\$suite.log" 2>&1
+	CK_RUN_SUITE=\$suite CK_XML_LOG_FILE_NAME="$dir/suite-\$suite.xml" \\
+		"$build/tests/check_probekit" > "$dir/suite-\$suite.log" 2>&1
 	rc=\$?
 	echo "\$suite \$rc \$(( \$(date +%s) - start ))" >> "$dir/suite.results"
+	# what the suite left of the guest's memory (its tmpfs included): a
+	# guest that dies of it says so in the next suite's failure
+	echo "\$suite \$(awk '/^MemAvailable:/ { print int(\$2 / 1024) }' /proc/meminfo)" \
+		>> "$dir/mem.results"
 done
 JOB
 }
@@ -127,7 +137,7 @@ run_kernel() {
 		rc=125
 	else
 		cp "$kdir/release" "$dir/release"
-		PK_GUEST_KEEP="$src:$build" "$here/boot.sh" "$kdir" "$dir" "$dir/job.sh" > "$dir/qemu.log" 2>&1
+		PK_GUEST_KEEP="$src:$build:$readers_build" "$here/boot.sh" "$kdir" "$dir" "$dir/job.sh" > "$dir/qemu.log" 2>&1
 		rc=$?
 	fi
 	echo "$rc $(( $(date +%s) - start ))" > "$dir/ran"
@@ -163,8 +173,10 @@ for arg in "${names[@]}"; do
 		failed=1
 		continue
 	fi
-	printf '%-6s %-16s %s, %s, %d s in all\n' "$name" kernel \
-		"$(cat "$dir/release")" "$(cat "$dir/accel")" "$secs"
+	printf '%-6s %-16s %s, %s, %d s in all%s\n' "$name" kernel \
+		"$(cat "$dir/release")" "$(cat "$dir/accel")" "$secs" \
+		"$(sort -k2n "$dir/mem.results" 2>/dev/null | awk 'NR == 1 {
+			printf ", %s MiB available at least (after %s)", $2, $1 }')"
 	while read -r what status detail; do
 		if [ "$status" = ok ]; then
 			printf '%-6s %-16s ok\n' "$name" "load $what"
@@ -205,6 +217,13 @@ for arg in "${names[@]}"; do
 		printf '%-6s %-16s FAIL: no result: the guest ended (status %s) after %d s\n' \
 			"$name" "$suite" "$rc" "$secs"
 	done
+	# why: boot.sh's last words and the kernel's (a panic, the OOM
+	# killer), and the memory the last suite left
+	if [ "$missing" = 1 ]; then
+		tail -n 8 "$dir/qemu.log" | sed 's/^/         /'
+		[ -s "$dir/mem.results" ] && tail -n 1 "$dir/mem.results" |
+			awk '{ printf "         after %s: %s MiB available\n", $1, $2 }'
+	fi
 	if [ "$rc" != 0 ] && [ "$missing" = 0 ]; then
 		missing=1
 		printf '%-6s %-16s FAIL: the guest ended with status %s\n' "$name" kernel "$rc"
