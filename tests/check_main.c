@@ -53,8 +53,19 @@ static Suite *with_dev_null_guard(Suite *s, const char *tcase_name)
 
 int main(void)
 {
-	SRunner *sr = srunner_create(NULL);
+	SRunner *sr;
 	int failed;
+
+	/*
+	 * check's default timeout, 4 s, is a hang guard, not a measure: a
+	 * case that takes milliseconds (a stat of /dev/null, a parse) took
+	 * over 4 s beside two more make checks and a CPU burner (20 errors
+	 * in one such run). 30 s still ends a hang; a case that needs more
+	 * sets its own, and CK_DEFAULT_TIMEOUT, when given, wins. Set before
+	 * the suites are made: tcase_create() reads it.
+	 */
+	setenv("CK_DEFAULT_TIMEOUT", "30", 0);
+	sr = srunner_create(NULL);
 
 #define PK_SUITE(name) \
 	srunner_add_suite(sr, with_dev_null_guard(suite_##name(), "dev_null_after_" #name));
