@@ -126,7 +126,7 @@ __noinline int pk_hs_note_nmethod(__u32 tgid, __u64 blob, __u64 cid14)
 	const struct pk_hs_file *f;
 	struct hs_nmethod_buf *mb;
 	struct hs_proc *p;
-	__u64 method = 0, code = 0, end = 0, stamp, *seen, m;
+	__u64 method = 0, code = 0, end = 0, stamp, m;
 	__u32 zero = 0, flags = 0, at, n, size;
 	__s64 cid;
 
@@ -141,8 +141,7 @@ __noinline int pk_hs_note_nmethod(__u32 tgid, __u64 blob, __u64 cid14)
 		return 0;
 	stamp = ((__u64)cid * 0x9e3779b97f4a7c15ull ^ method) * 0x9e3779b97f4a7c15ull;
 	stamp = pk_report_stamp(stamp ^ p->mm);
-	seen = bpf_map_lookup_elem(&hs_nmethod_seen, &key);
-	if (seen && *seen == stamp)
+	if (pk_report_seen(&hs_nmethod_seen, &key, stamp))
 		return 0;
 	if (!hs_code_begin(f, blob, &code))
 		return 0;
@@ -183,11 +182,8 @@ __noinline int pk_hs_note_nmethod(__u32 tgid, __u64 blob, __u64 cid14)
 	if (f->flags & PK_HS_LINES_U5)
 		flags |= PK_HS_NM_NO_ZERO;
 	size = sizeof(mb->e) + at;
-	mb->e.hdr.type = PK_EVENT_HS_NMETHOD;
-	mb->e.hdr.size = size;
-	mb->e.hdr.flags = flags;
-	barrier_var(size);
-	if (size > sizeof(mb->e) + sizeof(mb->data))
+	if (!pk_report_close(mb, &size, sizeof(mb->e) + sizeof(mb->data), PK_EVENT_HS_NMETHOD,
+			     flags))
 		return 0;
 	/* the methods first: a reader names the scopes from them */
 	pk_hs_note_method(tgid, method);
@@ -197,9 +193,7 @@ __noinline int pk_hs_note_nmethod(__u32 tgid, __u64 blob, __u64 cid14)
 		if (hs_ptr(mb->parts.meta + 8 * i, &m) && m && m != method)
 			pk_hs_note_method(tgid, m);
 	}
-	if (bpf_ringbuf_output(&events, mb, size, BPF_RB_NO_WAKEUP))
-		return 0;
-	bpf_map_update_elem(&hs_nmethod_seen, &key, &stamp, BPF_ANY);
+	pk_report_out(mb, size, &hs_nmethod_seen, &key, &stamp);
 	return 0;
 }
 

@@ -42,6 +42,7 @@
 #include "bpf/probekit.h"
 #include "bpf/profile_sizes.h"
 #include "bpf/cfi_walk.bpf.h"
+#include "bpf/runtime_report.bpf.h"
 
 /* libjvm files (user space writes them with their tables). Sized by
  * probe-load; 1 here so that --unwind fp costs nothing. */
@@ -531,8 +532,8 @@ __noinline int pk_hs_note_method(__u32 tgid, __u64 method)
 	const struct pk_hs_file *f;
 	struct hs_method_buf *mb;
 	struct hs_proc *p;
-	__u64 cm, cp, holder, ksym = 0, nsym = 0, idx, stamp, *seen;
-	__u32 zero = 0, flags = 0, at, size;
+	__u64 cm, cp, holder, ksym = 0, nsym = 0, idx, stamp;
+	__u32 zero = 0, flags = 0, at;
 	bool trunc;
 	long n;
 
@@ -550,8 +551,7 @@ __noinline int pk_hs_note_method(__u32 tgid, __u64 method)
 		return 0;	/* not now: a later sample tries again */
 	stamp = (cm * 0x9e3779b97f4a7c15ull ^ ksym) * 0x9e3779b97f4a7c15ull ^ nsym;
 	stamp = pk_report_stamp(stamp ^ p->mm);
-	seen = bpf_map_lookup_elem(&hs_method_seen, &key);
-	if (seen && *seen == stamp)
+	if (pk_report_seen(&hs_method_seen, &key, stamp))
 		return 0;
 	mb->e.pid = tgid;
 	mb->e.method = method;
@@ -577,39 +577,25 @@ __noinline int pk_hs_note_method(__u32 tgid, __u64 method)
 	at += n;
 	at = hs_note_file(f, mb, cp, at & HS_FILE_AT_MASK, &flags);
 	at = hs_note_lines(f, mb, cm, at & HS_LINES_AT_MASK, &flags);
-	size = sizeof(mb->e) + at;
-	mb->e.hdr.type = PK_EVENT_HS_METHOD;
-	mb->e.hdr.size = size;
-	mb->e.hdr.flags = flags;
-	barrier_var(size);
-	if (size > sizeof(*mb))
-		return 0;
-	if (bpf_ringbuf_output(&events, mb, size, BPF_RB_NO_WAKEUP))
-		return 0;
-	bpf_map_update_elem(&hs_method_seen, &key, &stamp, BPF_ANY);
+	pk_report_send(mb, sizeof(mb->e) + at, sizeof(*mb), PK_EVENT_HS_METHOD, flags,
+		       &hs_method_seen, &key, &stamp);
 	return 0;
 }
 
 #include "bpf/hotspot_nmethod.bpf.h"
 
-/* bpf_loop body over the sample's user frames: each Java frame's method,
- * or nmethod, reported. CTX: the first user frame's index, the count, the
- * tgid. */
-struct hs_note {
-	__u32 base, n, tgid;
-};
-
+/* rt_note_frames() body: each Java frame's method, or nmethod, reported. */
 static long hs_note_step(__u32 i, void *ctx)
 {
-	struct pk_sample_buf *b = sample_buf_get();
-	struct uw_state *uw = uw_state_get();
-	struct hs_note *nt = ctx;
-	__u32 idx = nt->base + i;
+	struct rt_note *nt = ctx;
+	struct uw_state *uw;
 	__u64 frame;
 
-	if (!b || !uw || i >= nt->n || idx >= PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH)
+	if (!rt_note_frame(i, nt, &frame))
 		return 1;
-	frame = b->frames[idx];
+	uw = uw_state_get();
+	if (!uw)
+		return 1;
 	if (!(frame & PK_HS_FRAME))
 		return 0;
 	if ((frame >> PK_HS_KIND_SHIFT & 3) == PK_HS_COMPILED)
@@ -630,7 +616,6 @@ static __noinline int pk_hotspot_sample(__u32 base, __u32 n)
 {
 	struct uw_state *uw = uw_state_get();
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	struct hs_note nt = { .base = base, .n = n, .tgid = tgid };
 	struct hs_proc *p;
 
 	if (!dwarf || !uw)
@@ -644,7 +629,7 @@ static __noinline int pk_hotspot_sample(__u32 base, __u32 n)
 			     p->key.ino == uw->hs_key.ino))
 		hs_learn(uw, tgid);
 	else if (p)
-		bpf_loop(PK_MAX_USTACK_DEPTH, hs_note_step, &nt, 0);
+		rt_note_frames(base, n, tgid, hs_note_step);
 	return 0;
 }
 

@@ -30,6 +30,7 @@
 #include "bpf/profile_sizes.h"
 #include "bpf/sample.bpf.h"
 #include "bpf/cfi_walk.bpf.h"
+#include "bpf/runtime_report.bpf.h"
 
 /* Set by probe-load: walk Python frames (not --no-python). With `dwarf`
  * only: the interpreter is found by the DWARF walk. */
@@ -218,20 +219,22 @@ static __always_inline __u64 py_code_stamp(const struct py_state *st)
 	return h | 1;	/* never 0 */
 }
 
-/* Send the pk_py_code_event of CODE (its fixed part in st->code). true
- * when it went into the ring buffer. */
-static __always_inline bool py_send_code(const struct py_state *st, __u64 code)
+/* Send the pk_py_code_event of CODE (its fixed part in st->code), and
+ * keep KEY with STAMP in py_code_seen once it went into the ring buffer. */
+static __always_inline void py_send_code(const struct py_state *st, __u64 code,
+					 const struct py_code_key *key, const __u64 *stamp)
 {
 	const struct pk_py_offsets *o = &st->off;
 	struct py_code_buf *cb;
-	__u32 zero = 0, at, flags = 0, size;
+	enum pk_report_sent sent;
+	__u32 zero = 0, at, flags = 0;
 	__u64 lt, lt_len;
 	bool trunc, latin1;
 	long n;
 
 	cb = bpf_map_lookup_elem(&py_code_bufs, &zero);
 	if (!cb)
-		return false;
+		return;
 	cb->e.pid = st->tgid;
 	cb->e.version = st->version;
 	cb->e.code = code;
@@ -276,20 +279,12 @@ static __always_inline bool py_send_code(const struct py_state *st, __u64 code)
 		lt_len = 0;
 	}
 	cb->e.linetable_len = lt_len;
-	size = sizeof(cb->e) + at + lt_len;
-	cb->e.hdr.type = PK_EVENT_PY_CODE;
-	cb->e.hdr.size = size;
-	cb->e.hdr.flags = flags;
-	barrier_var(size);
-	if (size > sizeof(*cb))
-		return false;
-	/* a sample follows, whose send wakes the reader as it should */
-	if (bpf_ringbuf_output(&events, cb, size, BPF_RB_NO_WAKEUP)) {
+	sent = pk_report_send(cb, sizeof(cb->e) + at + lt_len, sizeof(*cb), PK_EVENT_PY_CODE,
+			      flags, &py_code_seen, key, stamp);
+	if (sent == PK_REPORT_LOST)
 		count(PK_CNT_PY_CODE_LOST);
-		return false;
-	}
-	count(PK_CNT_PY_CODE_EVENTS);
-	return true;
+	else if (sent == PK_REPORT_SENT)
+		count(PK_CNT_PY_CODE_EVENTS);
 }
 
 /* CODE (its fixed part in st->code) is reported for this process before
@@ -298,13 +293,10 @@ static __always_inline bool py_send_code(const struct py_state *st, __u64 code)
 static __always_inline void py_note_code(const struct py_state *st, __u64 code)
 {
 	struct py_code_key key = { .tgid = st->tgid, .code = code };
-	__u64 stamp = pk_report_stamp(py_code_stamp(st)), *seen;
+	__u64 stamp = pk_report_stamp(py_code_stamp(st));
 
-	seen = bpf_map_lookup_elem(&py_code_seen, &key);
-	if (seen && *seen == stamp)
-		return;
-	if (py_send_code(st, code))
-		bpf_map_update_elem(&py_code_seen, &key, &stamp, BPF_ANY);
+	if (!pk_report_seen(&py_code_seen, &key, stamp))
+		py_send_code(st, code, &key, &stamp);
 }
 
 /* bpf_loop body: frame st->frame as Python frame n, then its caller. */

@@ -72,14 +72,6 @@ static __always_inline __u32 pk_report_gen(void)
 	return s ? s->reader_gen : 0;
 }
 
-/* A report's stamp STAMP (a hash of what it said) as kept in its seen
- * map: made to differ with each reader generation, so that the same
- * object's report is due again when a new reader starts. Never 0. */
-static __always_inline __u64 pk_report_stamp(__u64 stamp)
-{
-	return (stamp ^ (__u64)pk_report_gen() * 0xc2b2ae3d27d4eb4full) | 1;
-}
-
 static __always_inline struct pk_sample_buf *sample_buf_get(void)
 {
 	__u32 zero = 0;

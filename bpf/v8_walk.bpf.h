@@ -55,6 +55,7 @@
 #include "bpf/probekit.h"
 #include "bpf/profile_sizes.h"
 #include "bpf/cfi_walk.bpf.h"
+#include "bpf/runtime_report.bpf.h"
 
 /* V8 files (user space writes them with their tables). Sized by
  * probe-load; 1 here so that --unwind fp costs nothing. */
@@ -509,8 +510,8 @@ __noinline int pk_v8_note_sfi(__u32 tgid, __u64 sfi)
 	const struct pk_v8_file *f;
 	struct v8_sfi_buf *b;
 	struct v8_proc *p;
-	__u64 nos = 0, script = 0, sname = 0, stamp, *seen;
-	__u32 zero = 0, flags = 0, t, size, at;
+	__u64 nos = 0, script = 0, sname = 0, stamp;
+	__u32 zero = 0, flags = 0, t, at;
 	bool trunc;
 	long n, pos = -1;
 
@@ -523,8 +524,7 @@ __noinline int pk_v8_note_sfi(__u32 tgid, __u64 sfi)
 	v8_member(f, sfi, f->sfi_script, &script);
 	stamp = (nos * 0x9e3779b97f4a7c15ull ^ script) * 0x9e3779b97f4a7c15ull;
 	stamp = pk_report_stamp(stamp ^ p->mm);
-	seen = bpf_map_lookup_elem(&v8_sfi_seen, &key);
-	if (seen && *seen == stamp)
+	if (pk_report_seen(&v8_sfi_seen, &key, stamp))
 		return 0;
 	b->e.pid = tgid;
 	b->e.sfi = sfi;
@@ -552,36 +552,19 @@ __noinline int pk_v8_note_sfi(__u32 tgid, __u64 sfi)
 	}
 	b->e.file_len = n;
 	b->e.line = v8_type(f, script) == f->type_script ? v8_line(f, script, pos) : 0;
-	size = sizeof(b->e) + at + (n & V8_AT_MASK);
-	b->e.hdr.type = PK_EVENT_V8_SFI;
-	b->e.hdr.size = size;
-	b->e.hdr.flags = flags;
-	barrier_var(size);
-	if (size > sizeof(b->e) + sizeof(b->data))
-		return 0;
-	if (bpf_ringbuf_output(&events, b, size, BPF_RB_NO_WAKEUP))
-		return 0;
-	bpf_map_update_elem(&v8_sfi_seen, &key, &stamp, BPF_ANY);
+	pk_report_send(b, sizeof(b->e) + at + (n & V8_AT_MASK), sizeof(b->e) + sizeof(b->data),
+		       PK_EVENT_V8_SFI, flags, &v8_sfi_seen, &key, &stamp);
 	return 0;
 }
 
-/* bpf_loop body over the sample's user frames: each JavaScript frame's
- * function reported. CTX: the first user frame's index, the count, the
- * tgid. */
-struct v8_note {
-	__u32 base, n, tgid;
-};
-
+/* rt_note_frames() body: each JavaScript frame's function reported. */
 static long v8_note_step(__u32 i, void *ctx)
 {
-	struct pk_sample_buf *b = sample_buf_get();
-	struct v8_note *nt = ctx;
-	__u32 idx = nt->base + i;
+	struct rt_note *nt = ctx;
 	__u64 frame;
 
-	if (!b || i >= nt->n || idx >= PK_MAX_STACK_DEPTH + PK_MAX_USTACK_DEPTH)
+	if (!rt_note_frame(i, nt, &frame))
 		return 1;
-	frame = b->frames[idx];
 	if (pk_v8_is_frame(frame))
 		pk_v8_note_sfi(nt->tgid, frame & PK_V8_SFI_MASK);
 	return 0;
@@ -596,7 +579,6 @@ static __noinline int pk_v8_sample(__u32 base, __u32 n)
 {
 	struct uw_state *uw = uw_state_get();
 	__u32 tgid = bpf_get_current_pid_tgid() >> 32;
-	struct v8_note nt = { .base = base, .n = n, .tgid = tgid };
 	struct task_struct *task;
 	struct pk_v8_file *f;
 	struct v8_proc *p;
@@ -619,7 +601,7 @@ static __noinline int pk_v8_sample(__u32 base, __u32 n)
 			bpf_map_update_elem(&v8_procs, &tgid, &np, BPF_ANY);
 		}
 	} else if (p) {
-		bpf_loop(PK_MAX_USTACK_DEPTH, v8_note_step, &nt, 0);
+		rt_note_frames(base, n, tgid, v8_note_step);
 	}
 	return 0;
 }
