@@ -8,9 +8,9 @@
  * and the sample's note loop reports it once per reader generation, with
  * the Method*s of its metadata table (the inlined methods among them).
  *
- * Where the parts are (bpf/probekit.h, pk_hs_file's nmethod_* members):
- * offsets the JVM describes, but for JDK 25's metadata table, which is
- * not: it follows the relocations in the nmethod's mutable data
+ * Where the parts are (bpf/hotspot_records.h, pk_hs_file's nmethod_*
+ * members): offsets the JVM describes, but for JDK 25's metadata table,
+ * which is not: it follows the relocations in the nmethod's mutable data
  * (nmethod::metadata_begin()), checked on JDK 25 by the Java walk's tests.
  * The decoding is the reader's (symbolization/hotspot_scopes.h).
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The Java (HotSpot) walk (bpf/probekit.h "HotSpot"): the DWARF walk's
+ * The Java (HotSpot) walk (bpf/hotspot_records.h): the DWARF walk's
  * step over a frame in a JVM's code cache, where there is no CFI and, in
  * compiled code, no frame pointer.
  *

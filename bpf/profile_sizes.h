@@ -32,18 +32,18 @@
 #define PK_UNWIND_FILES_MAX	16384	/* distinct inodes */
 #define PK_UNWIND_SEEN_MAX	4096	/* no-table reports remembered */
 #define PK_MAPPINGS_SEEN_MAX	16384	/* (process, mapping) reports remembered */
-/* Python (bpf/probekit.h "Python"): interpreter files, processes, threads
+/* Python (bpf/python_records.h): interpreter files, processes, threads
  * and code objects remembered. */
 #define PK_PY_FILES_MAX		256
 #define PK_PY_PROCS_MAX		4096
 #define PK_PY_THREADS_MAX	16384
 #define PK_PY_CODE_SEEN_MAX	65536
-/* HotSpot (bpf/probekit.h "HotSpot"): libjvm files, JVM processes. */
+/* HotSpot (bpf/hotspot_records.h): libjvm files, JVM processes. */
 #define PK_HS_FILES_MAX		64
 #define PK_HS_PROCS_MAX		4096
 #define PK_HS_METHOD_SEEN_MAX	65536
 #define PK_HS_NMETHOD_SEEN_MAX	65536
-/* V8 (bpf/probekit.h "V8"): node/libnode files, node processes, functions. */
+/* V8 (bpf/v8_records.h): node/libnode files, node processes, functions. */
 #define PK_V8_FILES_MAX		64
 #define PK_V8_PROCS_MAX		4096
 #define PK_V8_SFI_SEEN_MAX	65536

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The Python walk (bpf/probekit.h "Python"): after the DWARF walk of a
+ * The Python walk (bpf/python_records.h): after the DWARF walk of a
  * sample, the Python frames of the sampled thread, from the interpreter's
  * own structures, appended after the native user frames; and a
  * pk_py_code_event for each code object a process's samples meet first.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The JavaScript (V8) walk (bpf/probekit.h "V8"): each frame the DWARF
+ * The JavaScript (V8) walk (bpf/v8_records.h): each frame the DWARF
  * walk leaves by a frame-pointer step (no CFI: JIT code, the builtins
  * embedded in node's or libnode's text) is looked at as V8 lays its frames
  * out, with V8's own numbers (its postmortem metadata, v8_files).

@@ -274,7 +274,7 @@ size_t pk_hotspot_missing(const struct pk_hotspot_vm *vm, char *buf, size_t len)
 int pk_hotspot_bias(Elf *elf, __u64 map_start, __u64 map_offset, __u64 *bias);
 
 /*
- * The hs_files value (bpf/probekit.h "HotSpot") of VM, a JVM whose libjvm
+ * The hs_files value (bpf/hotspot_records.h) of VM, a JVM whose libjvm
  * is loaded with BIAS: its statics as the file's vaddrs. 0; -ERANGE: an
  * offset past what the value holds; -ENOTSUP: an interpreter frame that is
  * not the x86_64 one the walk knows. ERR says which.

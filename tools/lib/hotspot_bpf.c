@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * A JVM's hs_files value (bpf/probekit.h "HotSpot"): its vmStructs tables
+ * A JVM's hs_files value (bpf/hotspot_records.h): its vmStructs tables
  * read from a process that maps its libjvm (tools/lib/hotspot.c), reduced
  * to what the BPF walk and the reader need, and the frame slots HotSpot
  * does not describe.

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * CPython interpreters in ELF files (bpf/probekit.h "Python"): whether a
+ * CPython interpreters in ELF files (bpf/python_records.h): whether a
  * file is one (python3.11, libpython3.11.so), of which version and build,
  * and the struct offsets the BPF Python walk reads its memory with
  * (struct pk_py_file, the value of py_files). Shared by probe-load and

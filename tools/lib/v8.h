@@ -172,7 +172,7 @@ size_t pk_v8_missing(const struct pk_v8 *v8, char *buf, size_t len);
 /* The value of want W as read (after pk_v8_elf()). */
 __s32 pk_v8_value(const struct pk_v8 *v8, size_t w);
 
-/* V8's v8_files value (bpf/probekit.h "V8") from what pk_v8_elf() read
+/* V8's v8_files value (bpf/v8_records.h) from what pk_v8_elf() read
  * into V: 0; -ENOTSUP: a V8 the walk cannot read (pointer compression,
  * frame slots not words below the frame pointer, values it needs not
  * described); -ERANGE: a number past its field (ERR says which). */

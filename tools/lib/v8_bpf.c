@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * A V8's v8_files value (bpf/probekit.h "V8"): its postmortem metadata
+ * A V8's v8_files value (bpf/v8_records.h): its postmortem metadata
  * (tools/lib/v8.c) reduced to what the JavaScript walk reads, each number
  * checked to fit the field it goes in. Constants of the file: no process
  * is read.

@@ -64,18 +64,18 @@ struct pk_loc {
 	const struct pk_frame *frames; /* innermost first: [0] is the inlined
 					* code at addr, [nframes-1] the function
 					* whose symbol holds addr */
-	bool python;		/* a Python frame (bpf/probekit.h "Python"):
+	bool python;		/* a Python frame (bpf/python_records.h):
 				 * frames[0] is {co_qualname, co_filename,
 				 * line}, one frame; addr the code object's
 				 * address, map NULL */
-	bool java;		/* a Java frame (bpf/probekit.h "HotSpot"):
+	bool java;		/* a Java frame (bpf/hotspot_records.h):
 				 * frames[0] is {package.Class.method, its
 				 * source file or NULL, line or 0}, one
 				 * frame; addr the Method*, map NULL; a
 				 * compiled one's addr is its PC, its frames
 				 * the methods inlined there (innermost
 				 * first) */
-	bool js;		/* a JavaScript frame (bpf/probekit.h "V8"):
+	bool js;		/* a JavaScript frame (bpf/v8_records.h):
 				 * frames[0] is {its function, its script or
 				 * NULL, its start line or 0}, one frame; addr
 				 * the SharedFunctionInfo, map NULL */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * A Java method's line number table as HotSpot keeps it in its ConstMethod,
- * after the bytecodes (bpf/probekit.h, struct pk_hs_method_event): a
+ * after the bytecodes (bpf/hotspot_records.h, struct pk_hs_method_event): a
  * stream of (bytecode index, line) pairs, each a delta from the one before
  * (both from 0): a byte (bci delta << 3 | line delta) when the deltas fit
  * (0..31, 0..7), else 0xff then the two deltas as signed ints (zigzag) in

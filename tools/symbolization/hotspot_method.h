@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* Java methods as the kernel names them (bpf/probekit.h "HotSpot"). */
+/* Java methods as the kernel names them (bpf/hotspot_records.h). */
 #ifndef PK_HOTSPOT_METHOD_H
 #define PK_HOTSPOT_METHOD_H
 

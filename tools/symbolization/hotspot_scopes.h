@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The methods C1 or C2 inlined at a PC of a compiled Java method, from the
- * nmethod's report (bpf/probekit.h, struct pk_hs_nmethod_event): its
+ * nmethod's report (bpf/hotspot_records.h, struct pk_hs_nmethod_event): its
  * PcDescs (pc offset from the code's begin, in increasing order, and the
  * offset of the PC's innermost scope in the scopes data), its scopes data
  * (HotSpot's DebugInfo stream: per scope its sender's offset, its

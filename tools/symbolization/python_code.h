@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * Python code objects as the kernel named them (PK_EVENT_PY_CODE, see
- * bpf/probekit.h "Python"), per process and code address, and the line an
+ * bpf/python_records.h), per process and code address, and the line an
  * instruction of one is at.
  *
  * The latest event of a (pid, code) wins: a code object freed and another

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The symbolizer's Java frames: HotSpot methods as the process reported
- * them (bpf/probekit.h "HotSpot"), named package.Class.method, with their
+ * them (bpf/hotspot_records.h), named package.Class.method, with their
  * class's source file and, for an interpreted frame, the line of its
  * bytecode index in the method's line table (hotspot_lines.h); a compiled
  * frame expanded into the methods inlined at its PC, each at the line of

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* The symbolizer's JavaScript frames: V8 functions as the process
- * reported them (bpf/probekit.h "V8"), named as V8's profiler names them:
+ * reported them (bpf/v8_records.h), named as V8's profiler names them:
  * the function's name, "(anonymous)" for one without, in its script's
  * file. */
 #include <errno.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
-/* JavaScript functions as the kernel names them (bpf/probekit.h "V8"). */
+/* JavaScript functions as the kernel names them (bpf/v8_records.h). */
 #ifndef PK_V8_FUNCTION_H
 #define PK_V8_FUNCTION_H
 
