@@ -9,7 +9,7 @@
  *    of work (its call, its code's first line, the statistics themselves).
  *  - floor_copy_ring: what any walk of a 15-frame user stack must touch at
  *    the least: one copy of the KiB of stack at the user SP (probekit's
- *    window, bpf/cfi_walk.bpf.h) and one ring-buffer record of 15 words.
+ *    window, bpf/cfi_state.bpf.h) and one ring-buffer record of 15 words.
  *  - floor_fp_walk: the kernel's own frame-pointer walk of the user stack
  *    (bpf_get_stack, what `--unwind fp`, bpftrace's ustack and perf -g
  *    use), on a workload built with frame pointers.

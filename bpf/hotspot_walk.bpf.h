@@ -5,7 +5,7 @@
  * compiled code, no frame pointer.
  *
  * The JVM is found as Python's interpreter is: a DWARF walk that passes
- * through its libjvm (PK_FILE_HOTSPOT: bpf/cfi_walk.bpf.h notes its file
+ * through its libjvm (PK_FILE_HOTSPOT: bpf/cfi_lookup.bpf.h notes its file
  * and load bias) makes pk_hotspot_sample() read the process's code cache
  * bounds, heaps and interpreter once into hs_procs; the walks of the
  * process's later samples step over Java frames with them. Its first

@@ -6,7 +6,7 @@
  * pk_py_code_event for each code object a process's samples meet first.
  *
  * The interpreter is found by the DWARF walk (a frame in a file with
- * PK_FILE_PYTHON: bpf/cfi_walk.bpf.h notes its file and load bias), or for
+ * PK_FILE_PYTHON: bpf/cfi_lookup.bpf.h notes its file and load bias), or for
  * a sample whose walk did not reach it (cut short, an off-cpu stack in a
  * library without a table yet) by py_procs, which remembers the process's
  * from an earlier sample.

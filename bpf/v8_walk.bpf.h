@@ -6,7 +6,7 @@
  * out, with V8's own numbers (its postmortem metadata, v8_files).
  *
  * The process is found as a JVM is (bpf/hotspot_walk.bpf.h): a DWARF walk
- * that passes through a file with PK_FILE_V8 (bpf/cfi_walk.bpf.h notes
+ * that passes through a file with PK_FILE_V8 (bpf/cfi_lookup.bpf.h notes
  * it) makes pk_v8_sample() keep the file's value for the process in
  * v8_procs; the walks of its later samples look at its frames. Its first
  * samples, before a walk went through the file, keep their PCs.

@@ -214,7 +214,7 @@ struct vma_memo_entry {
 	__u64 file;		/* struct file *, held by the VMA */
 	__u32 tgid;
 	__s32 found;		/* vma_at()'s result: 0 or 1 */
-	/* What the DWARF walk made of it (bpf/cfi_walk.bpf.h), kept once its
+	/* What the DWARF walk made of it (bpf/cfi_lookup.bpf.h), kept once its
 	 * mapping report is sent for good and its table loaded, so that a
 	 * later sample skips the unwind_files and mappings_seen lookups
 	 * too: the range of one executable segment, its table (valid while
