@@ -26,74 +26,13 @@
 #include "lib/util/u64map.h"
 #include "lib/vdso_image.h"
 
-
-/* One file of an add(): what the worker found, for the serial part. */
-struct item {
-	const char *path;		/* what to read */
-	const char *name;		/* for messages */
-	pid_t pid;			/* a process that maps it, at vm_start */
-	__u64 vm_start;
-	struct pk_file_key key;
-	bool skip;			/* already had an entry */
-	int status;			/* < 0: refused (msg), 0: table known, > 0:
-					 * enum eh_cache_result, table in t */
-	struct pk_unwind_id id;
-	struct pk_file_seg segs[PK_FILE_MAX_SEGS];
-	__u32 nsegs;
-	struct eh_unwind_table *t;
-	int py_status;			/* pk_python_file(): 0 a Python, py is its
-					 * py_files value */
-	struct pk_python_build py_build;
-	struct pk_py_file py;
-	int hs_status;			/* pk_hotspot_process(): 0 a HotSpot, hs is
-					 * its hs_files value, hs_msg why not */
-	struct pk_hs_file hs;
-	char hs_msg[PK_ERR_LEN];
-	int v8_status;			/* pk_v8_bpf_path(): 0 a V8, v8 is its
-					 * v8_files value, v8_msg why not */
-	struct pk_v8_file v8;
-	char v8_msg[PK_ERR_LEN];
-	bool file_due;			/* its unwind_files entry, for table
-					 * file_table, waits for commit() */
-	__u32 file_table;
-	char msg[PK_ERR_LEN];
-};
-
-/* A table placed by a batch, whose array goes into unwind_rows and whose
- * entry into unwind_tables at commit(). */
-struct pending {
-	__u32 idx;
-	int fd;				/* the array */
-	struct pk_table_info ti;
-};
-
-struct batch {
-	struct pk_unwind_store *s;
-	struct item *items;
-	int n;
-	/* the tables known when the batch began, for the workers: a copy,
-	 * since giving tables back changes s->ids under them */
-	struct pk_unwind_id *known;
-	__u32 nknown;
-	struct eh_cache_opts copts;
-	struct pk_unwind_stats st;
-	struct pending *pend;		/* n of them at most */
-	int npend;
-	int ntables;			/* of those, in unwind_tables */
-	struct pk_u64map due;		/* file_hash() -> the item whose file's
-					 * entry is due */
-	bool reclaimed;			/* room was sought once: not again */
-	int ret;			/* first map failure */
-	char *err;
-};
-
-static void work_table(struct batch *b, struct item *it, const char *path);
+static void work_table(struct pk_unwind_batch *b, struct pk_unwind_item *it, const char *path);
 
 /* Parallel part: segments, identity and (unless known) the table. */
 static void work(void *arg, int i)
 {
-	struct batch *b = arg;
-	struct item *it = &b->items[i];
+	struct pk_unwind_batch *b = arg;
+	struct pk_unwind_item *it = &b->items[i];
 	char key[2 * PK_UNWIND_BUILD_ID_MAX + 8], held[32];
 	int fd;
 
@@ -119,7 +58,7 @@ static void work(void *arg, int i)
 }
 
 /* work() past the file's identity and segments: PATH holds it open. */
-static void work_table(struct batch *b, struct item *it, const char *path)
+static void work_table(struct pk_unwind_batch *b, struct pk_unwind_item *it, const char *path)
 {
 	it->py_status = pk_python_file(path, &it->py, &it->py_build);
 	it->hs_status = pk_hotspot_process(path, it->pid, it->vm_start, &it->hs, it->hs_msg);
@@ -137,13 +76,11 @@ static void work_table(struct batch *b, struct item *it, const char *path)
 		pk_err(it->msg, it->status, "%s", strerror(-it->status));
 }
 
-static int reclaim_locked(struct pk_unwind_store *s, struct batch *b, struct pk_unwind_alloc *a);
-
 /* IT's entry VALUE in a runtime's map FD (named MAP), and FLAG into FI. A
  * full map leaves the file without the runtime's frames, one line said:
  * not an error. */
-static int put_runtime(struct batch *b, const struct item *it, int fd, const char *map,
-		       const void *value, __u32 flag, struct pk_file_info *fi)
+static int put_runtime(struct pk_unwind_batch *b, const struct pk_unwind_item *it, int fd,
+		       const char *map, const void *value, __u32 flag, struct pk_file_info *fi)
 {
 	struct pk_unwind_store *s = b->s;
 
@@ -163,7 +100,8 @@ static int put_runtime(struct batch *b, const struct item *it, int fd, const cha
  * sees the flag finds the offsets; one line for a Python we have no
  * offsets for, which gets native frames only. A full py_files leaves the
  * file without Python frames: not an error. */
-static int put_python(struct batch *b, const struct item *it, struct pk_file_info *fi)
+static int put_python(struct pk_unwind_batch *b, const struct pk_unwind_item *it,
+		       struct pk_file_info *fi)
 {
 	struct pk_unwind_store *s = b->s;
 	char ver[32];
@@ -184,7 +122,8 @@ static int put_python(struct batch *b, const struct item *it, struct pk_file_inf
 /* IT's hs_files entry when it is a HotSpot libjvm, before its unwind_files
  * entry (with PK_FILE_HOTSPOT into FI), as put_python(); one line for a
  * HotSpot the walk cannot read, which gets native frames only. */
-static int put_hotspot(struct batch *b, const struct item *it, struct pk_file_info *fi)
+static int put_hotspot(struct pk_unwind_batch *b, const struct pk_unwind_item *it,
+		        struct pk_file_info *fi)
 {
 	struct pk_unwind_store *s = b->s;
 
@@ -201,7 +140,8 @@ static int put_hotspot(struct batch *b, const struct item *it, struct pk_file_in
 
 /* IT's v8_files entry when it is a V8 (node, libnode), before its
  * unwind_files entry (with PK_FILE_V8 into FI), as put_hotspot(). */
-static int put_v8(struct batch *b, const struct item *it, struct pk_file_info *fi)
+static int put_v8(struct pk_unwind_batch *b, const struct pk_unwind_item *it,
+		   struct pk_file_info *fi)
 {
 	struct pk_unwind_store *s = b->s;
 
@@ -218,7 +158,8 @@ static int put_v8(struct batch *b, const struct item *it, struct pk_file_info *f
 
 /* IT's unwind_files entry; when the map is full, after giving back what no
  * process maps (once a batch). Under the lock. */
-static int put_file(struct batch *b, const struct item *it, __u32 table, __u32 flags)
+static int put_file(struct pk_unwind_batch *b, const struct pk_unwind_item *it, __u32 table,
+		    __u32 flags)
 {
 	struct pk_file_info fi = { .table = table, .flags = flags, .nsegs = it->nsegs };
 	struct pk_unwind_alloc a;
@@ -239,7 +180,7 @@ static int put_file(struct batch *b, const struct item *it, __u32 table, __u32 f
 		if (!ret)
 			ret = pk_unwind_store_refresh_ids(b->s, &a);
 		if (!ret)
-			ret = reclaim_locked(b->s, b, &a);
+			ret = pk_unwind_reclaim_locked(b->s, b, &a);
 		if (!ret)
 			ret = bpf_map_update_elem(b->s->fds.files, &it->key, &fi, BPF_ANY) ? -errno : 0;
 	}
@@ -249,7 +190,7 @@ static int put_file(struct batch *b, const struct item *it, __u32 table, __u32 f
 	return 0;
 }
 
-static void refuse(struct batch *b, const struct item *it, const char *why)
+static void refuse(struct pk_unwind_batch *b, const struct pk_unwind_item *it, const char *why)
 {
 	struct pk_unwind_store *s = b->s;
 	int ret;
@@ -361,197 +302,30 @@ static int table_array(const struct pk_unwind_header *h, __u32 pages)
 	return fd;
 }
 
-/* The key of (DEV, INO) in a set of files: two files may share one, which
- * only keeps a table that could have gone. */
-static __u64 file_hash(__u64 dev, __u64 ino)
-{
-	return pk_hash64(ino ^ pk_hash64(dev + 1));
-}
-
-static int add_live_process(void *ctx, pid_t pid)
-{
-	struct pk_u64map *live = ctx;
-	struct pk_maps maps;
-	int ret = pk_maps_read(NULL, pid, false, &maps);
-
-	if (ret)	/* gone, or exiting: nothing of it to keep */
-		return ret == -ENOMEM ? ret : 0;
-	for (size_t i = 0; i < maps.n && !ret; i++)
-		if (maps.v[i].kind == PK_MAP_FILE)
-			ret = pk_u64map_put(live, file_hash(pk_kernel_dev(maps.v[i].dev_major,
-									  maps.v[i].dev_minor),
-							    maps.v[i].inode), (void *)1);
-	pk_maps_free(&maps);
-	return ret;
-}
-
-/* unwind_files' keys that no process maps, into *DEAD (*NDEAD of them). */
-static int dead_files(const struct pk_unwind_store *s, const struct pk_u64map *live,
-		      struct pk_file_key **dead, size_t *ndead)
-{
-	struct pk_file_key key, next, *prev = NULL;
-	size_t cap = 0;
-
-	*dead = NULL;
-	*ndead = 0;
-	while (!bpf_map_get_next_key(s->fds.files, prev, &next)) {
-		key = next;
-		prev = &key;
-		if ((key.dev == PK_VDSO_DEV && key.ino == PK_VDSO_INO) ||
-		    pk_u64map_get(live, file_hash(key.dev, key.ino)))
-			continue;
-		if (pk_array_reserve((void **)dead, &cap, sizeof(**dead), *ndead + 1, 64))
-			return -ENOMEM;
-		(*dead)[(*ndead)++] = key;
-	}
-	return errno == ENOENT ? 0 : -errno;
-}
-
-/* Which tables unwind_files still uses: USED[i] for table i. */
-static int used_tables(const struct pk_unwind_store *s, __u8 *used)
-{
-	struct pk_file_key key, next, *prev = NULL;
-	struct pk_file_info fi;
-
-	while (!bpf_map_get_next_key(s->fds.files, prev, &next)) {
-		key = next;
-		prev = &key;
-		if (!bpf_map_lookup_elem(s->fds.files, &key, &fi) && fi.table < s->caps.max_tables)
-			used[fi.table] = 1;
-	}
-	return errno == ENOENT ? 0 : -errno;
-}
-
-/* Free table IDX (TI): unwind_rows first, then its entry, which keeps gen. */
-/* TI's table no longer counted in A. */
-static void alloc_sub(struct pk_unwind_alloc *a, const struct pk_table_info *ti)
-{
-	a->live--;
-	a->rows -= ti->nrows;
-	a->rules -= ti->nrules;
-	a->bytes -= ti->bytes;
-}
-
-static int free_table(struct pk_unwind_store *s, __u32 idx, const struct pk_table_info *ti,
-		      struct pk_unwind_alloc *a, struct pk_unwind_stats *st)
-{
-	struct pk_table_info empty = { .gen = ti->gen };
-
-	if (bpf_map_delete_elem(s->fds.rows, &idx) && errno != ENOENT)
-		return -errno;
-	if (bpf_map_update_elem(s->fds.tables, &idx, &empty, BPF_ANY))
-		return -errno;
-	alloc_sub(a, ti);
-	a->freed++;
-	a->freed_bytes += ti->bytes;
-	st->freed++;
-	st->freed_bytes += ti->bytes;
-	s->ids[idx].len = 0;
-	return 0;
-}
-
-/*
- * Give back what no process maps (pk_unwind_store_reclaim), but the files of
- * batch B (NULL: none), which are loaded for processes that may not have
- * mapped them yet (probe-load -- CMD). Under the lock, with A just read and
- * the ids refreshed; A is updated and written.
- */
-static int reclaim_locked(struct pk_unwind_store *s, struct batch *b, struct pk_unwind_alloc *a)
-{
-	struct pk_unwind_stats *st = &b->st;
-	struct pk_u64map live = { 0 };
-	struct pk_file_key *dead = NULL;
-	size_t ndead = 0;
-	__u32 freed = a->freed;
-	__u8 *used = NULL;
-	int ret;
-
-	ret = pk_proc_for_each_pid(NULL, add_live_process, &live);
-	for (int i = 0; !ret && i < b->n; i++)
-		ret = pk_u64map_put(&live, file_hash(b->items[i].key.dev, b->items[i].key.ino),
-				    (void *)1);
-	if (!ret)
-		ret = dead_files(s, &live, &dead, &ndead);
-	pk_u64map_free(&live);
-	if (ret)
-		goto out;
-	/* the files first: the BPF side no longer finds the tables */
-	for (size_t i = 0; i < ndead; i++) {
-		if (bpf_map_delete_elem(s->fds.files, &dead[i]) && errno != ENOENT) {
-			ret = -errno;
-			goto out;
-		}
-		if (s->fds.py >= 0 && bpf_map_delete_elem(s->fds.py, &dead[i]) &&
-		    errno != ENOENT) {
-			ret = -errno;
-			goto out;
-		}
-		if (s->fds.hs >= 0 && bpf_map_delete_elem(s->fds.hs, &dead[i]) &&
-		    errno != ENOENT) {
-			ret = -errno;
-			goto out;
-		}
-		pk_unwind_store_forget(s, &dead[i]);
-		st->forgotten++;
-	}
-	used = calloc(s->caps.max_tables, 1);
-	if (!used) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	ret = used_tables(s, used);
-	/* the batch's tables, in unwind_tables before their files' entries */
-	for (int i = 0; i < b->npend; i++)
-		used[b->pend[i].idx] = 1;
-	for (__u32 i = 0; !ret && i < a->tables && i < s->caps.max_tables; i++) {
-		struct pk_table_info ti;
-
-		if (used[i])
-			continue;
-		if (bpf_map_lookup_elem(s->fds.tables, &i, &ti))
-			ret = -errno;
-		else if (ti.nrows)
-			ret = free_table(s, i, &ti, a, st);
-	}
-	if (a->freed != freed) {
-		a->epoch++;
-		s->epoch = a->epoch;	/* s->ids are current */
-	}
-	{
-		int wret = pk_unwind_alloc_write(s, a);	/* what was freed, even after a failure */
-
-		if (!ret)
-			ret = wret;
-	}
-out:
-	if (ret)
-		pk_err(b->err, ret, "cannot give unwind tables back: %s", strerror(-ret));
-	free(used);
-	free(dead);
-	return ret;
-}
-
 /* IT's entry for TABLE, written by commit() once the table is in. 0 or
  * -ENOMEM. */
-static int defer_file(struct batch *b, struct item *it, __u32 table)
+static int defer_file(struct pk_unwind_batch *b, struct pk_unwind_item *it, __u32 table)
 {
 	it->file_due = true;
 	it->file_table = table;
-	return pk_u64map_put(&b->due, file_hash(it->key.dev, it->key.ino), it);
+	return pk_u64map_put(&b->due, pk_unwind_file_hash(it->key.dev, it->key.ino), it);
 }
 
 /* Whether an item of B has IT's file's entry due already (a batch may
  * name a file twice). */
-static bool file_entry_due(const struct batch *b, const struct item *it)
+static bool file_entry_due(const struct pk_unwind_batch *b,
+			   const struct pk_unwind_item *it)
 {
-	const struct item *o = pk_u64map_get(&b->due, file_hash(it->key.dev, it->key.ino));
+	const struct pk_unwind_item *o =
+		pk_u64map_get(&b->due, pk_unwind_file_hash(it->key.dev, it->key.ino));
 
 	return o && o->key.dev == it->key.dev && o->key.ino == it->key.ino;
 }
 
 /* IT's table into an array of its own, placed for commit(); under the
  * lock, with A just read. */
-static int load_table(struct batch *b, struct item *it, struct pk_unwind_alloc *a)
+static int load_table(struct pk_unwind_batch *b, struct pk_unwind_item *it,
+		      struct pk_unwind_alloc *a)
 {
 	struct pk_unwind_store *s = b->s;
 	const struct pk_unwind_header *h = eh_unwind_table_header(it->t);
@@ -570,7 +344,7 @@ static int load_table(struct batch *b, struct item *it, struct pk_unwind_alloc *
 	if (why[0] && !b->reclaimed) {
 		/* room held by files no process maps any more: given back */
 		b->reclaimed = true;
-		ret = reclaim_locked(s, b, a);
+		ret = pk_unwind_reclaim_locked(s, b, a);
 		if (ret)
 			return ret;
 		room(s, a, h, why);
@@ -610,7 +384,7 @@ static int load_table(struct batch *b, struct item *it, struct pk_unwind_alloc *
 		return pk_err(b->err, ret, "cannot write unwind_alloc: %s", strerror(-ret));
 	}
 	/* counted in unwind_alloc: unplace() takes it out again on failure */
-	b->pend[b->npend++] = (struct pending){ .idx = idx, .fd = fd, .ti = ti };
+	b->pend[b->npend++] = (struct pk_unwind_pending){ .idx = idx, .fd = fd, .ti = ti };
 	s->ids[idx] = it->id;
 	if (s->nids < a->tables)
 		s->nids = a->tables;
@@ -627,7 +401,7 @@ static int load_table(struct batch *b, struct item *it, struct pk_unwind_alloc *
 }
 
 /* Serial part, in file order: into the maps under the lock. */
-static int place(struct batch *b, struct item *it)
+static int place(struct pk_unwind_batch *b, struct pk_unwind_item *it)
 {
 	struct pk_unwind_store *s = b->s;
 	struct pk_file_info fi;
@@ -675,7 +449,7 @@ static int place(struct batch *b, struct item *it)
  * where the kernel has one for arrays of maps. The kernel waits for an RCU
  * grace period after each update of such a map (7 to 21 ms here), after a
  * batch only once. Else, or for what a batch left, one by one. */
-static int insert_rows(struct batch *b)
+static int insert_rows(struct pk_unwind_batch *b)
 {
 	LIBBPF_OPTS(bpf_map_batch_opts, o, .elem_flags = BPF_ANY);
 	__u32 *keys = calloc(b->npend, sizeof(*keys)), count = b->npend;
@@ -707,7 +481,7 @@ out:
 /* What place() left for after the tables' arrays are made: unwind_rows,
  * then unwind_tables, then the files' entries, in that order because the
  * BPF side goes from a file to its table to the table's array. */
-static int commit(struct batch *b)
+static int commit(struct pk_unwind_batch *b)
 {
 	struct pk_unwind_store *s = b->s;
 	int ret = b->npend ? insert_rows(b) : 0;
@@ -724,7 +498,7 @@ static int commit(struct batch *b)
 			return pk_err(b->err, -errno, "cannot add to unwind_tables: %s",
 				      strerror(errno));
 	for (int i = 0; i < b->n; i++) {
-		struct item *it = &b->items[i];
+		struct pk_unwind_item *it = &b->items[i];
 
 		if (!it->file_due)
 			continue;
@@ -745,7 +519,7 @@ static int commit(struct batch *b)
  * good (reclaim gives back only what unwind_tables holds), and a later add
  * of the same build-id found it here and pointed its file at a table the
  * BPF side never sees. */
-static void unplace(struct batch *b)
+static void unplace(struct pk_unwind_batch *b)
 {
 	struct pk_unwind_store *s = b->s;
 	struct pk_unwind_alloc a;
@@ -753,10 +527,10 @@ static void unplace(struct batch *b)
 	if (b->ntables == b->npend || pk_unwind_alloc_read(s, &a))
 		return;
 	for (int i = b->ntables; i < b->npend; i++) {
-		const struct pending *p = &b->pend[i];
+		const struct pk_unwind_pending *p = &b->pend[i];
 
 		bpf_map_delete_elem(s->fds.rows, &p->idx);	/* ENOENT: never there */
-		alloc_sub(&a, &p->ti);
+		pk_unwind_alloc_sub(&a, &p->ti);
 		s->ids[p->idx].len = 0;
 	}
 	pk_unwind_alloc_write(s, &a);
@@ -764,14 +538,14 @@ static void unplace(struct batch *b)
 
 /* Serial part, in file order: every file of the batch placed under one
  * hold of the lock, then committed. */
-static int place_all(struct batch *b)
+static int place_all(struct pk_unwind_batch *b)
 {
 	int ret = pk_unwind_store_lock(b->s);
 
 	if (ret)
 		return pk_err(b->err, ret, "cannot lock the pin directory: %s", strerror(-ret));
 	for (int i = 0; !ret && !b->ret && i < b->n; i++) {
-		struct item *it = &b->items[i];
+		struct pk_unwind_item *it = &b->items[i];
 
 		if (!it->skip)
 			ret = place(b, it);
@@ -791,7 +565,7 @@ static int place_all(struct batch *b)
 	return ret;
 }
 
-static void stats_add(struct pk_unwind_stats *st, const struct pk_unwind_stats *add)
+void pk_unwind_stats_add(struct pk_unwind_stats *st, const struct pk_unwind_stats *add)
 {
 	st->files += add->files;
 	st->tables += add->tables;
@@ -811,7 +585,7 @@ static void stats_add(struct pk_unwind_stats *st, const struct pk_unwind_stats *
 int pk_unwind_store_add(struct pk_unwind_store *s, const struct pk_unwind_file *files, int n,
 			 struct pk_unwind_stats *st, char err[PK_ERR_LEN])
 {
-	struct batch b = { .s = s, .n = n, .err = err };
+	struct pk_unwind_batch b = { .s = s, .n = n, .err = err };
 	struct pk_file_info fi;
 	struct pk_unwind_alloc a;
 	char vdso[64] = "", vdso_err[PK_ERR_LEN] = "";
@@ -825,7 +599,7 @@ int pk_unwind_store_add(struct pk_unwind_store *s, const struct pk_unwind_file *
 		return pk_err(err, -ENOMEM, "out of memory");
 	b.copts = (struct eh_cache_opts){ .sz = sizeof(b.copts), .cache_dir = s->cache_dir };
 	for (int i = 0; i < n; i++) {
-		struct item *it = &b.items[i];
+		struct pk_unwind_item *it = &b.items[i];
 		bool is_vdso = !files[i].path;
 
 		it->key = is_vdso ? (struct pk_file_key){ PK_VDSO_DEV, PK_VDSO_INO } : files[i].key;
@@ -875,7 +649,7 @@ int pk_unwind_store_add(struct pk_unwind_store *s, const struct pk_unwind_file *
 	else {
 		ret = place_all(&b);
 		if (st)
-			stats_add(st, &b.st);
+			pk_unwind_stats_add(st, &b.st);
 	}
 	for (int i = 0; i < n; i++)
 		eh_unwind_table_free(b.items[i].t);	/* what a failure left */
@@ -886,36 +660,10 @@ int pk_unwind_store_add(struct pk_unwind_store *s, const struct pk_unwind_file *
 	return ret;
 }
 
-int pk_unwind_store_reclaim(struct pk_unwind_store *s, struct pk_unwind_stats *st,
-			     char err[PK_ERR_LEN])
-{
-	struct batch b = { .s = s, .err = err };
-	struct pk_unwind_alloc a;
-	int ret;
-
-	err[0] = '\0';
-	ret = pk_unwind_store_lock(s);
-	if (ret)
-		return pk_err(err, ret, "cannot lock the pin directory: %s", strerror(-ret));
-	ret = pk_unwind_alloc_read(s, &a);
-	if (!ret)
-		ret = pk_unwind_store_refresh_ids(s, &a);
-	if (ret)
-		pk_err(err, ret, "cannot read the unwind maps: %s", strerror(-ret));
-	else
-		ret = reclaim_locked(s, &b, &a);
-	pk_unwind_store_unlock(s);
-	if (st)
-		stats_add(st, &b.st);
-	return ret;
-}
-
-
 int pk_unwind_store_forget(struct pk_unwind_store *s, const struct pk_file_key *key)
 {
 	if (bpf_map_delete_elem(s->fds.seen, key) && errno != ENOENT)
 		return -errno;
 	return 0;
 }
-
 
