@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
- * The symbolizer's own data, shared by its files: symbolizer.c (files,
- * processes, native locations, numbering), symbolizer_python.c (Python's
- * code objects) and symbolizer_kernel.c (the kernel's and its modules'
+ * The symbolizer's own data, shared by its files: symbolizer.c
+ * (processes and their maps, numbering, forgetting), symbolizer_user.c
+ * (files and native locations), symbolizer_python.c (Python's code
+ * objects) and symbolizer_kernel.c (the kernel's and its modules'
  * symbols). Nothing outside tools/symbolization/symbolizer*.c includes it.
  */
 #ifndef PK_SYMBOLIZER_INTERNAL_H
@@ -118,5 +119,13 @@ struct pk_loc *pk_symbolizer_named_loc(struct pk_symbolizer *sym, struct pk_strp
 
 /* PID's entry, made on first use; NULL when out of memory. */
 struct pk_sym_proc *pk_symbolizer_proc_get(struct pk_symbolizer *sym, __u32 pid);
+
+/* P's /proc/PID/maps read (again): 0, or a negative errno, when what was
+ * read before is kept (P is gone on ENOENT or ESRCH). */
+int pk_symbolizer_read_maps(struct pk_symbolizer *sym, struct pk_sym_proc *p);
+
+/* The kernel-reported mapping of P holding ADDR, by binary search; NULL:
+ * none. */
+struct pk_sym_kmap *pk_symbolizer_kmap_find(struct pk_sym_proc *p, __u64 addr);
 
 #endif
