@@ -6,7 +6,8 @@
  * a constant's of 16), read through the memory callback. Good tables,
  * JDK 25's names, and what a hostile process can make of them: truncated,
  * endless, absurd strides and offsets, names that do not end, addresses
- * that wrap. Detection on real files: Debian's libjvm and libc.
+ * that wrap. Detection on real files: Debian's libjvm and libc. The fake
+ * process is hotspot_fake.h's.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,99 +17,25 @@
 
 #include "lib/hotspot.h"
 #include "test_util.h"
-
-/* The fake process: one region of bytes at BASE. */
-#define BASE	0x7f0000000000ull
-#define SIZE	(256 * 1024)
-#define BIAS	0x7e0000000000ull	/* the file's vaddrs + BIAS */
-
-struct fake {
-	__u8 *mem;
-	size_t size;		/* readable bytes from BASE */
-	size_t top;		/* where the next allocation goes */
-	unsigned long calls;
-	__u64 strs[256];	/* the strings laid out (str()) */
-	size_t nstrs;
-};
-
-static long fake_read(void *ctx, __u64 addr, void *buf, size_t len)
-{
-	struct fake *f = ctx;
-
-	f->calls++;
-	if (addr < BASE || addr - BASE >= f->size)
-		return -EFAULT;
-	if (len > f->size - (addr - BASE))
-		len = f->size - (addr - BASE);
-	memcpy(buf, f->mem + (addr - BASE), len);
-	return len;
-}
+#include "unit/lib/hotspot_fake.h"
 
 /* An endless table from ENDLESS on: the entry at 0x8000 in the region,
  * over and over. */
-#define ENDLESS	(BASE + 0x10000000ull)
+#define ENDLESS	(HF_BASE + 0x10000000ull)
 
 static long repeat_read(void *ctx, __u64 addr, void *buf, size_t len)
 {
-	struct fake *f = ctx;
+	struct pk_hf_fake *f = ctx;
 
 	if (addr < ENDLESS)
-		return fake_read(ctx, addr, buf, len);
+		return pk_hf_read(ctx, addr, buf, len);
 	for (size_t i = 0; i < len; i++)
 		((__u8 *)buf)[i] = f->mem[0x8000 + (addr + i - ENDLESS) % 48];
 	return len;
 }
 
-static __u64 alloc(struct fake *f, size_t len)
-{
-	__u64 at = BASE + f->top;
-
-	f->top = (f->top + len + 15) & ~15ul;
-	ck_assert_uint_le(f->top, f->size);
-	return at;
-}
-
-/* S in the region, once per string: as a compiler merges equal string
- * literals, and HotSpot's names are literals. */
-static __u64 str(struct fake *f, const char *s)
-{
-	__u64 at;
-
-	for (size_t i = 0; i < f->nstrs; i++)
-		if (!strcmp((char *)f->mem + (f->strs[i] - BASE), s))
-			return f->strs[i];
-	at = alloc(f, strlen(s) + 1);
-	memcpy(f->mem + (at - BASE), s, strlen(s) + 1);
-	if (f->nstrs < sizeof(f->strs) / sizeof(f->strs[0]))
-		f->strs[f->nstrs++] = at;
-	return at;
-}
-
-static void put64(struct fake *f, __u64 at, __u64 v)
-{
-	memcpy(f->mem + (at - BASE), &v, 8);
-}
-
-static void put32(struct fake *f, __u64 at, __u32 v)
-{
-	memcpy(f->mem + (at - BASE), &v, 4);
-}
-
-/* A struct entry: type, field, type string, static, offset, address. */
-struct sfield {
-	const char *type, *field, *ts;
-	bool is_static;
-	__u64 value;
-};
-
-/* A type and its size, or a constant and its value. */
-struct snamed {
-	const char *name;
-	__s64 value;
-};
-
 /* A JDK 17 subset with every member struct pk_hotspot_vm requires. */
-static const struct sfield fields17[] = {
+static const struct pk_hf_field fields17[] = {
 	{ "CodeCache", "_heaps", "GrowableArray<CodeHeap*>*", true, 0x7f1000000000 },
 	{ "CodeCache", "_low_bound", "address", true, 0x7f1000000020 },
 	{ "CodeCache", "_high_bound", "address", true, 0x7f1000000018 },
@@ -143,157 +70,66 @@ static const struct sfield fields17[] = {
 	{ "Symbol", "_body", NULL, false, 6 },	/* no type string */
 };
 
-static const struct snamed types17[] = {
+static const struct pk_hf_named types17[] = {
 	{ "int", 4 }, { "u2", 2 }, { "address", 8 }, { "CodeHeap", 344 }, { "HeapBlock", 16 },
 	{ "CodeBlob", 104 }, { "nmethod", 352 }, { "ConstMethod", 48 }, { "ConstantPool", 72 },
 };
 
-static const struct snamed ints17[] = {
+static const struct pk_hf_named ints17[] = {
 	{ "frame::interpreter_frame_sender_sp_offset", -1 },
 	{ "frame::interpreter_frame_last_sp_offset", -2 },
 	{ "oopSize", 8 },
 };
 
-static const struct snamed longs17[] = { { "markWord::age_mask", 15 } };
-
-/* Where the layout symbols say the members are. */
-enum { S_STRIDE = 48, T_STRIDE = 40, C_STRIDE = 16 };
-
-struct built {
-	struct fake f;
-	struct pk_hotspot_syms syms;
-	__u64 structs, types, ints, longs;	/* the arrays */
-};
-
-/* A uint64 "symbol" of the file at a vaddr (its value at vaddr + BIAS):
- * the region's first words, before the tables, as libjvm's .bss is. */
-static void sym(struct built *b, enum pk_hotspot_sym s, __u64 v)
-{
-	__u64 at = BASE + 8 * s;
-
-	put64(&b->f, at, v);
-	b->syms.addr[s] = at - BIAS;
-	b->syms.found |= 1u << s;
-}
-
-/* Each builder lays out its names, then its array (so that a region cut
- * inside an array has every name before it). */
-static __u64 build_structs(struct fake *f, const struct sfield *v, size_t n)
-{
-	__u64 names[n + 1][3], arr;
-
-	for (size_t i = 0; i < n; i++) {
-		names[i][0] = str(f, v[i].type);
-		names[i][1] = str(f, v[i].field);
-		names[i][2] = v[i].ts ? str(f, v[i].ts) : 0;
-	}
-	arr = alloc(f, (n + 1) * S_STRIDE);
-	for (size_t i = 0; i < n; i++) {
-		__u64 e = arr + i * S_STRIDE;
-
-		put64(f, e, names[i][0]);
-		put64(f, e + 8, names[i][1]);
-		put64(f, e + 16, names[i][2]);
-		put32(f, e + 24, v[i].is_static);
-		put64(f, e + (v[i].is_static ? 40 : 32), v[i].value);
-	}
-	return arr;
-}
-
-/* A table of names and values: types (a size at 32 of 40 bytes) and
- * constants (a value at 8 of 16: an int's 4 bytes, a long's 8). */
-static __u64 build_named(struct fake *f, const struct snamed *v, size_t n, size_t stride,
-			 size_t value_at, bool is_int)
-{
-	__u64 names[n + 1], arr;
-
-	for (size_t i = 0; i < n; i++)
-		names[i] = str(f, v[i].name);
-	arr = alloc(f, (n + 1) * stride);
-	for (size_t i = 0; i < n; i++) {
-		put64(f, arr + i * stride, names[i]);
-		if (is_int)
-			put32(f, arr + i * stride + value_at, (__u32)v[i].value);
-		else
-			put64(f, arr + i * stride + value_at, (__u64)v[i].value);
-	}
-	return arr;
-}
+static const struct pk_hf_named longs17[] = { { "markWord::age_mask", 15 } };
 
 #define N(a)	(sizeof(a) / sizeof((a)[0]))
 
-/* B's region of SIZE bytes, empty. */
-static void region(struct built *b, size_t size)
-{
-	memset(b, 0, sizeof(*b));
-	b->f.mem = calloc(1, size);
-	ck_assert_ptr_nonnull(b->f.mem);
-	b->f.size = size;
-	b->f.top = 8 * PK_HS_NSYMS;	/* the symbols' words */
-}
-
 /* The other tables, and the symbols of all four. */
-static void finish(struct built *b)
+static void finish(struct pk_hf_jvm *b)
 {
-	b->types = build_named(&b->f, types17, N(types17), T_STRIDE, 32, false);
-	b->ints = build_named(&b->f, ints17, N(ints17), C_STRIDE, 8, true);
-	b->longs = build_named(&b->f, longs17, N(longs17), C_STRIDE, 8, false);
-	sym(b, PK_HS_STRUCTS, b->structs);
-	sym(b, PK_HS_STRUCT_STRIDE, S_STRIDE);
-	sym(b, PK_HS_STRUCT_TYPE_NAME, 0);
-	sym(b, PK_HS_STRUCT_FIELD_NAME, 8);
-	sym(b, PK_HS_STRUCT_TYPE_STRING, 16);
-	sym(b, PK_HS_STRUCT_IS_STATIC, 24);
-	sym(b, PK_HS_STRUCT_OFFSET, 32);
-	sym(b, PK_HS_STRUCT_ADDRESS, 40);
-	sym(b, PK_HS_TYPES, b->types);
-	sym(b, PK_HS_TYPE_STRIDE, T_STRIDE);
-	sym(b, PK_HS_TYPE_TYPE_NAME, 0);
-	sym(b, PK_HS_TYPE_SIZE, 32);
-	sym(b, PK_HS_INTS, b->ints);
-	sym(b, PK_HS_INT_STRIDE, C_STRIDE);
-	sym(b, PK_HS_INT_NAME, 0);
-	sym(b, PK_HS_INT_VALUE, 8);
-	sym(b, PK_HS_LONGS, b->longs);
-	sym(b, PK_HS_LONG_STRIDE, C_STRIDE);
-	sym(b, PK_HS_LONG_NAME, 0);
-	sym(b, PK_HS_LONG_VALUE, 8);
+	b->types = pk_hf_build_named(&b->f, types17, N(types17), HF_T_STRIDE, 32, false);
+	b->ints = pk_hf_build_named(&b->f, ints17, N(ints17), HF_C_STRIDE, 8, true);
+	b->longs = pk_hf_build_named(&b->f, longs17, N(longs17), HF_C_STRIDE, 8, false);
+	pk_hf_sym(b, PK_HS_STRUCTS, b->structs);
+	pk_hf_sym(b, PK_HS_STRUCT_STRIDE, HF_S_STRIDE);
+	pk_hf_sym(b, PK_HS_STRUCT_TYPE_NAME, 0);
+	pk_hf_sym(b, PK_HS_STRUCT_FIELD_NAME, 8);
+	pk_hf_sym(b, PK_HS_STRUCT_TYPE_STRING, 16);
+	pk_hf_sym(b, PK_HS_STRUCT_IS_STATIC, 24);
+	pk_hf_sym(b, PK_HS_STRUCT_OFFSET, 32);
+	pk_hf_sym(b, PK_HS_STRUCT_ADDRESS, 40);
+	pk_hf_sym(b, PK_HS_TYPES, b->types);
+	pk_hf_sym(b, PK_HS_TYPE_STRIDE, HF_T_STRIDE);
+	pk_hf_sym(b, PK_HS_TYPE_TYPE_NAME, 0);
+	pk_hf_sym(b, PK_HS_TYPE_SIZE, 32);
+	pk_hf_sym(b, PK_HS_INTS, b->ints);
+	pk_hf_sym(b, PK_HS_INT_STRIDE, HF_C_STRIDE);
+	pk_hf_sym(b, PK_HS_INT_NAME, 0);
+	pk_hf_sym(b, PK_HS_INT_VALUE, 8);
+	pk_hf_sym(b, PK_HS_LONGS, b->longs);
+	pk_hf_sym(b, PK_HS_LONG_STRIDE, HF_C_STRIDE);
+	pk_hf_sym(b, PK_HS_LONG_NAME, 0);
+	pk_hf_sym(b, PK_HS_LONG_VALUE, 8);
 	ck_assert_uint_eq(b->syms.found, (1u << PK_HS_NSYMS) - 1);
 }
 
-static void build(struct built *b, const struct sfield *fields, size_t nfields)
+static void build(struct pk_hf_jvm *b, const struct pk_hf_field *fields, size_t nfields)
 {
-	region(b, SIZE);
-	b->structs = build_structs(&b->f, fields, nfields);
+	pk_hf_region(b, HF_SIZE);
+	b->structs = pk_hf_build_structs(&b->f, fields, nfields);
 	finish(b);
-}
-
-/* The value at a symbol, for a test to break. */
-static __u64 sym_at(struct built *b, enum pk_hotspot_sym s)
-{
-	return b->syms.addr[s] + BIAS;
-}
-
-static int read_tables(struct built *b, struct pk_hotspot_tables *t, char *err)
-{
-	err[0] = 0;
-	return pk_hotspot_tables_read(&b->syms, BIAS, fake_read, &b->f, t, err);
-}
-
-static void done(struct built *b)
-{
-	free(b->f.mem);
 }
 
 START_TEST(test_good_tables)
 {
-	struct built b;
+	struct pk_hf_jvm b;
 	struct pk_hotspot_tables t;
 	char err[PK_ERR_LEN];
 	__u64 v;
 
 	build(&b, fields17, N(fields17));
-	ck_assert_int_eq(read_tables(&b, &t, err), 0);
+	ck_assert_int_eq(pk_hf_read_tables(&b, &t, err), 0);
 	ck_assert_uint_eq(t.n_structs, N(fields17));
 	ck_assert_uint_eq(t.n_types, N(types17));
 	ck_assert_uint_eq(t.n_ints, N(ints17));
@@ -325,20 +161,20 @@ START_TEST(test_good_tables)
 	ck_assert_uint_le(t.reads, 64);
 	ck_assert_uint_eq(t.reads, b.f.calls);
 	pk_hotspot_tables_free(&t);
-	done(&b);
+	pk_hf_done(&b);
 }
 END_TEST
 
 START_TEST(test_extract_jdk17)
 {
-	struct built b;
+	struct pk_hf_jvm b;
 	struct pk_hotspot_tables t;
 	struct pk_hotspot_vm vm;
 	char err[PK_ERR_LEN], missing[4096];
 	size_t n;
 
 	build(&b, fields17, N(fields17));
-	ck_assert_int_eq(read_tables(&b, &t, err), 0);
+	ck_assert_int_eq(pk_hf_read_tables(&b, &t, err), 0);
 	ck_assert_int_eq(pk_hotspot_vm_extract(&t, &vm, err), 0);
 	ck_assert_uint_eq(vm.codecache_heaps, 0x7f1000000000);
 	ck_assert_uint_eq(vm.codecache_high_bound, 0x7f1000000018);
@@ -382,15 +218,15 @@ START_TEST(test_extract_jdk17)
 	ck_assert_uint_eq(pk_hotspot_missing(&vm, missing, 8), n);
 	ck_assert_uint_eq(strlen(missing), 7);
 	pk_hotspot_tables_free(&t);
-	done(&b);
+	pk_hf_done(&b);
 }
 END_TEST
 
 /* JDK 25's names: a code begin that is an offset, nmethod's own _method. */
 START_TEST(test_extract_jdk25_names)
 {
-	struct sfield v[N(fields17)];
-	struct built b;
+	struct pk_hf_field v[N(fields17)];
+	struct pk_hf_jvm b;
 	struct pk_hotspot_tables t;
 	struct pk_hotspot_vm vm;
 	char err[PK_ERR_LEN];
@@ -398,21 +234,21 @@ START_TEST(test_extract_jdk25_names)
 	memcpy(v, fields17, sizeof(v));
 	for (size_t i = 0; i < N(v); i++) {
 		if (!strcmp(v[i].field, "_code_begin"))
-			v[i] = (struct sfield){ "CodeBlob", "_code_offset", "int", false, 36 };
+			v[i] = (struct pk_hf_field){ "CodeBlob", "_code_offset", "int", false, 36 };
 		else if (!strcmp(v[i].field, "_code_end"))
-			v[i] = (struct sfield){ "CodeBlob", "_data_offset", "int", false, 40 };
+			v[i] = (struct pk_hf_field){ "CodeBlob", "_data_offset", "int", false, 40 };
 		else if (!strcmp(v[i].field, "_method"))
-			v[i] = (struct sfield){ "nmethod", "_method", "Method*", false, 80 };
+			v[i] = (struct pk_hf_field){ "nmethod", "_method", "Method*", false, 80 };
 	}
 	build(&b, v, N(v));
-	ck_assert_int_eq(read_tables(&b, &t, err), 0);
+	ck_assert_int_eq(pk_hf_read_tables(&b, &t, err), 0);
 	ck_assert_int_eq(pk_hotspot_vm_extract(&t, &vm, err), 0);
 	ck_assert(vm.code_is_offset);
 	ck_assert_uint_eq(vm.codeblob_code_begin, 36);
 	ck_assert_uint_eq(vm.codeblob_code_end, 40);
 	ck_assert_uint_eq(vm.nmethod_method, 80);
 	pk_hotspot_tables_free(&t);
-	done(&b);
+	pk_hf_done(&b);
 }
 END_TEST
 
@@ -424,14 +260,14 @@ END_TEST
  */
 START_TEST(test_hs_file)
 {
-	struct built b;
+	struct pk_hf_jvm b;
 	struct pk_hotspot_tables t;
 	struct pk_hotspot_vm vm, bad;
 	struct pk_hs_file hs;
 	char err[PK_ERR_LEN];
 
 	build(&b, fields17, N(fields17));
-	ck_assert_int_eq(read_tables(&b, &t, err), 0);
+	ck_assert_int_eq(pk_hf_read_tables(&b, &t, err), 0);
 	ck_assert_int_eq(pk_hotspot_vm_extract(&t, &vm, err), 0);
 	ck_assert_int_eq(pk_hotspot_hs_file(&vm, 0x7f0000000000, &hs, err), 0);
 	ck_assert_uint_eq(hs.codecache_heaps, 0x1000000000);
@@ -485,7 +321,7 @@ START_TEST(test_hs_file)
 	ck_assert_int_eq(pk_hotspot_hs_file(&bad, 0, &hs, err), 0);
 	ck_assert_uint_eq(hs.flags, PK_HS_CODE_OFFSET);
 	pk_hotspot_tables_free(&t);
-	done(&b);
+	pk_hf_done(&b);
 }
 END_TEST
 
@@ -514,14 +350,14 @@ static void vm_set(struct pk_hotspot_vm *vm, size_t at, __u64 v, __u8 found, __u
  */
 START_TEST(test_hs_file_scopes)
 {
-	struct built b;
+	struct pk_hf_jvm b;
 	struct pk_hotspot_tables t;
 	struct pk_hotspot_vm vm, v25, bad;
 	struct pk_hs_file hs;
 	char err[PK_ERR_LEN];
 
 	build(&b, fields17, N(fields17));
-	ck_assert_int_eq(read_tables(&b, &t, err), 0);
+	ck_assert_int_eq(pk_hf_read_tables(&b, &t, err), 0);
 	ck_assert_int_eq(pk_hotspot_vm_extract(&t, &vm, err), 0);
 	ck_assert_int_eq(pk_hotspot_hs_file(&vm, 0, &hs, err), 0);
 	ck_assert_uint_eq(hs.flags & (PK_HS_SCOPES | PK_HS_IMMUTABLE), 0);
@@ -586,28 +422,28 @@ START_TEST(test_hs_file_scopes)
 	ck_assert_int_eq(pk_hotspot_hs_file(&bad, 0, &hs, err), 0);
 	ck_assert_uint_eq(hs.flags & (PK_HS_SCOPES | PK_HS_IMMUTABLE), 0);
 	pk_hotspot_tables_free(&t);
-	done(&b);
+	pk_hf_done(&b);
 }
 END_TEST
 
 /* A required member missing: -ENOTSUP naming it, the rest still set. */
 START_TEST(test_extract_missing_required)
 {
-	struct built b;
+	struct pk_hf_jvm b;
 	struct pk_hotspot_tables t;
 	struct pk_hotspot_vm vm;
 	char err[PK_ERR_LEN], missing[4096];
 
 	/* all but the last: Symbol._body */
 	build(&b, fields17, N(fields17) - 1);
-	ck_assert_int_eq(read_tables(&b, &t, err), 0);
+	ck_assert_int_eq(pk_hf_read_tables(&b, &t, err), 0);
 	ck_assert_int_eq(pk_hotspot_vm_extract(&t, &vm, err), -ENOTSUP);
 	ck_assert_str_eq(err, "HotSpot describes no Symbol._body");
 	ck_assert_uint_eq(vm.klass_name, 24);
 	pk_hotspot_missing(&vm, missing, sizeof(missing));
 	ck_assert_ptr_nonnull(strstr(missing, "Symbol._body"));
 	pk_hotspot_tables_free(&t);
-	done(&b);
+	pk_hf_done(&b);
 }
 END_TEST
 
@@ -615,7 +451,7 @@ END_TEST
 /* A JVM that has not run its initializers: every byte reads 0 for its
  * first f->unsettled reads (counted down), then as laid out. */
 struct unsettled {
-	struct fake *f;
+	struct pk_hf_fake *f;
 	unsigned long zero_reads;
 };
 
@@ -628,7 +464,7 @@ static long unsettled_read(void *ctx, __u64 addr, void *buf, size_t len)
 		memset(buf, 0, len);
 		return len;
 	}
-	return fake_read(u->f, addr, buf, len);
+	return pk_hf_read(u->f, addr, buf, len);
 }
 
 /* Tables that read 0 at first (no table yet: -EBADMSG) are read again until
@@ -636,7 +472,7 @@ static long unsettled_read(void *ctx, __u64 addr, void *buf, size_t len)
  * is not waited for. */
 START_TEST(test_settled)
 {
-	struct built b;
+	struct pk_hf_jvm b;
 	struct unsettled u = { .zero_reads = 7 };
 	struct pk_hotspot_tables t;
 	char err[PK_ERR_LEN] = "";
@@ -645,9 +481,9 @@ START_TEST(test_settled)
 
 	build(&b, fields17, N(fields17));
 	u.f = &b.f;
-	ck_assert_int_eq(pk_hotspot_tables_read(&b.syms, BIAS, unsettled_read, &u, &t, err),
+	ck_assert_int_eq(pk_hotspot_tables_read(&b.syms, HF_BIAS, unsettled_read, &u, &t, err),
 			 -EBADMSG);
-	ck_assert_int_eq(pk_hotspot_tables_read_settled(&b.syms, BIAS, unsettled_read, &u, 1000,
+	ck_assert_int_eq(pk_hotspot_tables_read_settled(&b.syms, HF_BIAS, unsettled_read, &u, 1000,
 							&t, err), 0);
 	ck_assert_uint_eq(u.zero_reads, 0);
 	ck_assert_uint_eq(t.n_structs, N(fields17));
@@ -655,7 +491,7 @@ START_TEST(test_settled)
 
 	u.zero_reads = ~0ul;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	ck_assert_int_eq(pk_hotspot_tables_read_settled(&b.syms, BIAS, unsettled_read, &u, 50,
+	ck_assert_int_eq(pk_hotspot_tables_read_settled(&b.syms, HF_BIAS, unsettled_read, &u, 50,
 							&t, err), -EBADMSG);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
@@ -664,47 +500,47 @@ START_TEST(test_settled)
 
 	b.f.size = 0;	/* nothing readable: -EIO at once */
 	b.f.calls = 0;
-	ck_assert_int_eq(pk_hotspot_tables_read_settled(&b.syms, BIAS, fake_read, &b.f, 1000, &t,
-							err), -EIO);
+	ck_assert_int_eq(pk_hotspot_tables_read_settled(&b.syms, HF_BIAS, pk_hf_read, &b.f, 1000,
+							&t, err), -EIO);
 	ck_assert_uint_le(b.f.calls, 2);
-	done(&b);
+	pk_hf_done(&b);
 }
 END_TEST
 
 START_TEST(test_truncated)
 {
-	struct built b;
+	struct pk_hf_jvm b;
 	struct pk_hotspot_tables t;
 	char err[PK_ERR_LEN], want[PK_ERR_LEN];
 
 	build(&b, fields17, N(fields17));
 	/* its names before it: cut inside the third entry */
-	b.f.size = b.structs - BASE + 2 * S_STRIDE + 20;
-	ck_assert_int_eq(read_tables(&b, &t, err), -EIO);
+	b.f.size = b.structs - HF_BASE + 2 * HF_S_STRIDE + 20;
+	ck_assert_int_eq(pk_hf_read_tables(&b, &t, err), -EIO);
 	snprintf(want, sizeof(want), "gHotSpotVMStructs: entry 2 at 0x%llx cannot be read",
-		 (unsigned long long)(b.structs + 2 * S_STRIDE));
+		 (unsigned long long)(b.structs + 2 * HF_S_STRIDE));
 	ck_assert_str_eq(err, want);
 	ck_assert_ptr_null(t.structs);
 	ck_assert_uint_eq(t.n_structs, 0);
-	done(&b);
+	pk_hf_done(&b);
 }
 END_TEST
 
 /* A table without its end: refused at PK_HS_MAX_ENTRIES. */
 START_TEST(test_endless)
 {
-	struct built b;
+	struct pk_hf_jvm b;
 	struct pk_hotspot_tables t;
 	char err[PK_ERR_LEN];
 
 	build(&b, fields17, N(fields17));
 	/* the entry repeated is the first (names and all) */
-	memcpy(b.f.mem + 0x8000, b.f.mem + (b.structs - BASE), S_STRIDE);
-	put64(&b.f, sym_at(&b, PK_HS_STRUCTS), ENDLESS);
-	ck_assert_int_eq(pk_hotspot_tables_read(&b.syms, BIAS, repeat_read, &b.f, &t, err),
+	memcpy(b.f.mem + 0x8000, b.f.mem + (b.structs - HF_BASE), HF_S_STRIDE);
+	pk_hf_put64(&b.f, pk_hf_sym_at(&b, PK_HS_STRUCTS), ENDLESS);
+	ck_assert_int_eq(pk_hotspot_tables_read(&b.syms, HF_BIAS, repeat_read, &b.f, &t, err),
 			 -EBADMSG);
 	ck_assert_str_eq(err, "gHotSpotVMStructs: no end within 16384 entries");
-	done(&b);
+	pk_hf_done(&b);
 }
 END_TEST
 
@@ -728,16 +564,16 @@ START_TEST(test_absurd_layouts)
 	};
 
 	for (size_t i = 0; i < N(bad); i++) {
-		struct built b;
+		struct pk_hf_jvm b;
 		struct pk_hotspot_tables t;
 		char err[PK_ERR_LEN];
 
 		build(&b, fields17, N(fields17));
-		put64(&b.f, sym_at(&b, bad[i].sym), bad[i].value);
-		ck_assert_msg(read_tables(&b, &t, err) == -EBADMSG, "%s = %llu",
+		pk_hf_put64(&b.f, pk_hf_sym_at(&b, bad[i].sym), bad[i].value);
+		ck_assert_msg(pk_hf_read_tables(&b, &t, err) == -EBADMSG, "%s = %llu",
 			      pk_hotspot_sym_name(bad[i].sym), (unsigned long long)bad[i].value);
 		ck_assert_ptr_nonnull(strstr(err, "an entry layout out of bounds"));
-		done(&b);
+		pk_hf_done(&b);
 	}
 }
 END_TEST
@@ -746,69 +582,69 @@ END_TEST
  * a name with no NUL within its bound, a table at the top of memory. */
 START_TEST(test_bad_pointers)
 {
-	struct built b;
+	struct pk_hf_jvm b;
 	struct pk_hotspot_tables t;
 	char err[PK_ERR_LEN];
 	__u64 name;
 
 	build(&b, fields17, N(fields17));
-	put64(&b.f, sym_at(&b, PK_HS_TYPES), 0);
-	ck_assert_int_eq(read_tables(&b, &t, err), -EBADMSG);
+	pk_hf_put64(&b.f, pk_hf_sym_at(&b, PK_HS_TYPES), 0);
+	ck_assert_int_eq(pk_hf_read_tables(&b, &t, err), -EBADMSG);
 	ck_assert_str_eq(err, "gHotSpotVMTypes: no table (a null pointer)");
-	done(&b);
+	pk_hf_done(&b);
 
 	build(&b, fields17, N(fields17));
-	put64(&b.f, sym_at(&b, PK_HS_INTS), 0x1000);
-	ck_assert_int_eq(read_tables(&b, &t, err), -EIO);
+	pk_hf_put64(&b.f, pk_hf_sym_at(&b, PK_HS_INTS), 0x1000);
+	ck_assert_int_eq(pk_hf_read_tables(&b, &t, err), -EIO);
 	ck_assert_str_eq(err, "gHotSpotVMIntConstants: entry 0 at 0x1000 cannot be read");
-	done(&b);
+	pk_hf_done(&b);
 
 	build(&b, fields17, N(fields17));
-	put64(&b.f, sym_at(&b, PK_HS_LONGS), ~0ull - 7);
-	ck_assert_int_eq(read_tables(&b, &t, err), -EIO);
-	done(&b);
+	pk_hf_put64(&b.f, pk_hf_sym_at(&b, PK_HS_LONGS), ~0ull - 7);
+	ck_assert_int_eq(pk_hf_read_tables(&b, &t, err), -EIO);
+	pk_hf_done(&b);
 
 	/* the first field name: PK_HS_MAX_NAME bytes and no NUL */
 	build(&b, fields17, N(fields17));
-	name = alloc(&b.f, PK_HS_MAX_NAME + 8);
-	memset(b.f.mem + (name - BASE), 'A', PK_HS_MAX_NAME + 8);
-	put64(&b.f, b.structs + 8, name);
-	ck_assert_int_eq(read_tables(&b, &t, err), -EBADMSG);
+	name = pk_hf_alloc(&b.f, PK_HS_MAX_NAME + 8);
+	memset(b.f.mem + (name - HF_BASE), 'A', PK_HS_MAX_NAME + 8);
+	pk_hf_put64(&b.f, b.structs + 8, name);
+	ck_assert_int_eq(pk_hf_read_tables(&b, &t, err), -EBADMSG);
 	ck_assert_ptr_nonnull(strstr(err, "longer than its bound"));
-	done(&b);
+	pk_hf_done(&b);
 
 	/* a name that runs into unmapped memory */
 	build(&b, fields17, N(fields17));
-	memset(b.f.mem + SIZE - 8, 'A', 8);
-	put64(&b.f, b.structs + 8, BASE + SIZE - 8);
-	ck_assert_int_eq(read_tables(&b, &t, err), -EIO);
+	memset(b.f.mem + HF_SIZE - 8, 'A', 8);
+	pk_hf_put64(&b.f, b.structs + 8, HF_BASE + HF_SIZE - 8);
+	ck_assert_int_eq(pk_hf_read_tables(&b, &t, err), -EIO);
 	ck_assert_ptr_nonnull(strstr(err, "cannot be read"));
-	done(&b);
+	pk_hf_done(&b);
 
 	/* a name one byte short of its bound is read */
 	build(&b, fields17, N(fields17));
-	name = alloc(&b.f, PK_HS_MAX_NAME);
-	memset(b.f.mem + (name - BASE), 'B', PK_HS_MAX_NAME - 1);
-	put64(&b.f, b.structs + 8, name);
-	ck_assert_int_eq(read_tables(&b, &t, err), 0);
+	name = pk_hf_alloc(&b.f, PK_HS_MAX_NAME);
+	memset(b.f.mem + (name - HF_BASE), 'B', PK_HS_MAX_NAME - 1);
+	pk_hf_put64(&b.f, b.structs + 8, name);
+	ck_assert_int_eq(pk_hf_read_tables(&b, &t, err), 0);
 	ck_assert_uint_eq(strlen(t.structs[0].field), PK_HS_MAX_NAME - 1);
 	pk_hotspot_tables_free(&t);
-	done(&b);
+	pk_hf_done(&b);
 
 	/* a symbol the process has not mapped */
 	build(&b, fields17, N(fields17));
 	b.syms.addr[PK_HS_LONG_VALUE] = 0;
-	ck_assert_int_eq(read_tables(&b, &t, err), -EIO);
+	ck_assert_int_eq(pk_hf_read_tables(&b, &t, err), -EIO);
 	ck_assert_str_eq(err, "gHotSpotVMLongConstantEntryValueOffset at 0x7e0000000000 "
 			      "cannot be read");
-	done(&b);
+	pk_hf_done(&b);
 
 	/* symbols missing: refused before any read */
 	build(&b, fields17, N(fields17));
 	b.syms.found &= ~(1u << PK_HS_TYPE_SIZE);
-	ck_assert_int_eq(read_tables(&b, &t, err), -EINVAL);
+	ck_assert_int_eq(pk_hf_read_tables(&b, &t, err), -EINVAL);
 	ck_assert_uint_eq(b.f.calls, 0);
-	done(&b);
+	pk_hf_done(&b);
 }
 END_TEST
 
@@ -819,30 +655,30 @@ START_TEST(test_big_table)
 	static const size_t counts[] = { 255, 256, 257, 1024, PK_HS_MAX_ENTRIES - 1 };
 
 	for (size_t c = 0; c < N(counts); c++) {
-		struct built b;
+		struct pk_hf_jvm b;
 		struct pk_hotspot_tables t;
 		char err[PK_ERR_LEN];
 		__u64 names[3];
 
-		region(&b, counts[c] * S_STRIDE + SIZE);
-		names[0] = str(&b.f, "T");
-		names[1] = str(&b.f, "_a");
-		names[2] = str(&b.f, "_b");
-		b.structs = alloc(&b.f, (counts[c] + 1) * S_STRIDE);
+		pk_hf_region(&b, counts[c] * HF_S_STRIDE + HF_SIZE);
+		names[0] = pk_hf_str(&b.f, "T");
+		names[1] = pk_hf_str(&b.f, "_a");
+		names[2] = pk_hf_str(&b.f, "_b");
+		b.structs = pk_hf_alloc(&b.f, (counts[c] + 1) * HF_S_STRIDE);
 		for (size_t i = 0; i < counts[c]; i++) {
-			__u64 e = b.structs + i * S_STRIDE;
+			__u64 e = b.structs + i * HF_S_STRIDE;
 
-			put64(&b.f, e, names[0]);
-			put64(&b.f, e + 8, names[i % 2 ? 1 : 2]);
-			put64(&b.f, e + 32, i);
+			pk_hf_put64(&b.f, e, names[0]);
+			pk_hf_put64(&b.f, e + 8, names[i % 2 ? 1 : 2]);
+			pk_hf_put64(&b.f, e + 32, i);
 		}
 		finish(&b);
-		ck_assert_int_eq(read_tables(&b, &t, err), 0);
+		ck_assert_int_eq(pk_hf_read_tables(&b, &t, err), 0);
 		ck_assert_uint_eq(t.n_structs, counts[c]);
 		ck_assert_uint_eq(t.structs[counts[c] - 1].value, counts[c] - 1);
 		ck_assert_str_eq(t.structs[counts[c] - 1].field, (counts[c] - 1) % 2 ? "_a" : "_b");
 		pk_hotspot_tables_free(&t);
-		done(&b);
+		pk_hf_done(&b);
 	}
 }
 END_TEST
@@ -868,7 +704,7 @@ START_TEST(test_detect_files)
 		snprintf(line, sizeof(line), " %s@", pk_hotspot_sym_name(i));
 		p = strstr(out, line);
 		ck_assert_msg(p, "readelf: no %s", pk_hotspot_sym_name(i));
-		/* "  NUM: VALUE SIZE TYPE ... NAME": the line's value */
+		/* "  NUM: VALUE HF_SIZE TYPE ... NAME": the line's value */
 		while (p > out && p[-1] != '\n')
 			p--;
 		ck_assert_int_eq(sscanf(strchr(p, ':') + 1, "%llx", &addr), 1);
