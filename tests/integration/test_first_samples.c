@@ -31,6 +31,7 @@
 
 #include "harness/oracles.h"
 #include "integration/cgroup_dirs.h"
+#include "integration/first_stacks.h"
 #include "integration/profile_session.h"
 #include "test_util.h"
 
@@ -38,218 +39,11 @@
 #define WHOLE_MIN	0.99
 #define MIN_SAMPLES	100
 
-/* The ELF entry point of the program called NAME (readelf -h), its path
- * into PATH; 0 when there is no such program. */
-static unsigned long long entry_at(const char *name, char *path, size_t len)
-{
-	static const char *const dirs[] = { "/usr/bin", "/usr/sbin", "/bin" };
-	unsigned long long entry = 0;
-	char *out = NULL, *line;
-
-	for (size_t i = 0; i < sizeof(dirs) / sizeof(dirs[0]) && !entry; i++) {
-		char *argv[] = { "readelf", "-h", path, NULL };
-
-		snprintf(path, len, "%s/%s", dirs[i], name);
-		free(out);
-		out = NULL;
-		if (pk_test_run(argv, &out, NULL) != 0 || !out)
-			continue;
-		line = strstr(out, "Entry point address:");
-		if (line)
-			entry = strtoull(line + strlen("Entry point address:"), NULL, 16);
-	}
-	free(out);
-	return entry;
-}
-
-/* Where a stripped program, whose frames name it by address, begins. */
-struct start_of {
-	char name[256];
-	unsigned long long entry;	/* its entry point (a sample at its
-					 * first instruction) */
-	unsigned long long ret;		/* where _start's call returns to */
-};
-
-/* Where _start's call returns to (its only call: __libc_start_main) in
- * the program called NAME: from its ELF entry point (readelf -h) and the
- * instructions there (objdump -d). 0 when there is no such program or
- * call; ENTRY, the entry point, 0 when there is no such program. */
-static unsigned long long start_return_of(const char *name, unsigned long long *entry_out)
-{
-	unsigned long long entry, ret = 0;
-	char path[4096], lo[64], hi[64], *out = NULL, *line;
-
-	entry = *entry_out = entry_at(name, path, sizeof(path));
-	if (!entry)
-		return 0;
-	snprintf(lo, sizeof(lo), "--start-address=%#llx", entry);
-	snprintf(hi, sizeof(hi), "--stop-address=%#llx", entry + 0x40);
-	{
-		char *argv[] = { "objdump", "-d", lo, hi, path, NULL };
-
-		if (pk_test_run(argv, &out, NULL) == 0 && out) {
-			/* the line after the call: "    61f1:\thlt" */
-			line = strstr(out, "\tcall");
-			line = line ? strchr(line, '\n') : NULL;
-			if (line)
-				ret = strtoull(line + 1, NULL, 16);
-		}
-	}
-	free(out);
-	return ret;
-}
-
-/* NAME's start, looked up once: each lookup runs readelf and objdump, and
- * a system-wide profile has the root frame of one program in hundreds of
- * stacks. */
-static const struct start_of *start_of(const char *name)
-{
-	static struct start_of known[64], spare;
-	static size_t n;
-	struct start_of *s = n < sizeof(known) / sizeof(known[0]) ? &known[n] : &spare;
-
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(known[i].name, name))
-			return &known[i];
-	snprintf(s->name, sizeof(s->name), "%s", name);
-	s->ret = start_return_of(name, &s->entry);
-	if (s != &spare)
-		n++;
-	return s;
-}
-
-/* Is FRAME, the outermost user frame, where a thread begins? */
-static bool is_root(const char *frame)
-{
-	static const char *const roots[] = {
-		"_start", "_dl_start_user", "_dl_start", "clone", "clone3", "__clone3",
-		"start_thread", NULL,
-	};
-	const char *plus = strstr(frame, "+0x");
-	const struct start_of *start;
-	unsigned long long addr;
-	char name[256];
-
-	for (int i = 0; roots[i]; i++)
-		if (!strcmp(frame, roots[i]))
-			return true;
-	/* [FILE+0xADDR]: _start's return address (minus one: a return
-	 * address is named by its call, as perf does) */
-	if (frame[0] != '[' || !plus || (size_t)(plus - frame - 1) >= sizeof(name))
-		return false;
-	snprintf(name, sizeof(name), "%.*s", (int)(plus - frame - 1), frame + 1);
-	addr = strtoull(plus + 1, NULL, 16);
-	start = start_of(name);
-	return (start->ret && addr + 1 == start->ret) || (start->entry && addr == start->entry);
-}
-
-static bool is_kernel(const char *frame)
-{
-	size_t len = strlen(frame);
-
-	return len > 4 && !strcmp(frame + len - 4, "_[k]");
-}
-
-struct tally {
-	unsigned long samples, counted, whole;
-	/* the counted of a fresh program (tally_add), and of those the
-	 * whole ones through its own _start */
-	unsigned long fresh_counted, fresh;
-	char example[2048];	/* incomplete stacks, for the message */
-};
-
-/* Is COMM one of COMMS (NULL-terminated; NULL: any)? */
-static bool comm_in(const char *comm, const char *const *comms)
-{
-	if (!comms)
-		return true;
-	for (; *comms; comms++)
-		if (!strcmp(comm, *comms))
-			return true;
-	return false;
-}
-
-/*
- * Add the folded stacks of F whose comm is one of COMMS (NULL: all) to T:
- * whole, of those not inside execve/exit. FRESH (NULL: none) names the
- * programs whose own file the kernel had no table for while they ran,
- * counted apart in t->fresh_counted too: a whole stack of one of them
- * through its own _start (the outermost frame, under __libc_start_main;
- * not ld.so's, which starts the process) was whole only because it was
- * finished in user space, and counts in t->fresh.
- */
-static void tally_add(const struct pk_folded *f, const char *const *comms,
-		      const char *const *fresh, struct tally *t)
-{
-	for (size_t i = 0; i < f->n; i++) {
-		char *copy = strdup(f->lines[i].stack), *save = NULL;
-		const char *comm = NULL, *first_user = NULL, *second_user = NULL;
-		bool excused = false;
-		int k = 0;
-
-		ck_assert_ptr_nonnull(copy);
-		for (char *p = strtok_r(copy, ";", &save); p; p = strtok_r(NULL, ";", &save), k++) {
-			if (k == 0) {	/* the comm */
-				if (!comm_in(p, comms))
-					break;
-				comm = p;
-				t->samples += f->lines[i].count;
-				continue;
-			}
-			if (is_kernel(p)) {
-				excused |= strstr(p, "execve") || strstr(p, "do_exit") ||
-					   strstr(p, "do_group_exit");
-			} else if (!first_user) {
-				first_user = p;
-			} else if (!second_user) {
-				second_user = p;
-			}
-		}
-		if (k > 0 && !excused) {
-			bool is_fresh = fresh && comm_in(comm, fresh);
-
-			t->counted += f->lines[i].count;
-			t->fresh_counted += is_fresh ? f->lines[i].count : 0;
-			if (first_user && is_root(first_user)) {
-				t->whole += f->lines[i].count;
-				if (is_fresh && second_user &&
-				    !fnmatch("__libc_start_main*", second_user, 0))
-					t->fresh += f->lines[i].count;
-			} else if (strlen(t->example) < sizeof(t->example) / 2)
-				snprintf(t->example + strlen(t->example),
-					 sizeof(t->example) - strlen(t->example), "\n  %.300s",
-					 f->lines[i].stack);
-		}
-		free(copy);
-	}
-}
-
-/* The share of samples probe-read finished in user space, from its line
- * "user stacks: ...; F% finished in user space (N of C copied stacks)". */
-static double finished_share(const char *err)
-{
-	const char *p = strstr(err, "% finished in user space");
-
-	if (!p)
-		return 0;
-	while (p > err && (p[-1] == '.' || (p[-1] >= '0' && p[-1] <= '9')))
-		p--;
-	return strtod(p, NULL);
-}
-
-/* N of that line: how many samples probe-read finished in user space. */
-static unsigned long finished_count(const char *err)
-{
-	const char *p = strstr(err, "% finished in user space (");
-
-	return p ? strtoul(p + strlen("% finished in user space ("), NULL, 10) : 0;
-}
-
 /* Read the session with probe-read READ; add its stacks of COMMS (NULL:
- * all) to T, FRESH as tally_add() takes it, and its lost samples to
+ * all) to T, FRESH as pk_fs_tally_add() takes it, and its lost samples to
  * *LOST. Its stderr, for messages, in *ERR (the caller's, freed first). */
 static void read_tally(const char *what, const char *const *read, const char *const *comms,
-		       const char *const *fresh, struct tally *t, unsigned long long *lost,
+		       const char *const *fresh, struct pk_fs_tally *t, unsigned long long *lost,
 		       char **err)
 {
 	struct pk_e2e_summary sum;
@@ -266,7 +60,7 @@ static void read_tally(const char *what, const char *const *read, const char *co
 	ck_assert(pk_e2e_parse_summary(*err, &sum));
 	ck_assert_msg(!strstr(*err, "bad records"), "%s: records probe-read could not read:\n%s",
 		      what, *err);
-	tally_add(&f, comms, fresh, t);
+	pk_fs_tally_add(&f, comms, fresh, t);
 	*lost += sum.lost;
 	pk_folded_free(&f);
 	free(out);
@@ -277,7 +71,7 @@ static void read_tally(const char *what, const char *const *read, const char *co
  * user space (no table of its new files was in the kernel: its stacks are
  * whole because they were finished there). FINISHED < 0: not known (not
  * printed); MIN_FINISHED < 0: not asserted. ERR: probe-read's stderr. */
-static void assert_whole(const char *what, bool after, const struct tally *t,
+static void assert_whole(const char *what, bool after, const struct pk_fs_tally *t,
 			 unsigned long long lost, const char *err, double finished,
 			 double min_finished)
 {
@@ -313,7 +107,7 @@ static void profile_whole(const char *what, const char *const *cmd, bool after,
 	const char *load[32] = { "-F", "499" };
 	const char *read[] = { "-d", "120", NULL };
 	unsigned long long lost = 0;
-	struct tally t = { 0 };
+	struct pk_fs_tally t = { 0 };
 	char *err = NULL;
 	int n = 2;
 
@@ -334,7 +128,7 @@ static void profile_whole(const char *what, const char *const *cmd, bool after,
 	 * is of them; how much of it was finished in user space is said, not
 	 * asserted (test_make's system-wide session, with no probe-load
 	 * waiting, is where every fresh stack is finished there) */
-	assert_whole(what, after, &t, lost, err, after ? finished_share(err) : -1, -1);
+	assert_whole(what, after, &t, lost, err, after ? pk_fs_finished_share(err) : -1, -1);
 	free(err);
 }
 
@@ -496,7 +290,7 @@ START_TEST(test_make_systemwide)
 	char *driver[] = { "sh", "-c", run, NULL };
 	const char *argv[16];
 	unsigned long long lost = 0;
-	struct tally t = { 0 };
+	struct pk_fs_tally t = { 0 };
 	int nfiles;
 	pid_t pid;
 	FILE *f;
@@ -557,9 +351,9 @@ START_TEST(test_make_systemwide)
 	assert_whole("system-wide make -j2", _i, &t, lost, err,
 		     _i ? 100.0 * t.fresh / t.fresh_counted : -1, 25);
 	if (_i)
-		ck_assert_msg(finished_count(err) >= t.fresh, "%lu whole stacks of " FRESH_CC1
+		ck_assert_msg(pk_fs_finished_count(err) >= t.fresh, "%lu whole stacks of " FRESH_CC1
 			      ", only %lu finished in user space:\n%s", t.fresh,
-			      finished_count(err), err);
+			      pk_fs_finished_count(err), err);
 	free(err);
 	for (int i = 0; i < nfiles; i++) {
 		char obj[96];
@@ -613,7 +407,7 @@ static unsigned long count_chain5(const struct pk_folded *f, const char *comm, i
 		p = strtok_r(NULL, ";", &save);
 		while (first && p && fnmatch(chain5[first], p, 0))
 			p = strtok_r(NULL, ";", &save);
-		for (k = first; p && !is_kernel(p); p = strtok_r(NULL, ";", &save))
+		for (k = first; p && !pk_fs_is_kernel(p); p = strtok_r(NULL, ";", &save))
 			ok &= chain5[k] && !fnmatch(chain5[k++], p, 0);
 		ok &= !chain5[k];
 		if (ok)
@@ -704,7 +498,7 @@ START_TEST(test_chain5_finished)
 	fprintf(stderr, "%s exec'd after load, read after: %lu samples, %lu exact (%.1f%%), "
 		"%.1f%% finished in user space; perf: %lu samples, %lu exact (%.1f%%)\n",
 		variants[_i], total, exact, total ? 100.0 * exact / total : 0.0,
-		finished_share(err), ptotal, pexact, ptotal ? 100.0 * pexact / ptotal : 0.0);
+		pk_fs_finished_share(err), ptotal, pexact, ptotal ? 100.0 * pexact / ptotal : 0.0);
 	ck_assert_msg(total >= 100 && ptotal >= 100, "only %lu samples (perf: %lu):\n%s", total,
 		      ptotal, err);
 	/* the oracle finds the chain: the fixture and its pattern are right */
@@ -712,7 +506,7 @@ START_TEST(test_chain5_finished)
 		      ptotal, pexample);
 	ck_assert_msg(exact >= WHOLE_MIN * total, "%lu of %lu exact, e.g. %s\n%s", exact, total,
 		      example, err);
-	ck_assert_msg(finished_share(err) > 90, "not finished in user space:\n%s", err);
+	ck_assert_msg(pk_fs_finished_share(err) > 90, "not finished in user space:\n%s", err);
 	pk_folded_free(&f);
 	pk_folded_free(&pf);
 	free(out);
