@@ -34,6 +34,30 @@ static __always_inline bool pk_report_seen(void *seen, const void *key, __u64 st
 	return s && *s == stamp;
 }
 
+/*
+ * Whether the report of KEY with STAMP is due, for a runtime that sends a
+ * report again when it lacked a part memory did not give at that moment
+ * (V8's line: a source the GC was moving as the sample came): such a
+ * report is kept in SEEN as STAMP + 2 * the tries so far (stamps are odd,
+ * so are these), and is due again until MAX tries. *TRIES: the tries
+ * before this one. A report kept as STAMP is complete, never due.
+ */
+static __always_inline bool pk_report_due(void *seen, const void *key, __u64 stamp, __u32 max,
+					  __u32 *tries)
+{
+	__u64 *s = bpf_map_lookup_elem(seen, key), d;
+
+	*tries = 0;
+	if (!s)
+		return true;
+	d = *s - stamp;
+	if (!d || d == 2ull * max)
+		return false;
+	if (!(d & 1) && d < 2ull * max)
+		*tries = d / 2;
+	return true;
+}
+
 /* Close the report at BUF (a record: struct pk_event_hdr first) of *SIZE
  * bytes: its header's TYPE, size and FLAGS. false when *SIZE is past
  * MAX, its buffer's size: a bound for the verifier, tested on the very

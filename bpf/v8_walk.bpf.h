@@ -499,10 +499,14 @@ static __always_inline __u32 v8_line(const struct pk_v8_file *f, __u64 script, l
 	return s.failed || s.left ? 0 : s.lines + 1;
 }
 
+/* How many times a function's report goes out without the line its
+ * position should give, before it is left so (pk_report_due()). */
+#define V8_LINE_TRIES	4
+
 /*
  * Report SFI (tagged) of process TGID unless reported with the same stamp
- * (its name_or_scope_info and script pointers): its name and its script's
- * name. A global function: verified once.
+ * (its name_or_scope_info and script pointers): its name, its script's
+ * name and the line it starts at. A global function: verified once.
  */
 __noinline int pk_v8_note_sfi(__u32 tgid, __u64 sfi)
 {
@@ -510,8 +514,8 @@ __noinline int pk_v8_note_sfi(__u32 tgid, __u64 sfi)
 	const struct pk_v8_file *f;
 	struct v8_sfi_buf *b;
 	struct v8_proc *p;
-	__u64 nos = 0, script = 0, sname = 0, stamp;
-	__u32 zero = 0, flags = 0, t, at;
+	__u64 nos = 0, script = 0, sname = 0, stamp, kept;
+	__u32 zero = 0, flags = 0, t, at, tries;
 	bool trunc;
 	long n, pos = -1;
 
@@ -524,7 +528,7 @@ __noinline int pk_v8_note_sfi(__u32 tgid, __u64 sfi)
 	v8_member(f, sfi, f->sfi_script, &script);
 	stamp = (nos * 0x9e3779b97f4a7c15ull ^ script) * 0x9e3779b97f4a7c15ull;
 	stamp = pk_report_stamp(stamp ^ p->mm);
-	if (pk_report_seen(&v8_sfi_seen, &key, stamp))
+	if (!pk_report_due(&v8_sfi_seen, &key, stamp, V8_LINE_TRIES, &tries))
 		return 0;
 	b->e.pid = tgid;
 	b->e.sfi = sfi;
@@ -552,8 +556,13 @@ __noinline int pk_v8_note_sfi(__u32 tgid, __u64 sfi)
 	}
 	b->e.file_len = n;
 	b->e.line = v8_type(f, script) == f->type_script ? v8_line(f, script, pos) : 0;
+	/* a position in a Script, and yet no line: its source was not as
+	 * it should be at that moment (the GC moving it, say): sent again */
+	kept = stamp;
+	if (!b->e.line && pos >= 0 && v8_type(f, script) == f->type_script)
+		kept = stamp + 2ull * (tries + 1);
 	pk_report_send(b, sizeof(b->e) + at + (n & V8_AT_MASK), sizeof(b->e) + sizeof(b->data),
-		       PK_EVENT_V8_SFI, flags, &v8_sfi_seen, &key, &stamp);
+		       PK_EVENT_V8_SFI, flags, &v8_sfi_seen, &key, &kept);
 	return 0;
 }
 

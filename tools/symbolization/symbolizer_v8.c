@@ -63,9 +63,19 @@ int pk_symbolizer_add_v8_sfi(struct pk_symbolizer *sym, const struct pk_v8_sfi_d
 		name = latin1(p, d->name, d->name_len);
 	if (d->file_len)
 		file = latin1(p, d->file, d->file_len);
-	if (old && name && !strcmp(old->frames[0].name, name) && old->frames[0].line == d->line &&
-	    !strcmp(old->frames[0].file ? old->frames[0].file : "", file ? file : ""))
-		return 0;
+	if (old && name && !strcmp(old->frames[0].name, name) &&
+	    !strcmp(old->frames[0].file ? old->frames[0].file : "", file ? file : "")) {
+		/* the same, or the same without its line: named as it was */
+		if (old->frames[0].line == d->line || !d->line)
+			return 0;
+		/* the line an earlier report lacked (its source unreadable
+		 * at that moment: sent again, bpf/v8_walk.bpf.h): the frames
+		 * named so far, which hold this location, get it too */
+		if (!old->frames[0].line) {
+			((struct pk_frame *)old->frames)[0].line = d->line;
+			return 0;
+		}
+	}
 	loc = v8_new_loc(sym, p, d->sfi, name, file, d->line);
 	if (!loc || pk_u64map_put(&p->v8_sfis, d->sfi, loc))
 		return -ENOMEM;

@@ -487,8 +487,9 @@ END_TEST
 /* JavaScript frames, as user frames: one location per SharedFunctionInfo,
  * whatever the frame's kind and position; "[js:0xSFI]" until a report
  * names it, with its script as the file; "(anonymous)" for a function
- * without a name; Latin-1 made UTF-8; a report of another name or line
- * naming it anew, an unreadable one not. */
+ * without a name; Latin-1 made UTF-8; the line a report lacked given to
+ * the frames named so far; a report of another name or line naming it
+ * anew, an unreadable one or one without its line not. */
 START_TEST(test_javascript)
 {
 	struct pk_v8_sfi_desc d = {
@@ -498,7 +499,7 @@ START_TEST(test_javascript)
 	__u64 interp = pk_v8_frame(d.sfi, 60, PK_V8_INTERPRETED);
 	__u64 compiled = pk_v8_frame(d.sfi, 0, PK_V8_COMPILED);
 	struct pk_symbolizer *sym = new_symbolizer(NULL);
-	const struct pk_loc *u, *a, *l;
+	const struct pk_loc *u, *a, *l21, *l;
 
 	ck_assert(pk_v8_is_frame(interp) && pk_v8_is_frame(compiled));
 	ck_assert(!pk_v8_is_frame(pk_hs_frame(d.sfi, 1, PK_HS_COMPILED)));
@@ -522,13 +523,29 @@ START_TEST(test_javascript)
 	ck_assert_uint_eq(a->addr, d.sfi);
 	ck_assert_ptr_eq(pk_symbolizer_v8_loc(sym, PK_FX_PID, compiled), a);
 	ck_assert_int_eq(pk_symbolizer_add_v8_sfi(sym, &d), 0);
-	/* the line it starts at, reported: named anew with it */
+	/* the line it starts at, reported (an earlier report lacked it):
+	 * the location it had, which frames named so far hold, has it */
+	d.line = 19;
+	ck_assert_int_eq(pk_symbolizer_add_v8_sfi(sym, &d), 0);
+	ck_assert_ptr_eq(pk_symbolizer_v8_loc(sym, PK_FX_PID, interp), a);
+	ck_assert_str_eq(a->frames[0].name, "leaf");
+	ck_assert_uint_eq(a->frames[0].line, 19);
+	ck_assert_int_eq(pk_symbolizer_add_v8_sfi(sym, &d), 0);
+	/* another line: named anew */
+	d.line = 21;
+	ck_assert_int_eq(pk_symbolizer_add_v8_sfi(sym, &d), 1);
+	l21 = pk_symbolizer_v8_loc(sym, PK_FX_PID, interp);
+	ck_assert_uint_eq(l21->frames[0].line, 21);
+	ck_assert_uint_eq(a->frames[0].line, 19);
 	d.line = 19;
 	ck_assert_int_eq(pk_symbolizer_add_v8_sfi(sym, &d), 1);
 	l = pk_symbolizer_v8_loc(sym, PK_FX_PID, interp);
-	ck_assert_str_eq(l->frames[0].name, "leaf");
-	ck_assert_uint_eq(l->frames[0].line, 19);
+	/* the same again without its line (a report sent again when the
+	 * line was not there to read): named as it was, at its line */
+	d.line = 0;
 	ck_assert_int_eq(pk_symbolizer_add_v8_sfi(sym, &d), 0);
+	ck_assert_uint_eq(pk_symbolizer_v8_loc(sym, PK_FX_PID, interp)->frames[0].line, 19);
+	d.line = 19;
 	/* unreadable: named as it was */
 	d.flags = PK_V8_NAME_UNREADABLE;
 	d.name_len = 0;
@@ -547,7 +564,8 @@ START_TEST(test_javascript)
 	/* numbered as they were handed out */
 	ck_assert_uint_eq(u->id, 0);
 	ck_assert_uint_eq(a->id, 1);
-	ck_assert_uint_eq(l->id, 2);
+	ck_assert_uint_eq(l21->id, 2);
+	ck_assert_uint_eq(l->id, 3);
 	pk_symbolizer_free(sym);
 }
 END_TEST
