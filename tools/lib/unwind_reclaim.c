@@ -108,6 +108,7 @@ int pk_unwind_reclaim_locked(struct pk_unwind_store *s, struct pk_unwind_batch *
 			     struct pk_unwind_alloc *a)
 {
 	struct pk_unwind_stats *st = &b->st;
+	const int runtimes[] = { s->fds.py, s->fds.hs, s->fds.v8 };
 	struct pk_u64map live = { 0 };
 	struct pk_file_key *dead = NULL;
 	size_t ndead = 0;
@@ -131,15 +132,13 @@ int pk_unwind_reclaim_locked(struct pk_unwind_store *s, struct pk_unwind_batch *
 			ret = -errno;
 			goto out;
 		}
-		if (s->fds.py >= 0 && bpf_map_delete_elem(s->fds.py, &dead[i]) &&
-		    errno != ENOENT) {
-			ret = -errno;
-			goto out;
-		}
-		if (s->fds.hs >= 0 && bpf_map_delete_elem(s->fds.hs, &dead[i]) &&
-		    errno != ENOENT) {
-			ret = -errno;
-			goto out;
+		/* and the runtimes' entries of the file (-1: not loaded) */
+		for (size_t r = 0; r < sizeof(runtimes) / sizeof(runtimes[0]); r++) {
+			if (runtimes[r] >= 0 && bpf_map_delete_elem(runtimes[r], &dead[i]) &&
+			    errno != ENOENT) {
+				ret = -errno;
+				goto out;
+			}
 		}
 		pk_unwind_store_forget(s, &dead[i]);
 		st->forgotten++;

@@ -61,6 +61,20 @@ static void mapper_stop(pid_t pid, int go)
 	ck_assert(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
+/* The runtimes' maps of a file's offsets (py_files, hs_files, v8_files),
+ * and room for any of their values. */
+static const char *const runtimes[] = { "py_files", "hs_files", "v8_files" };
+#define NRUNTIMES (sizeof(runtimes) / sizeof(runtimes[0]))
+static char rt_value[8192];
+
+static int runtime_fd(const struct env *e, size_t r)
+{
+	const int fds[NRUNTIMES] = { e->fds.py, e->fds.hs, e->fds.v8 };
+
+	ck_assert_int_ge(fds[r], 0);
+	return fds[r];
+}
+
 /* The table of a private copy of libc, mapped by a process that then
  * exits, is given back: the bytes come back to the count, the file's
  * entries go (unwind_seen too: it is reported again when mapped again),
@@ -115,6 +129,10 @@ START_TEST(test_reclaim_gone_file)
 	ck_assert_uint_eq(pk_us_expect_table_of(&e, copy, 0), libc_bytes);
 	ck_assert_uint_eq(pk_us_expect_table_of(&e, demo, 1), demo_bytes);
 	ck_assert_int_eq(bpf_map_update_elem(e.fds.seen, &f[0].key, &one, BPF_ANY), 0);
+	/* demo as if it were each runtime's file too: its entries go with it */
+	for (size_t r = 0; r < NRUNTIMES; r++)
+		ck_assert_int_eq(bpf_map_update_elem(runtime_fd(&e, r), &f[1].key, rt_value,
+						     BPF_ANY), 0);
 
 	/* the copy is mapped: nothing to give back (demo: nobody maps it) */
 	memset(&st, 0, sizeof(st));
@@ -122,6 +140,9 @@ START_TEST(test_reclaim_gone_file)
 	ck_assert_uint_eq(st.freed, 1);
 	ck_assert_uint_eq(st.freed_bytes, demo_bytes);
 	ck_assert_int_eq(bpf_map_lookup_elem(e.fds.files, &f[1].key, &fi), -ENOENT);
+	for (size_t r = 0; r < NRUNTIMES; r++)
+		ck_assert_msg(bpf_map_lookup_elem(runtime_fd(&e, r), &f[1].key, rt_value) == -ENOENT,
+			      "the %s entry of a file given back is still there", runtimes[r]);
 	ck_assert_uint_eq(pk_us_file_info(&e, f[0].key).table, 0);
 	ck_assert_int_eq(pk_us_table_array_fd(&e, 1), -1);
 
