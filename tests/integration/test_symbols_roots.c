@@ -153,8 +153,15 @@ START_TEST(test_root_file_not_host_file)
 
 		if (!strcmp(id, root_id))
 			ck_assert_str_eq(file, reported);
+		/* pivot_root: the shell that runs it maps the host's libc
+		 * from the old root, which it put at /mnt until umount -l:
+		 * sampled in that window (a busy machine's), the kernel
+		 * reports it there */
 		if (!strcmp(id, host_id))
-			ck_assert_str_eq(file, host_libc);
+			ck_assert_msg(!strcmp(file, host_libc) ||
+				      (_i && !strncmp(file, "/mnt/", 5) &&
+				       !strcmp(file + 4, host_libc)),
+				      "the host's libc at %s, not %s", file, host_libc);
 		/* chroot: the root's path is the root's libc's alone (with
 		 * pivot_root it is the host's libc's path too: the build-id
 		 * tells them apart, above) */
