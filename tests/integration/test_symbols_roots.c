@@ -53,6 +53,36 @@ static struct dynsym *dynsyms(const char *file, size_t *n)
 	return v;
 }
 
+/* FILE's PLT stubs as objdump labels them ("NAME@plt", or "NAME+0xN@plt"
+ * for a JUMP_SLOT with an addend; IRELATIVE ones, "*ABS*", left out), as
+ * the symbolizer names them: "NAME@plt", 16 bytes each, appended to V (*N
+ * of them). */
+static struct dynsym *plt_stubs(const char *file, struct dynsym *v, size_t *n)
+{
+	char *argv[] = { "objdump", "-d", "-j", ".plt", "-j", ".plt.sec", (char *)file, NULL };
+	char *out = NULL, *line, *save = NULL;
+
+	ck_assert_int_eq(pk_test_run(argv, &out, NULL), 0);
+	for (line = strtok_r(out, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		struct dynsym d = { .size = 16 };
+		char label[128];
+		size_t len;
+
+		if (sscanf(line, "%llx <%127[^>]>:", &d.start, label) != 2 || label[0] == '*')
+			continue;
+		len = strlen(label);
+		if (len < 4 || strcmp(label + len - 4, "@plt"))
+			continue;
+		label[strcspn(label, "+@")] = '\0';
+		snprintf(d.name, sizeof(d.name), "%s@plt", label);
+		v = pk_test_grow(v, *n, sizeof(*v));
+		ck_assert_ptr_nonnull(v);
+		v[(*n)++] = d;
+	}
+	free(out);
+	return v;
+}
+
 /* Whether a symbol named NAME (or, NAME NULL, any) of V holds ADDR. */
 static bool dynsym_holds(const struct dynsym *v, size_t n, const char *name,
 			 unsigned long long addr)
@@ -80,7 +110,8 @@ static bool dynsym_holds(const struct dynsym *v, size_t n, const char *name,
  * is named through python3.13's, which holds the very same libc). In the
  * pprof: every mapping of the root's libc has its build-id and the path
  * the kernel reported, the host's libc its own; every frame of the root's
- * libc is named as its own .dynsym names the address (nm -D, the oracle),
+ * libc is named as its own .dynsym names the address (nm -D, the oracle; a PLT
+ * stub as objdump labels it, NAME@plt),
  * or [libc.so.6+0xADDR] where no symbol of it holds the address, and some
  * by a symbol (the file was found, in its root, after the exit); no frame
  * of python3.13 is unnamed (its -dbg debug file, in the root's
@@ -137,6 +168,8 @@ START_TEST(test_root_file_not_host_file)
 	snprintf(reported, sizeof(reported), "%s", _i ? ROOT_LIBC : root_libc);
 	syms = dynsyms(root_libc, &nsyms);
 	ck_assert_uint_gt(nsyms, 1000);
+	/* a sample in a PLT stub is named as perf names it, NAME@plt */
+	syms = plt_stubs(root_libc, syms, &nsyms);
 	pk_test_build_path("root-libc.pb.gz", pb, sizeof(pb));
 
 	ck_assert_int_eq(pk_e2e_load(load), 0);
